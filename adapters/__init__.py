@@ -1,0 +1,1 @@
+"""One module per judge backend behind the `engine.contracts.Adapter` protocol."""

@@ -1,0 +1,37 @@
+"""Adapter registry: the only way the engine reaches a concrete adapter.
+
+Modules are imported lazily so that, for example, a run with API judges
+never imports vLLM.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from engine.contracts import Adapter, AdapterConfigError, JudgeSpec
+
+# adapter name -> "module:factory"; factory(spec: JudgeSpec) -> Adapter
+ADAPTER_FACTORIES: dict[str, str] = {
+    "openai": "adapters.openai:create",
+    "openai-compatible": "adapters.openai:create_compatible",
+    "azure": "adapters.openai:create_azure",
+    "anthropic": "adapters.anthropic:create",
+    "gemini": "adapters.gemini:create",
+    "vllm": "adapters.vllm:create",
+    "baseline": "adapters.baseline:create",
+}
+
+
+def adapter_names() -> tuple[str, ...]:
+    return tuple(ADAPTER_FACTORIES)
+
+
+def create_adapter(spec: JudgeSpec) -> Adapter:
+    target = ADAPTER_FACTORIES.get(spec.adapter)
+    if target is None:
+        raise AdapterConfigError(
+            f"judge {spec.name!r}: unknown adapter {spec.adapter!r}; expected one of {', '.join(ADAPTER_FACTORIES)}"
+        )
+    module_name, _, factory_name = target.partition(":")
+    module = importlib.import_module(module_name)
+    return getattr(module, factory_name)(spec)

@@ -1,0 +1,1 @@
+"""Statistics, instrument checks, figures and the report, over exported results."""

@@ -1,0 +1,153 @@
+"""The LMDB environment shared by the corpus, the call cache and run manifests.
+
+One environment per store folder with named databases; values are msgpack.
+Reads are cheap and may happen on the event loop. Writes go through
+`put_many` (one transaction per batch); the map grows on MapFullError.
+Several processes may open the same folder (LMDB's own locking).
+The group-commit writer thread for the call cache lives in engine.cache and
+is built on `put_many`.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import lmdb
+import msgspec
+
+DATABASES = ("results", "corpus", "corpus_meta", "runs", "rows", "meta")
+_INITIAL_MAP_SIZE = 64 * 1024 * 1024
+_MAX_MAP_SIZE = 1 << 40
+
+_encode = msgspec.msgpack.Encoder().encode
+_decode = msgspec.msgpack.Decoder().decode
+
+
+class Store:
+    """A folder holding one LMDB environment with named databases."""
+
+    def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> None:
+        self.path = Path(path)
+        if readonly and not (self.path / "data.mdb").exists():
+            raise FileNotFoundError(f"{self.path}: no needlejudge store here (no data.mdb)")
+        self.path.mkdir(parents=True, exist_ok=True)
+        self.readonly = readonly
+        self.env = lmdb.open(
+            str(self.path),
+            map_size=_INITIAL_MAP_SIZE,
+            max_dbs=len(DATABASES) + 8,
+            readonly=readonly,
+            lock=True,
+            # metasync off, sync on: a committed transaction survives a
+            # process crash; an OS crash may lose the last commit only.
+            metasync=False,
+            readahead=False,
+            max_readers=256,
+        )
+        self._dbs = {name: self.env.open_db(name.encode(), create=not readonly) for name in DATABASES} if not readonly else {}
+        self._grow_lock = threading.Lock()
+
+    # -- databases -----------------------------------------------------------
+    def db(self, name: str) -> Any:
+        if name not in self._dbs:
+            if name not in DATABASES:
+                raise KeyError(f"unknown database {name!r}; expected one of {DATABASES}")
+            self._dbs[name] = self.env.open_db(name.encode(), create=not self.readonly)
+        return self._dbs[name]
+
+    # -- reads ---------------------------------------------------------------
+    def get_raw(self, db: str, key: bytes) -> bytes | None:
+        with self.env.begin(db=self.db(db), buffers=False) as txn:
+            return txn.get(key)
+
+    def get(self, db: str, key: bytes) -> Any:
+        raw = self.get_raw(db, key)
+        return None if raw is None else _decode(raw)
+
+    def get_many_raw(self, db: str, keys: Iterable[bytes]) -> list[bytes | None]:
+        with self.env.begin(db=self.db(db), buffers=False) as txn:
+            return [txn.get(k) for k in keys]
+
+    def contains(self, db: str, key: bytes) -> bool:
+        return self.get_raw(db, key) is not None
+
+    def items_raw(self, db: str, prefix: bytes = b"") -> Iterator[tuple[bytes, bytes]]:
+        """Iterate (key, raw value) in key order, optionally under a prefix."""
+        with self.env.begin(db=self.db(db), buffers=False) as txn:
+            cur = txn.cursor()
+            if not cur.set_range(prefix):
+                return
+            for k, v in cur:
+                if not k.startswith(prefix):
+                    break
+                yield k, v
+
+    def count(self, db: str) -> int:
+        with self.env.begin(db=self.db(db)) as txn:
+            return txn.stat(self.db(db))["entries"]
+
+    # -- writes --------------------------------------------------------------
+    def put_many_raw(self, db: str, items: Iterable[tuple[bytes, bytes]], *, overwrite: bool = True) -> int:
+        """Write all items in one transaction; return how many were new.
+
+        Retries the whole batch after growing the map on MapFullError, so a
+        batch is either fully committed or not at all.
+        """
+        batch = list(items)
+        while True:
+            try:
+                added = 0
+                with self.env.begin(write=True, db=self.db(db)) as txn:
+                    for k, v in batch:
+                        added += bool(txn.put(k, v, overwrite=overwrite))
+                return added
+            except lmdb.MapFullError:
+                self._grow()
+
+    def put_many(self, db: str, items: Iterable[tuple[bytes, Any]], *, overwrite: bool = True) -> int:
+        return self.put_many_raw(db, ((k, _encode(v)) for k, v in items), overwrite=overwrite)
+
+    def put(self, db: str, key: bytes, value: Any) -> None:
+        self.put_many(db, [(key, value)])
+
+    def delete(self, db: str, key: bytes) -> bool:
+        while True:
+            try:
+                with self.env.begin(write=True, db=self.db(db)) as txn:
+                    return txn.delete(key)
+            except lmdb.MapFullError:
+                self._grow()
+
+    def _grow(self) -> None:
+        with self._grow_lock:
+            current = self.env.info()["map_size"]
+            if current >= _MAX_MAP_SIZE:
+                raise lmdb.MapFullError(f"{self.path}: store reached {current} bytes")
+            self.env.set_mapsize(min(current * 2, _MAX_MAP_SIZE))
+
+    # -- lifecycle -----------------------------------------------------------
+    def sync(self) -> None:
+        self.env.sync(True)
+
+    def close(self) -> None:
+        self.env.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def encode(value: Any) -> bytes:
+    return _encode(value)
+
+
+def decode(raw: bytes, type: Any = Any) -> Any:
+    if type is Any:
+        return _decode(raw)
+    return msgspec.msgpack.decode(raw, type=type)
