@@ -274,3 +274,25 @@ class Prompt(Protocol):
     def render(self, document_1: str, document_2: str) -> tuple[RenderedCall, ...]: ...
 
     def verdict(self, results: tuple[CallResult, ...]) -> Verdict: ...
+
+
+def item_tag(pair: Pair, order: str = "12") -> str:
+    """Item metadata for judges whose answer depends on it (simulated judges).
+
+    Compact, key-sorted JSON; sent by adapters as the `X-Needlejudge-Item`
+    header and part of the cache key only for such judges.
+    """
+    return msgspec.json.encode(
+        {
+            "control": pair.control,
+            "doc_id": pair.doc_id,
+            "hay": pair.hay,
+            "i": pair.i,
+            "j": pair.j,
+            "needle": pair.needle,
+            "order": order,
+        }
+    ).decode()
+
+
+ITEM_TAG_HEADER = "X-Needlejudge-Item"

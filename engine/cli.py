@@ -1,0 +1,63 @@
+"""`needlejudge` command line: a thin dispatcher over engine.commands.*.
+
+Each subcommand lives in its own module exposing `HELP`, `configure(parser)`
+and `main(args) -> int`, imported only when that subcommand runs so that
+`needlejudge prepare` never imports aiohttp or vLLM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from engine import __version__
+from engine.contracts import ConfigError
+
+# subcommand -> module under engine.commands
+COMMANDS: dict[str, str] = {
+    "prepare": "prepare",
+    "pairs": "pairs",
+    "run": "run",
+    "cache": "cache",
+    "fake-server": "fake_server",
+    "report": "report",
+    "quickstart": "quickstart",
+}
+
+
+def build_parser(argv: list[str]) -> tuple[argparse.ArgumentParser, object | None]:
+    parser = argparse.ArgumentParser(prog="needlejudge", description="LLM-as-a-judge experiments at high throughput.")
+    parser.add_argument("--version", action="version", version=f"needlejudge {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    wanted = next((a for a in argv if not a.startswith("-")), None)
+    module = None
+    for name, mod_name in COMMANDS.items():
+        if name == wanted:
+            module = importlib.import_module(f"engine.commands.{mod_name}")
+            p = sub.add_parser(name, help=getattr(module, "HELP", None), description=getattr(module, "HELP", None))
+            module.configure(p)
+        else:
+            sub.add_parser(name, help=f"(see `needlejudge {name} --help`)")
+    return parser, module
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser, module = build_parser(argv)
+    args = parser.parse_args(argv)
+    if module is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(module.main(args) or 0)
+    except ConfigError as exc:
+        print(f"needlejudge {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"needlejudge {args.command}: interrupted; everything committed so far is kept", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""CLI subcommands, one module each: `configure(parser)` and `main(args) -> int`."""
