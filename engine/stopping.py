@@ -1,0 +1,637 @@
+"""Per-cell stopping rules (DESIGN.md "Stopping rules", issue 4).
+
+A rule consumes one cell's ok scores (0-100 points) strictly in document
+order and says when the cell is measured well enough:
+
+``paper``
+    The reference paper's rule: stop once the running mean has moved by at
+    most ``tolerance`` points over the last ``window`` documents and at least
+    ``min_docs`` documents are scored.  Precisely, with running means
+    ``m_k = (x_1 + ... + x_k) / k``, stop at the first ``n`` with
+    ``n >= max(min_docs, window + 1)`` and
+    ``max(m_{n-window}, ..., m_n) - min(m_{n-window}, ..., m_n) <= tolerance``.
+    "Changes by at most one point over the last ten documents" is read as
+    the whole path of the mean across those ten documents (the mean before
+    them and after each of them), not only its two end points: a mean that
+    swings up and back within the window has not settled.
+``fixed``
+    Exactly ``n`` documents.
+``ci``
+    An anytime-valid confidence sequence (CS) for the cell mean; stop once
+    its half-width is at most ``epsilon`` points.  Because a CS covers the
+    mean at *every* time simultaneously, stopping on its width does not
+    void its coverage.  ``alpha`` is family-wise over the cells of an
+    experiment: :func:`make_rule_factory` gives each cell ``alpha / n_cells``
+    (union bound), so all cells' intervals hold at once with probability at
+    least ``1 - alpha``.
+
+    Methods, both from I. Waudby-Smith and A. Ramdas, "Estimating means of
+    bounded random variables by betting", JRSS-B 86(1), 2024 (arXiv
+    2010.09686):
+
+    * ``hedged`` (default): the hedged-capital CS (their Section 4, Theorem
+      3 with the convex combination of the two one-sided capital processes
+      and the predictable plug-in bets of their eq. (26), truncation
+      ``c = 1/2``).  Computed on a fixed grid of candidate means; the grid is
+      chosen from ``epsilon`` so that gridding costs at most a tenth of it.
+      Tightest of the paper's practical CSs.
+    * ``eb``: the predictable plug-in empirical-Bernstein CS (their Theorem
+      2, eq. (13)-(15)); closed form, O(1) per score, a little wider.
+
+    Both are intersected over time (a running intersection is still a CS).
+
+Defaults per kind: ``min_docs`` unset means 100 for ``paper`` (the paper's
+minimum) and 1 for ``ci`` (a CS is valid from the first document, so no
+minimum is needed for coverage); ``fixed`` ignores it.  ``max_docs`` unset
+means no cap beyond the corpus.
+
+The pure functions :func:`hedged_capital_cs` and :func:`pprl_eb_cs` compute
+a whole CS path for a batch of streams at once; the rule objects compute the
+same thing one score at a time and serialise their state so a resumed run
+continues exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from typing import Any, Callable, Literal, Protocol, runtime_checkable
+
+import msgspec
+import numpy as np
+
+from engine.contracts import ConfigError
+
+StoppingKind = Literal["paper", "fixed", "ci"]
+CsMethod = Literal["hedged", "eb"]
+# Why a rule stopped ("" while it runs).
+StopReason = Literal["", "converged", "n_reached", "max_docs"]
+
+PAPER_DEFAULT_MIN_DOCS = 100
+CI_DEFAULT_MIN_DOCS = 1
+# Truncation of the bets, c in the paper (1/2 or 3/4 suggested).
+BET_TRUNCATION = 0.5
+# Weight of the upward bet in the hedged capital (theta in the paper).
+HEDGE_THETA = 0.5
+# Ties in the paper rule are decided as written, not by float rounding.
+_PAPER_SLACK = 1e-9
+_STATE_VERSION = 1
+
+
+def _config_error(key: str, expected: str, got: object) -> ConfigError:
+    return ConfigError(f"{key}: expected {expected}, got {got!r}")
+
+
+class StoppingSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """The ``[stopping]`` table of an experiment config.
+
+    Validated on construction and on decoding (``__post_init__``); decoding
+    errors keep msgspec's key path (``... - at `$.stopping```).
+    """
+
+    kind: StoppingKind = "paper"
+    n: int = 100  # fixed: documents per cell
+    window: int = 10  # paper: documents the running mean must be settled over
+    tolerance: float = 1.0  # paper: allowed movement of the running mean, points
+    epsilon: float = 2.0  # ci: target half-width, points
+    alpha: float = 0.05  # ci: family-wise miscoverage over all cells
+    method: CsMethod = "hedged"  # ci: which confidence sequence
+    min_docs: int | None = None  # None: 100 for paper, 1 for ci
+    max_docs: int | None = None  # None: no cap
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self, prefix: str = "stopping") -> None:
+        """Raise ConfigError naming the key and the expected range."""
+        key = (prefix + ".") if prefix else ""
+        if self.n < 1:
+            raise _config_error(key + "n", "an integer >= 1 (documents per cell)", self.n)
+        if self.window < 1:
+            raise _config_error(key + "window", "an integer >= 1 (documents)", self.window)
+        if not (0.0 <= self.tolerance < 100.0):
+            raise _config_error(key + "tolerance", "a number of points in [0, 100)", self.tolerance)
+        if not (0.0 < self.epsilon < 50.0):
+            raise _config_error(key + "epsilon", "a half-width in points in (0, 50)", self.epsilon)
+        if not (0.0 < self.alpha < 1.0):
+            raise _config_error(key + "alpha", "a miscoverage probability in (0, 1)", self.alpha)
+        if self.min_docs is not None and self.min_docs < 1:
+            raise _config_error(key + "min_docs", "an integer >= 1", self.min_docs)
+        if self.max_docs is not None:
+            if self.max_docs < 1:
+                raise _config_error(key + "max_docs", "an integer >= 1", self.max_docs)
+            if self.max_docs < self.resolved_min_docs:
+                raise _config_error(
+                    key + "max_docs",
+                    f"an integer >= min_docs ({self.resolved_min_docs})",
+                    self.max_docs,
+                )
+            if self.kind == "fixed" and self.max_docs < self.n:
+                raise _config_error(
+                    key + "max_docs", f"an integer >= n ({self.n}) for a fixed rule", self.max_docs
+                )
+
+    @property
+    def resolved_min_docs(self) -> int:
+        if self.min_docs is not None:
+            return self.min_docs
+        if self.kind == "paper":
+            return PAPER_DEFAULT_MIN_DOCS
+        if self.kind == "fixed":
+            return 1
+        return CI_DEFAULT_MIN_DOCS
+
+    @property
+    def doc_cap(self) -> int | None:
+        """Most documents a cell can consume (for dry-run upper bounds); None: unbounded."""
+        if self.kind == "fixed":
+            return self.n
+        return self.max_docs
+
+
+@runtime_checkable
+class StoppingRule(Protocol):
+    """One cell's rule.  Feed ok scores in document order; stop feeding when done.
+
+    ``update`` after ``done`` raises: the data must not depend on how many
+    completions happened to be in flight when the cell stopped.
+    """
+
+    kind: str
+    n: int
+
+    def update(self, score: float) -> None: ...
+
+    @property
+    def done(self) -> bool: ...
+
+    @property
+    def mean(self) -> float: ...
+
+    @property
+    def reason(self) -> str: ...
+
+    def state(self) -> dict[str, Any]: ...
+
+    def restore(self, state: dict[str, Any]) -> None: ...
+
+
+# ---------------------------------------------------------------------------
+# Pure functions: whole confidence-sequence paths
+
+
+def grid_breaks(epsilon: float) -> int:
+    """Grid intervals on [0, 1] so that gridding widens the CS by <= epsilon/10.
+
+    Reported bounds are the excluded grid points next to the CS, so each side
+    may be one step too wide; a step of epsilon/1000 (in [0,1] units, epsilon
+    in points) keeps that under a tenth of the target.  Never coarser than
+    1/1000.
+    """
+    return max(1000, math.ceil(1000.0 / epsilon))
+
+
+def predictable_bets(x: np.ndarray, alpha: float) -> np.ndarray:
+    """Untruncated predictable plug-in bets (Waudby-Smith & Ramdas eq. (26)).
+
+    ``lambda_t = sqrt(2 log(2/alpha) / (sigma2_{t-1} t log(1+t)))`` with the
+    regularised estimates ``mu_t = (1/2 + sum_{i<=t} x_i) / (t+1)`` and
+    ``sigma2_t = (1/4 + sum_{i<=t} (x_i - mu_i)^2) / (t+1)``; ``sigma2_0 = 1/4``.
+    ``x`` has shape (..., T) in [0, 1]; returns the same shape.
+    """
+    t = np.arange(1, x.shape[-1] + 1, dtype=np.float64)
+    mu = (0.5 + np.cumsum(x, axis=-1)) / (t + 1.0)
+    sigma2 = (0.25 + np.cumsum((x - mu) ** 2, axis=-1)) / (t + 1.0)
+    sigma2_prev = np.concatenate([np.full(x.shape[:-1] + (1,), 0.25), sigma2[..., :-1]], axis=-1)
+    return np.sqrt(2.0 * math.log(2.0 / alpha) / (sigma2_prev * t * np.log1p(t)))
+
+
+def _truncations(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """c/m and c/(1-m): the largest bets that keep every capital factor >= 1-c."""
+    with np.errstate(divide="ignore"):
+        return BET_TRUNCATION / grid, BET_TRUNCATION / (1.0 - grid)
+
+
+def _bet_on_grid(
+    capital_plus: np.ndarray,
+    capital_minus: np.ndarray,
+    alive: np.ndarray,
+    x: np.ndarray | float,
+    bet: np.ndarray | float,
+    grid: np.ndarray,
+    cap_plus: np.ndarray,
+    cap_minus: np.ndarray,
+    alpha: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """One round of betting on every candidate mean of a grid (slice), in place.
+
+    Multiplies both capitals by this round's payoff, removes from ``alive``
+    the points whose hedged capital ``theta K+ + (1-theta) K-`` reached
+    1/alpha, and returns the first and last still-alive index along the last
+    axis.  If a row would lose every point (probability <= alpha), its
+    alive point with the smallest capital is kept, so the CS never empties.
+
+    Capitals are kept as plain products, not logs (an order of magnitude
+    cheaper than log1p): every factor is at least 1 - c = 1/2, so they never
+    turn negative or NaN; a rejected point's capital may overflow to inf,
+    which is harmless (it stays rejected), and near the true mean a capital
+    drifts down only like exp(-O(log log t)), far from underflow.
+    Shapes: capitals and alive (..., G); x and bet (..., 1) or scalars; grid
+    and caps (G,).
+    """
+    diff = x - grid
+    capital_plus *= 1.0 + np.minimum(bet, cap_plus) * diff
+    capital_minus *= 1.0 - np.minimum(bet, cap_minus) * diff
+    capital = HEDGE_THETA * capital_plus + (1.0 - HEDGE_THETA) * capital_minus
+    survivors = alive & (capital < 1.0 / alpha)
+    emptied = ~survivors.any(axis=-1)
+    if emptied.any():
+        keep = np.argmin(np.where(alive, capital, np.inf), axis=-1)
+        fallback = np.zeros_like(alive)
+        np.put_along_axis(fallback, np.expand_dims(keep, -1), True, axis=-1)
+        survivors = np.where(np.expand_dims(emptied, -1), fallback, survivors)
+    alive[...] = survivors
+    width = survivors.shape[-1]
+    first = np.argmax(survivors, axis=-1)
+    last = width - 1 - np.argmax(survivors[..., ::-1], axis=-1)
+    return first, last
+
+
+def hedged_capital_cs(
+    x: np.ndarray, alpha: float, *, breaks: int = 1000
+) -> tuple[np.ndarray, np.ndarray]:
+    """Hedged-capital confidence sequence (Waudby-Smith & Ramdas 2024, Thm 3).
+
+    For every candidate mean ``m`` on the grid ``{0, 1/breaks, ..., 1}`` the
+    capital ``K_t(m) = theta prod(1 + l+_i(m)(x_i - m)) + (1-theta)
+    prod(1 - l-_i(m)(x_i - m))`` with bets ``l+_i(m) = min(lambda_i, c/m)``,
+    ``l-_i(m) = min(lambda_i, c/(1-m))`` (``lambda_i`` from
+    :func:`predictable_bets`) is a nonnegative martingale with initial value
+    1 when ``m`` is the true mean, so by Ville's inequality
+    ``{m : K_s(m) < 1/alpha for all s <= t}`` covers it at every t at once
+    with probability >= 1 - alpha.  Reported bounds are the excluded grid
+    points next to the hull of that set (a superset of the CS).
+
+    ``x``: shape (..., T), values in [0, 1].  Returns (lower, upper), each of
+    shape (..., T), in [0, 1]; entry t is the CS after x[..., :t+1].
+    """
+    x = np.asarray(x, dtype=np.float64)
+    grid = np.linspace(0.0, 1.0, breaks + 1)
+    cap_plus, cap_minus = _truncations(grid)
+    bets = predictable_bets(x, alpha)
+    batch = x.shape[:-1]
+    capital_plus = np.ones(batch + grid.shape)
+    capital_minus = np.ones(batch + grid.shape)
+    alive = np.ones(batch + grid.shape, dtype=bool)
+    lower = np.empty(x.shape)
+    upper = np.empty(x.shape)
+    # Only the union of all rows' hulls is updated: excluded points never return.
+    lo, hi = 0, breaks + 1
+    for t in range(x.shape[-1]):
+        first, last = _bet_on_grid(
+            capital_plus[..., lo:hi],
+            capital_minus[..., lo:hi],
+            alive[..., lo:hi],
+            x[..., t, None],
+            bets[..., t, None],
+            grid[lo:hi],
+            cap_plus[lo:hi],
+            cap_minus[lo:hi],
+            alpha,
+        )
+        lower[..., t] = np.maximum(lo + first - 1, 0) / breaks
+        upper[..., t] = np.minimum(lo + last + 1, breaks) / breaks
+        lo, hi = lo + int(np.min(first)), lo + int(np.max(last)) + 1
+    return lower, upper
+
+
+def pprl_eb_cs(x: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Predictable plug-in empirical-Bernstein CS (Waudby-Smith & Ramdas 2024, Thm 2).
+
+    ``C_t = sum(l_i x_i)/sum(l_i) +- (log(2/alpha) + sum(v_i psi_E(l_i))) / sum(l_i)``
+    with ``v_i = 4 (x_i - mu_{i-1})^2``, ``psi_E(l) = (-log(1-l) - l)/4`` and the
+    bets of :func:`predictable_bets` truncated at c = 1/2; intersected with
+    [0, 1] and over time.  ``x``: shape (..., T) in [0, 1]; returns
+    (lower, upper) of the same shape.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    t = np.arange(1, x.shape[-1] + 1, dtype=np.float64)
+    bets = np.minimum(predictable_bets(x, alpha), BET_TRUNCATION)
+    mu = (0.5 + np.cumsum(x, axis=-1)) / (t + 1.0)
+    mu_prev = np.concatenate([np.full(x.shape[:-1] + (1,), 0.5), mu[..., :-1]], axis=-1)
+    penalty = (x - mu_prev) ** 2 * (-np.log1p(-bets) - bets)
+    bet_sum = np.cumsum(bets, axis=-1)
+    centre = np.cumsum(bets * x, axis=-1) / bet_sum
+    margin = (math.log(2.0 / alpha) + np.cumsum(penalty, axis=-1)) / bet_sum
+    lower = np.maximum.accumulate(np.maximum(centre - margin, 0.0), axis=-1)
+    upper = np.minimum.accumulate(np.minimum(centre + margin, 1.0), axis=-1)
+    return lower, upper
+
+
+# ---------------------------------------------------------------------------
+# Incremental rules
+
+
+class _RuleBase:
+    """Shared bookkeeping: count, mean, score checks, min/max documents, state header."""
+
+    kind: str = ""
+
+    def __init__(self, spec: StoppingSpec) -> None:
+        self.spec = spec
+        self.n = 0
+        self.total = 0.0
+        self._reason: str = ""
+
+    @property
+    def done(self) -> bool:
+        return bool(self._reason)
+
+    @property
+    def reason(self) -> str:
+        return self._reason
+
+    @property
+    def mean(self) -> float:
+        """Running mean of the scores fed so far, in points (nan before any)."""
+        return self.total / self.n if self.n else math.nan
+
+    def update(self, score: float) -> None:
+        if self._reason:
+            raise RuntimeError(
+                f"{self.kind} stopping rule already stopped ({self._reason}) after {self.n} "
+                "documents; the scheduler must not feed it more scores"
+            )
+        value = float(score)
+        if not (0.0 <= value <= 100.0):  # also rejects nan
+            raise ValueError(f"score must be a number of points in [0, 100], got {score!r}")
+        self.n += 1
+        self.total += value
+        converged = self._observe(value)
+        if converged and self.n >= self.spec.resolved_min_docs:
+            self._reason = "converged"
+        elif self.spec.max_docs is not None and self.n >= self.spec.max_docs:
+            self._reason = "max_docs"
+
+    def _observe(self, value: float) -> bool:
+        raise NotImplementedError
+
+    def _identity(self) -> dict[str, Any]:
+        """The settings a saved state must have been produced under."""
+        return {"spec": msgspec.to_builtins(self.spec)}
+
+    def state(self) -> dict[str, Any]:
+        return {
+            "version": _STATE_VERSION,
+            "kind": self.kind,
+            **self._identity(),
+            "n": self.n,
+            "total": self.total,
+            "reason": self._reason,
+            **self._extra_state(),
+        }
+
+    def _extra_state(self) -> dict[str, Any]:
+        return {}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        if state.get("version") != _STATE_VERSION or state.get("kind") != self.kind:
+            raise ValueError(
+                f"cannot restore a {self.kind} rule (state version {_STATE_VERSION}) from "
+                f"kind={state.get('kind')!r} version={state.get('version')!r}"
+            )
+        for key, expected in self._identity().items():
+            if state.get(key) != expected:
+                raise ConfigError(
+                    f"stopping: the saved rule state was made with {key}={state.get(key)!r} but "
+                    f"the config now gives {expected!r}; the stopping settings changed since the "
+                    "interrupted run"
+                )
+        self.n = int(state["n"])
+        self.total = float(state["total"])
+        self._reason = str(state["reason"])
+        self._restore_extra(state)
+
+    def _restore_extra(self, state: dict[str, Any]) -> None:
+        pass
+
+
+class FixedRule(_RuleBase):
+    """Stop after exactly ``spec.n`` documents."""
+
+    kind = "fixed"
+
+    def update(self, score: float) -> None:
+        super().update(score)
+        if not self._reason and self.n >= self.spec.n:
+            self._reason = "n_reached"
+
+    def _observe(self, value: float) -> bool:
+        return False
+
+
+class PaperRule(_RuleBase):
+    """The reference paper's rule; see the module docstring for the exact reading."""
+
+    kind = "paper"
+
+    def __init__(self, spec: StoppingSpec) -> None:
+        super().__init__(spec)
+        self._recent: deque[float] = deque(maxlen=spec.window + 1)
+
+    def _observe(self, value: float) -> bool:
+        self._recent.append(self.total / self.n)
+        if len(self._recent) <= self.spec.window:
+            return False
+        return max(self._recent) - min(self._recent) <= self.spec.tolerance + _PAPER_SLACK
+
+    @property
+    def recent_means(self) -> list[float]:
+        """Running means m_{n-window}..m_n (fewer at the start), points."""
+        return list(self._recent)
+
+    def _extra_state(self) -> dict[str, Any]:
+        return {"recent_means": list(self._recent)}
+
+    def _restore_extra(self, state: dict[str, Any]) -> None:
+        self._recent = deque((float(v) for v in state["recent_means"]), maxlen=self.spec.window + 1)
+
+
+class CiRule(_RuleBase):
+    """Stop when an anytime-valid CS for the mean has half-width <= epsilon points.
+
+    ``alpha`` here is this cell's share (see :func:`make_rule_factory`).
+    """
+
+    kind = "ci"
+
+    def __init__(self, spec: StoppingSpec, alpha: float) -> None:
+        super().__init__(spec)
+        if not (0.0 < alpha < 1.0):
+            raise ValueError(f"per-cell alpha must be in (0, 1), got {alpha!r}")
+        self.alpha = alpha
+        self._log_two_over_alpha = math.log(2.0 / alpha)
+        # Predictable plug-in estimates (see predictable_bets).
+        self._sum_x = 0.0
+        self._sum_sq_dev = 0.0
+        self._sigma2_prev = 0.25
+        self._mu_prev = 0.5
+        self._lower = 0.0
+        self._upper = 1.0
+        if spec.method == "hedged":
+            self.breaks = grid_breaks(spec.epsilon)
+            self._grid = np.linspace(0.0, 1.0, self.breaks + 1)
+            self._cap_plus, self._cap_minus = _truncations(self._grid)
+            # Only the hull [lo, hi) of still-included grid points is updated:
+            # excluded points never return (running intersection).
+            self._lo = 0
+            self._hi = self.breaks + 1
+            self._capital_plus = np.ones(self.breaks + 1)
+            self._capital_minus = np.ones(self.breaks + 1)
+            self._alive = np.ones(self.breaks + 1, dtype=bool)
+            self._half_width = 50.0
+        else:
+            self._bet_sum = 0.0
+            self._weighted_sum = 0.0
+            self._penalty_sum = 0.0
+
+    def _identity(self) -> dict[str, Any]:
+        return {**super()._identity(), "alpha": self.alpha}
+
+    def interval(self) -> tuple[float, float]:
+        """Current CS bounds for the mean, in points."""
+        return self._lower * 100.0, self._upper * 100.0
+
+    @property
+    def half_width(self) -> float:
+        """Half the CS width, in points."""
+        if self.spec.method == "hedged":
+            return self._half_width
+        return (self._upper - self._lower) * 50.0
+
+    def _next_bet(self) -> float:
+        t = self.n
+        return math.sqrt(2.0 * self._log_two_over_alpha / (self._sigma2_prev * t * float(np.log1p(float(t)))))
+
+    def _advance_estimates(self, x: float) -> None:
+        t = self.n
+        self._sum_x += x
+        mu = (0.5 + self._sum_x) / (t + 1.0)
+        self._sum_sq_dev += (x - mu) ** 2
+        self._sigma2_prev = (0.25 + self._sum_sq_dev) / (t + 1.0)
+        self._mu_prev = mu
+
+    def _observe(self, value: float) -> bool:
+        x = value / 100.0
+        bet = self._next_bet()
+        if self.spec.method == "hedged":
+            self._observe_hedged(x, bet)
+        else:
+            self._observe_eb(x, bet)
+        self._advance_estimates(x)
+        return self.half_width <= self.spec.epsilon
+
+    def _observe_hedged(self, x: float, bet: float) -> None:
+        lo, hi = self._lo, self._hi
+        first, last = _bet_on_grid(
+            self._capital_plus[lo:hi],
+            self._capital_minus[lo:hi],
+            self._alive[lo:hi],
+            x,
+            bet,
+            self._grid[lo:hi],
+            self._cap_plus[lo:hi],
+            self._cap_minus[lo:hi],
+            self.alpha,
+        )
+        self._lo, self._hi = lo + int(first), lo + int(last) + 1
+        lower_index, upper_index = max(self._lo - 1, 0), min(self._hi, self.breaks)
+        self._lower = lower_index / self.breaks
+        self._upper = upper_index / self.breaks
+        # Exact on the grid, so a width of exactly epsilon is not lost to rounding.
+        self._half_width = (upper_index - lower_index) * 50.0 / self.breaks
+
+    def _observe_eb(self, x: float, bet: float) -> None:
+        bet = min(bet, BET_TRUNCATION)
+        self._bet_sum += bet
+        self._weighted_sum += bet * x
+        self._penalty_sum += (x - self._mu_prev) ** 2 * (-math.log1p(-bet) - bet)
+        centre = self._weighted_sum / self._bet_sum
+        margin = (self._log_two_over_alpha + self._penalty_sum) / self._bet_sum
+        self._lower = max(self._lower, centre - margin, 0.0)
+        self._upper = min(self._upper, centre + margin, 1.0)
+
+    def _extra_state(self) -> dict[str, Any]:
+        state: dict[str, Any] = {
+            "sum_x": self._sum_x,
+            "sum_sq_dev": self._sum_sq_dev,
+            "sigma2_prev": self._sigma2_prev,
+            "mu_prev": self._mu_prev,
+            "lower": self._lower,
+            "upper": self._upper,
+        }
+        if self.spec.method == "hedged":
+            lo, hi = self._lo, self._hi
+            alive = self._alive[lo:hi]
+            state.update(
+                lo=lo,
+                hi=hi,
+                # Excluded points' capitals are irrelevant (and may be inf).
+                capital_plus=np.where(alive, self._capital_plus[lo:hi], 0.0).tolist(),
+                capital_minus=np.where(alive, self._capital_minus[lo:hi], 0.0).tolist(),
+                alive=alive.tolist(),
+                half_width=self._half_width,
+            )
+        else:
+            state.update(
+                bet_sum=self._bet_sum,
+                weighted_sum=self._weighted_sum,
+                penalty_sum=self._penalty_sum,
+            )
+        return state
+
+    def _restore_extra(self, state: dict[str, Any]) -> None:
+        self._sum_x = float(state["sum_x"])
+        self._sum_sq_dev = float(state["sum_sq_dev"])
+        self._sigma2_prev = float(state["sigma2_prev"])
+        self._mu_prev = float(state["mu_prev"])
+        self._lower = float(state["lower"])
+        self._upper = float(state["upper"])
+        if self.spec.method == "hedged":
+            lo, hi = int(state["lo"]), int(state["hi"])
+            self._lo, self._hi = lo, hi
+            self._half_width = float(state["half_width"])
+            self._capital_plus[:] = 0.0
+            self._capital_minus[:] = 0.0
+            self._alive[:] = False
+            self._capital_plus[lo:hi] = state["capital_plus"]
+            self._capital_minus[lo:hi] = state["capital_minus"]
+            self._alive[lo:hi] = state["alive"]
+        else:
+            self._bet_sum = float(state["bet_sum"])
+            self._weighted_sum = float(state["weighted_sum"])
+            self._penalty_sum = float(state["penalty_sum"])
+
+
+def make_rule_factory(spec: StoppingSpec, n_cells: int) -> Callable[[], StoppingRule]:
+    """A factory of fresh per-cell rules for an experiment of ``n_cells`` cells.
+
+    For ``ci`` each cell gets ``spec.alpha / n_cells`` (union bound), so the
+    probability that any cell's CS misses its mean is at most ``spec.alpha``.
+    """
+    if n_cells < 1:
+        raise ValueError(f"n_cells must be >= 1, got {n_cells!r}")
+    spec.validate()
+    if spec.kind == "paper":
+        return lambda: PaperRule(spec)
+    if spec.kind == "fixed":
+        return lambda: FixedRule(spec)
+    cell_alpha = spec.alpha / n_cells
+    return lambda: CiRule(spec, cell_alpha)
+
+
+def rule_from_state(spec: StoppingSpec, n_cells: int, state: dict[str, Any]) -> StoppingRule:
+    """A rule of the experiment's kind continued from a saved ``state()``."""
+    rule = make_rule_factory(spec, n_cells)()
+    rule.restore(state)
+    return rule
