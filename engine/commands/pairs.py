@@ -1,0 +1,73 @@
+"""`needlejudge pairs --store DIR ...`: print verified pairs as JSON Lines."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from engine.contracts import HAYS, NEEDLES, ConfigError
+
+HELP = "print needle/hay document pairs of one position as JSON Lines (oracle-verified)"
+
+
+def _position(text: str) -> tuple[int, int]:
+    try:
+        i, j = (int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--position {text!r}: expected I,J with two integers, e.g. 3,5") from None
+    if i < 0 or j < 0:
+        raise argparse.ArgumentTypeError(f"--position {text!r}: expected I,J >= 0")
+    return i, j
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--store", required=True, metavar="DIR", help="store prepared with `needlejudge prepare`")
+    parser.add_argument("--needle", choices=NEEDLES, default="neg")
+    parser.add_argument("--hay", choices=HAYS, default="orig")
+    parser.add_argument("--position", type=_position, default=(0, 0), metavar="I,J", help="sentences before,after the needle")
+    parser.add_argument("--limit", type=int, default=10, help="number of pairs (in the position's document order)")
+    parser.add_argument("--seed", type=int, default=0, help="experiment seed")
+    parser.add_argument("--control", choices=("null_edit", "negative"), default=None, help="print control items instead")
+
+
+def main(args: argparse.Namespace) -> int:
+    import msgspec
+
+    from engine.pairs import Corpus, document_order
+    from engine.store import Store
+
+    if args.limit < 0:
+        raise ConfigError(f"--limit {args.limit}: expected >= 0")
+    i, j = args.position
+    with Store(args.store, readonly=True) if _exists(args.store) else _missing(args.store) as store:
+        corpus = Corpus.open(store)
+        encoder = msgspec.json.Encoder()
+        out = sys.stdout.buffer
+        emitted = skipped = 0
+        for doc_id in document_order(corpus.doc_ids, args.seed, i, j):
+            if emitted >= args.limit:
+                break
+            if args.control:
+                pair = corpus.make_control(doc_id, args.control, i, j, args.seed)
+            else:
+                pair = corpus.make_pair(doc_id, args.needle, args.hay, i, j, args.seed)
+            if pair is None:
+                skipped += 1
+                continue
+            out.write(encoder.encode(pair) + b"\n")
+            emitted += 1
+        out.flush()
+    if corpus.oracle_failures or skipped:
+        print(f"pairs: {emitted} emitted, {skipped} skipped, {corpus.oracle_failures} failed the oracle "
+              f"{corpus.oracle_failure_reasons}", file=sys.stderr)  # fmt: skip
+    return 0
+
+
+def _exists(path: str) -> bool:
+    from pathlib import Path
+
+    return (Path(path) / "data.mdb").exists()
+
+
+def _missing(path: str):  # noqa: ANN202
+    raise ConfigError(f"--store {path}: no store here; run `needlejudge prepare --store {path}` first")

@@ -1,0 +1,302 @@
+"""Corpus preparation: read, clean, parse once, filter, screen, store.
+
+Each input document is cleaned (engine.corpus), parsed once with
+`nlp.pipe`, length-filtered and screened: a document is kept only if its
+needle sentence search (the middle sentence, then up to `scan_radius`
+sentences above and below) finds a sentence for each of neg, con and ner.
+Everything pair generation needs is stored per document as a
+`StoredDocument` in the store's "corpus" database, so later steps never
+touch spaCy. The summary (with a fingerprint of inputs + settings) goes to
+"corpus_meta"; preparing the same inputs with the same settings again
+returns the stored summary without parsing.
+
+A store holds one prepared corpus: preparing different inputs or settings
+replaces it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from engine.contracts import ConfigError
+from engine.corpus import RawDocument, clean_text, read_documents
+from engine.needles import (
+    EntityOption,
+    document_entity_texts,
+    entity_options,
+    find_needle_sentence,
+    iter_sentences,
+    negate,
+    sentence_bounds,
+    swap_conjunctions,
+)
+from engine.store import Store
+
+FORMAT_VERSION = 1
+SUMMARY_KEY = b"summary"
+CORPUS_DB = "corpus"
+META_DB = "corpus_meta"
+BUNDLED_CORPUS = Path(__file__).parent / "data" / "wiki_sample.json"
+_WRITE_BATCH = 256
+
+
+class CorpusSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    min_sentences: int = 30
+    # Bounds on the average sentence length in characters (the paper: 150 and
+    # 2000, i.e. 150·L..2000·L characters for L sentences). The bundled sample
+    # keeps only ~25 articles at 150; the quickstart states a lower floor.
+    min_chars_per_sentence: float = 150.0
+    max_chars_per_sentence: float = 2000.0
+    model: str = "en_core_web_sm"
+    batch_size: int = 32
+    n_process: int = 1
+    scan_radius: int = 5
+
+    def validate(self) -> None:
+        if self.min_sentences < 1:
+            raise ConfigError(f"min_sentences must be >= 1, got {self.min_sentences}")
+        if not 0 <= self.min_chars_per_sentence <= self.max_chars_per_sentence:
+            raise ConfigError(
+                "expected 0 <= min_chars_per_sentence <= max_chars_per_sentence, got "
+                f"{self.min_chars_per_sentence} and {self.max_chars_per_sentence}"
+            )
+        if self.batch_size < 1:
+            raise ConfigError(f"batch_size must be >= 1, got {self.batch_size}")
+        if self.n_process < 1:
+            raise ConfigError(f"n_process must be >= 1, got {self.n_process}")
+        if self.scan_radius < 0:
+            raise ConfigError(f"scan_radius must be >= 0, got {self.scan_radius}")
+
+
+class NeedleEdit(msgspec.Struct, frozen=True, array_like=True):
+    sentence: int  # index of the needle sentence
+    perturbed: str  # the perturbed sentence text
+
+
+class StoredDocument(msgspec.Struct, frozen=True, array_like=True):
+    """One screened document: all that pair generation needs."""
+
+    doc_id: str
+    title: str
+    sentences: tuple[str, ...]  # sentence texts without surrounding whitespace
+    gaps: tuple[str, ...]  # gaps[k]: the original whitespace between sentence k and k+1
+    middle: int  # the middle sentence m (the none needle's sentence)
+    neg: NeedleEdit
+    con: NeedleEdit
+    ner_sentence: int
+    ner_options: tuple[EntityOption, ...]
+
+
+DROP_REASONS = (
+    "empty_after_cleaning",
+    "duplicate_id",
+    "too_short_text",  # fewer characters than min_sentences * min_chars_per_sentence: not parsed
+    "too_few_sentences",
+    "sentences_too_short",
+    "sentences_too_long",
+    "no_neg",
+    "no_con",
+    "no_ner",
+)
+
+
+class PrepareSummary(msgspec.Struct, kw_only=True):
+    read: int = 0  # documents read
+    kept_length: int = 0  # kept after cleaning and the length filter
+    kept_screening: int = 0  # kept after screening (stored)
+    drops: dict[str, int] = {}  # first failing reason per dropped document
+    model: str = ""  # model identity (engine.nlp.model_identity)
+    settings: CorpusSettings = CorpusSettings()
+    fingerprint: str = ""
+    seconds: float = 0.0
+    reused: bool = False  # True when this call found the corpus already prepared
+
+    @property
+    def screening_rate(self) -> float:
+        return self.kept_screening / self.kept_length if self.kept_length else 0.0
+
+
+def inputs_fingerprint(inputs: list[Path], settings: CorpusSettings) -> str:
+    """BLAKE2b over the format version, settings and every input file's bytes."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(f"needlejudge-corpus-v{FORMAT_VERSION}".encode())
+    h.update(msgspec.msgpack.encode(settings))
+    for path in inputs:
+        path = Path(path)
+        files = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith(".")) if path.is_dir() else [path]
+        for file in files:
+            if not file.is_file():
+                raise ConfigError(f"{file}: no such corpus file or folder")
+            h.update(file.name.encode() + b"\0")
+            with file.open("rb") as fh:
+                while chunk := fh.read(1 << 20):
+                    h.update(chunk)
+            h.update(b"\1")
+    return h.hexdigest()
+
+
+def stored_summary(store: Store) -> PrepareSummary | None:
+    raw = store.get_raw(META_DB, SUMMARY_KEY)
+    return None if raw is None else msgspec.msgpack.decode(raw, type=PrepareSummary)
+
+
+def prepare_corpus(
+    inputs: list[Path], store: Store, settings: CorpusSettings, *, progress: bool = False
+) -> PrepareSummary:
+    settings.validate()
+    inputs = [Path(p) for p in inputs] or [BUNDLED_CORPUS]
+    started = time.perf_counter()
+    fingerprint = inputs_fingerprint(inputs, settings)
+    previous = stored_summary(store)
+    if previous is not None and previous.fingerprint == fingerprint and store.count(CORPUS_DB) == previous.kept_screening:
+        previous.reused = True
+        previous.seconds = time.perf_counter() - started
+        return previous
+
+    from engine.nlp import load_nlp, model_identity  # spaCy only when parsing is needed
+
+    nlp = load_nlp(settings.model)
+    _clear(store)
+    summary = PrepareSummary(settings=settings, fingerprint=fingerprint, model=model_identity(nlp))
+    drops = dict.fromkeys(DROP_REASONS, 0)
+    batch: list[tuple[bytes, bytes]] = []
+    encoder = msgspec.msgpack.Encoder()
+    pending: dict[int, RawDocument] = {}
+    with _progress_bar(progress) as advance:
+
+        def parse_inputs() -> Iterator[tuple[str, int]]:
+            seen: set[str] = set()
+            min_text = settings.min_sentences * settings.min_chars_per_sentence
+            for index, raw in enumerate(read_documents(inputs)):
+                summary.read += 1
+                advance(summary)
+                if raw.doc_id in seen:
+                    drops["duplicate_id"] += 1
+                    continue
+                seen.add(raw.doc_id)
+                text = clean_text(raw.text, raw.title)
+                if not text:
+                    drops["empty_after_cleaning"] += 1
+                elif len(text) < min_text:
+                    drops["too_short_text"] += 1
+                else:
+                    pending[index] = raw
+                    yield text, index
+
+        for doc, index in nlp.pipe(
+            parse_inputs(), as_tuples=True, batch_size=settings.batch_size, n_process=settings.n_process
+        ):
+            raw = pending.pop(index)
+            stored, reason = screen_document(raw.doc_id, raw.title, doc, settings)
+            if reason in ("too_few_sentences", "sentences_too_short", "sentences_too_long"):
+                drops[reason] += 1
+                continue
+            summary.kept_length += 1
+            if stored is None:
+                drops[reason] += 1
+                continue
+            summary.kept_screening += 1
+            batch.append((raw.doc_id.encode("utf-8"), encoder.encode(stored)))
+            if len(batch) >= _WRITE_BATCH:
+                store.put_many_raw(CORPUS_DB, batch)
+                batch.clear()
+            advance(summary)
+    if batch:
+        store.put_many_raw(CORPUS_DB, batch)
+    summary.drops = {k: v for k, v in drops.items() if v}
+    summary.seconds = time.perf_counter() - started
+    store.put_many_raw(META_DB, [(SUMMARY_KEY, msgspec.msgpack.encode(summary))])
+    return summary
+
+
+def screen_document(doc_id: str, title: str, doc: Any, settings: CorpusSettings) -> tuple[StoredDocument | None, str]:
+    """Length filter and needle screening of one parsed document.
+
+    Returns (document, "") when kept, else (None, first failing reason).
+    """
+    sents = list(iter_sentences(doc))
+    n = len(sents)
+    if n < settings.min_sentences:
+        return None, "too_few_sentences"
+    bounds = [sentence_bounds(s) for s in sents]
+    texts = tuple(doc.text[a:b] for a, b in bounds)
+    average = sum(map(len, texts)) / n
+    if average < settings.min_chars_per_sentence:
+        return None, "sentences_too_short"
+    if average > settings.max_chars_per_sentence:
+        return None, "sentences_too_long"
+    middle = n // 2
+    neg = find_needle_sentence(sents, middle, settings.scan_radius, negate)
+    if neg is None:
+        return None, "no_neg"
+    con = find_needle_sentence(sents, middle, settings.scan_radius, swap_conjunctions)
+    if con is None:
+        return None, "no_con"
+    entity_texts = document_entity_texts(doc)
+    ner = find_needle_sentence(sents, middle, settings.scan_radius, lambda s: entity_options(s, entity_texts))
+    if ner is None:
+        return None, "no_ner"
+    gaps = tuple(doc.text[bounds[k][1] : bounds[k + 1][0]] for k in range(n - 1))
+    return (
+        StoredDocument(
+            doc_id=doc_id,
+            title=title,
+            sentences=texts,
+            gaps=gaps,
+            middle=middle,
+            neg=NeedleEdit(neg[0], neg[1]),
+            con=NeedleEdit(con[0], con[1]),
+            ner_sentence=ner[0],
+            ner_options=ner[1],
+        ),
+        "",
+    )
+
+
+def _clear(store: Store) -> None:
+    with store.env.begin(write=True) as txn:
+        txn.drop(store.db(CORPUS_DB), delete=False)
+        txn.delete(SUMMARY_KEY, db=store.db(META_DB))
+
+
+class _progress_bar:
+    """A rich status line on stderr (documents read / kept) when enabled."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self._progress: Any = None
+        self._task: Any = None
+        self._last = 0.0
+
+    def __enter__(self) -> Any:
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+            self._progress = Progress(
+                SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=Console(stderr=True)
+            )
+            self._progress.start()
+            self._task = self._progress.add_task("preparing corpus", total=None)
+        return self.advance
+
+    def advance(self, summary: PrepareSummary) -> None:
+        if self._progress is None:
+            return
+        now = time.monotonic()
+        if now - self._last > 0.2:
+            self._last = now
+            self._progress.update(
+                self._task,
+                description=f"read {summary.read}  length-ok {summary.kept_length}  kept {summary.kept_screening}",
+            )
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.stop()

@@ -1,0 +1,71 @@
+"""Shared, session-scoped fixtures: the bundled corpus, the spaCy pipeline,
+and a real store prepared from a small slice of the bundled corpus.
+
+The slice is the 20 articles of the bundled sample whose raw text is 5,000 to
+6,500 characters long (chosen by length, then id): enough prose to pass the
+length filter at a quickstart-like floor of 100 characters per sentence,
+small enough to parse in seconds.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+BUNDLED = Path(__file__).resolve().parents[1] / "engine" / "data" / "wiki_sample.json"
+SLICE_SIZE = 20
+SLICE_CHARS = (5000, 6500)
+SLICE_MIN_CHARS_PER_SENTENCE = 100.0
+
+
+@pytest.fixture(scope="session")
+def bundled_corpus_path() -> Path:
+    assert BUNDLED.is_file(), f"bundled corpus missing at {BUNDLED}"
+    return BUNDLED
+
+
+@pytest.fixture(scope="session")
+def nlp():
+    from engine.nlp import load_nlp
+
+    return load_nlp()
+
+
+@pytest.fixture(scope="session")
+def corpus_slice_path(bundled_corpus_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A JSON array file holding the small test slice of the bundled corpus."""
+    records = json.loads(bundled_corpus_path.read_text(encoding="utf-8"))
+    low, high = SLICE_CHARS
+    chosen = sorted((r for r in records if low <= len(r["text"]) <= high), key=lambda r: (len(r["text"]), r["id"]))
+    path = tmp_path_factory.mktemp("corpus_slice") / "slice.json"
+    path.write_text(json.dumps(chosen[:SLICE_SIZE], ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="session")
+def corpus_settings():
+    from engine.prepare import CorpusSettings
+
+    return CorpusSettings(min_chars_per_sentence=SLICE_MIN_CHARS_PER_SENTENCE)
+
+
+@pytest.fixture(scope="session")
+def prepared_store(corpus_slice_path: Path, corpus_settings, tmp_path_factory: pytest.TempPathFactory):
+    """A real LMDB Store with the test slice prepared (parsed once per session)."""
+    from engine.prepare import prepare_corpus
+    from engine.store import Store
+
+    store = Store(tmp_path_factory.mktemp("prepared_store"))
+    summary = prepare_corpus([corpus_slice_path], store, corpus_settings)
+    assert summary.kept_screening >= 10, f"test slice kept too few documents: {summary}"
+    yield store
+    store.close()
+
+
+@pytest.fixture(scope="session")
+def corpus(prepared_store):
+    from engine.pairs import Corpus
+
+    return Corpus.open(prepared_store)
