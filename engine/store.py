@@ -108,6 +108,19 @@ class Store:
             except lmdb.MapFullError:
                 self._grow()
 
+    def put_batch_raw(self, items: Iterable[tuple[str, bytes, bytes]]) -> None:
+        """Write (db, key, raw value) items across databases in ONE transaction
+        (the call cache's group commit: calls, rows and cell states together)."""
+        batch = list(items)
+        while True:
+            try:
+                with self.env.begin(write=True) as txn:
+                    for name, k, v in batch:
+                        txn.put(k, v, db=self.db(name))
+                return
+            except lmdb.MapFullError:
+                self._grow()
+
     def put_many(self, db: str, items: Iterable[tuple[bytes, Any]], *, overwrite: bool = True) -> int:
         return self.put_many_raw(db, ((k, _encode(v)) for k, v in items), overwrite=overwrite)
 

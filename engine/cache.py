@@ -1,0 +1,232 @@
+"""The content-addressed call cache and its group-commit writer.
+
+Key: `contracts.request_key(request)` (BLAKE2b-256 of the canonical request).
+Value: the msgpack-encoded `CallResult`, in the store's "results" database.
+
+What is cached: every *answer* a provider gave — status `ok` (with its raw
+text; the prompt's parser decides later whether it is unparseable) and
+`refused` (a content-filter refusal is the model's answer to that input).
+Transient failures (`error`: timeouts, 5xx, rate limits, auth...) are never
+cached, so a re-run retries them.
+
+Writes go through ONE writer thread that commits whatever is queued in one
+LMDB transaction (group commit). A result is reported done only after the
+transaction holding it committed: `GroupCommitWriter.commit()` returns then,
+so a crash never loses a result the scheduler already counted. Reads happen
+on the event loop (LMDB readers never block on the writer).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import anyio
+import msgspec
+
+from engine.contracts import CallResult
+from engine.store import Store
+
+RESULTS_DB = "results"
+CACHEABLE_STATUSES = frozenset({"ok", "refused"})
+
+_encode_result = msgspec.msgpack.Encoder().encode
+_decode_result = msgspec.msgpack.Decoder(CallResult).decode
+
+
+def is_cacheable(result: CallResult) -> bool:
+    """Answers are cached; transient failures are not (a re-run retries them)."""
+    return result.status in CACHEABLE_STATUSES
+
+
+def encode_result(result: CallResult) -> bytes:
+    return _encode_result(result)
+
+
+def decode_result(raw: bytes) -> CallResult:
+    return _decode_result(raw)
+
+
+class CallCache:
+    """Reads of the call cache (cheap, on the event loop)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._env = store.env
+        self._db = store.db(RESULTS_DB)
+
+    def get(self, key: bytes) -> CallResult | None:
+        with self._env.begin(db=self._db, buffers=True) as txn:
+            raw = txn.get(key)
+            return None if raw is None else _decode_result(raw)
+
+    def get_many(self, keys: Sequence[bytes]) -> list[CallResult | None]:
+        with self._env.begin(db=self._db, buffers=True) as txn:
+            out: list[CallResult | None] = []
+            for key in keys:
+                raw = txn.get(key)
+                out.append(None if raw is None else _decode_result(raw))
+            return out
+
+    def contains(self, key: bytes) -> bool:
+        with self._env.begin(db=self._db, buffers=True) as txn:
+            return txn.get(key) is not None
+
+    def __len__(self) -> int:
+        return self.store.count(RESULTS_DB)
+
+    def items(self) -> Iterator[tuple[bytes, bytes]]:
+        """(key, raw value) in key order."""
+        return self.store.items_raw(RESULTS_DB)
+
+
+# ---------------------------------------------------------------------------
+# Group commit
+
+
+class _Pending:
+    __slots__ = ("items", "done", "error", "callback")
+
+    def __init__(self, items: list[tuple[str, bytes, bytes]], done: anyio.Event | None, callback: Callable[[], None] | None) -> None:
+        self.items = items
+        self.done = done
+        self.error: BaseException | None = None
+        self.callback = callback
+
+
+_STOP = object()
+
+
+class CommitError(RuntimeError):
+    """The store could not commit a batch (disk full, store closed...)."""
+
+
+class GroupCommitWriter:
+    """One writer thread; each wake-up commits everything queued in one txn.
+
+    Use as an async context manager on the event loop that awaits commits::
+
+        async with GroupCommitWriter(store) as writer:
+            await writer.commit([("results", key, raw)])   # returns once durable
+            await writer.submit([("rows", key, raw)])      # fire-and-commit-later (bounded)
+
+    `max_pending` bounds the submissions queued but not yet committed: the
+    loop side waits for room (no unbounded queue). Leaving the context
+    flushes and joins the thread.
+    """
+
+    def __init__(self, store: Store, *, max_pending: int = 8192, max_batch: int = 4096) -> None:
+        self.store = store
+        self.max_batch = max_batch
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._room = anyio.Semaphore(max_pending)
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._failure: BaseException | None = None
+        self._outstanding = 0
+        self._drained: anyio.Event | None = None
+        self.commits = 0  # transactions committed
+        self.items_committed = 0
+
+    async def __aenter__(self) -> GroupCommitWriter:
+        self._loop = asyncio.get_running_loop()
+        self._thread = threading.Thread(target=self._run, name="needlejudge-commit", daemon=True)
+        self._thread.start()
+        return self
+
+    async def __aexit__(self, exc_type: object, *exc: object) -> None:
+        # Shielded: even a cancelled run commits what it queued, then stops the thread.
+        with anyio.CancelScope(shield=True):
+            try:
+                if self._outstanding:
+                    self._drained = anyio.Event()
+                    await self._drained.wait()
+            finally:
+                self._queue.put(_STOP)
+                if self._thread is not None:
+                    await anyio.to_thread.run_sync(self._thread.join)
+        if exc_type is None and self._failure is not None:
+            raise CommitError(f"{self.store.path}: commit failed: {self._failure}") from self._failure
+
+    # -- loop side -----------------------------------------------------------
+    async def commit(self, items: list[tuple[str, bytes, bytes]]) -> None:
+        """Queue items and return once their transaction committed."""
+        done = anyio.Event()
+        pending = await self._enqueue(items, done, None)
+        await done.wait()
+        if pending.error is not None:
+            raise CommitError(f"{self.store.path}: commit failed: {pending.error}") from pending.error
+
+    async def submit(self, items: list[tuple[str, bytes, bytes]], callback: Callable[[], None] | None = None) -> None:
+        """Queue items without waiting for the commit (`callback` runs on the
+        loop after it). Waits only when `max_pending` submissions are queued."""
+        await self._enqueue(items, None, callback)
+
+    async def flush(self) -> None:
+        """Wait until everything queued so far committed; raise if a batch failed."""
+        if self._outstanding:
+            self._drained = anyio.Event()
+            await self._drained.wait()
+        if self._failure is not None:
+            raise CommitError(f"{self.store.path}: commit failed: {self._failure}") from self._failure
+
+    async def _enqueue(self, items: list[tuple[str, bytes, bytes]], done: anyio.Event | None, callback: Callable[[], None] | None) -> _Pending:
+        if self._failure is not None:
+            raise CommitError(f"{self.store.path}: commit failed: {self._failure}") from self._failure
+        await self._room.acquire()
+        pending = _Pending(items, done, callback)
+        self._outstanding += 1
+        self._queue.put(pending)
+        return pending
+
+    def _committed(self, batch: list[_Pending], error: BaseException | None) -> None:
+        if error is not None and self._failure is None:
+            self._failure = error
+        for pending in batch:
+            pending.error = error
+            self._room.release()
+            if pending.done is not None:
+                pending.done.set()
+            elif pending.callback is not None and error is None:
+                pending.callback()
+        self._outstanding -= len(batch)
+        if self._outstanding == 0 and self._drained is not None:
+            self._drained.set()
+            self._drained = None
+
+    # -- writer thread -------------------------------------------------------
+    def _run(self) -> None:
+        q = self._queue
+        loop = self._loop
+        assert loop is not None
+        stop = False
+        while not stop:
+            first = q.get()
+            if first is _STOP:
+                break
+            batch = [first]
+            n_items = len(first.items)
+            while n_items < self.max_batch:
+                try:
+                    nxt = q.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is _STOP:
+                    stop = True
+                    break
+                batch.append(nxt)
+                n_items += len(nxt.items)
+            error: BaseException | None = None
+            try:
+                self.store.put_batch_raw(item for pending in batch for item in pending.items)
+                self.commits += 1
+                self.items_committed += n_items
+            except BaseException as exc:  # reported to every waiter on the loop
+                error = exc
+            try:
+                loop.call_soon_threadsafe(self._committed, batch, error)
+            except RuntimeError:  # loop closed: nobody is waiting any more
+                return

@@ -1,0 +1,130 @@
+"""`needlejudge cache stats|export|verify STORE_OR_CONFIG`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+HELP = "Inspect the call cache of a store: stats, export (JSON Lines), verify (decode every entry)."
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", choices=("stats", "export", "verify"))
+    parser.add_argument("store", help="a store folder, or an experiment config (TOML) whose store to use")
+    parser.add_argument("--out", help="export: output file (default: stdout)")
+    parser.add_argument("--delete-corrupt", action="store_true", help="verify: delete entries that do not decode")
+
+
+def _store_path(target: str) -> Path:
+    path = Path(target)
+    if path.suffix.lower() == ".toml" and path.is_file():
+        from engine.config import load_config
+
+        return Path(load_config(path).store)
+    return path
+
+
+def main(args: argparse.Namespace) -> int:
+    from engine.cache import RESULTS_DB, CallCache
+    from engine.contracts import ConfigError
+    from engine.store import Store
+
+    path = _store_path(args.store)
+    try:
+        store = Store(path, readonly=not args.delete_corrupt)
+    except FileNotFoundError as exc:
+        raise ConfigError(str(exc)) from None
+    with store:
+        cache = CallCache(store)
+        if args.action == "stats":
+            return _stats(store, cache)
+        if args.action == "export":
+            return _export(cache, args.out)
+        return _verify(store, cache, delete=args.delete_corrupt, results_db=RESULTS_DB)
+
+
+def _stats(store, cache) -> int:  # type: ignore[no-untyped-def]
+    from engine.cache import decode_result
+
+    statuses: Counter[str] = Counter()
+    versions: Counter[str] = Counter()
+    cost = 0.0
+    tokens_in = tokens_out = 0
+    value_bytes = 0
+    for _, raw in cache.items():
+        result = decode_result(raw)
+        value_bytes += len(raw)
+        statuses[result.status] += 1
+        versions[result.model_version or "?"] += 1
+        cost += result.cost_usd
+        tokens_in += result.usage.prompt_tokens
+        tokens_out += result.usage.completion_tokens
+    info = store.env.info()
+    stats = {
+        "store": str(store.path),
+        "entries": sum(statuses.values()),
+        "by_status": dict(statuses),
+        "by_model_version": dict(versions.most_common(20)),
+        "value_bytes": value_bytes,
+        "map_size": info["map_size"],
+        "prompt_tokens": tokens_in,
+        "completion_tokens": tokens_out,
+        "cost_usd_paid": round(cost, 6),
+    }
+    print(json.dumps(stats, indent=2))
+    return 0
+
+
+def _export(cache, out: str | None) -> int:  # type: ignore[no-untyped-def]
+    import msgspec
+
+    from engine.cache import decode_result
+
+    encoder = msgspec.json.Encoder()
+    sink = open(out, "wb") if out else sys.stdout.buffer
+    n = 0
+    try:
+        for key, raw in cache.items():
+            record = {"key": key.hex(), "result": decode_result(raw)}
+            sink.write(encoder.encode(record) + b"\n")
+            n += 1
+    finally:
+        if out:
+            sink.close()
+    print(f"exported {n:,} cache entries" + (f" to {out}" if out else ""), file=sys.stderr)
+    return 0
+
+
+def _verify(store, cache, *, delete: bool, results_db: str) -> int:  # type: ignore[no-untyped-def]
+    from engine.cache import CACHEABLE_STATUSES, decode_result
+
+    corrupt: list[tuple[bytes, str]] = []
+    n = 0
+    for key, raw in cache.items():
+        n += 1
+        problem = ""
+        if len(key) != 32:
+            problem = f"key of {len(key)} bytes, expected a 32-byte BLAKE2b-256 request key"
+        else:
+            try:
+                result = decode_result(raw)
+            except Exception as exc:  # any decode failure is what we report
+                problem = f"value does not decode as a CallResult: {exc}"
+            else:
+                if result.status not in CACHEABLE_STATUSES:
+                    problem = f"status {result.status!r} is never cached (expected ok or refused)"
+                elif result.score is not None and not (0.0 <= result.score <= 100.0):
+                    problem = f"score {result.score} outside 0-100"
+        if problem:
+            corrupt.append((key, problem))
+    for key, problem in corrupt[:50]:
+        print(f"corrupt {key.hex()}: {problem}")
+    if delete and corrupt:
+        for key, _ in corrupt:
+            store.delete(results_db, key)
+        print(f"deleted {len(corrupt):,} corrupt entries")
+    print(f"verified {n:,} entries: {n - len(corrupt):,} ok, {len(corrupt):,} corrupt")
+    return 1 if corrupt and not delete else 0

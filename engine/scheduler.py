@@ -1,0 +1,445 @@
+"""The async scheduler: streams a design's items through judges at full speed.
+
+One event loop, one anyio task group. Per judge: a dispatcher task picks the
+next item and sends it over a zero-buffer memory stream to a fixed pool of
+worker tasks; a CapacityLimiter bounds the judge's in-flight calls at
+`JudgeSpec.concurrency` (workers = 2 x concurrency, so commits overlap calls).
+
+- Lazy: the dispatcher builds one item at a time (pair, render, key); the
+  design is never materialised.
+- Fair: the next item goes to the unconverged cell of that judge with the
+  fewest documents issued (a heap); each cell has a small window of
+  outstanding documents (issued, not yet consumed), widened to the
+  documents its rule needs for sure (min_docs) and, while few cells are
+  left, to spread the judge's concurrency over them.
+- Cache first: an item whose calls are all cached completes on the spot.
+  Fresh answers are committed (group commit) before the item counts.
+- Ordered: each cell consumes completions strictly in document-index order
+  (out-of-order completions wait in a per-cell buffer); rows are stored
+  only for the consumed prefix, so the stopping point and the data do not
+  depend on timing. Completions past the stopping point are dropped (their
+  calls stay cached).
+- A refused / unparseable / failed document is recorded as a row and the
+  cell moves to the next document.
+- Resumable: a cell's stored rows are replayed into a fresh rule at start;
+  ended cells are skipped from their stored state.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+import msgspec
+
+from engine.cache import RESULTS_DB, CallCache, GroupCommitWriter, encode_result, is_cacheable
+from engine.contracts import Adapter, CallResult, ConfigError
+from engine.design import Cell, Design, Item
+from engine.results import (
+    ROWS_DB,
+    RUNS_DB,
+    CellState,
+    cell_rows,
+    cell_state_key,
+    encode_row,
+    load_cell_states,
+    make_row,
+    row_key,
+)
+from engine.stopping import StoppingRule
+
+# Provider answers that no retry will fix: stop the run with the message.
+FATAL_ERROR_KINDS = frozenset({"auth", "forbidden", "not_found", "bad_request"})
+
+
+class RunAborted(ConfigError):
+    """A judge cannot go on (bad credentials, unknown model, persistent failures)."""
+
+
+class Progress:
+    """Counters the display reads (plain attributes, updated on the loop)."""
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+        self.items_done = 0
+        self.calls_network = 0
+        self.calls_cached = 0
+        self.in_flight = 0
+        self.cells_total = 0
+        self.cells_done = 0
+        self.cells_reused = 0
+        self.rows_written = 0
+        self.rows_reused = 0
+        self.items_dropped = 0  # completions past a cell's stopping point
+        self.failed_items = 0
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+        self.cost_usd = 0.0
+        self.planned_items = 0  # upper bound of items still to consume at start
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+
+class CellRun:
+    """A cell's live state."""
+
+    __slots__ = (
+        "cell",
+        "rule",
+        "limit",
+        "cap",
+        "min_docs",
+        "next_doc",
+        "issued",
+        "outstanding",
+        "buffer",
+        "done",
+        "reason",
+        "rows",
+        "failed",
+        "parked",
+        "exhausted",
+        "consumed_to",
+    )
+
+    def __init__(self, cell: Cell, rule: StoppingRule, limit: int, cap: int, min_docs: int) -> None:
+        self.cell = cell
+        self.rule = rule
+        self.limit = limit  # documents in the cell's order
+        self.cap = cap  # upper bound of documents consumed
+        self.min_docs = min_docs
+        self.next_doc = 0  # next document index to try
+        self.issued = 0  # items issued (including replayed rows)
+        self.outstanding: deque[int] = deque()  # doc indices issued, not consumed, in order
+        self.buffer: dict[int, tuple[Item, Any]] = {}  # completed, waiting for their turn
+        self.done = False
+        self.reason = ""
+        self.rows = 0
+        self.failed = 0
+        self.parked = False
+        self.exhausted = False
+        self.consumed_to = 0  # one past the last consumed document index
+
+    def state(self) -> CellState:
+        mean = self.rule.mean if self.rule.n else None
+        return CellState(
+            cell_no=self.cell.cell_no,
+            label=self.cell.label(),
+            reason=self.reason,
+            n=self.rule.n,
+            mean=mean,
+            rows=self.rows,
+            failed=self.failed,
+            next_doc=self.consumed_to,
+        )
+
+
+class Scheduler:
+    def __init__(
+        self,
+        design: Design,
+        *,
+        cache: CallCache,
+        writer: GroupCommitWriter,
+        adapters: dict[str, Adapter],
+        run_id: str,
+        prompt_versions: dict[str, str],
+        progress: Progress | None = None,
+        max_consecutive_errors: int = 100,
+        on_change: Callable[[], None] | None = None,
+    ) -> None:
+        self.design = design
+        self.cache = cache
+        self.writer = writer
+        self.adapters = adapters
+        self.run_id = run_id
+        self._run_key = bytes.fromhex(run_id)
+        self.prompt_versions = prompt_versions
+        self.progress = progress or Progress()
+        self.max_consecutive_errors = max_consecutive_errors
+        self.runs: list[CellRun] = []
+        self._by_judge: dict[str, list[CellRun]] = {name: [] for name in design.judges}
+        self._heaps: dict[str, list[tuple[int, int]]] = {}
+        self._active: dict[str, int] = {}
+        self._window: dict[str, int] = {}
+        self._window_basis: dict[str, int] = {}
+        self._wake: dict[str, anyio.Event] = {}
+        self._consecutive_errors: dict[str, int] = {}
+        self._state_encoder = msgspec.msgpack.Encoder()
+
+    # -- setup -----------------------------------------------------------------
+    def restore(self) -> None:
+        """Build every cell's run, continuing from what the store holds."""
+        store = self.cache.store
+        states = load_cell_states(store, self._run_key)
+        progress = self.progress
+        for cell in self.design.cells:
+            run = CellRun(
+                cell,
+                self.design.new_rule(cell),
+                self.design.doc_limit(cell),
+                self.design.doc_cap(cell),
+                self.design.min_docs(cell),
+            )
+            state = states.get(cell.cell_no)
+            if state is not None:
+                run.done, run.reason = True, state.reason
+                run.rows, run.failed = state.rows, state.failed
+                run.next_doc = run.consumed_to = state.next_doc
+                progress.cells_reused += 1
+                progress.rows_reused += state.rows
+            else:
+                for row in cell_rows(store, self._run_key, cell.cell_no):
+                    run.rows += 1
+                    run.issued += 1
+                    run.next_doc = run.consumed_to = row.doc_index + 1
+                    if row.status == "ok" and row.score is not None:
+                        run.rule.update(row.score)
+                    else:
+                        run.failed += 1
+                progress.rows_reused += run.rows
+                if run.rule.done:
+                    run.done, run.reason = True, run.rule.reason
+                elif run.next_doc >= run.limit:
+                    run.done, run.reason = True, "exhausted"
+            self.runs.append(run)
+            self._by_judge[cell.judge].append(run)
+        progress.cells_total = len(self.runs)
+        progress.cells_done = sum(run.done for run in self.runs)
+        progress.planned_items = sum(max(0, run.cap - run.rule.n) for run in self.runs if not run.done)
+
+    def unfinished_ended_cells(self) -> list[CellRun]:
+        """Cells that ended during restore (replayed) but have no stored state yet."""
+        return [run for run in self.runs if run.done and run.reason and not self._has_state(run)]
+
+    def _has_state(self, run: CellRun) -> bool:
+        return self.cache.store.get_raw(RUNS_DB, cell_state_key(self._run_key, run.cell.cell_no)) is not None
+
+    # -- main ------------------------------------------------------------------
+    async def run(self) -> None:
+        if not self.runs:
+            self.restore()
+        # Cells that ended during replay get their state record now.
+        ended = self.unfinished_ended_cells()
+        if ended:
+            await self.writer.submit([self._state_item(run) for run in ended])
+        async with anyio.create_task_group() as tg:
+            for judge, runs in self._by_judge.items():
+                pending = [run for run in runs if not run.done]
+                if not pending:
+                    continue
+                spec = self.design.judges[judge]
+                self._active[judge] = len(pending)
+                self._set_window(judge, spec.concurrency)
+                self._heaps[judge] = [(run.issued, run.cell.cell_no) for run in pending]
+                heapq.heapify(self._heaps[judge])
+                self._wake[judge] = anyio.Event()
+                self._consecutive_errors[judge] = 0
+                workers = 2 * spec.concurrency
+                send, receive = anyio.create_memory_object_stream[Item](0)
+                limiter = anyio.CapacityLimiter(spec.concurrency)
+                tg.start_soon(self._dispatch, judge, send)
+                for _ in range(workers):
+                    tg.start_soon(self._work, judge, receive.clone(), limiter)
+                receive.close()
+        await self.writer.flush()
+
+    def _set_window(self, judge: str, concurrency: int) -> None:
+        active = max(1, self._active[judge])
+        self._window[judge] = max(self.design.config.window, math.ceil(2 * concurrency / active))
+        self._window_basis[judge] = active
+
+    def _room(self, run: CellRun) -> bool:
+        needed = run.rule.n
+        allowed = max(self._window[run.cell.judge], run.min_docs - needed)
+        # Never more outstanding than the cell can still consume (fixed n, max_docs).
+        allowed = min(allowed, max(1, run.cap - needed))
+        return len(run.outstanding) < allowed
+
+    # -- dispatcher ------------------------------------------------------------
+    def _next_item(self, run: CellRun) -> Item | None:
+        design = self.design
+        while run.next_doc < run.limit:
+            index = run.next_doc
+            run.next_doc += 1
+            item = design.item(run.cell, index)
+            if item is not None:
+                return item
+        return None
+
+    async def _dispatch(self, judge: str, send: Any) -> None:
+        heap = self._heaps[judge]
+        cache = self.cache
+        progress = self.progress
+        inline = 0
+        async with send:
+            while self._active[judge] > 0:
+                if not heap:
+                    self._wake[judge] = anyio.Event()
+                    await self._wake[judge].wait()
+                    continue
+                _, cell_no = heapq.heappop(heap)
+                run = self.runs[cell_no]
+                if run.done:
+                    continue
+                item = self._next_item(run)
+                if item is None:
+                    run.exhausted = True
+                    if not run.outstanding:
+                        await self._finish(run, "exhausted")
+                    continue
+                run.issued += 1
+                run.outstanding.append(item.doc_index)
+                if self._room(run):
+                    heapq.heappush(heap, (run.issued, cell_no))
+                else:
+                    run.parked = True
+                hits = cache.get_many(item.keys)
+                missing = [n for n, hit in enumerate(hits) if hit is None]
+                item.results = hits
+                if not missing:
+                    item.cached = True
+                    progress.calls_cached += len(hits)
+                    await self._complete(item)
+                    inline += 1
+                    if inline % 64 == 0:
+                        await anyio.lowlevel.checkpoint()
+                    continue
+                progress.calls_cached += len(hits) - len(missing)
+                item.missing = missing
+                await send.send(item)
+
+    # -- workers ---------------------------------------------------------------
+    async def _work(self, judge: str, receive: Any, limiter: anyio.CapacityLimiter) -> None:
+        adapter = self.adapters[judge]
+        progress = self.progress
+        async with receive:
+            async for item in receive:
+                to_commit: list[tuple[str, bytes, bytes]] = []
+                for n in item.missing:
+                    async with limiter:
+                        progress.in_flight += 1
+                        try:
+                            result = await adapter.complete(item.requests[n])
+                        finally:
+                            progress.in_flight -= 1
+                    self._account(judge, result)
+                    item.results[n] = result
+                    if is_cacheable(result):
+                        to_commit.append((RESULTS_DB, item.keys[n], encode_result(result)))
+                if to_commit:
+                    await self.writer.commit(to_commit)
+                await self._complete(item)
+
+    def _account(self, judge: str, result: CallResult) -> None:
+        progress = self.progress
+        progress.calls_network += 1
+        progress.prompt_tokens += result.usage.prompt_tokens
+        progress.completion_tokens += result.usage.completion_tokens
+        progress.cost_usd += result.cost_usd
+        if result.status != "error":
+            self._consecutive_errors[judge] = 0
+            return
+        if result.error_kind in FATAL_ERROR_KINDS:
+            raise RunAborted(
+                f"judge {judge!r}: the provider rejected the call ({result.error_kind}): "
+                f"{result.text[:300]}; fix the judge's config (results so far are kept)"
+            )
+        self._consecutive_errors[judge] += 1
+        if self._consecutive_errors[judge] >= self.max_consecutive_errors:
+            raise RunAborted(
+                f"judge {judge!r}: {self._consecutive_errors[judge]} calls in a row failed "
+                f"(last: {result.error_kind or 'error'}: {result.text[:200]}); stopping the run. "
+                "Results so far are kept; run again to resume"
+            )
+
+    # -- completion ------------------------------------------------------------
+    async def _complete(self, item: Item) -> None:
+        run = self.runs[item.cell.cell_no]
+        prompt = self.design.prompts[item.cell.prompt]
+        verdict = prompt.verdict(tuple(item.results))
+        self.progress.items_done += 1
+        run.buffer[item.doc_index] = (item, verdict)
+        outstanding = run.outstanding
+        buffer = run.buffer
+        writes: list[tuple[str, bytes, bytes]] = []
+        while outstanding and outstanding[0] in buffer:
+            done_item, done_verdict = buffer.pop(outstanding.popleft())
+            if run.done:
+                self.progress.items_dropped += 1
+                continue
+            writes.append(self._row_item(run, done_item, done_verdict))
+            run.rows += 1
+            run.consumed_to = done_item.doc_index + 1
+            if done_verdict.status == "ok" and done_verdict.score is not None:
+                run.rule.update(done_verdict.score)
+                if run.rule.done:
+                    run.done, run.reason = True, run.rule.reason
+            else:
+                run.failed += 1
+                self.progress.failed_items += 1
+        self.progress.rows_written += len(writes)
+        if writes:
+            if run.done:
+                writes.append(self._state_item(run))
+                await self.writer.submit(writes)
+                self._cell_ended(run)
+                return
+            await self.writer.submit(writes)
+        if not run.done and run.exhausted and not outstanding:
+            await self._finish(run, "exhausted")
+            return
+        if run.parked and not run.done and self._room(run):
+            run.parked = False
+            heapq.heappush(self._heaps[run.cell.judge], (run.issued, run.cell.cell_no))
+            self._wake[run.cell.judge].set()
+
+    async def _finish(self, run: CellRun, reason: str) -> None:
+        run.done, run.reason = True, reason
+        await self.writer.submit([self._state_item(run)])
+        self._cell_ended(run)
+
+    def _cell_ended(self, run: CellRun) -> None:
+        judge = run.cell.judge
+        self.progress.cells_done += 1
+        self._active[judge] -= 1
+        active = self._active[judge]
+        if active and active * 2 <= self._window_basis[judge]:
+            # Few cells left: widen their windows to keep the judge's concurrency busy.
+            self._set_window(judge, self.design.judges[judge].concurrency)
+            heap = self._heaps[judge]
+            for other in self._by_judge[judge]:
+                if other.parked and not other.done and self._room(other):
+                    other.parked = False
+                    heapq.heappush(heap, (other.issued, other.cell.cell_no))
+        self._wake[judge].set()
+
+    def _row_item(self, run: CellRun, item: Item, verdict: Any) -> tuple[str, bytes, bytes]:
+        cell = run.cell
+        judge = self.design.judges[cell.judge]
+        row = make_row(
+            run_id=self.run_id,
+            judge=cell.judge,
+            adapter=judge.adapter,
+            model=judge.model,
+            prompt_id=self.design.prompts[cell.prompt].id,
+            prompt_version=self.prompt_versions[cell.prompt],
+            cell=cell,
+            doc_index=item.doc_index,
+            pair=item.pair,
+            verdict=verdict,
+            results=item.results,
+            keys=item.keys,
+            cached=item.cached,
+        )
+        return (ROWS_DB, row_key(self._run_key, cell.cell_no, item.doc_index), encode_row(row))
+
+    def _state_item(self, run: CellRun) -> tuple[str, bytes, bytes]:
+        return (RUNS_DB, cell_state_key(self._run_key, run.cell.cell_no), self._state_encoder.encode(run.state()))
