@@ -1,0 +1,309 @@
+"""Instrument checks: is the judge fit to measure anything, before any
+statistic is read? Shown first in the report.
+
+Order-swap items (order "21") and the design's controls (control
+"null_edit" / "negative") feed these checks only, never the main statistics.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from analysis.fingerprint import adjacent_levels_share
+from analysis.load import Table
+from analysis.options import GROUP_KEYS, AnalysisOptions, rng_for
+from analysis.stats import cohen_kappa_linear, krippendorff_alpha, mean_ci
+
+ITEM_KEYS = ("needle", "hay", "i", "j", "doc_id", "replicate")
+
+
+def _ok_scores(t: Table) -> np.ndarray:
+    return t["score"][(t["status"] == "ok") & ~np.isnan(t["score"])]
+
+
+# ---------------------------------------------------------------------------
+# Item oracle
+
+
+class OracleRow(NamedTuple):
+    needle: str
+    hay: str
+    n_pairs: int  # distinct (document, position) pairs behind the results
+    pass_rate: float
+    flagged: bool
+
+
+def oracle_pass_rates(rows: Table, options: AnalysisOptions) -> list[OracleRow]:
+    """Share of the judged pairs whose item oracle passed (the needle is in
+    the perturbed text and nowhere else), per needle × hay, counting each
+    (document, position) once however many judges scored it."""
+    out = []
+    regular = rows.where(control="")
+    for (needle, hay), t in regular.groups("needle", "hay"):
+        seen: dict[tuple, bool] = {}
+        for key in zip(t["doc_id"].tolist(), t["i"].tolist(), t["j"].tolist(), t["oracle_ok"].tolist()):
+            seen[key[:3]] = seen.get(key[:3], True) and bool(key[3])
+        rate = float(np.mean(list(seen.values())))
+        out.append(OracleRow(needle, hay, len(seen), rate, rate < options.thresholds.min_oracle_pass_rate))
+    return out
+
+
+def manifest_oracle_counts(manifest: dict[str, Any]) -> dict[str, Any]:
+    """Oracle failure counts the pair generation recorded in the manifest,
+    wherever they sit (top level or under "counts"); {} when absent."""
+    found: dict[str, Any] = {}
+    for scope in (manifest, manifest.get("counts") if isinstance(manifest.get("counts"), dict) else {}):
+        for name, value in scope.items():
+            if "oracle" in str(name).lower():
+                found[str(name)] = value
+    return found
+
+
+# ---------------------------------------------------------------------------
+# Failures and output length per condition
+
+
+class FailureRow(NamedTuple):
+    judge: str
+    prompt_id: str
+    prompt_version: str
+    control: str
+    order: str
+    needle: str
+    hay: str
+    n: int
+    ok_rate: float
+    refused_rate: float
+    unparseable_rate: float
+    error_rate: float
+    failure_rate: float
+    mean_output_tokens: float
+    mean_output_chars: float
+    fit_for_analysis: bool  # failure_rate ≤ threshold
+
+
+def failure_rates(rows: Table, options: AnalysisOptions) -> list[FailureRow]:
+    """refused / unparseable / error rates and mean output length per
+    judge × prompt × control × order × needle × hay; a condition whose
+    failure rate exceeds the threshold is not fit for analysis (its scores
+    are a selected subset)."""
+    out = []
+    for key, t in rows.groups(*GROUP_KEYS, "control", "order", "needle", "hay"):
+        status = t["status"]
+        rates = {s: float(np.mean(status == s)) for s in ("ok", "refused", "unparseable", "error")}
+        failure = 1.0 - rates["ok"]
+        out.append(
+            FailureRow(
+                *key, n=len(t), ok_rate=rates["ok"], refused_rate=rates["refused"], unparseable_rate=rates["unparseable"],
+                error_rate=rates["error"], failure_rate=failure, mean_output_tokens=float(t["completion_tokens"].mean()),
+                mean_output_chars=float(t["output_chars"].mean()),
+                fit_for_analysis=failure <= options.thresholds.max_failure_rate,
+            )  # fmt: skip
+        )
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Order swap
+
+
+class OrderSwapRow(NamedTuple):
+    judge: str
+    prompt_id: str
+    prompt_version: str
+    n_pairs: int
+    mean_signed_diff: float  # score(21) − score(12)
+    low: float
+    high: float
+    mean_abs_diff: float
+    exact_agreement: float
+    flagged: bool  # mean |diff| above tolerance, or a systematic shift (CI excludes 0)
+    confidence: float
+
+
+def order_swap_symmetry(rows: Table, options: AnalysisOptions) -> list[OrderSwapRow]:
+    """The same pair judged with Document 1 and 2 swapped should score the
+    same: paired differences 21 − 12 with a percentile bootstrap CI."""
+    out = []
+    regular = rows.select((rows["control"] == "") & (rows["status"] == "ok") & ~np.isnan(rows["score"]))
+    for key, t in regular.groups(*GROUP_KEYS):
+        by_order: dict[str, dict[tuple, float]] = {"12": {}, "21": {}}
+        for order, *item, s in zip(t["order"].tolist(), *(t[k].tolist() for k in ITEM_KEYS), t["score"].tolist()):
+            by_order[order][tuple(item)] = s
+        common = sorted(by_order["12"].keys() & by_order["21"].keys())
+        if not common:
+            continue
+        diff = np.array([by_order["21"][c] - by_order["12"][c] for c in common])
+        ci = mean_ci(diff, rng=rng_for(options, "order", *key), n_resamples=options.n_bootstrap, confidence=options.confidence)
+        mad = float(np.abs(diff).mean())
+        systematic = not (math.isnan(ci.low) or ci.low <= 0.0 <= ci.high)
+        out.append(OrderSwapRow(*key, len(common), ci.estimate, ci.low, ci.high, mad, float(np.mean(diff == 0)),
+                                mad > options.thresholds.order_swap_tolerance or systematic, options.confidence))  # fmt: skip
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Controls
+
+
+class NullEditRow(NamedTuple):
+    judge: str
+    prompt_id: str
+    prompt_version: str
+    n: int
+    mean: float
+    low: float
+    high: float
+    n_identical: int
+    mean_identical: float  # identical text (needle none); 100 assumed when the run has none
+    gap: float  # mean_identical − mean
+    flagged: bool  # gap above tolerance: the judge reacts to formatting
+    confidence: float
+
+
+class NegativeRow(NamedTuple):
+    judge: str
+    prompt_id: str
+    prompt_version: str
+    n: int
+    mean: float
+    low: float
+    high: float
+    ceiling: float
+    share_at_bottom: float  # share scoring ≤ ceiling
+    flagged: bool  # too few at the bottom: the judge does not see unrelated documents as unrelated
+    confidence: float
+
+
+def control_checks(rows: Table, options: AnalysisOptions) -> tuple[list[NullEditRow], list[NegativeRow]]:
+    """Null edits (whitespace / line breaks / formatting only) must score
+    like identical text; negative controls (two unrelated documents of the
+    same length) must land at the bottom of the scale."""
+    th = options.thresholds
+    nulls, negatives = [], []
+    for key, t in rows.groups(*GROUP_KEYS):
+        edits = _ok_scores(t.where(control="null_edit"))
+        if edits.size:
+            identical = _ok_scores(t.where(control="", order="12", needle="none"))
+            ref = float(identical.mean()) if identical.size else 100.0
+            ci = mean_ci(edits, rng=rng_for(options, "null_edit", *key), n_resamples=options.n_bootstrap, confidence=options.confidence)
+            gap = ref - ci.estimate
+            nulls.append(NullEditRow(*key, int(edits.size), ci.estimate, ci.low, ci.high, int(identical.size), ref, gap,
+                                     gap > th.null_edit_tolerance, options.confidence))  # fmt: skip
+        neg = _ok_scores(t.where(control="negative"))
+        if neg.size:
+            ci = mean_ci(neg, rng=rng_for(options, "negative", *key), n_resamples=options.n_bootstrap, confidence=options.confidence)
+            share = float(np.mean(neg <= th.negative_ceiling))
+            negatives.append(NegativeRow(*key, int(neg.size), ci.estimate, ci.low, ci.high, th.negative_ceiling, share,
+                                         share < th.negative_min_share, options.confidence))  # fmt: skip
+    return nulls, negatives
+
+
+# ---------------------------------------------------------------------------
+# Resolution
+
+
+class ResolutionRow(NamedTuple):
+    judge: str
+    prompt_id: str
+    prompt_version: str
+    n: int
+    adjacent_share: float
+    level_low: float
+    level_high: float
+    flagged: bool  # nearly all scores on two adjacent levels
+
+
+def resolution(scored: Table, options: AnalysisOptions) -> list[ResolutionRow]:
+    """Share of a judge's scores on the two adjacent levels holding the most."""
+    out = []
+    for key, t in scored.groups(*GROUP_KEYS):
+        adj = adjacent_levels_share(t["score"])
+        out.append(ResolutionRow(*key, len(t), adj.share, adj.low, adj.high, adj.share > options.thresholds.resolution_max_share))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Agreement
+
+
+class HumanAgreementRow(NamedTuple):
+    judge: str
+    prompt_id: str
+    prompt_version: str
+    n: int  # items with both a human label and a judge score
+    labels: str  # the explicit, ordered label set (from the labels file)
+    kappa_linear: float  # judge scores snapped to the nearest label
+    alpha_interval: float  # raw judge scores vs labels
+    alpha_ordinal: float  # snapped judge scores vs labels
+    mean_abs_diff: float
+
+
+def snap_to_labels(scores: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Each score mapped to the nearest label value (ties to the lower one)."""
+    labels = np.sort(np.asarray(labels, dtype=float))
+    dist = np.abs(np.asarray(scores, dtype=float)[:, None] - labels[None, :])
+    return labels[np.argmin(dist, axis=1)]
+
+
+def human_agreement(scored: Table, labels: Table) -> list[HumanAgreementRow]:
+    """Agreement of each judge × prompt with human labels: Cohen's kappa
+    with linear weights over the explicit label set, Krippendorff's alpha
+    (interval on the raw scores, ordinal on the snapped ones)."""
+    label_of = {
+        item: lab
+        for *item, lab in zip(*(labels[k].tolist() for k in ITEM_KEYS), labels["label"].tolist())
+    }
+    label_set = np.unique(labels["label"])
+    out = []
+    for key, t in scored.groups(*GROUP_KEYS):
+        pairs = [(s, label_of[tuple(item)]) for *item, s in zip(*(t[k].tolist() for k in ITEM_KEYS), t["score"].tolist())
+                 if tuple(item) in label_of]  # fmt: skip
+        if not pairs:
+            continue
+        judge_scores = np.array([p[0] for p in pairs])
+        human = np.array([p[1] for p in pairs])
+        snapped = snap_to_labels(judge_scores, label_set)
+        out.append(
+            HumanAgreementRow(
+                *key, n=len(pairs), labels=" ".join(f"{v:g}" for v in label_set),
+                kappa_linear=cohen_kappa_linear(snapped.tolist(), human.tolist(), label_set.tolist()),
+                alpha_interval=krippendorff_alpha(np.vstack([judge_scores, human]), "interval"),
+                alpha_ordinal=krippendorff_alpha(np.vstack([snapped, human]), "ordinal"),
+                mean_abs_diff=float(np.abs(judge_scores - human).mean()),
+            )  # fmt: skip
+        )
+    return out
+
+
+class JudgeAgreementRow(NamedTuple):
+    judge_a: str
+    prompt_a_id: str
+    prompt_a_version: str
+    judge_b: str
+    prompt_b_id: str
+    prompt_b_version: str
+    n: int  # items both scored
+    alpha_interval: float
+    mean_abs_diff: float
+
+
+def judge_agreement(scored: Table) -> list[JudgeAgreementRow]:
+    """Pairwise Krippendorff's alpha (interval) between every two judge ×
+    prompt raters over the items both scored."""
+    raters: dict[tuple, dict[tuple, float]] = {}
+    for key, t in scored.groups(*GROUP_KEYS):
+        raters[key] = {tuple(item): s for *item, s in zip(*(t[k].tolist() for k in ITEM_KEYS), t["score"].tolist())}
+    out = []
+    for a, b in itertools.combinations(sorted(raters), 2):
+        common = sorted(raters[a].keys() & raters[b].keys())
+        if len(common) < 2:
+            continue
+        xa = np.array([raters[a][c] for c in common])
+        xb = np.array([raters[b][c] for c in common])
+        out.append(JudgeAgreementRow(*a, *b, len(common), krippendorff_alpha(np.vstack([xa, xb]), "interval"), float(np.abs(xa - xb).mean())))
+    return out
