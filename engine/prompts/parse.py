@@ -70,8 +70,10 @@ _MENTION = re.compile(
     re.IGNORECASE,
 )
 _REFUSAL = re.compile(
-    r"\b(?:I(?:'m| am) sorry|I (?:can(?:no|')t|won't|will not|must decline|(?:am|'m) (?:unable|not able) to)"
-    r"|unable to (?:help|assist|comply|provide)|against (?:my|the) (?:guidelines|policy|policies)"
+    r"\b(?:I(?:'m| am) sorry\b"
+    r"|I (?:can(?:no|')t|won't|will not|(?:am|'m) (?:unable|not able) to) (?:help|assist|comply|provide|fulfil"
+    r"|do (?:that|this)|rate|score|evaluate|assess|compare|process|engage|complete|judge)"
+    r"|I must decline|unable to (?:help|assist|comply)|against (?:my|the) (?:guidelines|polic(?:y|ies))"
     r"|as an AI\b)",
     re.IGNORECASE,
 )

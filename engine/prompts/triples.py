@@ -126,7 +126,7 @@ def lemmatise_relations(relations: tuple[str, ...]) -> dict[str, str]:
     """Canonical relation text → its lemmas joined by spaces (cached)."""
     missing = [relation for relation in relations if relation not in _LEMMA_CACHE]
     if missing:
-        for relation, doc in zip(missing, _lemmatiser().pipe(missing), strict=True):
+        for relation, doc in zip(missing, load_lemmatiser().pipe(missing), strict=True):
             if len(_LEMMA_CACHE) >= _LEMMA_CACHE_LIMIT:
                 _LEMMA_CACHE.clear()
             _LEMMA_CACHE[relation] = " ".join(token.lemma_ for token in doc if not token.is_space)
@@ -138,9 +138,11 @@ _LEMMA_CACHE_LIMIT = 200_000
 
 
 @functools.cache
-def _lemmatiser():
-    """spaCy with only what lemmas need (tagger, attribute ruler, lemmatizer), loaded once."""
-    from engine.nlp import load_nlp
+def load_lemmatiser():
+    """spaCy with only what lemmas need (tagger, attribute ruler, lemmatizer),
+    loaded once. Call it at start-up to keep the first triple verdict from
+    stalling the event loop for the seconds the model takes to load."""
+    from engine.nlp import load_nlp  # lazily: importing spaCy takes seconds; only triple prompts need it
 
     return load_nlp(disable=("parser", "ner", "senter"))
 
