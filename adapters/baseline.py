@@ -100,7 +100,10 @@ class BaselineAdapter:
         except DocumentsNotFound as error:
             return CallResult(
                 status="error",
-                text=f"baseline judge {self.spec.name!r}: the call holds no delimited document pair ({error}); use the 'pair' prompt",
+                text=(
+                    f"baseline judge {self.spec.name!r}: the call holds no delimited document pair ({error}); "
+                    "use the 'pair' prompt"
+                ),
                 error_kind="bad_request",
                 model_version=self._model_version,
                 started_at=started_wall,

@@ -109,6 +109,12 @@ def test_version_follows_content_not_description(tmp_path):
     assert version(TOML_PROMPT + '\n[parser]\nmode = "number"\n') != base
 
 
+def test_line_endings_and_bom_do_not_change_the_version(tmp_path):
+    unix = load_prompt(write(tmp_path, "a.toml", TOML_PROMPT))
+    (tmp_path / "b.toml").write_bytes(b"\xef\xbb\xbf" + TOML_PROMPT.replace("\n", "\r\n").encode())
+    assert load_prompt(str(tmp_path / "b.toml")).version == unix.version
+
+
 def test_options_override_keys_and_the_version():
     default = load_prompt("triples")
     shared = load_prompt("triples", {"triples": {"share_identical_extractions": True}})

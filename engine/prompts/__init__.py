@@ -79,5 +79,10 @@ def _builtin(prompt_id: str) -> Prompt:
 def _builtin_definition(prompt_id: str, options: dict[str, Any] | None) -> PromptDefinition:
     text = resources.files(__package__).joinpath(f"{prompt_id}.toml").read_text(encoding="utf-8")
     return parse_prompt_text(
-        text, name=f"builtin prompt {prompt_id}", default_id=prompt_id, markdown=False, options=options, source=f"builtin:{prompt_id}"
+        text,
+        name=f"builtin prompt {prompt_id}",
+        default_id=prompt_id,
+        markdown=False,
+        options=options,
+        source=f"builtin:{prompt_id}",
     )

@@ -99,7 +99,9 @@ def score_decoding(scale: Scale) -> Decoding:
 
 def triples_decoding() -> Decoding:
     """Default for triple extraction: deterministic, room for a long JSON list."""
-    return Decoding(temperature=0.0, max_tokens=4096, response_format="json", json_schema=canonical_json(TRIPLES_JSON_SCHEMA))
+    return Decoding(
+        temperature=0.0, max_tokens=4096, response_format="json", json_schema=canonical_json(TRIPLES_JSON_SCHEMA)
+    )
 
 
 def canonical_json(value: Any) -> str:
@@ -108,10 +110,20 @@ def canonical_json(value: Any) -> str:
 
 def read_prompt_file(path: Path, *, options: dict[str, Any] | None = None, source: str | None = None) -> PromptDefinition:
     try:
-        text = path.read_text(encoding="utf-8")
+        # Line endings and a byte-order mark must not change the version.
+        text = path.read_text(encoding="utf-8-sig").replace("\r\n", "\n")
     except OSError as error:
         raise ConfigError(f"prompt file {path}: cannot be read ({error.strerror or error})") from None
-    return parse_prompt_text(text, name=str(path), default_id=path.stem, markdown=path.suffix.lower() in {".md", ".markdown"}, options=options, source=source or str(path))
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"prompt file {path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    return parse_prompt_text(
+        text,
+        name=str(path),
+        default_id=path.stem,
+        markdown=path.suffix.lower() in {".md", ".markdown"},
+        options=options,
+        source=source or str(path),
+    )
 
 
 def parse_prompt_text(
@@ -175,7 +187,9 @@ def _definition(spec: PromptFile, *, name: str, default_id: str, source: str) ->
         raise ConfigError(f"prompt file {name}: key 'instructions' is empty; a triple prompt must ask for triples")
     if spec.kind == "triples":
         if spec.scale != "0-100":
-            raise ConfigError(f"prompt file {name}: key 'scale': a triples prompt scores on '0-100' (Jaccard), not {spec.scale!r}")
+            raise ConfigError(
+                f"prompt file {name}: key 'scale': a triples prompt scores on '0-100' (Jaccard), not {spec.scale!r}"
+            )
         scale = parse_scale("0-100")
         base = triples_decoding()
     else:
@@ -228,7 +242,9 @@ def _apply_overrides(base: Decoding, overrides: DecodingOverrides, name: str) ->
                 try:
                     re.compile(value)
                 except re.error as error:
-                    raise ConfigError(f"prompt file {name}: key 'decoding.guided_regex' is not a valid regex ({error})") from None
+                    raise ConfigError(
+                        f"prompt file {name}: key 'decoding.guided_regex' is not a valid regex ({error})"
+                    ) from None
         elif field == "max_tokens" and value < 1:
             raise ConfigError(f"prompt file {name}: key 'decoding.max_tokens' = {value}; expected at least 1")
         changes[field] = value

@@ -47,7 +47,8 @@ class ScorePrompt(_PromptBase):
 
     def render(self, document_1: str, document_2: str) -> tuple[RenderedCall, ...]:
         content = self._prefix + pair_blocks(document_1, document_2)
-        return (RenderedCall(namespace=self.namespace, messages=(*self._system, Message("user", content)), decoding=self.decoding),)
+        messages = (*self._system, Message("user", content))
+        return (RenderedCall(namespace=self.namespace, messages=messages, decoding=self.decoding),)
 
     def verdict(self, results: tuple[CallResult, ...]) -> Verdict:
         if len(results) != 1:
@@ -58,7 +59,8 @@ class ScorePrompt(_PromptBase):
             return failure
         verdict = parse_score(result.text, self.rating_scale, mode=self.definition.parser.mode)
         if verdict.status == "unparseable" and result.finish_reason == "length":
-            return Verdict(status="unparseable", scale=self.scale, detail=f"{verdict.detail} (cut off at max_tokens={self.decoding.max_tokens})")
+            detail = f"{verdict.detail} (cut off at max_tokens={self.decoding.max_tokens})"
+            return Verdict(status="unparseable", scale=self.scale, detail=detail)
         return verdict
 
 
