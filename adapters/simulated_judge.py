@@ -1,0 +1,237 @@
+"""A simulated judge with planted effects, so the analysis can be checked
+against known truth. Pure functions: no I/O, no clock, no global state.
+
+The score of one item is
+
+    mu    = needle_means[needle]
+          + length_slope · (k − 1)                 (k = i + j + 1; perturbing needles only)
+          − early_penalty · [i < j]                (needle in the first half; only
+                                                    for needles in early_penalty_needles)
+          + rand_hay_leniency · [hay == "rand"]    (perturbing needles only)
+          + order_bias · [order == "21"]
+          + doc_effect(doc_id)                     (N(0, doc_sd), one draw per document)
+    score = clip(round(mu + N(0, noise_sd)), 0, 100)
+            then, with probability band_snap_prob, the nearest edge of band_edges
+
+Controls: `null_edit` ~ N(null_edit_mean, control_sd), `negative` ~
+N(negative_mean, control_sd). "First half" is i < j (fewer sentences before
+the needle than after), "second half" i > j; i == j is neither. The planted
+early-positionality bias, mean(second half) − mean(first half), is therefore
++early_penalty for the penalised needles (before clipping and snapping, which
+`expected_score` accounts for exactly). Every draw comes from
+`engine.seeding.item_rng` keyed by the judge seed and the item's identity.
+
+The item comes from the `X-Needlejudge-Item` tag when the caller sends one,
+else it is inferred from the two texts (`infer_item`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+import msgspec
+import numpy as np
+from scipy.special import ndtr
+
+from engine.seeding import item_rng
+
+
+class SimJudgeParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    seed: int = 0
+    needle_means: dict[str, float] = msgspec.field(
+        default_factory=lambda: {"none": 97.0, "neg": 62.0, "con": 74.0, "ner": 68.0}
+    )
+    noise_sd: float = 6.0
+    doc_sd: float = 3.0
+    early_penalty: float = 5.0
+    early_penalty_needles: tuple[str, ...] = ("neg", "con", "ner")
+    length_slope: float = 1.0
+    rand_hay_leniency: float = 4.0
+    order_bias: float = 0.0
+    band_edges: tuple[float, ...] = (0.0, 25.0, 50.0, 75.0, 100.0)
+    band_snap_prob: float = 0.2
+    null_edit_mean: float = 99.0
+    negative_mean: float = 8.0
+    control_sd: float = 2.0
+
+
+class ItemInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """What the simulated judge knows of an item (the item tag's fields)."""
+
+    needle: str = "none"
+    hay: str = "orig"
+    i: int = 0
+    j: int = 0
+    control: str = ""
+    order: str = "12"
+    doc_id: str = ""
+
+
+def parse_item_tag(tag: str) -> ItemInfo:
+    """Decode an `X-Needlejudge-Item` header (engine.contracts.item_tag); ValueError if invalid."""
+    try:
+        return msgspec.json.decode(tag, type=ItemInfo)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise ValueError(f"bad item tag {tag[:200]!r}: {exc}") from None
+
+
+# ---------------------------------------------------------------------------
+# The score
+
+
+def mean_score(params: SimJudgeParams, item: ItemInfo) -> float:
+    """The noise-free mean (before rounding, clipping and snapping)."""
+    if item.control == "null_edit":
+        return params.null_edit_mean
+    if item.control == "negative":
+        return params.negative_mean
+    mu = params.needle_means.get(item.needle, params.needle_means.get("none", 97.0))
+    if item.needle != "none":
+        mu += params.length_slope * (item.i + item.j)
+        if item.i < item.j and item.needle in params.early_penalty_needles:
+            mu -= params.early_penalty
+        if item.hay == "rand":
+            mu += params.rand_hay_leniency
+    if item.order == "21":
+        mu += params.order_bias
+    return mu + doc_effect(params, item.doc_id)
+
+
+def doc_effect(params: SimJudgeParams, doc_id: str) -> float:
+    if not doc_id or params.doc_sd == 0:
+        return 0.0
+    return float(item_rng(params.seed, "sim-doc", doc_id).normal()) * params.doc_sd
+
+
+def _sd(params: SimJudgeParams, item: ItemInfo) -> float:
+    return params.control_sd if item.control in ("null_edit", "negative") else params.noise_sd
+
+
+def snap(params: SimJudgeParams, score: int) -> int:
+    """The band edge nearest to `score` (ties to the higher edge)."""
+    if not params.band_edges:
+        return score
+    return int(round(min(params.band_edges, key=lambda edge: (abs(edge - score), -edge))))
+
+
+def score(params: SimJudgeParams, item: ItemInfo, identity: str) -> int:
+    """The judge's 0–100 score; `identity` keys the noise (texts + tag + request seed)."""
+    rng = item_rng(params.seed, "sim-noise", identity)
+    noise, u = rng.normal(), rng.random()
+    value = int(min(max(round(mean_score(params, item) + _sd(params, item) * noise), 0), 100))
+    if item.control == "" and u < params.band_snap_prob:
+        value = snap(params, value)
+    return value
+
+
+def score_distribution(params: SimJudgeParams, item: ItemInfo) -> np.ndarray:
+    """P(score = n) for n = 0..100, exactly (rounding, clipping, snapping included)."""
+    mu, sd = mean_score(params, item), _sd(params, item)
+    edges = np.arange(-0.5, 101.5, 1.0)
+    cdf = ndtr((edges - mu) / sd) if sd > 0 else (edges >= mu).astype(float)
+    p = np.diff(cdf)
+    p[0] += cdf[0]
+    p[-1] += 1.0 - cdf[-1]
+    if item.control == "" and params.band_snap_prob > 0:
+        snapped = np.zeros_like(p)
+        for n, mass in enumerate(p):
+            snapped[snap(params, n)] += mass
+        p = (1 - params.band_snap_prob) * p + params.band_snap_prob * snapped
+    return p
+
+
+def expected_score(params: SimJudgeParams, item: ItemInfo) -> float:
+    """The exact expectation of `score` for this item over the seeded noise."""
+    return float(np.dot(np.arange(101), score_distribution(params, item)))
+
+
+def planted_truth(params: SimJudgeParams) -> dict:
+    """The planted parameters and what the analysis should recover from them."""
+    return {
+        "params": msgspec.to_builtins(params),
+        "early_positionality_bias": {
+            needle: (params.early_penalty if needle in params.early_penalty_needles else 0.0)
+            for needle in params.needle_means
+            if needle != "none"
+        },
+        "definition": (
+            "bias = mean(second half, i > j) - mean(first half, i < j) in points, before clipping/snapping; "
+            "expected_score(params, item) gives exact per-item expectations"
+        ),
+    }
+
+
+# ---------------------------------------------------------------------------
+# Items without a tag
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_WORD = re.compile(r"[\w'’-]+")
+_NEGATIONS = frozenset({"not", "n't", "never", "no"})
+
+
+def sentences(text: str) -> list[str]:
+    return [s for s in _SENTENCE.split(text.strip()) if s]
+
+
+def infer_item(document_1: str, document_2: str) -> ItemInfo:
+    """Guess the item from the texts alone: identical → none; equal up to
+    whitespace → null_edit; one differing sentence → its needle type and
+    position; otherwise unrelated → negative."""
+    if document_1 == document_2:
+        n = len(sentences(document_1))
+        return ItemInfo(needle="none", i=(n - 1) // 2, j=n - 1 - (n - 1) // 2)
+    if " ".join(document_1.split()) == " ".join(document_2.split()):
+        return ItemInfo(control="null_edit")
+    first, second = sentences(document_1), sentences(document_2)
+    if len(first) == len(second):
+        differing = [m for m, (a, b) in enumerate(zip(first, second)) if a != b]
+        if len(differing) == 1:
+            m = differing[0]
+            return ItemInfo(needle=_needle_kind(first[m], second[m]), i=m, j=len(first) - 1 - m)
+    return ItemInfo(control="negative")
+
+
+def _needle_kind(a: str, b: str) -> str:
+    words_a, words_b = _WORD.findall(a.lower()), _WORD.findall(b.lower())
+    if (set(words_a) ^ set(words_b)) & _NEGATIONS or any(w.endswith("n't") for w in set(words_a) ^ set(words_b)):
+        return "neg"
+    if len(words_a) == len(words_b):
+        changed = {(x, y) for x, y in zip(words_a, words_b) if x != y}
+        if changed and changed <= {("and", "or"), ("or", "and")}:
+            return "con"
+    return "ner"
+
+
+def identity_of(document_1: str, document_2: str, tag: str, salt: str) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    for part in (document_1, document_2, tag, salt):
+        h.update(part.encode("utf-8"))
+        h.update(b"\x1f")
+    return h.hexdigest()
+
+
+def judge_answer(params: SimJudgeParams, document_1: str, document_2: str, tag: str = "", salt: str = "") -> tuple[str, int]:
+    """The answer text ("Score: NN") and the score for a pair."""
+    item = parse_item_tag(tag) if tag else infer_item(document_1, document_2)
+    value = score(params, item, identity_of(document_1, document_2, tag, salt))
+    return f"Score: {value}", value
+
+
+# ---------------------------------------------------------------------------
+# Triple extraction
+
+
+def triples(document: str) -> list[dict[str, str]]:
+    """Deterministic (subject; relation; object) triples, one per sentence of
+    at least three words: first word, second word, the next five words."""
+    out = []
+    for sentence in sentences(document):
+        words = _WORD.findall(sentence)
+        if len(words) >= 3:
+            out.append({"subject": words[0], "relation": words[1], "object": " ".join(words[2:7])})
+    return out
+
+
+def triples_answer(document: str) -> str:
+    return msgspec.json.encode({"triples": triples(document)}).decode()

@@ -1,0 +1,90 @@
+"""`needlejudge fake-server`: the local fake provider server (OpenAI, Azure,
+Anthropic and Gemini wire formats, simulated judges, rate limits, faults)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+
+from engine.contracts import ConfigError
+
+HELP = "Run the fake provider server on 127.0.0.1 (simulated judges, rate limits, fault injection)."
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (0: any free port; default 8000)")
+    parser.add_argument(
+        "--latency",
+        default="zero",
+        help="latency distribution: zero | fixed:S | uniform:LOW,HIGH | lognormal:MEDIAN,SIGMA (seconds)",
+    )
+    parser.add_argument("--rpm", type=float, default=None, help="requests per minute per model before 429 (default: unlimited)")
+    parser.add_argument("--rpm-burst", type=float, default=None, help="rate-limit bucket size (default: one second's worth)")
+    parser.add_argument("--judges", default=None, metavar="FILE", help="JSON/TOML file: model id -> simulated-judge parameters")
+    parser.add_argument("--seed", type=int, default=0, help="seed of injected faults and latencies")
+    parser.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        metavar="KIND:RATE",
+        help="inject a fault kind at a rate, e.g. server_error:0.05 (repeatable); kinds: server_error, overloaded, "
+        "rate_limit, rate_limit_bare, hang, reset, truncated, malformed, content_filter, prompt_filter, unparseable, bad_request",
+    )
+
+
+def parse_latency(text: str) -> dict:
+    kind, _, values = text.partition(":")
+    try:
+        numbers = [float(v) for v in values.split(",")] if values else []
+    except ValueError:
+        raise ConfigError(f"--latency {text!r}: expected numbers after the colon") from None
+    shapes = {"zero": 0, "fixed": 1, "uniform": 2, "lognormal": 2}
+    if kind not in shapes or len(numbers) != shapes[kind]:
+        raise ConfigError(f"--latency {text!r}: expected zero, fixed:S, uniform:LOW,HIGH or lognormal:MEDIAN,SIGMA")
+    if kind == "fixed":
+        return {"kind": kind, "value_s": numbers[0]}
+    if kind == "uniform":
+        return {"kind": kind, "low_s": numbers[0], "high_s": numbers[1]}
+    if kind == "lognormal":
+        return {"kind": kind, "median_s": numbers[0], "sigma": numbers[1]}
+    return {"kind": "zero"}
+
+
+def build_config(args: argparse.Namespace):
+    import msgspec
+
+    from adapters.fake_server import FakeConfig, load_judges
+
+    faults = []
+    for spec in args.fault:
+        kind, _, rate = spec.partition(":")
+        try:
+            faults.append({"kind": kind, "rate": float(rate or 1.0)})
+        except ValueError:
+            raise ConfigError(f"--fault {spec!r}: expected KIND:RATE with RATE a probability") from None
+    raw = {"seed": args.seed, "latency": parse_latency(args.latency), "rpm": args.rpm, "rpm_burst": args.rpm_burst, "faults": faults}
+    if args.judges:
+        raw["judges"] = msgspec.to_builtins(load_judges(args.judges))
+    try:
+        return msgspec.convert(raw, FakeConfig)
+    except msgspec.ValidationError as exc:
+        raise ConfigError(f"fake-server: bad setting: {exc}") from None
+
+
+def main(args: argparse.Namespace) -> int:
+    from adapters.fake_server import serve
+
+    config = build_config(args)
+
+    async def run() -> None:
+        async with serve(config, port=args.port) as server:
+            print(f"fake provider server listening on {server.url}", flush=True)
+            await asyncio.Event().wait()
+
+    try:
+        import uvloop
+
+        uvloop.run(run())
+    except ImportError:
+        asyncio.run(run())
+    return 0
