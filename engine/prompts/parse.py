@@ -8,7 +8,10 @@ Pure functions. The lenient parser accepts the forms real models produce:
   a bare "73" or "73." line, "73 - nearly identical" on a line of its own,
   with reasoning before or explanation after them,
 - when there is neither, a score named in running text ("a score of 73",
-  "I would rate them 73", "73 out of 100").
+  "I would rate them 73", "73 out of 100", "the final answer is 73").
+
+Answer wrappers (`<score>73</score>`, `<answer>…</answer>`, `$\\boxed{73}$`)
+are unwrapped first.
 
 Outcomes (a `Verdict`):
 - `ok` with the raw score, its 0–100 rescaling and the scale name, when
@@ -39,7 +42,7 @@ from engine.contracts import Verdict
 from engine.prompts.scales import Scale
 
 ParserMode = Literal["lenient", "number"]
-PARSER_VERSION = "score-parser-v1"  # part of every prompt version: bump on behaviour changes
+PARSER_VERSION = "score-parser-v2"  # part of every prompt version: bump on behaviour changes
 
 _NUM = r"[-+]?\d+(?:\.\d+)?"
 _PLAIN_NUMBER = re.compile(rf"\s*({_NUM})\s*")
@@ -52,7 +55,7 @@ _LABEL = (
     r"(?:score|rating|similarity|answer|grade|result)"
 )
 _ANSWER_LINE = re.compile(
-    rf"^(?:(?P<label>{_LABEL})\s*(?:\([^()]*\))?\s*(?::|=|is|\s[-–—]\s)?\s*)?(?P<num>{_NUM})(?P<tail>.*)$",
+    rf"^(?:(?P<label>{_LABEL})\s*(?:\([^()]*\))?\s*(?:is\s*[:=]?|[:=：]|\s[-–—]\s)?\s*)?(?P<num>{_NUM})(?P<tail>.*)$",
     re.IGNORECASE,
 )
 _DENOMINATOR = re.compile(rf"^\s*(?:/|out\s+of\b)\s*(?P<den>{_NUM})", re.IGNORECASE)
@@ -60,10 +63,13 @@ _PERCENT = re.compile(r"^\s*(?:%|percent\b)", re.IGNORECASE)
 _RANGE = re.compile(rf"^\s*(?:-|–|—|to\b|or\b|and\b|,)\s*{_NUM}", re.IGNORECASE)
 _UNLABELLED_TAIL = re.compile(r"^(?:\s*\.?\s*|\s*[-–—:]\s+\D.*|\s*\(\D.*)$")
 _LABELLED_TAIL = re.compile(r"^(?:$|[\s.,;:!)\]*_\-–—(].*)$")
-_MARKDOWN = re.compile(r"[*_`]+")
+_MARKDOWN = re.compile(r"[*_`\"]+")
+# Answer wrappers some models add: <score>85</score>, <answer>…</answer>, $\boxed{85}$.
+_ANSWER_TAG = re.compile(r"</?\s*(?:score|answer|rating|similarity|final_answer)\s*>", re.IGNORECASE)
+_BOXED = re.compile(r"\$*\\boxed\{\s*([^{}]*?)\s*\}\$*")
 _LINE_PREFIX = re.compile(r"^\s*(?:#+\s*|>\s*)*(?:[-*•+]\s+(?=[^\W\d]))?")
 _MENTION = re.compile(
-    rf"(?:\b(?:score|rating|similarity)\b[\"']?\s*(?:of|is|would\s+be|should\s+be|=|:)\s*"
+    rf"(?:\b(?:score|rating|similarity|answer)\b[\"']?\s*(?:of|is|would\s+be|should\s+be|=|:)\s*"
     rf"(?:about|around|approximately|roughly|a)?\s*(?P<a>{_NUM})"
     rf"|\b(?:rate|score|give)\s+(?:it|this|them|the\s+(?:documents|pair|similarity))\s+(?:as\s+|at\s+|a\s+)?(?P<b>{_NUM})"
     rf"|(?P<c>{_NUM})\s*(?:/|out\s+of\b)\s*(?P<den>{_NUM}))",
@@ -102,7 +108,8 @@ def parse_score(text: str, scale: Scale, *, mode: ParserMode = "lenient") -> Ver
             return _unparseable(f"expected a plain number on {scale.name}, got {_preview(text)}", scale)
         return _checked(float(match.group(1)), scale)
 
-    body = THINK_BLOCK.sub("", text).replace("−", "-").strip()
+    body = THINK_BLOCK.sub("", text).replace("−", "-")
+    body = _BOXED.sub(r"\1", _ANSWER_TAG.sub("", body)).strip()
     if not body:
         return _unparseable("empty response" if not text.strip() else "only reasoning, no answer after </think>", scale)
 
@@ -209,7 +216,7 @@ def _answer_lines(body: str, scale: Scale, findings: _Findings) -> None:
 
 
 def _mentions(body: str, scale: Scale, findings: _Findings) -> None:
-    for match in _MENTION.finditer(body):
+    for match in _MENTION.finditer(_MARKDOWN.sub("", body)):
         if match.group("c") is not None:
             if float(match.group("den")) != scale.high:
                 continue  # "3/4 of the sentences": a fraction, not a score
