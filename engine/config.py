@@ -40,6 +40,7 @@ Example::
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Annotated, Any
@@ -161,8 +162,8 @@ def _validate(config: ExperimentConfig) -> None:
         at = f"{where}: `judges[{n}]` ({judge.name!r})"
         if not judge.name or not judge.name.strip():
             raise ConfigError(f"{at}: `name` must be a non-empty string")
-        if names.count(judge.name) > 1:
-            raise ConfigError(f"{at}: duplicate judge name; every judge needs its own `name`")
+        if judge.name in names[:n]:
+            raise ConfigError(f"{at}: duplicate judge name (also judges[{names.index(judge.name)}]); every judge needs its own `name`")
         if not judge.model:
             raise ConfigError(f"{at}: `model` must be a non-empty model id")
         if judge.concurrency < 1:
@@ -229,13 +230,35 @@ def parse_config(text: str | bytes, *, source: str = "", base_dir: str | os.Path
 
 
 def _describe(exc: msgspec.ValidationError) -> str:
-    """msgspec says "Expected `int`, got `str` - at `$.judges[0].concurrency`"; say it key-first."""
+    """msgspec says "Expected `int`, got `str` - at `$.judges[0].concurrency`"; say it key-first,
+    and list the allowed values where msgspec only says "Invalid enum value"."""
     message = str(exc)
     if " - at `$" in message:
         what, _, path = message.rpartition(" - at `$")
         path = path.rstrip("`").lstrip(".")
+        if what.startswith("Invalid enum value"):
+            choices = _literal_choices(path)
+            if choices:
+                what += f"; expected one of {', '.join(map(repr, choices))}"
         return f"`{path}`: {what}"
     return message
+
+
+def _literal_choices(path: str) -> tuple[Any, ...]:
+    """The values of the Literal type at a msgspec error path such as `needles[1]`."""
+    info: Any = msgspec.inspect.type_info(ExperimentConfig)
+    for part in re.findall(r"[^.\[\]]+|\[\d+\]", path):
+        while isinstance(info, msgspec.inspect.UnionType):
+            info = next(t for t in info.types if not isinstance(t, msgspec.inspect.NoneType))
+        if part.startswith("["):
+            info = getattr(info, "item_type", None)
+        elif isinstance(info, msgspec.inspect.StructType):
+            info = next((f.type for f in info.fields if f.name == part), None)
+        else:
+            return ()
+        if info is None:
+            return ()
+    return tuple(info.values) if isinstance(info, msgspec.inspect.LiteralType) else ()
 
 
 def load_config(path: str | os.PathLike[str]) -> ExperimentConfig:

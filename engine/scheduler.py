@@ -230,6 +230,18 @@ class Scheduler:
         ended = self.unfinished_ended_cells()
         if ended:
             await self.writer.submit([self._state_item(run) for run in ended])
+        try:
+            await self._run_judges()
+        except BaseExceptionGroup as group:
+            # Surface the reason a run stopped (bad credentials, persistent
+            # failures, a bad prompt...) as itself, not inside a group.
+            found = _first_of(group, ConfigError)
+            if found is not None:
+                raise found from None
+            raise
+        await self.writer.flush()
+
+    async def _run_judges(self) -> None:
         async with anyio.create_task_group() as tg:
             for judge, runs in self._by_judge.items():
                 pending = [run for run in runs if not run.done]
@@ -249,7 +261,6 @@ class Scheduler:
                 for _ in range(workers):
                     tg.start_soon(self._work, judge, receive.clone(), limiter)
                 receive.close()
-        await self.writer.flush()
 
     def _set_window(self, judge: str, concurrency: int) -> None:
         active = max(1, self._active[judge])
@@ -443,3 +454,14 @@ class Scheduler:
 
     def _state_item(self, run: CellRun) -> tuple[str, bytes, bytes]:
         return (RUNS_DB, cell_state_key(self._run_key, run.cell.cell_no), self._state_encoder.encode(run.state()))
+
+
+def _first_of(group: BaseExceptionGroup, kind: type[BaseException]) -> BaseException | None:
+    for exc in group.exceptions:
+        if isinstance(exc, BaseExceptionGroup):
+            found = _first_of(exc, kind)
+            if found is not None:
+                return found
+        elif isinstance(exc, kind):
+            return exc
+    return None

@@ -54,9 +54,14 @@ def _stats(store, cache) -> int:  # type: ignore[no-untyped-def]
     cost = 0.0
     tokens_in = tokens_out = 0
     value_bytes = 0
+    corrupt = 0
     for _, raw in cache.items():
-        result = decode_result(raw)
         value_bytes += len(raw)
+        try:
+            result = decode_result(raw)
+        except Exception:  # counted; `cache verify` names them
+            corrupt += 1
+            continue
         statuses[result.status] += 1
         versions[result.model_version or "?"] += 1
         cost += result.cost_usd
@@ -65,7 +70,8 @@ def _stats(store, cache) -> int:  # type: ignore[no-untyped-def]
     info = store.env.info()
     stats = {
         "store": str(store.path),
-        "entries": sum(statuses.values()),
+        "entries": sum(statuses.values()) + corrupt,
+        "corrupt": corrupt,
         "by_status": dict(statuses),
         "by_model_version": dict(versions.most_common(20)),
         "value_bytes": value_bytes,
@@ -85,16 +91,23 @@ def _export(cache, out: str | None) -> int:  # type: ignore[no-untyped-def]
 
     encoder = msgspec.json.Encoder()
     sink = open(out, "wb") if out else sys.stdout.buffer
-    n = 0
+    n = corrupt = 0
     try:
         for key, raw in cache.items():
-            record = {"key": key.hex(), "result": decode_result(raw)}
+            try:
+                record = {"key": key.hex(), "result": decode_result(raw)}
+            except Exception:  # reported below; `cache verify` names them
+                corrupt += 1
+                continue
             sink.write(encoder.encode(record) + b"\n")
             n += 1
     finally:
         if out:
             sink.close()
     print(f"exported {n:,} cache entries" + (f" to {out}" if out else ""), file=sys.stderr)
+    if corrupt:
+        print(f"{corrupt:,} corrupt entries skipped; run `needlejudge cache verify` to list them", file=sys.stderr)
+        return 1
     return 0
 
 

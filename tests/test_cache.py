@@ -1,0 +1,307 @@
+"""engine.cache: the request key, the LMDB call cache and its group-commit writer; `needlejudge cache`."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import anyio
+import msgspec
+import pytest
+
+from engine.cache import (
+    RESULTS_DB,
+    CallCache,
+    CommitError,
+    GroupCommitWriter,
+    decode_result,
+    encode_result,
+    is_cacheable,
+)
+from engine.cli import main as cli_main
+from engine.config import parse_config
+from engine.contracts import CallRequest, CallResult, Decoding, Message, Usage, request_key
+from engine.store import Store
+
+BASE = CallRequest(
+    namespace="judge",
+    adapter="openai",
+    model="gpt-4o-mini-2024-07-18",
+    revision="",
+    messages=(Message("system", "You rate similarity."), Message("user", "<d1>a</d1><d2>b</d2>")),
+    decoding=Decoding(),
+)
+
+# One variant per output-relevant field (every CallRequest and Decoding field).
+REQUEST_VARIANTS = {
+    "namespace": {"namespace": "triples"},
+    "adapter": {"adapter": "openai-compatible"},
+    "model": {"model": "gpt-4o-2024-08-06"},
+    "revision": {"revision": "2024-08-06"},
+    "message content": {"messages": (BASE.messages[0], Message("user", "<d1>a</d1><d2>c</d2>"))},
+    "message role": {"messages": (Message("user", "You rate similarity."), BASE.messages[1])},
+    "message order": {"messages": (BASE.messages[1], BASE.messages[0])},
+    "one message fewer": {"messages": BASE.messages[1:]},
+    "replicate": {"replicate": 1},
+    "item_tag": {"item_tag": '{"doc_id":"1"}'},
+}
+DECODING_VARIANTS = {
+    "temperature": {"temperature": 0.7},
+    "top_p": {"top_p": 0.9},
+    "max_tokens": {"max_tokens": 17},
+    "seed": {"seed": 0},
+    "stop": {"stop": ("\n",)},
+    "response_format": {"response_format": "json"},
+    "json_schema": {"json_schema": '{"type":"object"}'},
+    "guided_regex": {"guided_regex": "[0-9]+"},
+}
+
+
+def test_every_field_of_request_and_decoding_is_covered_by_a_variant() -> None:
+    assert set(CallRequest.__struct_fields__) == {"namespace", "adapter", "model", "revision", "messages", "decoding", "replicate", "item_tag"}
+    assert set(DECODING_VARIANTS) == set(Decoding.__struct_fields__)
+
+
+def test_requests_differing_in_any_output_relevant_field_never_share_a_key() -> None:
+    variants = [BASE]
+    variants += [msgspec.structs.replace(BASE, **change) for change in REQUEST_VARIANTS.values()]
+    variants += [
+        msgspec.structs.replace(BASE, decoding=msgspec.structs.replace(BASE.decoding, **change))
+        for change in DECODING_VARIANTS.values()
+    ]
+    keys = [request_key(r) for r in variants]
+    assert all(len(k) == 32 for k in keys)
+    assert len(set(keys)) == len(keys)
+    # and equal requests always share it (rebuilt from scratch, not the same object)
+    rebuilt = CallRequest(
+        namespace="judge",
+        adapter="openai",
+        model="gpt-4o-mini-2024-07-18",
+        revision="",
+        messages=(Message("system", "You rate similarity."), Message("user", "<d1>a</d1><d2>b</d2>")),
+        decoding=Decoding(),
+    )
+    assert request_key(rebuilt) == request_key(BASE)
+
+
+JUDGE_TOML = """
+store = "s"
+output = "o"
+positions = [[1, 1]]
+needles = ["neg"]
+hays = ["orig"]
+prompts = ["bands"]
+[[judges]]
+name = "j"
+{judge}
+"""
+REFERENCE_JUDGE = {"adapter": '"openai"', "model": '"gpt-4o-mini-2024-07-18"'}
+
+
+def _first_key(corpus, tmp_path: Path, **judge: str) -> bytes:  # type: ignore[no-untyped-def]
+    from engine.design import Design
+    from engine.pairs import document_order
+    from engine.prompts import load_prompt
+
+    lines = "\n".join(f"{k} = {v}" for k, v in {**REFERENCE_JUDGE, **judge}.items())
+    config = parse_config(JUDGE_TOML.format(judge=lines), base_dir=tmp_path)
+    design = Design(config, corpus, {"bands": load_prompt("bands")}, document_order=document_order)
+    cell = design.cells[0]
+    item = next(it for it in (design.item(cell, d) for d in range(design.doc_limit(cell))) if it is not None)
+    return item.keys[0]
+
+
+IRRELEVANT_JUDGE_SETTINGS = {
+    "timeout_s": "5.0",
+    "base_url": '"http://127.0.0.1:9999/v1"',
+    "concurrency": "3",
+    "api_key_env": '"OTHER_KEY"',
+    "max_attempts": "2",
+    "max_retry_time_s": "10.0",
+    "rpm": "100.0",
+    "tpm": "100000.0",
+    "prices": "{ input = 1.5, output = 6.0 }",
+}
+RELEVANT_JUDGE_SETTINGS = {
+    "model": '"gpt-4o-2024-08-06"',
+    "revision": '"r2"',
+    "adapter": '"openai-compatible"',
+    "options": "{ item_metadata = true }",
+}
+
+
+def test_irrelevant_judge_settings_never_change_the_key_through_the_real_design(corpus, tmp_path: Path) -> None:
+    reference = _first_key(corpus, tmp_path)
+    for key, value in IRRELEVANT_JUDGE_SETTINGS.items():
+        assert _first_key(corpus, tmp_path, **{key: value}) == reference, key
+
+
+def test_relevant_judge_settings_change_the_key_through_the_real_design(corpus, tmp_path: Path) -> None:
+    keys = {_first_key(corpus, tmp_path)}
+    for key, value in RELEVANT_JUDGE_SETTINGS.items():
+        new = _first_key(corpus, tmp_path, **{key: value})
+        assert new not in keys, key
+        keys.add(new)
+
+
+# ---------------------------------------------------------------------------
+# What is cached
+
+
+def result(status: str = "ok", text: str = "73", **fields) -> CallResult:  # type: ignore[no-untyped-def]
+    return CallResult(status=status, text=text, usage=Usage(prompt_tokens=600, completion_tokens=2), cost_usd=1e-4, **fields)  # type: ignore[arg-type]
+
+
+def test_answers_are_cached_transient_failures_are_not() -> None:
+    assert is_cacheable(result("ok"))
+    assert is_cacheable(result("refused", "I can't help with that", error_kind="content_filter"))
+    assert not is_cacheable(result("error", "HTTP 503", error_kind="server"))
+    assert not is_cacheable(result("error", "timed out", error_kind="timeout"))
+    original = result("ok", "Score: 73", model_version="fp_1")
+    assert decode_result(encode_result(original)) == original
+
+
+# ---------------------------------------------------------------------------
+# Group commit
+
+
+def test_commit_returns_only_once_readable_and_batches_concurrent_commits(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s")
+    cache = CallCache(store)
+    keys = [request_key(msgspec.structs.replace(BASE, replicate=r)) for r in range(300)]
+
+    async def main() -> GroupCommitWriter:
+        async with GroupCommitWriter(store) as writer:
+
+            async def one(n: int) -> None:
+                await writer.commit([(RESULTS_DB, keys[n], encode_result(result(text=str(n))))])
+                # reported done => committed: a fresh read transaction sees it
+                got = cache.get(keys[n])
+                assert got is not None and got.text == str(n)
+
+            async with anyio.create_task_group() as tg:
+                for n in range(300):
+                    tg.start_soon(one, n)
+        return writer
+
+    writer = anyio.run(main)
+    assert writer.items_committed == 300
+    assert writer.commits < 300  # group commit: several results per transaction
+    assert len(cache) == 300
+    assert [r.text if r else None for r in cache.get_many(keys[:3] + [b"\0" * 32])] == ["0", "1", "2", None]
+    store.close()
+
+
+def test_submitted_writes_are_flushed_on_exit_and_callbacks_run_after_commit(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s")
+    seen: list[bool] = []
+
+    async def main() -> None:
+        async with GroupCommitWriter(store, max_pending=4) as writer:
+            for n in range(50):  # max_pending=4: the loop waits for room, never an unbounded queue
+                key = bytes([n]) * 32
+                await writer.submit([("rows", key, b"x")], callback=lambda k=key: seen.append(store.get_raw("rows", k) == b"x"))
+
+    anyio.run(main)
+    assert seen == [True] * 50
+    assert store.count("rows") == 50
+    store.close()
+
+
+def test_a_failed_commit_is_reported_to_the_waiter(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s")
+
+    async def main() -> None:
+        async with GroupCommitWriter(store) as writer:
+            await writer.commit([("no-such-db", b"k" * 32, b"v")])
+
+    with pytest.raises(CommitError, match="commit failed"):
+        anyio.run(main)
+    store.close()
+
+
+def test_the_map_grows_when_full(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s")
+    start = store.env.info()["map_size"]
+    blob = b"z" * (1 << 20)
+
+    async def main() -> None:
+        async with GroupCommitWriter(store) as writer:
+            for n in range(start // len(blob) + 16):
+                await writer.submit([(RESULTS_DB, n.to_bytes(32, "big"), blob)])
+
+    anyio.run(main)
+    assert store.env.info()["map_size"] > start
+    assert store.count(RESULTS_DB) == start // len(blob) + 16
+    store.close()
+
+
+def test_two_processes_share_one_store(tmp_path: Path) -> None:
+    path = tmp_path / "shared"
+    store = Store(path)
+    child = textwrap.dedent(
+        f"""
+        import anyio
+        from engine.cache import GroupCommitWriter, RESULTS_DB
+        from engine.store import Store
+        store = Store({str(path)!r})
+        async def main():
+            async with GroupCommitWriter(store) as writer:
+                for n in range(200):
+                    await writer.submit([(RESULTS_DB, b"c" + n.to_bytes(31, "big"), b"child")])
+        anyio.run(main)
+        store.close()
+        """
+    )
+    proc = subprocess.Popen([sys.executable, "-c", child])
+
+    async def main() -> None:
+        async with GroupCommitWriter(store) as writer:
+            for n in range(200):
+                await writer.commit([(RESULTS_DB, b"p" + n.to_bytes(31, "big"), b"parent")])
+
+    anyio.run(main)
+    assert proc.wait(timeout=60) == 0
+    assert store.count(RESULTS_DB) == 400
+    store.close()
+
+
+# ---------------------------------------------------------------------------
+# needlejudge cache stats | export | verify
+
+
+def test_cache_command_stats_export_and_verify_reports_corrupt_entries(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "store"
+    store = Store(path)
+    good = [(request_key(msgspec.structs.replace(BASE, replicate=r)), encode_result(result(text=str(r)))) for r in range(5)]
+    store.put_many_raw(RESULTS_DB, good)
+    store.put_many_raw(RESULTS_DB, [(b"\xff" * 32, b"\xc1not msgpack")])
+    store.close()
+
+    assert cli_main(["cache", "stats", str(path)]) == 0
+    stats = msgspec.json.decode(capsys.readouterr().out)
+    assert stats["entries"] == 6 and stats["corrupt"] == 1 and stats["by_status"] == {"ok": 5}
+    assert stats["prompt_tokens"] == 5 * 600
+
+    export = tmp_path / "cache.jsonl"
+    assert cli_main(["cache", "export", str(path), "--out", str(export)]) == 1  # corrupt entry skipped, said so
+    assert "1 corrupt entries skipped" in capsys.readouterr().err
+    assert cli_main(["cache", "verify", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "corrupt " + "ff" * 32 in out
+    assert "verified 6 entries: 5 ok, 1 corrupt" in out
+
+    assert cli_main(["cache", "verify", str(path), "--delete-corrupt"]) == 0
+    assert cli_main(["cache", "verify", str(path)]) == 0
+    assert "verified 5 entries: 5 ok, 0 corrupt" in capsys.readouterr().out
+    assert cli_main(["cache", "export", str(path), "--out", str(export)]) == 0
+    lines = export.read_bytes().splitlines()
+    assert len(lines) == 5
+    assert {msgspec.json.decode(line)["result"]["text"] for line in lines} == {"0", "1", "2", "3", "4"}
+
+
+def test_cache_command_on_a_missing_store_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main(["cache", "stats", str(tmp_path / "nothing")]) == 2
+    assert "no needlejudge store here" in capsys.readouterr().err

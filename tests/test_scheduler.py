@@ -1,0 +1,309 @@
+"""engine.scheduler against a real corpus, real prompts, real LMDB — with scripted
+provider doubles (controlled latency, out-of-order completion, refusals, failures)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from pathlib import Path
+
+import anyio
+import pytest
+
+from engine.cache import CallCache, GroupCommitWriter
+from engine.config import ExperimentConfig, parse_config
+from engine.contracts import CallRequest, CallResult, Capabilities, Usage
+from engine.design import Design
+from engine.results import iter_rows, load_cell_states
+from engine.scheduler import RunAborted, Scheduler
+from engine.store import Store
+
+RUN_ID = "00112233445566ff"
+
+CONFIG = """
+store = "unused"
+output = "unused"
+seed = 7
+needles = ["none", "neg", "con"]
+hays = ["orig", "rand"]
+positions = [[0, 0], [1, 2], [2, 1]]
+window = {window}
+[stopping]
+{stopping}
+[[judges]]
+name = "sim"
+adapter = "scripted"
+model = "sim-1"
+concurrency = {concurrency}
+options = {{ item_metadata = true }}
+[[judges]]
+name = "other"
+adapter = "scripted"
+model = "sim-2"
+prompts = ["bands"]
+concurrency = {concurrency}
+"""
+
+
+def score_for(request: CallRequest) -> int:
+    """A deterministic 'judge': a score from the request text, 60-100."""
+    digest = hashlib.blake2b(request.messages[-1].content.encode(), digest_size=4).digest()
+    return 60 + int.from_bytes(digest, "little") % 41
+
+
+class ScriptedJudge:
+    """A provider double: latency, refusals and failures chosen per request."""
+
+    capabilities = Capabilities()
+
+    def __init__(self, *, seed: int = 0, max_latency: float = 0.0, refuse=None, fail=None, fatal_after: int | None = None) -> None:  # type: ignore[no-untyped-def]
+        self.rng = random.Random(seed)
+        self.max_latency = max_latency
+        self.refuse = refuse or (lambda request: False)
+        self.fail = fail or (lambda request: False)
+        self.fatal_after = fatal_after
+        self.calls = 0
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.seen: list[CallRequest] = []
+
+    async def complete(self, request: CallRequest) -> CallResult:
+        self.calls += 1
+        self.seen.append(request)
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            if self.max_latency:
+                await anyio.sleep(self.rng.random() * self.max_latency)
+            else:
+                await anyio.lowlevel.checkpoint()
+        finally:
+            self.in_flight -= 1
+        if self.fatal_after is not None and self.calls > self.fatal_after:
+            return CallResult(status="error", text="HTTP 401: invalid api key", error_kind="auth")
+        if self.fail(request):
+            return CallResult(status="error", text="HTTP 503", error_kind="server")
+        if self.refuse(request):
+            return CallResult(status="refused", text="I cannot help with that.", error_kind="content_filter")
+        return CallResult(
+            status="ok",
+            text=str(score_for(request)),
+            usage=Usage(prompt_tokens=100, completion_tokens=2),
+            cost_usd=0.001,
+        )
+
+    async def aclose(self) -> None:
+        pass
+
+
+def make_config(tmp_path: Path, *, stopping: str = 'kind = "fixed"\nn = 6', concurrency: int = 8, window: int = 2) -> ExperimentConfig:
+    text = CONFIG.format(stopping=stopping, concurrency=concurrency, window=window)
+    return parse_config(text, base_dir=tmp_path)
+
+
+def run_design(config: ExperimentConfig, corpus, store: Store, judges: dict[str, ScriptedJudge], run_id: str = RUN_ID) -> Scheduler:  # type: ignore[no-untyped-def]
+    from engine.pairs import document_order
+    from engine.prompts import load_prompt
+
+    prompts = {name: load_prompt(name) for name in ("pair", "bands")}
+    # the scripted judges answer a bare number, which both prompts' parsers read
+    design = Design(config, corpus, {"bands": prompts["bands"], "pair": prompts["pair"]}, document_order=document_order)
+
+    async def main() -> Scheduler:
+        async with GroupCommitWriter(store) as writer:
+            scheduler = Scheduler(
+                design,
+                cache=CallCache(store),
+                writer=writer,
+                adapters=judges,  # type: ignore[arg-type]
+                run_id=run_id,
+                prompt_versions={name: p.version for name, p in prompts.items()},
+            )
+            scheduler.restore()
+            await scheduler.run()
+        return scheduler
+
+    return anyio.run(main)
+
+
+def rows_of(store: Store, run_id: str = RUN_ID) -> list[tuple]:
+    return [
+        (r.judge, r.prompt_id, r.needle, r.hay, r.i, r.j, r.doc_index, r.doc_id, r.status, r.score, r.order, r.control)
+        for r in iter_rows(store, bytes.fromhex(run_id))
+    ]
+
+
+@pytest.fixture
+def store(tmp_path: Path):  # type: ignore[no-untyped-def]
+    s = Store(tmp_path / "store")
+    yield s
+    s.close()
+
+
+def test_results_do_not_depend_on_timing_or_concurrency(corpus, tmp_path: Path) -> None:
+    paper = 'kind = "paper"\nmin_docs = 12\nwindow = 4\ntolerance = 2.0'
+    stores = []
+    for n, (latency, concurrency) in enumerate([(0.0, 1), (0.004, 16), (0.004, 5)]):
+        store = Store(tmp_path / f"s{n}")
+        config = make_config(tmp_path, stopping=paper, concurrency=concurrency, window=3)
+        judges = {"sim": ScriptedJudge(seed=n, max_latency=latency), "other": ScriptedJudge(seed=n + 10, max_latency=latency)}
+        run_design(config, corpus, store, judges)
+        assert judges["sim"].max_in_flight <= concurrency
+        stores.append(store)
+    reference = rows_of(stores[0])
+    assert len(reference) > 0
+    for store in stores[1:]:
+        assert rows_of(store) == reference
+    # in document-index order within each cell, and every cell reached its minimum
+    states = load_cell_states(stores[0], bytes.fromhex(RUN_ID))
+    assert all(state.n >= 12 or state.reason == "exhausted" for state in states.values())
+    for store in stores:
+        store.close()
+
+
+def test_in_flight_calls_stay_within_each_judges_concurrency(corpus, store: Store, tmp_path: Path) -> None:
+    config = make_config(tmp_path, concurrency=3)
+    judges = {"sim": ScriptedJudge(max_latency=0.003), "other": ScriptedJudge(max_latency=0.003)}
+    run_design(config, corpus, store, judges)
+    assert 1 < judges["sim"].max_in_flight <= 3
+    assert 1 < judges["other"].max_in_flight <= 3
+
+
+def test_next_item_goes_to_the_least_advanced_cell(corpus, store: Store, tmp_path: Path) -> None:
+    config = make_config(tmp_path, concurrency=1, window=1)
+    judges = {"sim": ScriptedJudge(), "other": ScriptedJudge()}
+    run_design(config, corpus, store, judges)
+    cells = [json.loads(r.item_tag) for r in judges["sim"].seen]
+    names = [f"{t['needle']}/{t['hay']}/{t['i']},{t['j']}" for t in cells]
+    issued = dict.fromkeys(names, 0)
+    # 3 needles x 2 hays x 3 positions, each exactly n=6 documents (fixed rule: no wasted call)
+    assert len(issued) == 18 and len(names) == 18 * 6
+    for name in names:
+        issued[name] += 1
+        assert max(issued.values()) - min(issued.values()) <= 1, issued
+
+
+def test_item_tag_only_for_judges_that_ask_for_item_metadata(corpus, store: Store, tmp_path: Path) -> None:
+    config = make_config(tmp_path)
+    judges = {"sim": ScriptedJudge(), "other": ScriptedJudge()}
+    run_design(config, corpus, store, judges)
+    assert all(r.item_tag for r in judges["sim"].seen)
+    assert all(r.item_tag == "" for r in judges["other"].seen)
+    tag = json.loads(judges["sim"].seen[0].item_tag)
+    assert set(tag) == {"control", "doc_id", "hay", "i", "j", "needle", "order"}
+
+
+def test_refused_and_failed_documents_are_recorded_and_replaced(corpus, store: Store, tmp_path: Path) -> None:
+    doc_ids = sorted(corpus.doc_ids)
+    refused_docs, failed_docs = set(doc_ids[:3]), set(doc_ids[3:5])
+
+    def doc_of(request: CallRequest) -> str:
+        return json.loads(request.item_tag)["doc_id"]
+
+    judges = {
+        "sim": ScriptedJudge(refuse=lambda r: doc_of(r) in refused_docs, fail=lambda r: doc_of(r) in failed_docs),
+        "other": ScriptedJudge(),
+    }
+    run_design(make_config(tmp_path), corpus, store, judges)
+    rows = [r for r in iter_rows(store, bytes.fromhex(RUN_ID)) if r.judge == "sim"]
+    by_status: dict[str, int] = {}
+    for r in rows:
+        by_status[r.status] = by_status.get(r.status, 0) + 1
+        if r.status != "ok":
+            assert r.score is None  # no failure ever becomes a score
+            assert r.error_kind in ("content_filter", "server")
+    assert by_status.get("refused", 0) > 0 and by_status.get("error", 0) > 0
+    cells: dict[tuple, list] = {}
+    for r in rows:
+        cells.setdefault((r.needle, r.hay, r.i, r.j), []).append(r)
+    for cell_rows in cells.values():
+        assert sum(r.status == "ok" for r in cell_rows) == 6  # replaced until n ok scores
+        indices = [r.doc_index for r in cell_rows]
+        assert indices == sorted(indices)
+    # refusals are answers (cached); transient errors are not cached
+    cache = CallCache(store)
+    for r in rows:
+        cached = [cache.get(bytes.fromhex(k)) for k in r.cache_keys]
+        if r.status == "error":
+            assert cached == [None]
+        else:
+            assert cached[0] is not None and cached[0].status == r.status
+
+
+def test_cache_hits_make_no_calls_and_a_finished_run_is_not_rerun(corpus, store: Store, tmp_path: Path) -> None:
+    config = make_config(tmp_path)
+    first = {"sim": ScriptedJudge(), "other": ScriptedJudge()}
+    run_design(config, corpus, store, first)
+    rows = rows_of(store)
+    assert first["sim"].calls > 0
+    # the same run again: every cell ended, nothing dispatched
+    again = {"sim": ScriptedJudge(), "other": ScriptedJudge()}
+    scheduler = run_design(config, corpus, store, again)
+    assert again["sim"].calls == again["other"].calls == 0
+    assert scheduler.progress.cells_reused == len(scheduler.runs)
+    assert rows_of(store) == rows
+    # a different run (n 6 -> 8): the first 6 documents per cell come from the cache
+    bigger = make_config(tmp_path, stopping='kind = "fixed"\nn = 8')
+    third = {"sim": ScriptedJudge(), "other": ScriptedJudge()}
+    scheduler = run_design(bigger, corpus, store, third, run_id="00000000000000aa")
+    cells = len(scheduler.runs)
+    progress = scheduler.progress
+    assert progress.calls_network + progress.calls_cached == 8 * cells
+    assert progress.calls_network == third["sim"].calls + third["other"].calls <= 2 * cells
+    assert progress.calls_cached >= 6 * cells
+    new_rows = rows_of(store, "00000000000000aa")
+    assert len(new_rows) == 8 * cells
+    assert [r for r in new_rows if r[6] < 6] == rows
+
+
+def test_an_aborted_run_resumes_to_the_same_results(corpus, tmp_path: Path) -> None:
+    config = make_config(tmp_path, stopping='kind = "paper"\nmin_docs = 10\nwindow = 3\ntolerance = 3.0')
+    reference_store = Store(tmp_path / "ref")
+    reference_judges = {"sim": ScriptedJudge(), "other": ScriptedJudge()}
+    run_design(config, corpus, reference_store, reference_judges)
+    reference = rows_of(reference_store)
+    reference_calls = reference_judges["sim"].calls + reference_judges["other"].calls
+
+    store = Store(tmp_path / "resumed")
+    broken = {"sim": ScriptedJudge(fatal_after=40, max_latency=0.002), "other": ScriptedJudge(fatal_after=40, max_latency=0.002)}
+    with pytest.raises(RunAborted, match="rejected the call"):
+        run_design(config, corpus, store, broken)
+    partial = rows_of(store)
+    assert 0 < len(partial) < len(reference)
+    assert set(partial) < set(reference)  # a prefix of every cell, nothing else
+    resumed = {"sim": ScriptedJudge(max_latency=0.002), "other": ScriptedJudge(max_latency=0.002)}
+    run_design(config, corpus, store, resumed)
+    assert rows_of(store) == reference
+    # only what the first run had not committed is called again (plus what was in flight)
+    in_flight = 2 * 2 * 8
+    assert resumed["sim"].calls + resumed["other"].calls <= reference_calls - len(partial) + in_flight
+    reference_store.close()
+    store.close()
+
+
+def test_persistent_failures_abort_instead_of_burning_through_the_corpus(corpus, store: Store, tmp_path: Path) -> None:
+    from engine.pairs import document_order
+    from engine.prompts import load_prompt
+
+    config = make_config(tmp_path)
+    prompts = {"pair": load_prompt("pair"), "bands": load_prompt("bands")}
+    design = Design(config, corpus, prompts, document_order=document_order)
+    judges = {"sim": ScriptedJudge(fail=lambda r: True), "other": ScriptedJudge()}
+
+    async def main() -> None:
+        async with GroupCommitWriter(store) as writer:
+            scheduler = Scheduler(
+                design,
+                cache=CallCache(store),
+                writer=writer,
+                adapters=judges,  # type: ignore[arg-type]
+                run_id=RUN_ID,
+                prompt_versions={n: p.version for n, p in prompts.items()},
+                max_consecutive_errors=20,
+            )
+            await scheduler.run()
+
+    with pytest.raises(RunAborted, match="20 calls in a row failed"):
+        anyio.run(main)
+    assert judges["sim"].calls < 20 + 2 * 8 * 2  # stopped soon after the threshold
