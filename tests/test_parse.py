@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.prompts.parse import parse_score
@@ -76,12 +76,14 @@ REASONING = st.text(
 )
 
 
+@settings(deadline=None)
 @given(n=st.integers(0, 100), form=st.sampled_from(ANSWER_FORMS))
 def test_any_in_range_integer_in_any_accepted_form_parses_back(n, form):
     verdict = parse_score(form.format(n=n, high=100), SCALE_0_100)
     assert (verdict.status, verdict.raw_score, verdict.score) == ("ok", float(n), float(n))
 
 
+@settings(deadline=None)
 @given(scale_name=st.sampled_from(["1-7", "-3..3", "0-100"]), data=st.data())
 def test_integer_scales_round_trip_and_rescale(scale_name, data):
     scale = BUILTIN_SCALES[scale_name]
@@ -92,18 +94,21 @@ def test_integer_scales_round_trip_and_rescale(scale_name, data):
     assert verdict.score == pytest.approx(100 * (n - scale.low) / (scale.high - scale.low))
 
 
+@settings(deadline=None)
 @given(reasoning=REASONING, n=st.integers(0, 100))
 def test_reasoning_before_a_final_score_line(reasoning, n):
     verdict = parse_score(f"{reasoning}\n\nScore: {n}", SCALE_0_100)
     assert (verdict.status, verdict.raw_score) == ("ok", float(n))
 
 
+@settings(deadline=None)
 @given(n=st.integers(101, 10**6), form=st.sampled_from(["{n}", "Score: {n}", '{{"score": {n}}}']))
 def test_out_of_range_is_unparseable_never_clipped(n, form):
     verdict = parse_score(form.format(n=n), SCALE_0_100)
     assert verdict.status == "unparseable" and verdict.score is None and "outside" in verdict.detail
 
 
+@settings(deadline=None)
 @given(first=st.integers(0, 100), second=st.integers(0, 100))
 def test_two_different_answers_are_unparseable(first, second):
     verdict = parse_score(f"Score: {first}\n\nScore: {second}", SCALE_0_100)
@@ -113,12 +118,14 @@ def test_two_different_answers_are_unparseable(first, second):
         assert verdict.status == "unparseable" and "conflicting" in verdict.detail
 
 
+@settings(deadline=None)
 @given(text=REASONING)
 def test_text_without_digits_never_yields_a_score(text):
     verdict = parse_score(text, SCALE_0_100)
     assert verdict.status in ("unparseable", "refused") and verdict.score is None
 
 
+@settings(deadline=None)
 @given(text=st.text(alphabet=st.sampled_from(list("0123456789 .:/-%{}\"score\n*`")) | st.characters(), max_size=80))
 def test_any_score_found_is_a_number_written_in_the_text(text):
     verdict = parse_score(text, SCALE_0_100)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.contracts import CallRequest, CallResult, ConfigError, Message, Prompt, request_key
@@ -249,6 +249,7 @@ TAG_PIECES = st.sampled_from(["<document_1>", "</document_1>", "<document_2>", "
 DOCUMENTS = st.lists(st.text(max_size=12) | TAG_PIECES, max_size=12).map("".join)
 
 
+@settings(deadline=None)
 @given(first=DOCUMENTS, second=DOCUMENTS)
 def test_any_documents_survive_the_round_trip(first, second):
     pair_call = load_prompt("pair").render(first, second)[0]
