@@ -167,6 +167,9 @@ APPENDIX_HEADINGS = frozenset(
 _TERMINAL = re.compile(r"[.!?][\"'”’)\]]*$")
 _HEADING_MAX_WORDS = 8
 _HEADING_MAX_CHARS = 60
+_FINITE_VERBS = frozenset(
+    "is was are were has had have be been will would can could may might must shall should does did do".split()
+)
 _TAGS = re.compile(r"<[^<>]{0,200}>")
 _EMPTY_PARENS = re.compile(r"\s*\((?:[\s;,]*)\)")
 _LIST_MARK = re.compile(r"^(?:[*#•·\-–—]|\d+[.)]\s)")
@@ -182,7 +185,11 @@ def is_heading(line: str) -> bool:
     body = stripped[:-1]
     if not body or re.search(r"[.!?;:]", body):
         return False
-    return len(body.split()) <= _HEADING_MAX_WORDS
+    words = body.split()
+    # a short sentence of its own ("Alpha is a letter.") has a finite verb;
+    # headings rarely do. Short sentences without one of these are lost,
+    # which only shortens a document.
+    return len(words) <= _HEADING_MAX_WORDS and not any(w.lower() in _FINITE_VERBS for w in words)
 
 
 def _is_table_or_code(line: str) -> bool:

@@ -23,6 +23,7 @@ whitespace; offsets are relative to that text. Rules (DESIGN.md):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -74,6 +75,10 @@ def _insert(text: str, at: int, piece: str) -> str:
     return text[:at] + piece + text[at:]
 
 
+def _inside_quotes(text: str, at: int) -> bool:
+    return text.count('"', 0, at) % 2 == 1 or text.count("“", 0, at) > text.count("”", 0, at)
+
+
 def _match_case(word: str, model: str) -> str:
     if len(model) > 1 and model.isupper():
         return word.upper()
@@ -104,13 +109,15 @@ def negate(sent: Span) -> str | None:
         return None
     subject_start = min(s.left_edge.i for s in subjects)
     text = sentence_text(sent)
+    if _inside_quotes(text, _offset(sent, root)):  # the root of quoted speech, not of the sentence
+        return None
     auxiliaries = sorted((c for c in root.children if c.dep_ in AUX_DEPS), key=lambda t: t.i)
     if auxiliaries:
         first = auxiliaries[0]
         if first.i < subject_start or first.lower_ == "to":  # inversion ("Had he known") or infinitive
             return None
         return _insert(text, _offset(sent, first) + len(first.text), " not")
-    if root.pos_ == "AUX":  # copula ("was" -> "was not")
+    if root.pos_ == "AUX" or root.lemma_ == "be":  # copula ("was" -> "was not", "there are" -> "there are not")
         if root.i < subject_start:
             return None
         return _insert(text, _offset(sent, root) + len(root.text), " not")
@@ -138,8 +145,12 @@ def _swappable(sent: Span, token: Token) -> bool:
     if (token.i > 0 and doc[token.i - 1].text == "/") or (token.i + 1 < len(doc) and doc[token.i + 1].text == "/"):
         return False
     head = token.head
-    for t in (head, *head.children):
-        if t.lower_ in _CORRELATIVES and t.i < token.i:
+    if token.lower_ == "and" and head.dep_ in SUBJECT_DEPS:  # "X and Y were" -> "X or Y were" breaks agreement
+        return False
+    # correlatives ("either X or Y", "both X and Y", "whether X or Y") sit at or
+    # just before the first conjunct; the parser often attaches them to the verb
+    for t in doc[max(sent.start, head.left_edge.i - 2) : token.i]:
+        if t.lower_ in _CORRELATIVES:
             return False
     if head.head.lower_ == "between" or head.lower_ == "between":
         return False
@@ -161,13 +172,53 @@ def swap_conjunctions(sent: Span) -> str | None:
 # ner
 
 
+_MONTHS = frozenset(
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
+_SHAPE_PIECES = re.compile(r"\d+|[^\W\d_]+|\S")
+
+
+def entity_shape(text: str, label: str) -> str:
+    """What a replacement must share with the entity it replaces to read fluently.
+
+    DATE: the token pattern with years as Y, other numbers as 9 and month
+    names as M ("15 May 1873" -> "9 M Y", "the 1970s" -> "the Y s"), so a
+    year replaces a year and a day-month a day-month, never "four years"
+    by "March". Other labels: only whether the text starts with "the".
+    """
+    if label != "DATE":
+        return "the" if text.lower().startswith("the ") else ""
+    pieces = []
+    for piece in _SHAPE_PIECES.findall(text.lower()):
+        if piece.isdigit():
+            pieces.append("Y" if len(piece) == 4 else "9")
+        elif piece in _MONTHS:
+            pieces.append("M")
+        else:
+            pieces.append(piece)
+    return " ".join(pieces)
+
+
+def _usable_entity_text(text: str) -> bool:
+    return "\n" not in text and text.strip() == text and not text.endswith(("'s", "’s"))
+
+
 def document_entity_texts(doc: Doc) -> dict[str, frozenset[str]]:
-    """label -> distinct entity texts in the whole document (NER labels only)."""
+    """label -> distinct entity texts in the whole document (NER labels only).
+
+    Texts the model also tags with another label somewhere in the document
+    (e.g. a company tagged PERSON once and ORG elsewhere) are left out, as
+    are possessives ("Stan Kenton's")."""
     found: dict[str, set[str]] = {}
+    labels_of: dict[str, set[str]] = {}
     for ent in doc.ents:
-        if ent.label_ in NER_LABELS and "\n" not in ent.text and ent.text.strip() == ent.text:
+        labels_of.setdefault(ent.text, set()).add(ent.label_)
+        if ent.label_ in NER_LABELS and _usable_entity_text(ent.text):
             found.setdefault(ent.label_, set()).add(ent.text)
-    return {label: frozenset(texts) for label, texts in found.items()}
+    return {
+        label: frozenset(t for t in texts if len(labels_of[t]) == 1) for label, texts in found.items()
+    }
 
 
 def entity_options(sent: Span, entity_texts: dict[str, frozenset[str]]) -> tuple[EntityOption, ...]:
@@ -176,7 +227,12 @@ def entity_options(sent: Span, entity_texts: dict[str, frozenset[str]]) -> tuple
     for ent in sent.ents:
         if ent.label_ not in NER_LABELS:
             continue
-        replacements = tuple(sorted(t for t in entity_texts.get(ent.label_, ()) if t != ent.text))
+        if not _usable_entity_text(ent.text):
+            continue
+        shape = entity_shape(ent.text, ent.label_)
+        replacements = tuple(
+            sorted(t for t in entity_texts.get(ent.label_, ()) if t != ent.text and entity_shape(t, ent.label_) == shape)
+        )
         if not replacements:
             continue
         options.append(

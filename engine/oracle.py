@@ -94,9 +94,27 @@ def _is_do_support(before: str, after: str) -> bool:
         if len(head) + len(tail) >= len(before) or not (before.startswith(head) and before.endswith(tail)):
             continue
         verb = before[len(head) : len(before) - len(tail)]
-        if _WORD.fullmatch(verb) and verb[:1].isupper() == match.group(1)[:1].isupper():
+        do, base = match.group(1).lower(), match.group(2)
+        if (
+            _WORD.fullmatch(verb)
+            and verb[:1].isupper() == match.group(1)[:1].isupper()
+            and _agrees(do, verb.lower(), base)
+        ):
             return True
     return False
+
+
+def _agrees(do: str, verb: str, base: str) -> bool:
+    """Whether "<do> not <base>" can stand for `verb` (form, not meaning)."""
+    if do == "does":  # third person singular present: works, goes, studies, has
+        return verb in (base + "s", base + "es") or (verb.endswith("ies") and base == verb[:-3] + "y") or (
+            verb == "has" and base == "have"
+        )
+    if do == "do":  # plural present: the base form itself
+        return verb == base
+    # did: any past form; an invariant past (put, cut) equals the base, but a
+    # third person present ("works") never stands for "did not works"
+    return verb != base or not verb.endswith("s")
 
 
 def _swapped_case(word: str) -> str:

@@ -1,0 +1,36 @@
+"""Model resolution and the paragraph-break component (real spaCy model)."""
+
+from __future__ import annotations
+
+import pytest
+
+import engine.nlp as nlp_module
+from engine.contracts import ConfigError
+from engine.nlp import PARAGRAPH_BREAKS, load_nlp, model_identity
+
+
+def test_default_name_resolves_to_an_installed_model(nlp):
+    assert {"tagger", "parser", "lemmatizer", "ner", PARAGRAPH_BREAKS} <= set(nlp.pipe_names)
+    assert nlp.pipe_names.index(PARAGRAPH_BREAKS) < nlp.pipe_names.index("parser")
+    identity = model_identity(nlp)
+    assert identity.startswith("en_core_web_sm") and "==3.8" in identity
+
+
+def test_unknown_model_is_a_config_error_naming_it():
+    with pytest.raises(ConfigError, match="en_core_web_nonexistent"):
+        load_nlp("en_core_web_nonexistent")
+
+
+def test_missing_default_and_fallback_names_both(monkeypatch):
+    monkeypatch.setattr(nlp_module, "DEFAULT_MODEL", "xx_missing_default")
+    monkeypatch.setattr(nlp_module, "FALLBACK_MODEL", "xx_missing_fallback")
+    with pytest.raises(ConfigError) as info:
+        load_nlp("xx_missing_default")
+    assert "xx_missing_default" in str(info.value) and "xx_missing_fallback" in str(info.value)
+
+
+def test_no_sentence_spans_a_paragraph_break(nlp):
+    doc = nlp("They work there\nand she left early. The end came soon.")
+    sentences = [s.text.strip() for s in doc.sents]
+    assert sentences[0] == "They work there"
+    assert all("\n" not in s for s in sentences)
