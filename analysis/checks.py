@@ -254,10 +254,7 @@ def human_agreement(scored: Table, labels: Table) -> list[HumanAgreementRow]:
     """Agreement of each judge × prompt with human labels: Cohen's kappa
     with linear weights over the explicit label set, Krippendorff's alpha
     (interval on the raw scores, ordinal on the snapped ones)."""
-    label_of = {
-        item: lab
-        for *item, lab in zip(*(labels[k].tolist() for k in ITEM_KEYS), labels["label"].tolist())
-    }
+    label_of = {tuple(item): lab for *item, lab in zip(*(labels[k].tolist() for k in ITEM_KEYS), labels["label"].tolist())}
     label_set = np.unique(labels["label"])
     out = []
     for key, t in scored.groups(*GROUP_KEYS):

@@ -372,6 +372,11 @@ def _raters_table(run: Run) -> list[tuple[str, str, str, int, int]]:
     return out
 
 
+def _manifest_digest(manifest: dict[str, Any]) -> dict[str, Any]:
+    """The manifest for display: long per-cell lists summarised by their length."""
+    return {k: (f"<{len(v)} entries: see manifest.json>" if isinstance(v, list) and len(v) > 20 else v) for k, v in manifest.items()}
+
+
 def _render_html(run: Run, sections: list[Section], generated: str) -> str:
     run_ids = ", ".join(run.rows.unique("run_id")) or run.manifest.get("run_id", "?")
     raters = "".join(
@@ -386,7 +391,8 @@ def _render_html(run: Run, sections: list[Section], generated: str) -> str:
         "<h2>Judges</h2><table class=meta><thead><tr><th>judge</th><th>prompt id@version</th><th>rows (all)</th>"
         f"<th>scored experimental rows (n)</th></tr></thead><tbody>{raters}</tbody></table>",
         f"<ul>{notes}</ul>" if notes else "",
-        "<details><summary>manifest.json</summary><pre>" + html.escape(json.dumps(run.manifest, indent=2, default=str)) + "</pre></details>",
+        "<details><summary>manifest.json</summary><pre>" + html.escape(json.dumps(_manifest_digest(run.manifest), indent=2, default=str))
+        + "</pre></details>",
         '<p class=note>Main statistics use regular items (control "") in order 1-2 with status ok; order swaps and controls '
         "feed the instrument checks only.</p>",
     ]

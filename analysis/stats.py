@@ -68,7 +68,10 @@ def ks_test(a: np.ndarray, b: np.ndarray) -> KsTest:
     b = np.asarray(b, dtype=float)
     if a.size == 0 or b.size == 0:
         return KsTest(math.nan, math.nan, int(a.size), int(b.size))
-    res = sps.ks_2samp(a, b)
+    with warnings.catch_warnings():
+        # "Exact calculation unsuccessful. Switching to method=asymp" is scipy's documented fallback
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = sps.ks_2samp(a, b)
     return KsTest(float(res.statistic), float(res.pvalue), int(a.size), int(b.size))
 
 

@@ -109,3 +109,31 @@ def write_run(run_dir: Path, rows: list[ResultRow], manifest: dict | None = None
     if manifest is not None:
         (run_dir / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
     return run_dir
+
+
+EARLY_PENALTY_NEG = 5.0
+RAND_LENIENCY = 6.0
+
+
+def reference_judges() -> list[SyntheticJudge]:
+    """Two simulated judges with known truth:
+
+    - `planted`: a sound instrument with a 5-point early-position penalty
+      for neg only (so the early-positionality bias of neg is +5, of every
+      other needle 0) and a 6-point leniency under rand hay.
+    - `faulty`: no position or hay effect, but it fails the instrument
+      checks: order-sensitive (+8 when swapped), null edits scored 80,
+      negatives scored 50, 20% refusals on ner/rand, scores on multiples of 10.
+    """
+    return [
+        SyntheticJudge(
+            name="planted", effects=PlantedEffects(early_penalty={"neg": EARLY_PENALTY_NEG}, rand_leniency=RAND_LENIENCY)
+        ),
+        SyntheticJudge(
+            name="faulty",
+            effects=PlantedEffects(
+                order_shift=8.0, order_noise_sd=4.0, null_edit_mean=80.0, negative_mean=50.0, control_sd=8.0,
+                refusal_rate={"ner/rand": 0.2}, levels=10.0,
+            ),  # fmt: skip
+        ),
+    ]

@@ -1,0 +1,106 @@
+"""Instrument checks: the `faulty` synthetic judge fails them, `planted` passes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from analysis import checks
+from analysis.load import Run, Table, rows_to_table
+from analysis.options import AnalysisOptions
+from analysis.synthetic import reference_judges, synthetic_rows
+from engine.contracts import ResultRow
+
+OPTIONS = AnalysisOptions(n_bootstrap=800)
+
+
+@pytest.fixture(scope="module")
+def run():
+    return Run(Path("."), {"counts": {"oracle_failures": 4, "rows": 10}}, rows_to_table(synthetic_rows(reference_judges(), size=4, docs_per_cell=20)))
+
+
+def test_failure_rates_flag_the_refusing_condition(run):
+    rows = checks.failure_rates(run.rows, OPTIONS)
+    unfit = [(r.judge, r.needle, r.hay, r.order, r.control) for r in rows if not r.fit_for_analysis]
+    assert unfit == [("faulty", "ner", "rand", "12", "")]
+    (bad,) = [r for r in rows if not r.fit_for_analysis]
+    assert bad.refused_rate == pytest.approx(bad.failure_rate) and 0.1 < bad.refused_rate < 0.3 and bad.n == 16 * 20
+    assert bad.mean_output_chars > 4
+
+
+def test_order_swap_symmetry(run):
+    by = {r.judge: r for r in checks.order_swap_symmetry(run.rows, OPTIONS)}
+    assert by["planted"].mean_abs_diff == 0.0 and by["planted"].exact_agreement == 1.0 and not by["planted"].flagged
+    faulty = by["faulty"]
+    # +8 planted; the 100 ceiling compresses it for needle none (mean 97), so the pooled shift is below 8
+    assert faulty.flagged and faulty.low > 0 and 5.0 < faulty.mean_signed_diff < 8.0
+    assert faulty.n_pairs > 0
+
+
+def test_control_checks(run):
+    nulls, negatives = checks.control_checks(run.rows, OPTIONS)
+    null_by = {r.judge: r for r in nulls}
+    neg_by = {r.judge: r for r in negatives}
+    assert not null_by["planted"].flagged and null_by["planted"].n == 30
+    assert null_by["faulty"].flagged and null_by["faulty"].gap > 10
+    assert not neg_by["planted"].flagged and neg_by["planted"].share_at_bottom == 1.0
+    assert neg_by["faulty"].flagged and neg_by["faulty"].mean == pytest.approx(50, abs=5)
+
+
+def test_null_edit_reference_is_100_without_identical_items():
+    rows = [ResultRow(run_id="r", judge="j", adapter="a", model="m", prompt_id="p", prompt_version="v", needle="none", hay="orig",
+                      i=0, j=0, doc_id=f"d{n}", doc_index=n, control="null_edit", score=s) for n, s in enumerate([90.0, 92.0])]  # fmt: skip
+    (res,), _ = checks.control_checks(rows_to_table(rows), OPTIONS)
+    assert (res.mean_identical, res.gap, res.n_identical, res.flagged) == (100.0, 9.0, 0, True)
+
+
+def test_resolution_flags_two_adjacent_levels():
+    rows = [ResultRow(run_id="r", judge="coarse", adapter="a", model="m", prompt_id="p", prompt_version="v", needle="neg",
+                      hay="orig", i=0, j=n, doc_id="d", doc_index=n, score=70.0 + 10 * (n % 2)) for n in range(20)]  # fmt: skip
+    (res,) = checks.resolution(rows_to_table(rows), OPTIONS)
+    assert (res.adjacent_share, res.level_low, res.level_high, res.flagged) == (1.0, 70.0, 80.0, True)
+
+
+def test_oracle_pass_rate_counts_each_pair_once():
+    def row(judge, doc, ok):
+        return ResultRow(run_id="r", judge=judge, adapter="a", model="m", prompt_id="p", prompt_version="v", needle="ner",
+                         hay="orig", i=1, j=1, doc_id=doc, doc_index=0, score=50.0, oracle_ok=ok)  # fmt: skip
+
+    table = rows_to_table([row("a", "d1", True), row("b", "d1", True), row("a", "d2", False), row("b", "d2", False)])
+    (res,) = checks.oracle_pass_rates(table, OPTIONS)
+    assert (res.n_pairs, res.pass_rate, res.flagged) == (2, 0.5, True)
+    assert checks.manifest_oracle_counts({"counts": {"oracle_failures": 4, "rows": 1}}) == {"oracle_failures": 4}
+    assert checks.manifest_oracle_counts({}) == {}
+
+
+def _labels_from(scored: Table, judge: str, snap_to: float) -> Table:
+    t = scored.where(judge=judge)
+    return Table(
+        {
+            "doc_id": t["doc_id"], "needle": t["needle"], "hay": t["hay"], "i": t["i"], "j": t["j"],
+            "replicate": t["replicate"], "label": np.round(t["score"] / snap_to) * snap_to,
+        }
+    )  # fmt: skip
+
+
+def test_human_agreement(run):
+    scored = run.scored()
+    labels = _labels_from(scored, "faulty", 10.0)  # faulty scores are multiples of 10 already
+    by = {r.judge: r for r in checks.human_agreement(scored, labels)}
+    assert by["faulty"].kappa_linear == 1.0 and by["faulty"].alpha_interval == 1.0 and by["faulty"].mean_abs_diff == 0.0
+    assert by["faulty"].n == len(labels)
+    assert 0.0 < by["planted"].alpha_interval < 1.0 and by["planted"].kappa_linear < 1.0
+    assert by["faulty"].labels.split()[0] == "0" or float(by["faulty"].labels.split()[0]) >= 0
+
+
+def test_judge_agreement(run):
+    scored = run.scored()
+    (pair,) = checks.judge_agreement(scored)
+    assert (pair.judge_a, pair.judge_b) == ("faulty", "planted")
+    assert 0.5 < pair.alpha_interval < 1.0 and pair.n > 1000
+    twin = Table({k: np.concatenate([v, v]) for k, v in scored.where(judge="planted").columns.items()})
+    twin.columns["judge"] = np.array(["x"] * (len(twin) // 2) + ["y"] * (len(twin) // 2))
+    (same,) = checks.judge_agreement(twin)
+    assert same.alpha_interval == 1.0 and same.mean_abs_diff == 0.0

@@ -1,0 +1,90 @@
+"""`needlejudge report` end to end on a synthetic run folder (real CLI)."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from analysis.synthetic import reference_judges, synthetic_rows, write_run
+from engine.cli import main
+
+pytestmark = pytest.mark.slow  # one full report build (~10 s alone, ~30 s on a loaded 2-core machine)
+
+MANIFEST = {
+    "run_id": "synthetic-report",
+    "prompts": {"bands": {"id": "bands", "version": "v1-synth", "scale": "0-100"}},
+    "counts": {"rows": 0, "oracle_failures": 2},
+    "cells": [{"cell": n} for n in range(50)],
+}
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    run_dir = tmp_path_factory.mktemp("run")
+    rows = synthetic_rows(reference_judges(), size=4, docs_per_cell=20, run_id="synthetic-report")
+    write_run(run_dir, rows, MANIFEST)
+    labels = run_dir / "labels.csv"
+    with labels.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["doc_id", "needle", "hay", "i", "j", "label"])
+        for r in rows[:200]:
+            if r.control == "" and r.order == "12" and r.score is not None:
+                writer.writerow([r.doc_id, r.needle, r.hay, r.i, r.j, 25 * round(r.score / 25)])
+    out = run_dir / "out"
+    code = main(["report", str(run_dir), "--out", str(out), "--labels", str(labels), "--bootstrap", "200", "--permutations", "200"])
+    return code, out
+
+
+def test_report_files_exist(report):
+    code, out = report
+    assert code == 0
+    assert (out / "report.html").stat().st_size > 50_000
+    assert (out / "summary.md").exists()
+    pngs = sorted((out / "figures").glob("*.png"))
+    assert len(pngs) >= 10 and all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
+    names = {p.stem for p in (out / "tables").glob("*.csv")}
+    assert {"check_failures", "check_order_swap", "check_human_agreement", "positionality", "length_by_k",
+            "needle_ordering", "hay_shift", "null_experiment", "stability", "fingerprint"} <= names  # fmt: skip
+
+
+def test_every_table_names_judge_prompt_and_sample_size(report):
+    _, out = report
+    for path in (out / "tables").glob("*.csv"):
+        with path.open() as handle:
+            header = next(csv.reader(handle))
+        if path.stem == "check_oracle":  # pairs, before any judge: per needle × hay
+            assert "n_pairs" in header
+            continue
+        judge_cols = [c for c in header if c.startswith("judge")]
+        assert judge_cols, path.name
+        assert any("prompt" in c and c.endswith("id") for c in header) and any(c.endswith("version") for c in header), path.name
+        assert any(c == "n" or c.startswith("n_") for c in header), (path.name, header)
+
+
+def test_html_is_self_contained_and_checks_come_first(report):
+    _, out = report
+    text = (out / "report.html").read_text()
+    assert text.count("data:image/png;base64,") >= 10
+    assert text.index("Instrument checks") < text.index("<h2>Positionality")
+    for needle in ("planted", "faulty", "bands@v1-synth", "n=", "Agreement with human labels", "&lt;50 entries: see manifest.json&gt;"):
+        assert needle in text, needle
+    assert "<script" not in text and 'src="http' not in text
+
+
+def test_markdown_summary_names_judge_prompt_and_n(report):
+    _, out = report
+    md = (out / "summary.md").read_text()
+    assert "FLAG: faulty (bands@v1-synth) order swap" in md
+    planted_neg = [line for line in md.splitlines() if line.startswith("- planted (bands@v1-synth) neg/orig: early-positionality")]
+    assert len(planted_neg) == 1 and "significant after Holm" in planted_neg[0] and "(n=" in planted_neg[0]
+    assert "not significant" not in planted_neg[0]
+    assert "oracle_failures = 2" in md
+
+
+def test_report_of_a_missing_run_folder_is_a_clear_error(tmp_path, capsys):
+    assert main(["report", str(tmp_path / "nothing")]) == 2
+    assert "not a run folder" in capsys.readouterr().err
+    assert main(["report", str(tmp_path), "--bootstrap", "5"]) == 2
+    assert "--bootstrap 5" in capsys.readouterr().err
