@@ -26,17 +26,18 @@ order and says when the cell is measured well enough:
     least ``1 - alpha``.
 
     Methods, both from I. Waudby-Smith and A. Ramdas, "Estimating means of
-    bounded random variables by betting", JRSS-B 86(1), 2024 (arXiv
-    2010.09686):
+    bounded random variables by betting", JRSS-B 86(1), 2024 (online 2023;
+    arXiv:2010.09686):
 
-    * ``hedged`` (default): the hedged-capital CS (their Section 4, Theorem
-      3 with the convex combination of the two one-sided capital processes
-      and the predictable plug-in bets of their eq. (26), truncation
-      ``c = 1/2``).  Computed on a fixed grid of candidate means; the grid is
-      chosen from ``epsilon`` so that gridding costs at most a tenth of it.
-      Tightest of the paper's practical CSs.
-    * ``eb``: the predictable plug-in empirical-Bernstein CS (their Theorem
-      2, eq. (13)-(15)); closed form, O(1) per score, a little wider.
+    * ``hedged`` (default): the hedged-capital CS -- the average of an
+      upward and a downward betting capital process for each candidate mean,
+      with their predictable plug-in bets truncated at ``c/m`` and
+      ``c/(1-m)``, ``c = 1/2`` -- computed on a fixed grid of candidate means
+      chosen from ``epsilon`` (see :func:`grid_breaks`).  Markedly tighter
+      for low-variance scores; at very small per-cell alpha and high
+      variance the two methods are close (benchmarks/RESULTS.md).
+    * ``eb``: the predictable plug-in empirical-Bernstein (PrPl-EB) CS;
+      closed form, O(1) per score.
 
     Both are intersected over time (a running intersection is still a CS).
 
@@ -71,8 +72,6 @@ PAPER_DEFAULT_MIN_DOCS = 100
 CI_DEFAULT_MIN_DOCS = 1
 # Truncation of the bets, c in the paper (1/2 or 3/4 suggested).
 BET_TRUNCATION = 0.5
-# Weight of the upward bet in the hedged capital (theta in the paper).
-HEDGE_THETA = 0.5
 # Ties in the paper rule are decided as written, not by float rounding.
 _PAPER_SLACK = 1e-9
 _STATE_VERSION = 1
@@ -181,18 +180,20 @@ class StoppingRule(Protocol):
 
 
 def grid_breaks(epsilon: float) -> int:
-    """Grid intervals on [0, 1] so that gridding widens the CS by <= epsilon/10.
+    """Grid intervals on [0, 1] so that gridding widens each CS side by <= epsilon/40.
 
     Reported bounds are the excluded grid points next to the CS, so each side
-    may be one step too wide; a step of epsilon/1000 (in [0,1] units, epsilon
-    in points) keeps that under a tenth of the target.  Never coarser than
-    1/1000.
+    may be up to one step too wide; a step of epsilon/4000 (in [0,1] units,
+    epsilon in points) costs at most ~5% more documents at the stopping
+    point.  The hot path only touches the grid points still inside the CS,
+    so a fine grid is cheap after the first few documents.  Never coarser
+    than 1/1000.
     """
-    return max(1000, math.ceil(1000.0 / epsilon))
+    return max(1000, math.ceil(4000.0 / epsilon))
 
 
 def predictable_bets(x: np.ndarray, alpha: float) -> np.ndarray:
-    """Untruncated predictable plug-in bets (Waudby-Smith & Ramdas eq. (26)).
+    """Untruncated predictable plug-in bets (Waudby-Smith & Ramdas 2024).
 
     ``lambda_t = sqrt(2 log(2/alpha) / (sigma2_{t-1} t log(1+t)))`` with the
     regularised estimates ``mu_t = (1/2 + sum_{i<=t} x_i) / (t+1)`` and
@@ -203,7 +204,9 @@ def predictable_bets(x: np.ndarray, alpha: float) -> np.ndarray:
     mu = (0.5 + np.cumsum(x, axis=-1)) / (t + 1.0)
     sigma2 = (0.25 + np.cumsum((x - mu) ** 2, axis=-1)) / (t + 1.0)
     sigma2_prev = np.concatenate([np.full(x.shape[:-1] + (1,), 0.25), sigma2[..., :-1]], axis=-1)
-    return np.sqrt(2.0 * math.log(2.0 / alpha) / (sigma2_prev * t * np.log1p(t)))
+    # math.log1p, as the incremental rule uses, so both give identical bets.
+    log1p_t = np.array([math.log1p(k) for k in range(1, x.shape[-1] + 1)])
+    return np.sqrt(2.0 * math.log(2.0 / alpha) / (sigma2_prev * t * log1p_t))
 
 
 def _truncations(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -215,62 +218,52 @@ def _truncations(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _bet_on_grid(
     capital_plus: np.ndarray,
     capital_minus: np.ndarray,
-    alive: np.ndarray,
-    x: np.ndarray | float,
+    diff: np.ndarray,
     bet: np.ndarray | float,
-    grid: np.ndarray,
     cap_plus: np.ndarray,
     cap_minus: np.ndarray,
-    alpha: float,
-) -> tuple[np.ndarray, np.ndarray]:
-    """One round of betting on every candidate mean of a grid (slice), in place.
+    untruncated: bool,
+) -> None:
+    """One round of betting on every candidate mean of a grid slice, in place.
 
-    Multiplies both capitals by this round's payoff, removes from ``alive``
-    the points whose hedged capital ``theta K+ + (1-theta) K-`` reached
-    1/alpha, and returns the first and last still-alive index along the last
-    axis.  If a row would lose every point (probability <= alpha), its
-    alive point with the smallest capital is kept, so the CS never empties.
+    ``diff`` is x - m for the slice's grid points m.  ``untruncated`` says
+    the bet is below both truncations on the whole slice, which skips two
+    passes (the common case once the CS is narrow).
 
-    Capitals are kept as plain products, not logs (an order of magnitude
-    cheaper than log1p): every factor is at least 1 - c = 1/2, so they never
-    turn negative or NaN; a rejected point's capital may overflow to inf,
-    which is harmless (it stays rejected), and near the true mean a capital
-    drifts down only like exp(-O(log log t)), far from underflow.
-    Shapes: capitals and alive (..., G); x and bet (..., 1) or scalars; grid
-    and caps (G,).
+    Capitals are kept as plain products, not logs (several times cheaper
+    than log1p): every factor is at least 1 - c = 1/2, so they never turn
+    negative or NaN; an excluded point's capital may overflow to inf, which
+    is harmless (it stays excluded), and near the true mean a capital drifts
+    down only like exp(-O(log log t)), far from underflow.
+    Shapes: capitals and diff (..., G); bet (..., 1) or a scalar; caps (G,).
     """
-    diff = x - grid
-    capital_plus *= 1.0 + np.minimum(bet, cap_plus) * diff
-    capital_minus *= 1.0 - np.minimum(bet, cap_minus) * diff
-    capital = HEDGE_THETA * capital_plus + (1.0 - HEDGE_THETA) * capital_minus
-    survivors = alive & (capital < 1.0 / alpha)
-    emptied = ~survivors.any(axis=-1)
-    if emptied.any():
-        keep = np.argmin(np.where(alive, capital, np.inf), axis=-1)
-        fallback = np.zeros_like(alive)
-        np.put_along_axis(fallback, np.expand_dims(keep, -1), True, axis=-1)
-        survivors = np.where(np.expand_dims(emptied, -1), fallback, survivors)
-    alive[...] = survivors
-    width = survivors.shape[-1]
-    first = np.argmax(survivors, axis=-1)
-    last = width - 1 - np.argmax(survivors[..., ::-1], axis=-1)
-    return first, last
+    if untruncated:
+        payoff = bet * diff
+        capital_plus *= 1.0 + payoff
+        capital_minus *= 1.0 - payoff
+    else:
+        capital_plus *= 1.0 + np.minimum(bet, cap_plus) * diff
+        capital_minus *= 1.0 - np.minimum(bet, cap_minus) * diff
 
 
 def hedged_capital_cs(
     x: np.ndarray, alpha: float, *, breaks: int = 1000
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Hedged-capital confidence sequence (Waudby-Smith & Ramdas 2024, Thm 3).
+    """Hedged-capital confidence sequence (Waudby-Smith & Ramdas 2024).
 
     For every candidate mean ``m`` on the grid ``{0, 1/breaks, ..., 1}`` the
-    capital ``K_t(m) = theta prod(1 + l+_i(m)(x_i - m)) + (1-theta)
-    prod(1 - l-_i(m)(x_i - m))`` with bets ``l+_i(m) = min(lambda_i, c/m)``,
-    ``l-_i(m) = min(lambda_i, c/(1-m))`` (``lambda_i`` from
-    :func:`predictable_bets`) is a nonnegative martingale with initial value
-    1 when ``m`` is the true mean, so by Ville's inequality
-    ``{m : K_s(m) < 1/alpha for all s <= t}`` covers it at every t at once
-    with probability >= 1 - alpha.  Reported bounds are the excluded grid
-    points next to the hull of that set (a superset of the CS).
+    capital ``K_t(m) = (prod(1 + l+_i(m)(x_i - m)) + prod(1 - l-_i(m)(x_i - m))) / 2``
+    with bets ``l+_i(m) = min(lambda_i, c/m)``, ``l-_i(m) = min(lambda_i,
+    c/(1-m))`` (``lambda_i`` from :func:`predictable_bets`) is a nonnegative
+    martingale with initial value 1 when ``m`` is the true mean, so by
+    Ville's inequality the true mean has ``K_s < 1/alpha`` at every s with
+    probability >= 1 - alpha.  The CS is kept as a run of grid points: each
+    round, the run shrinks to the first..last of its points whose capital
+    is still below 1/alpha (a superset of the running intersection of the
+    sets ``{m : K_s(m) < 1/alpha}``, so just as valid).  Should no point be
+    left (probability <= alpha), the one with the smallest capital is kept,
+    so the CS never empties.  Reported bounds are the excluded grid points
+    just outside the run.
 
     ``x``: shape (..., T), values in [0, 1].  Returns (lower, upper), each of
     shape (..., T), in [0, 1]; entry t is the CS after x[..., :t+1].
@@ -279,34 +272,49 @@ def hedged_capital_cs(
     grid = np.linspace(0.0, 1.0, breaks + 1)
     cap_plus, cap_minus = _truncations(grid)
     bets = predictable_bets(x, alpha)
+    level = 2.0 / alpha  # K_t >= 1/alpha  <=>  K+ + K- >= 2/alpha
     batch = x.shape[:-1]
     capital_plus = np.ones(batch + grid.shape)
     capital_minus = np.ones(batch + grid.shape)
-    alive = np.ones(batch + grid.shape, dtype=bool)
+    first = np.zeros(batch, dtype=np.intp)  # each row's run of grid points, inclusive
+    last = np.full(batch, breaks, dtype=np.intp)
     lower = np.empty(x.shape)
     upper = np.empty(x.shape)
-    # Only the union of all rows' hulls is updated: excluded points never return.
+    # Only the union of all rows' runs is updated: excluded points never return.
     lo, hi = 0, breaks + 1
     for t in range(x.shape[-1]):
-        first, last = _bet_on_grid(
-            capital_plus[..., lo:hi],
-            capital_minus[..., lo:hi],
-            alive[..., lo:hi],
-            x[..., t, None],
-            bets[..., t, None],
-            grid[lo:hi],
+        bet = bets[..., t, None]
+        largest_bet = float(np.max(bet))
+        plus, minus = capital_plus[..., lo:hi], capital_minus[..., lo:hi]
+        _bet_on_grid(
+            plus,
+            minus,
+            x[..., t, None] - grid[lo:hi],
+            bet,
             cap_plus[lo:hi],
             cap_minus[lo:hi],
-            alpha,
+            largest_bet <= cap_plus[hi - 1] and largest_bet <= cap_minus[lo],
         )
-        lower[..., t] = np.maximum(lo + first - 1, 0) / breaks
-        upper[..., t] = np.minimum(lo + last + 1, breaks) / breaks
-        lo, hi = lo + int(np.min(first)), lo + int(np.max(last)) + 1
+        capital = plus + minus
+        index = np.arange(lo, hi)
+        in_run = (index >= first[..., None]) & (index <= last[..., None])
+        inside = in_run & (capital < level)
+        nonempty = inside.any(axis=-1)
+        new_first = lo + np.argmax(inside, axis=-1)
+        new_last = hi - 1 - np.argmax(inside[..., ::-1], axis=-1)
+        if not nonempty.all():
+            keep = lo + np.argmin(np.where(in_run, capital, np.inf), axis=-1)
+            new_first = np.where(nonempty, new_first, keep)
+            new_last = np.where(nonempty, new_last, keep)
+        first, last = new_first, new_last
+        lower[..., t] = np.maximum(first - 1, 0) / breaks
+        upper[..., t] = np.minimum(last + 1, breaks) / breaks
+        lo, hi = int(np.min(first)), int(np.max(last)) + 1
     return lower, upper
 
 
 def pprl_eb_cs(x: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
-    """Predictable plug-in empirical-Bernstein CS (Waudby-Smith & Ramdas 2024, Thm 2).
+    """Predictable plug-in empirical-Bernstein CS (Waudby-Smith & Ramdas 2024).
 
     ``C_t = sum(l_i x_i)/sum(l_i) +- (log(2/alpha) + sum(v_i psi_E(l_i))) / sum(l_i)``
     with ``v_i = 4 (x_i - mu_{i-1})^2``, ``psi_E(l) = (-log(1-l) - l)/4`` and the
@@ -484,11 +492,10 @@ class CiRule(_RuleBase):
             self._cap_plus, self._cap_minus = _truncations(self._grid)
             # Only the hull [lo, hi) of still-included grid points is updated:
             # excluded points never return (running intersection).
-            self._lo = 0
-            self._hi = self.breaks + 1
             self._capital_plus = np.ones(self.breaks + 1)
             self._capital_minus = np.ones(self.breaks + 1)
-            self._alive = np.ones(self.breaks + 1, dtype=bool)
+            self._level = 2.0 / alpha  # K_t >= 1/alpha  <=>  K+ + K- >= 2/alpha
+            self._set_hull(0, self.breaks + 1)
             self._half_width = 50.0
         else:
             self._bet_sum = 0.0
@@ -511,7 +518,7 @@ class CiRule(_RuleBase):
 
     def _next_bet(self) -> float:
         t = self.n
-        return math.sqrt(2.0 * self._log_two_over_alpha / (self._sigma2_prev * t * float(np.log1p(float(t)))))
+        return math.sqrt(2.0 * self._log_two_over_alpha / (self._sigma2_prev * t * math.log1p(t)))
 
     def _advance_estimates(self, x: float) -> None:
         t = self.n
@@ -531,20 +538,41 @@ class CiRule(_RuleBase):
         self._advance_estimates(x)
         return self.half_width <= self.spec.epsilon
 
-    def _observe_hedged(self, x: float, bet: float) -> None:
-        lo, hi = self._lo, self._hi
-        first, last = _bet_on_grid(
+    def _set_hull(self, lo: int, hi: int) -> None:
+        """Track grid points [lo, hi) only; cache the views the hot path uses."""
+        self._lo, self._hi = lo, hi
+        self._views = (
             self._capital_plus[lo:hi],
             self._capital_minus[lo:hi],
-            self._alive[lo:hi],
-            x,
-            bet,
             self._grid[lo:hi],
             self._cap_plus[lo:hi],
             self._cap_minus[lo:hi],
-            self.alpha,
         )
-        self._lo, self._hi = lo + int(first), lo + int(last) + 1
+        # The truncations' smallest values on the hull (c/m falls, c/(1-m) rises with m).
+        self._smallest_cap = min(float(self._cap_plus[hi - 1]), float(self._cap_minus[lo]))
+
+    def _observe_hedged(self, x: float, bet: float) -> None:
+        capital_plus, capital_minus, grid, cap_plus, cap_minus = self._views
+        _bet_on_grid(
+            capital_plus,
+            capital_minus,
+            x - grid,
+            bet,
+            cap_plus,
+            cap_minus,
+            bet <= self._smallest_cap,
+        )
+        level = self._level
+        if capital_plus[0] + capital_minus[0] < level and capital_plus[-1] + capital_minus[-1] < level:
+            return  # both ends of the run survive: the CS is unchanged
+        capital = capital_plus + capital_minus
+        inside = np.flatnonzero(capital < level)
+        if inside.size:
+            first, last = int(inside[0]), int(inside[-1])
+        else:  # see hedged_capital_cs
+            first = last = int(np.argmin(capital))
+        lo = self._lo
+        self._set_hull(lo + first, lo + last + 1)
         lower_index, upper_index = max(self._lo - 1, 0), min(self._hi, self.breaks)
         self._lower = lower_index / self.breaks
         self._upper = upper_index / self.breaks
@@ -572,14 +600,11 @@ class CiRule(_RuleBase):
         }
         if self.spec.method == "hedged":
             lo, hi = self._lo, self._hi
-            alive = self._alive[lo:hi]
             state.update(
                 lo=lo,
                 hi=hi,
-                # Excluded points' capitals are irrelevant (and may be inf).
-                capital_plus=np.where(alive, self._capital_plus[lo:hi], 0.0).tolist(),
-                capital_minus=np.where(alive, self._capital_minus[lo:hi], 0.0).tolist(),
-                alive=alive.tolist(),
+                capital_plus=self._capital_plus[lo:hi].tolist(),
+                capital_minus=self._capital_minus[lo:hi].tolist(),
                 half_width=self._half_width,
             )
         else:
@@ -599,14 +624,12 @@ class CiRule(_RuleBase):
         self._upper = float(state["upper"])
         if self.spec.method == "hedged":
             lo, hi = int(state["lo"]), int(state["hi"])
-            self._lo, self._hi = lo, hi
             self._half_width = float(state["half_width"])
             self._capital_plus[:] = 0.0
             self._capital_minus[:] = 0.0
-            self._alive[:] = False
             self._capital_plus[lo:hi] = state["capital_plus"]
             self._capital_minus[lo:hi] = state["capital_minus"]
-            self._alive[lo:hi] = state["alive"]
+            self._set_hull(lo, hi)
         else:
             self._bet_sum = float(state["bet_sum"])
             self._weighted_sum = float(state["weighted_sum"])
