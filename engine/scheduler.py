@@ -54,7 +54,7 @@ from engine.results import (
 from engine.stopping import StoppingRule
 
 # Provider answers that no retry will fix: stop the run with the message.
-FATAL_ERROR_KINDS = frozenset({"auth", "forbidden", "not_found", "bad_request"})
+FATAL_ERROR_KINDS = frozenset({"auth", "forbidden", "not_found", "bad_request", "unsupported"})
 
 
 class RunAborted(ConfigError):
