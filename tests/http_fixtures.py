@@ -1,9 +1,15 @@
-"""Helpers shared by the HTTP adapter tests: judge specs pointed at a running
-fake provider server, and distinct judge requests."""
+"""Helpers shared by the HTTP adapter tests: fixtures (asyncio backend, a
+fake provider server per module, test keys), judge specs pointed at the
+server, and distinct judge requests. Test modules import the fixtures they use."""
 
 from __future__ import annotations
 
 import itertools
+
+import msgspec
+import pytest
+
+from adapters.fake_server import serve_in_thread
 
 from engine.contracts import CallRequest, Decoding, JudgeSpec, Message, Pair, item_tag
 from engine.prompts.documents import document_block, pair_blocks
@@ -11,6 +17,28 @@ from engine.prompts.documents import document_block, pair_blocks
 ADAPTERS = ("openai", "azure", "openai-compatible", "anthropic", "gemini")
 KEY_ENVS = {"openai": "OPENAI_API_KEY", "azure": "AZURE_OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY"}
 _counter = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def anyio_backend():
+    return "asyncio"  # aiohttp runs on asyncio only
+
+
+@pytest.fixture(scope="module")
+def server():
+    with serve_in_thread() as running:
+        yield running
+
+
+@pytest.fixture
+def keys(monkeypatch):
+    set_keys(monkeypatch)
+
+
+def body_of(adapter, request) -> tuple[str, dict]:
+    """The URL and decoded JSON body an adapter would send for `request`."""
+    url, raw = adapter._dialect.url_and_body(request)
+    return url, msgspec.json.decode(raw)
 
 
 def spec_for(adapter: str, url: str, model: str, **overrides) -> JudgeSpec:

@@ -11,30 +11,14 @@ from email.utils import formatdate
 
 import anyio
 import pytest
-from http_fixtures import ADAPTERS, judge_request, set_keys, spec_for
+from http_fixtures import ADAPTERS, anyio_backend, judge_request, keys, server, spec_for  # noqa: F401 (fixtures)
 
-from adapters.fake_server import FakeConfig, Fault, serve_in_thread
+from adapters.fake_server import FakeConfig, Fault
 from adapters.http import budget_pause_s, cost_usd, parse_duration, retry_after_s
 from adapters.registry import create_adapter
 from engine.contracts import AdapterConfigError, JudgeSpec, Prices, Usage
 
-pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(scope="module")
-def anyio_backend():
-    return "asyncio"  # aiohttp runs on asyncio only
-
-
-@pytest.fixture(scope="module")
-def server():
-    with serve_in_thread() as running:
-        yield running
-
-
-@pytest.fixture(autouse=True)
-def keys(monkeypatch):
-    set_keys(monkeypatch)
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("keys")]
 
 
 def configure(server, **fields) -> None:
