@@ -13,6 +13,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from matplotlib.collections import LineCollection  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from analysis.fingerprint import score_histogram  # noqa: E402
@@ -50,9 +51,14 @@ def position_figure(grid: PositionGrid, emd_rows: Sequence[CellEmdRow], kde_poin
     judge, prompt_id, prompt_version, needle, hay = grid.key
     size = grid.size
     upper = np.where(np.triu(np.ones((size, size), dtype=bool)), grid.mean, np.nan)
-    fig, ax = plt.subplots(layout="constrained", figsize=(max(5.5, 1.0 + 0.62 * size), 1.2 + 0.6 * size))
-    image = ax.imshow(upper, cmap="viridis", vmin=0, vmax=100)
-    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="mean score")
+    width = max(5.5, 1.6 + 0.55 * size)
+    height = 1.5 + 0.55 * size
+    fig = plt.figure(figsize=(width, height))
+    # fixed margins: a layout engine would redraw the ~200 artists several times
+    ax = fig.add_axes((0.9 / width, 0.7 / height, (width - 2.1) / width, (height - 1.6) / height))
+    cax = fig.add_axes(((width - 1.0) / width, 0.7 / height, 0.15 / width, (height - 1.6) / height))
+    image = ax.imshow(upper, cmap="viridis", vmin=0, vmax=100, aspect="auto")
+    fig.colorbar(image, cax=cax, label="mean score")
     exceeding = {(r.i, r.j) for r in emd_rows if r.exceeds}
     for i in range(size):
         for j in range(i, size):
@@ -62,20 +68,24 @@ def position_figure(grid: PositionGrid, emd_rows: Sequence[CellEmdRow], kde_poin
                 ax.text(j, i, f"{value:.0f}{mark}", ha="center", va="center", fontsize=7,
                         color="white" if value < 60 else "black")  # fmt: skip
     xs = np.linspace(0, 100, kde_points)
+    segments: dict[str, list[np.ndarray]] = {"#d62728": [], "#1f77b4": []}
     for i in range(size):
         for j in range(i):
             for cell, color in (((i, j), "#d62728"), ((j, i), "#1f77b4")):
                 if cell not in grid.scores:
                     continue
                 curve = kde_curve(grid.scores[cell], xs)
-                px = j - 0.45 + 0.9 * xs / 100.0
                 if curve.density is not None:
                     d = curve.density / max(curve.density.max(), 1e-12)
-                    ax.plot(px, i + 0.45 - 0.85 * d, color=color, lw=0.8)
+                    segments[color].append(np.column_stack([j - 0.45 + 0.9 * xs / 100.0, i + 0.45 - 0.85 * d]))
                 elif curve.point is not None:
                     x = j - 0.45 + 0.9 * curve.point / 100.0
-                    ax.plot([x, x], [i + 0.45, i - 0.4], color=color, lw=1.2)
-            ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, lw=0.3, color="#bbbbbb"))
+                    segments[color].append(np.array([[x, i + 0.45], [x, i - 0.4]]))
+    for color, segs in segments.items():
+        ax.add_collection(LineCollection(segs, colors=color, linewidths=0.9))
+    edges = np.arange(size + 1) - 0.5
+    ax.hlines(edges, -0.5, size - 0.5, colors="#cccccc", linewidths=0.3)
+    ax.vlines(edges, -0.5, size - 0.5, colors="#cccccc", linewidths=0.3)
     ax.set_xlim(-0.5, size - 0.5)
     ax.set_ylim(size - 0.5, -0.5)
     ax.set_xticks(range(size))

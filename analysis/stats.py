@@ -291,10 +291,10 @@ def krippendorff_alpha(reliability_data: np.ndarray, level: AlphaLevel = "interv
     values = np.unique(data[present])
     if values.size < 2:
         return math.nan  # no variation: alpha is undefined
-    counts = np.zeros((data.shape[1], values.size))
     units, raters = np.nonzero(present.T)
     value_idx = np.searchsorted(values, data[raters, units])
-    np.add.at(counts, (units, value_idx), 1.0)
+    counts = np.bincount(units * values.size + value_idx, minlength=data.shape[1] * values.size)
+    counts = counts.reshape(data.shape[1], values.size).astype(float)
     m = counts.sum(axis=1)
     pairable = m >= 2
     counts, m = counts[pairable], m[pairable]
