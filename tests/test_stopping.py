@@ -7,6 +7,8 @@ import math
 import msgspec
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.contracts import ConfigError
 from engine.stopping import (
@@ -363,3 +365,53 @@ def test_restoring_under_changed_settings_is_refused():
         rule_from_state(StoppingSpec(kind="ci", epsilon=3.0), 8, saved)
     with pytest.raises(ValueError, match="cannot restore"):
         rule_from_state(StoppingSpec(kind="paper"), 4, saved)
+
+
+# ---------------------------------------------------------------------------
+# Properties on arbitrary streams
+
+score_lists = st.lists(
+    st.one_of(st.sampled_from([0.0, 25.0, 50.0, 75.0, 100.0]), st.floats(0.0, 100.0)),
+    min_size=1,
+    max_size=400,
+)
+
+
+def paper_stop_by_definition(scores, window, tolerance, min_docs):
+    """The paper rule written out directly: recompute every mean from scratch."""
+    for n in range(max(min_docs, window + 1), len(scores) + 1):
+        means = [sum(scores[:k]) / k for k in range(n - window, n + 1)]
+        if max(means) - min(means) <= tolerance + 1e-9:
+            return n
+    return None
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    scores=score_lists,
+    window=st.integers(1, 12),
+    tolerance=st.sampled_from([0.5, 1.0, 3.0]),
+    min_docs=st.integers(1, 120),
+)
+def test_paper_rule_agrees_with_its_definition(scores, window, tolerance, min_docs):
+    spec = StoppingSpec(kind="paper", window=window, tolerance=tolerance, min_docs=min_docs)
+    expected = paper_stop_by_definition(scores, window, tolerance, min_docs)
+    assert feed(make_rule_factory(spec, 1)(), scores) == expected
+
+
+@settings(max_examples=25, deadline=None)
+@given(scores=score_lists, cut=st.integers(0, 400), cells=st.sampled_from([1, 30]))
+def test_hedged_rule_equals_batch_cs_and_survives_any_cut(scores, cut, cells):
+    spec = StoppingSpec(kind="ci", epsilon=10.0, min_docs=len(scores) + 1)  # never converges
+    rule = make_rule_factory(spec, cells)()
+    cut = min(cut, len(scores))
+    feed(rule, scores[:cut])
+    rule = rule_from_state(spec, cells, msgspec.msgpack.decode(msgspec.msgpack.encode(rule.state())))
+    bounds = []
+    for score in scores[cut:]:
+        rule.update(score)
+        bounds.append(rule.interval())
+    x = np.array(scores) / 100.0
+    lower, upper = hedged_capital_cs(x, 0.05 / cells, breaks=rule.breaks)
+    expected = list(zip((lower * 100.0).tolist(), (upper * 100.0).tolist()))[cut:]
+    assert bounds == expected
