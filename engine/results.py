@@ -199,26 +199,48 @@ def load_cell_states(store: Store, run_id: bytes) -> dict[int, CellState]:
 # Export
 
 
-def export_jsonl(store: Store, run_id: bytes, path: str | os.PathLike[str]) -> int:
-    """Write the run's rows as JSON Lines (atomically: temp file, then rename)."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(target.name + ".tmp")
-    n = 0
-    buffer: list[bytes] = []
-    with open(tmp, "wb") as out:
+class RowStats(msgspec.Struct, kw_only=True):
+    rows: int = 0
+    status_counts: dict[str, int] = {}
+    cost_usd: float = 0.0
+
+
+def export_jsonl(store: Store, run_id: bytes, path: str | os.PathLike[str] | None) -> RowStats:
+    """Write the run's rows as JSON Lines (atomically: temp file, then rename)
+    and count them; `path=None` only counts."""
+    stats = RowStats()
+    counts: dict[str, int] = {}
+    cost = 0.0
+    out = None
+    if path is not None:
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(target.name + ".tmp")
+        out = open(tmp, "wb")
+    try:
+        buffer: list[bytes] = []
         for raw in iter_rows_raw(store, run_id):
-            buffer.append(_json_encode(_decode_row(raw)))
-            n += 1
-            if len(buffer) >= 4096:
-                buffer.append(b"")
-                out.write(b"\n".join(buffer))
-                buffer.clear()
-        if buffer:
+            row = _decode_row(raw)
+            counts[row.status] = counts.get(row.status, 0) + 1
+            cost += row.cost_usd
+            if out is not None:
+                buffer.append(_json_encode(row))
+                if len(buffer) >= 4096:
+                    buffer.append(b"")
+                    out.write(b"\n".join(buffer))
+                    buffer.clear()
+        if out is not None and buffer:
             buffer.append(b"")
             out.write(b"\n".join(buffer))
-    os.replace(tmp, target)
-    return n
+    finally:
+        if out is not None:
+            out.close()
+    if path is not None:
+        os.replace(tmp, target)
+    stats.rows = sum(counts.values())
+    stats.status_counts = counts
+    stats.cost_usd = cost
+    return stats
 
 
 ROW_FIELDS: tuple[str, ...] = ResultRow.__struct_fields__
@@ -245,40 +267,50 @@ def _parquet_schema(pa: Any) -> Any:
     return pa.schema([(name, types.get(name, pa.string())) for name in ROW_FIELDS])
 
 
-def export_parquet(store: Store, run_id: bytes, path: str | os.PathLike[str], *, chunk: int = 65536) -> int:
-    """Write the run's rows as Parquet. Needs pyarrow (`pip install needlejudge[parquet]`)."""
+def _pyarrow() -> tuple[Any, Any, Any]:
     try:
         import pyarrow as pa
+        import pyarrow.json as pj
         import pyarrow.parquet as pq
     except ImportError:
         raise ConfigError(
             "Parquet export needs pyarrow, which is not installed; "
             "install it with `pip install 'needlejudge[parquet]'` (JSON Lines was written)"
         ) from None
+    return pa, pj, pq
+
+
+def jsonl_to_parquet(jsonl: str | os.PathLike[str], path: str | os.PathLike[str]) -> int:
+    """Convert an exported results.jsonl to Parquet with the row schema
+    (pyarrow's C++ JSON reader: no Python object per row)."""
+    pa, pj, pq = _pyarrow()
     schema = _parquet_schema(pa)
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(target.name + ".tmp")
-    n = 0
-    columns: dict[str, list[Any]] = {name: [] for name in ROW_FIELDS}
-    with pq.ParquetWriter(tmp, schema) as writer:
-
-        def flush() -> None:
-            writer.write_table(pa.Table.from_pydict(columns, schema=schema))
-            for values in columns.values():
-                values.clear()
-
-        for raw in iter_rows_raw(store, run_id):
-            row = msgspec.msgpack.decode(raw)  # a dict in field order (msgspec encodes Structs as maps)
-            for name in ROW_FIELDS:
-                columns[name].append(row.get(name))
-            n += 1
-            if n % chunk == 0:
-                flush()
-        if columns["run_id"] or n == 0:
-            flush()
+    if Path(jsonl).stat().st_size == 0:
+        table = schema.empty_table()
+    else:
+        table = pj.read_json(
+            jsonl,
+            read_options=pj.ReadOptions(block_size=1 << 24),
+            parse_options=pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error"),
+        ).select(list(ROW_FIELDS))
+    pq.write_table(table, tmp)
     os.replace(tmp, target)
-    return n
+    return table.num_rows
+
+
+def export_parquet(store: Store, run_id: bytes, path: str | os.PathLike[str]) -> int:
+    """Write the run's rows as Parquet. Needs pyarrow (`pip install needlejudge[parquet]`)."""
+    _pyarrow()
+    target = Path(path)
+    jsonl = target.with_name(target.name + ".jsonl.tmp")
+    try:
+        export_jsonl(store, run_id, jsonl)
+        return jsonl_to_parquet(jsonl, target)
+    finally:
+        jsonl.unlink(missing_ok=True)
 
 
 def write_manifest(path: str | os.PathLike[str], manifest: dict[str, Any]) -> None:

@@ -33,8 +33,7 @@ from engine.results import (
     RESULTS_PARQUET,
     RUNS_DB,
     export_jsonl,
-    export_parquet,
-    iter_rows,
+    jsonl_to_parquet,
     load_cell_states,
     manifest_key,
     run_id_for,
@@ -203,17 +202,11 @@ def _finish(experiment: Experiment, scheduler: Scheduler, progress: Progress, st
     jsonl = output / RESULTS_JSONL
     parquet: Path | None = output / RESULTS_PARQUET
     parquet_note = ""
-    status_counts: Counter[str] = Counter()
-    cost_results = 0.0
-    rows = 0
-    for row in iter_rows(store, run_key):
-        rows += 1
-        status_counts[row.status] += 1
-        cost_results += row.cost_usd
+    stats = export_jsonl(store, run_key, jsonl if export else None)
+    status_counts, cost_results, rows = stats.status_counts, stats.cost_usd, stats.rows
     if export:
-        export_jsonl(store, run_key, jsonl)
         try:
-            export_parquet(store, run_key, parquet)  # type: ignore[arg-type]
+            jsonl_to_parquet(jsonl, parquet)  # type: ignore[arg-type]
         except ConfigError as exc:
             parquet, parquet_note = None, str(exc)
     states = load_cell_states(store, run_key)

@@ -110,9 +110,10 @@ def test_export_is_ordered_by_cell_then_document_and_roundtrips(tmp_path: Path) 
     store.put_many_raw(ROWS_DB, [(row_key(other_run, 3, 0), encode_row(rows[0][2]))])
     got = list(iter_rows(store, run))
     assert [r.doc_index for r in got] == [1, 7, 0, 2]  # cells 3, 3, 12, 300 — numeric, not text order
-    n = export_jsonl(store, run, tmp_path / "out" / "results.jsonl")
+    stats = export_jsonl(store, run, tmp_path / "out" / "results.jsonl")
     lines = (tmp_path / "out" / "results.jsonl").read_text().splitlines()
-    assert n == 4 and len(lines) == 4
+    assert stats.rows == 4 and len(lines) == 4
+    assert stats.status_counts == {"ok": 4} and stats.cost_usd == pytest.approx(0.4)
     assert [msgspec.json.decode(line, type=ResultRow) for line in lines] == got
     store.close()
 

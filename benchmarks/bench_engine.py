@@ -1,0 +1,438 @@
+"""Engine benchmarks (issue 4): dispatch throughput, cached re-runs, peak memory.
+
+    python benchmarks/bench_engine.py                    # everything
+    python benchmarks/bench_engine.py --only dispatch    # or cache, rss, profile
+
+dispatch  Judged calls/s through the whole engine (pair, render, key, cache
+          miss, adapter, group commit, stopping, rows) against the fake
+          provider server with zero latency (its own process), vs a bare
+          aiohttp loop posting the same bodies at the same concurrency and
+          vs the official `openai` SDK (AsyncOpenAI + semaphore). Same run,
+          interleaved rounds, medians. CPU per call of this process too.
+cache     A finished ~100,000-call experiment (baseline judge `seqratio`)
+          re-run: (a) the same config (stored rows, no call), and (b) with
+          the run's rows and cell states deleted, so every item is rebuilt
+          and answered by the call cache. Times vs the first run.
+rss       Peak RSS of a child process running a design of >= 1,000,000
+          planned calls to the end (baseline judge), streaming.
+profile   cProfile of the engine's own CPU per call on the dispatch workload.
+
+The corpus (bundled sample, min 100 characters per sentence) is prepared
+once into BENCH_DIR/corpus and copied (LMDB copy) for each fresh store.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import anyio
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from engine.config import ExperimentConfig, parse_config  # noqa: E402
+from engine.prepare import BUNDLED_CORPUS  # noqa: E402
+from engine.store import Store  # noqa: E402
+
+MIN_CHARS = 100.0
+
+
+def experiment_text(*, store: Path, output: Path, n: int, replicates: int, judge: str, k: int = 9, kind: str = "fixed") -> str:
+    return textwrap.dedent(
+        f"""
+        store = "{store}"
+        output = "{output}"
+        seed = 1
+        k = {k}
+        replicates = {replicates}
+        [corpus]
+        inputs = ["{BUNDLED_CORPUS}"]
+        [corpus.settings]
+        min_chars_per_sentence = {MIN_CHARS}
+        [stopping]
+        kind = "{kind}"
+        n = {n}
+        """
+    ) + textwrap.dedent(judge)
+
+
+def baseline_judge(concurrency: int = 64) -> str:
+    return f"""
+    [[judges]]
+    name = "seqratio"
+    adapter = "baseline"
+    model = "seqratio"
+    concurrency = {concurrency}
+    """
+
+
+def fake_judge(url: str, concurrency: int) -> str:
+    return f"""
+    [[judges]]
+    name = "sim"
+    adapter = "openai-compatible"
+    model = "local-sim"
+    base_url = "{url}/v1"
+    concurrency = {concurrency}
+    timeout_s = 60.0
+    """
+
+
+def corpus_store(bench_dir: Path) -> Path:
+    """The prepared corpus (parsed once; later runs reuse it)."""
+    from engine.prepare import CorpusSettings, prepare_corpus
+
+    path = bench_dir / "corpus"
+    store = Store(path)
+    try:
+        summary = prepare_corpus([BUNDLED_CORPUS], store, CorpusSettings(min_chars_per_sentence=MIN_CHARS), progress=True)
+        print(f"corpus: {summary.kept_screening} documents ({'reused' if summary.reused else f'prepared in {summary.seconds:.0f} s'})")
+    finally:
+        store.close()
+    return path
+
+
+def fresh_store(bench_dir: Path, name: str) -> Path:
+    """A new store holding only the prepared corpus."""
+    target = bench_dir / name
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    source = Store(bench_dir / "corpus")
+    try:
+        for db in ("results", "rows", "runs"):
+            if source.count(db):
+                raise RuntimeError(f"{bench_dir / 'corpus'} holds {db}; it must hold only the corpus")
+        source.env.copy(str(target))
+    finally:
+        source.close()
+    return target
+
+
+def config_for(text: str) -> ExperimentConfig:
+    return parse_config(text, source="<bench>")
+
+
+# ---------------------------------------------------------------------------
+# The fake server in its own process
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class FakeServerProcess:
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> FakeServerProcess:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "engine.cli", "fake-server", "--port", str(self.port), "--latency", "zero"],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        import urllib.request
+
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(f"{self.url}/_fake/stats", timeout=1).read()
+                return self
+            except OSError:
+                time.sleep(0.2)
+        self.__exit__()
+        raise RuntimeError("fake server did not start")
+
+    def stats(self) -> dict:
+        import urllib.request
+
+        return json.loads(urllib.request.urlopen(f"{self.url}/_fake/stats", timeout=5).read())
+
+    def __exit__(self, *exc: object) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait(10)
+
+
+# ---------------------------------------------------------------------------
+# dispatch
+
+
+def design_requests(config: ExperimentConfig, limit: int) -> list:
+    """The first `limit` requests the engine would send (same items, same bodies)."""
+    from engine.runner import Experiment
+
+    experiment = Experiment(config)
+    try:
+        design = experiment.design
+        per_cell = config.stopping.n
+        out = []
+        for cell in design.cells:
+            doc = taken = 0
+            while taken < per_cell and doc < design.doc_limit(cell):
+                item = design.item(cell, doc)
+                doc += 1
+                if item is not None:
+                    out.extend(item.requests)
+                    taken += 1
+            if len(out) >= limit:
+                break
+        return out[:limit]
+    finally:
+        experiment.close()
+
+
+async def bare_aiohttp(url: str, bodies: list[bytes], concurrency: int) -> float:
+    import aiohttp
+    import msgspec
+
+    decode = msgspec.json.decode
+    headers = {"Content-Type": "application/json"}
+    it = iter(bodies)
+    connector = aiohttp.TCPConnector(limit=concurrency)
+    async with aiohttp.ClientSession(connector=connector) as session:
+
+        async def worker() -> None:
+            for body in it:
+                async with session.post(url, data=body, headers=headers) as response:
+                    payload = decode(await response.read())
+                    assert payload["choices"][0]["message"]["content"]
+
+        start = time.perf_counter()
+        async with anyio.create_task_group() as tg:
+            for _ in range(concurrency):
+                tg.start_soon(worker)
+        return time.perf_counter() - start
+
+
+async def openai_sdk(url: str, requests: list, concurrency: int) -> float:
+    from openai import AsyncOpenAI
+
+    client = AsyncOpenAI(base_url=f"{url}/v1", api_key="bench", max_retries=0)
+    semaphore = asyncio.Semaphore(concurrency)
+
+    async def one(request) -> None:  # type: ignore[no-untyped-def]
+        d = request.decoding
+        async with semaphore:
+            completion = await client.chat.completions.create(
+                model=request.model,
+                messages=[{"role": m.role, "content": m.content} for m in request.messages],
+                temperature=d.temperature,
+                max_tokens=d.max_tokens,
+                extra_body={"structured_outputs": {"regex": d.guided_regex}} if d.guided_regex else None,
+            )
+            assert completion.choices[0].message.content
+
+    start = time.perf_counter()
+    await asyncio.gather(*(one(r) for r in requests))
+    elapsed = time.perf_counter() - start
+    await client.close()
+    return elapsed
+
+
+def engine_round(bench_dir: Path, url: str, calls: int, concurrency: int, n_per_cell: int) -> tuple[float, float, int]:
+    from engine.runner import run_experiment
+
+    store = fresh_store(bench_dir, "dispatch-store")
+    config = config_for(experiment_text(store=store, output=bench_dir / "dispatch-out", n=n_per_cell, replicates=1, judge=fake_judge(url, concurrency)))
+    cpu0, t0 = time.process_time(), time.perf_counter()
+    summary = run_experiment(config, quiet=True, export=False)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    assert summary.calls_cached == 0 and summary.calls_network >= calls, summary
+    return wall, cpu, summary.calls_network
+
+
+def timed_cpu(fn):  # type: ignore[no-untyped-def]
+    cpu0 = time.process_time()
+    wall = fn()
+    return wall, time.process_time() - cpu0
+
+
+def bench_dispatch(bench_dir: Path, calls: int, concurrency: int, rounds: int) -> dict:
+    from adapters.openai import ChatCompletionsDialect
+
+    cells = 4 * 2 * 100
+    n_per_cell = max(1, calls // cells)
+    calls = cells * n_per_cell
+    results: dict[str, list[tuple[float, float, int]]] = {"engine": [], "aiohttp": [], "openai_sdk": []}
+    with FakeServerProcess() as server:
+        probe = config_for(experiment_text(store=bench_dir / "corpus", output=bench_dir / "unused", n=n_per_cell, replicates=1, judge=fake_judge(server.url, concurrency)))
+        requests = design_requests(probe, calls)
+        dialect = ChatCompletionsDialect("openai-compatible", f"{server.url}/v1/chat/completions", "local-sim", max_tokens_field="max_tokens", structured_outputs="structured_outputs")
+        bodies = [dialect.url_and_body(r)[1] for r in requests]
+        url = f"{server.url}/v1/chat/completions"
+        # warm-up (connections, imports, server JIT-free but page cache)
+        anyio.run(bare_aiohttp, url, bodies[:2000], concurrency)
+        for _ in range(rounds):
+            wall, cpu = timed_cpu(lambda: anyio.run(bare_aiohttp, url, bodies, concurrency))
+            results["aiohttp"].append((wall, cpu, len(bodies)))
+            results["engine"].append(engine_round(bench_dir, server.url, calls, concurrency, n_per_cell))
+            wall, cpu = timed_cpu(lambda: asyncio.run(openai_sdk(server.url, requests, concurrency)))
+            results["openai_sdk"].append((wall, cpu, len(requests)))
+            print({k: [f"{n / w:,.0f}/s" for w, _, n in v] for k, v in results.items()}, flush=True)
+        stats = server.stats()
+    rate = {k: statistics.median(n / w for w, _, n in v) for k, v in results.items()}
+    cpu_us = {k: statistics.median(c / n * 1e6 for _, c, n in v) for k, v in results.items()}
+    return {
+        "calls_per_round": calls,
+        "concurrency": concurrency,
+        "rounds": rounds,
+        "calls_per_s": rate,
+        "client_cpu_us_per_call": cpu_us,
+        "engine_vs_aiohttp": rate["engine"] / rate["aiohttp"],
+        "engine_vs_openai_sdk": rate["engine"] / rate["openai_sdk"],
+        "server_requests": stats["requests"],
+        "server_repeated_completions": stats["repeated_completions"],
+    }
+
+
+# ---------------------------------------------------------------------------
+# cache
+
+
+def bench_cache(bench_dir: Path) -> dict:
+    from engine.results import ROWS_DB, RUNS_DB
+    from engine.runner import run_experiment
+
+    store = fresh_store(bench_dir, "cache-store")
+    # 4 needles x 2 hays x 100 positions x 2 replicates x 63 documents = 100,800 calls
+    text = experiment_text(store=store, output=bench_dir / "cache-out", n=63, replicates=2, judge=baseline_judge())
+    config = config_for(text)
+    t0 = time.perf_counter()
+    first = run_experiment(config, quiet=True)
+    first_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    again = run_experiment(config, quiet=True)
+    again_s = time.perf_counter() - t0
+    assert again.calls_network == 0 and again.rows == first.rows
+    same_file = Path(first.results_jsonl).read_bytes() == Path(again.results_jsonl).read_bytes()
+    # (b) lose the run's rows and cell states: every item comes back from the call cache
+    run_key = bytes.fromhex(first.run_id)
+    s = Store(store)
+    with s.env.begin(write=True) as txn:
+        for db in (ROWS_DB, RUNS_DB):
+            handle = s.db(db)
+            cursor = txn.cursor(db=handle)
+            keys = [k for k, _ in cursor if bytes(k).startswith(run_key)]
+            for k in keys:
+                txn.delete(k, db=handle)
+    s.close()
+    t0 = time.perf_counter()
+    rebuilt = run_experiment(config, quiet=True)
+    rebuilt_s = time.perf_counter() - t0
+    assert rebuilt.calls_network == 0 and rebuilt.calls_cached == first.calls_network + first.calls_cached, rebuilt
+    same_rebuilt = sorted(Path(first.results_jsonl).read_bytes().splitlines()) == sorted(Path(rebuilt.results_jsonl).read_bytes().splitlines())
+    return {
+        "calls": first.calls_network,
+        "rows": first.rows,
+        "first_run_s": first_s,
+        "rerun_s": again_s,
+        "rerun_fraction_of_first": again_s / first_s,
+        "rerun_results_per_s": again.rows / again_s,
+        "rerun_same_jsonl_bytes": same_file,
+        "from_call_cache_s": rebuilt_s,
+        "from_call_cache_fraction_of_first": rebuilt_s / first_s,
+        "from_call_cache_results_per_s": rebuilt.rows / rebuilt_s,
+        "from_call_cache_rows_equal_except_cached_flag": same_rebuilt,
+    }
+
+
+# ---------------------------------------------------------------------------
+# rss
+
+
+RSS_CHILD = """
+import json, resource, sys, time
+sys.path.insert(0, {root!r})
+from engine.config import parse_config
+from engine.runner import plan_experiment, run_experiment
+config = parse_config({text!r}, source="<bench-rss>")
+plan = plan_experiment(config)
+t0 = time.perf_counter()
+summary = run_experiment(config, quiet=True, export={export!r})
+print(json.dumps({{"planned_calls": plan.upper_bound_calls, "cells": plan.cells, "calls": summary.calls_network,
+    "rows": summary.rows, "seconds": time.perf_counter() - t0,
+    "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+"""
+
+
+def bench_rss(bench_dir: Path, replicates: int, export: bool) -> dict:
+    store = fresh_store(bench_dir, "rss-store")
+    # 4 x 2 x 100 x replicates cells, each up to all 95 documents (fixed n = 95)
+    text = experiment_text(store=store, output=bench_dir / "rss-out", n=95, replicates=replicates, judge=baseline_judge())
+    child = RSS_CHILD.format(root=str(ROOT), text=text, export=export)
+    out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, check=False)
+    if out.returncode:
+        raise RuntimeError(out.stderr[-3000:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+# ---------------------------------------------------------------------------
+# profile
+
+
+def bench_profile(bench_dir: Path, calls: int, concurrency: int) -> str:
+    import cProfile
+    import io
+    import pstats
+
+    cells = 800
+    n = max(1, calls // cells)
+    with FakeServerProcess() as server:
+        profiler = cProfile.Profile()
+        profiler.enable()
+        wall, cpu, made = engine_round(bench_dir, server.url, cells * n, concurrency, n)
+        profiler.disable()
+    buffer = io.StringIO()
+    pstats.Stats(profiler, stream=buffer).sort_stats("tottime").print_stats(25)
+    return f"{made} calls, {wall:.1f} s wall, {cpu / made * 1e6:.0f} µs CPU per call (under cProfile)\n" + buffer.getvalue()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", default="dispatch,cache,rss", help="comma list of dispatch, cache, rss, profile")
+    parser.add_argument("--dir", default=os.environ.get("NEEDLEJUDGE_BENCH_DIR", "/tmp/needlejudge-bench"), type=Path)
+    parser.add_argument("--calls", type=int, default=16000, help="dispatch: calls per round")
+    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rss-replicates", type=int, default=14, help="rss: 800 x this many cells of 95 documents")
+    args = parser.parse_args()
+    args.dir.mkdir(parents=True, exist_ok=True)
+    corpus_store(args.dir)
+    report: dict = {"python": sys.version.split()[0], "cpus": os.cpu_count(), "load_avg": os.getloadavg()}
+    for part in args.only.split(","):
+        t0 = time.perf_counter()
+        if part == "dispatch":
+            report["dispatch"] = bench_dispatch(args.dir, args.calls, args.concurrency, args.rounds)
+        elif part == "cache":
+            report["cache"] = bench_cache(args.dir)
+        elif part == "rss":
+            report["rss"] = bench_rss(args.dir, args.rss_replicates, export=True)
+        elif part == "profile":
+            print(bench_profile(args.dir, args.calls, args.concurrency))
+            continue
+        else:
+            raise SystemExit(f"unknown part {part!r}")
+        print(f"{part}: {json.dumps(report[part], indent=2)} ({time.perf_counter() - t0:.0f} s)", flush=True)
+    report["load_avg_end"] = os.getloadavg()
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
