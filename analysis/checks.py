@@ -304,3 +304,46 @@ def judge_agreement(scored: Table) -> list[JudgeAgreementRow]:
         xb = np.array([raters[b][c] for c in common])
         out.append(JudgeAgreementRow(*a, *b, len(common), krippendorff_alpha(np.vstack([xa, xb]), "interval"), float(np.abs(xa - xb).mean())))
     return out
+
+
+# ---------------------------------------------------------------------------
+# Verdict
+
+
+class JudgeVerdict(NamedTuple):
+    judge: str
+    prompt_id: str
+    prompt_version: str
+    n: int  # experimental rows (order 1-2, no control) of this judge × prompt
+    fit: bool  # no instrument check flagged
+    reasons: str  # the failed checks, "; "-separated
+
+
+def judge_verdicts(
+    rows: Table,
+    failures: list[FailureRow],
+    swaps: list[OrderSwapRow],
+    nulls: list[NullEditRow],
+    negatives: list[NegativeRow],
+    resolutions: list[ResolutionRow],
+) -> list[JudgeVerdict]:
+    """One line per judge × prompt: fit for analysis, or which checks failed."""
+    reasons: dict[tuple, list[str]] = {}
+    unfit: dict[tuple, int] = {}
+    for r in failures:
+        if not r.fit_for_analysis:
+            unfit[r[:3]] = unfit.get(r[:3], 0) + 1
+    for key, count in unfit.items():
+        reasons.setdefault(key, []).append(f"{count} condition(s) above the failure-rate threshold")
+    for label, checked in (("order-swap asymmetry", swaps), ("null edits scored unlike identical text", nulls),
+                           ("negative controls not at the bottom of the scale", negatives),
+                           ("scores on two adjacent levels", resolutions)):  # fmt: skip
+        for r in checked:
+            if r.flagged:
+                reasons.setdefault(tuple(r[:3]), []).append(label)
+    out = []
+    for key, t in rows.groups(*GROUP_KEYS):
+        n = int(np.count_nonzero((t["control"] == "") & (t["order"] == "12")))
+        why = reasons.get(key, [])
+        out.append(JudgeVerdict(*key, n, not why, "; ".join(why)))
+    return out

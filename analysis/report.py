@@ -15,7 +15,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -101,7 +101,15 @@ def _checks_section(run: Run, options: AnalysisOptions, labels: Table | None) ->
         "Instrument checks",
         "Read these before any statistic. A flagged judge or condition is not fit for analysis as it stands.",
     )
+    verdicts = checks.judge_verdicts(rows, failures, swaps, nulls, negatives, res)
+    for v in verdicts:
+        if v.fit:
+            sec.findings.append(f"{_rater(v)}: passes every instrument check run here (n={v.n}).")
+        else:
+            sec.findings.append(f"FLAG: {_rater(v)} is not fit for analysis as it stands: {v.reasons} (n={v.n}).")
     sec.tables += [
+        TableSpec("check_verdicts", "Verdict per judge", "A judge is fit when no instrument check below flags it.",
+                  checks.JudgeVerdict, verdicts),  # fmt: skip
         TableSpec("check_oracle", "Item-oracle pass rate", "Per needle × hay over distinct (document, position) pairs; "
                   "judge-independent (the pairs every judge saw).", checks.OracleRow, oracle),  # fmt: skip
         TableSpec("check_failures", "Failures and output length per condition",
@@ -422,30 +430,54 @@ def _render_markdown(run: Run, sections: list[Section], generated: str, paths: d
     return "\n".join(lines)
 
 
-def analyse(run: Run, options: AnalysisOptions, labels: Table | None = None, *, make_figures: bool = True) -> list[Section]:
-    """Every analysis of the report, instrument checks first."""
+def analyse(
+    run: Run,
+    options: AnalysisOptions,
+    labels: Table | None = None,
+    *,
+    make_figures: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> list[Section]:
+    """Every analysis of the report, instrument checks first. `progress`
+    is called with each section's title before it is computed."""
     scored = run.scored()
-    return [
-        _checks_section(run, options, labels),
-        _positionality_section(scored, options, make_figures),
-        _length_section(scored, make_figures),
-        _needle_section(scored, options, make_figures),
-        _hay_section(scored, options, make_figures),
-        _prompt_section(scored, options),
-        _stability_section(scored, options),
-        _fingerprint_section(run, scored, make_figures),
+    steps: list[tuple[str, Callable[[], Section]]] = [
+        ("Instrument checks", lambda: _checks_section(run, options, labels)),
+        ("Positionality", lambda: _positionality_section(scored, options, make_figures)),
+        ("Document length", lambda: _length_section(scored, make_figures)),
+        ("Needle type", lambda: _needle_section(scored, options, make_figures)),
+        ("Hay type", lambda: _hay_section(scored, options, make_figures)),
+        ("Prompts and the null experiment", lambda: _prompt_section(scored, options)),
+        ("Score stability", lambda: _stability_section(scored, options)),
+        ("Scoring fingerprint", lambda: _fingerprint_section(run, scored, make_figures)),
     ]
+    sections = []
+    for title, step in steps:
+        if progress is not None:
+            progress(title)
+        sections.append(step())
+    return sections
 
 
 def build_report(
-    run_dir: Path, out_dir: Path, *, labels: Path | None = None, options: AnalysisOptions | None = None
+    run_dir: Path,
+    out_dir: Path,
+    *,
+    labels: Path | None = None,
+    options: AnalysisOptions | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> ReportPaths:
     """Analyse the run folder and write report.html, summary.md,
-    figures/*.png and tables/*.csv into out_dir."""
+    figures/*.png and tables/*.csv into out_dir. `progress(step)` names
+    each step as it starts (for a progress display)."""
     options = options or AnalysisOptions()
+    if progress is not None:
+        progress("Loading results")
     run = load_run(run_dir)
     label_table = load_labels(labels) if labels is not None else None
-    sections = analyse(run, options, label_table)
+    sections = analyse(run, options, label_table, progress=progress)
+    if progress is not None:
+        progress("Writing report")
     out_dir = Path(out_dir)
     fig_dir, tab_dir = out_dir / FIGURES_DIR, out_dir / TABLES_DIR
     fig_dir.mkdir(parents=True, exist_ok=True)

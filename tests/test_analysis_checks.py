@@ -104,3 +104,20 @@ def test_judge_agreement(run):
     twin.columns["judge"] = np.array(["x"] * (len(twin) // 2) + ["y"] * (len(twin) // 2))
     (same,) = checks.judge_agreement(twin)
     assert same.alpha_interval == 1.0 and same.mean_abs_diff == 0.0
+
+
+def test_judge_verdicts(run):
+    rows = run.rows
+    failures = checks.failure_rates(rows, OPTIONS)
+    swaps = checks.order_swap_symmetry(rows, OPTIONS)
+    nulls, negatives = checks.control_checks(rows, OPTIONS)
+    res = checks.resolution(run.scored(), OPTIONS)
+    by = {v.judge: v for v in checks.judge_verdicts(rows, failures, swaps, nulls, negatives, res)}
+    assert by["planted"].fit and by["planted"].reasons == "" and by["planted"].n == 4 * 2 * 16 * 20
+    assert not by["faulty"].fit
+    assert by["faulty"].reasons.split("; ") == [
+        "1 condition(s) above the failure-rate threshold",
+        "order-swap asymmetry",
+        "null edits scored unlike identical text",
+        "negative controls not at the bottom of the scale",
+    ]

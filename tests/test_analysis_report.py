@@ -88,3 +88,15 @@ def test_report_of_a_missing_run_folder_is_a_clear_error(tmp_path, capsys):
     assert "not a run folder" in capsys.readouterr().err
     assert main(["report", str(tmp_path), "--bootstrap", "5"]) == 2
     assert "--bootstrap 5" in capsys.readouterr().err
+
+
+def test_analyse_reports_progress_in_order():
+    from analysis.load import Run, rows_to_table
+    from analysis.options import AnalysisOptions
+    from analysis.report import analyse
+
+    run = Run(Path("."), {}, rows_to_table(synthetic_rows(reference_judges(), size=2, docs_per_cell=5)))
+    steps: list[str] = []
+    sections = analyse(run, AnalysisOptions(n_bootstrap=100, n_permutations=100), make_figures=False, progress=steps.append)
+    assert steps == [s.title for s in sections] and steps[0] == "Instrument checks"
+    assert all(not s.figures for s in sections)

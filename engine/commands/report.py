@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -33,7 +34,9 @@ def main(args: argparse.Namespace) -> int:
     options = AnalysisOptions(seed=args.seed, n_bootstrap=args.bootstrap, n_permutations=args.permutations)
     out = args.out if args.out is not None else args.run_dir / "report"
     started = time.perf_counter()
-    paths = build_report(args.run_dir, out, labels=args.labels, options=options)
+    paths = build_report(
+        args.run_dir, out, labels=args.labels, options=options, progress=lambda step: print(f"  {step}…", file=sys.stderr)
+    )
     print(f"report written in {time.perf_counter() - started:.1f} s")
     print(f"  HTML:     {paths.html}")
     print(f"  summary:  {paths.markdown}")
