@@ -43,7 +43,9 @@ order and says when the cell is measured well enough:
 
 Defaults per kind: ``min_docs`` unset means 100 for ``paper`` (the paper's
 minimum) and 1 for ``ci`` (a CS is valid from the first document, so no
-minimum is needed for coverage); ``fixed`` ignores it.  ``max_docs`` unset
+minimum is needed for coverage); ``fixed`` ignores it.
+``StoppingSpec.resolved_min_docs`` is what a rule really needs at least:
+``n`` for fixed, at least ``window + 1`` for paper.  ``max_docs`` unset
 means no cap beyond the corpus.
 
 The pure functions :func:`hedged_capital_cs` and :func:`pprl_eb_cs` compute
@@ -119,26 +121,30 @@ class StoppingSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_o
         if self.max_docs is not None:
             if self.max_docs < 1:
                 raise _config_error(key + "max_docs", "an integer >= 1", self.max_docs)
-            if self.max_docs < self.resolved_min_docs:
-                raise _config_error(
-                    key + "max_docs",
-                    f"an integer >= min_docs ({self.resolved_min_docs})",
-                    self.max_docs,
-                )
             if self.kind == "fixed" and self.max_docs < self.n:
                 raise _config_error(
                     key + "max_docs", f"an integer >= n ({self.n}) for a fixed rule", self.max_docs
                 )
+            if self.max_docs < self.resolved_min_docs:
+                raise _config_error(
+                    key + "max_docs",
+                    f"an integer >= {self.resolved_min_docs} (the fewest documents this "
+                    f"{self.kind} rule can stop after, from min_docs/window)",
+                    self.max_docs,
+                )
 
     @property
     def resolved_min_docs(self) -> int:
-        if self.min_docs is not None:
-            return self.min_docs
-        if self.kind == "paper":
-            return PAPER_DEFAULT_MIN_DOCS
+        """The fewest documents after which this rule can stop.
+
+        The scheduler may dispatch that many at once: they are needed for sure.
+        """
         if self.kind == "fixed":
-            return 1
-        return CI_DEFAULT_MIN_DOCS
+            return self.n
+        if self.kind == "paper":
+            floor = PAPER_DEFAULT_MIN_DOCS if self.min_docs is None else self.min_docs
+            return max(floor, self.window + 1)  # m_{n-window} must exist
+        return CI_DEFAULT_MIN_DOCS if self.min_docs is None else self.min_docs
 
     @property
     def doc_cap(self) -> int | None:
@@ -350,6 +356,7 @@ class _RuleBase:
         self.n = 0
         self.total = 0.0
         self._reason: str = ""
+        self._min_docs = spec.resolved_min_docs
 
     @property
     def done(self) -> bool:
@@ -376,7 +383,7 @@ class _RuleBase:
         self.n += 1
         self.total += value
         converged = self._observe(value)
-        if converged and self.n >= self.spec.resolved_min_docs:
+        if converged and self.n >= self._min_docs:
             self._reason = "converged"
         elif self.spec.max_docs is not None and self.n >= self.spec.max_docs:
             self._reason = "max_docs"

@@ -44,6 +44,7 @@ from engine.stopping import (
         ({"kind": "paper", "max_docs": 50}, "stopping.max_docs"),  # below the default min 100
         ({"kind": "ci", "min_docs": 20, "max_docs": 10}, "stopping.max_docs"),
         ({"kind": "fixed", "n": 200, "max_docs": 100}, "stopping.max_docs"),
+        ({"kind": "paper", "min_docs": 1, "window": 20, "max_docs": 20}, "stopping.max_docs"),
     ],
 )
 def test_impossible_settings_name_the_key_and_range(settings, key):
@@ -70,6 +71,8 @@ def test_per_kind_defaults():
     assert StoppingSpec(kind="paper").resolved_min_docs == 100
     assert StoppingSpec(kind="ci").resolved_min_docs == 1
     assert StoppingSpec(kind="ci", min_docs=30).resolved_min_docs == 30
+    assert StoppingSpec(kind="paper", min_docs=1).resolved_min_docs == 11  # window 10 + 1
+    assert StoppingSpec(kind="fixed", n=40).resolved_min_docs == 40
     assert StoppingSpec(kind="fixed", n=40).doc_cap == 40
     assert StoppingSpec(kind="ci", max_docs=500).doc_cap == 500
     assert StoppingSpec(kind="paper").doc_cap is None
