@@ -396,6 +396,11 @@ class _RuleBase:
         return {"spec": msgspec.to_builtins(self.spec)}
 
     def state(self) -> dict[str, Any]:
+        """Plain data (str, int, float, bool, lists) for msgpack; restore() continues exactly.
+
+        A hedged rule's capitals inside the CS run may include inf (an
+        excluded interior point), which msgpack carries but strict JSON does not.
+        """
         return {
             "version": _STATE_VERSION,
             "kind": self.kind,
@@ -497,8 +502,8 @@ class CiRule(_RuleBase):
             self.breaks = grid_breaks(spec.epsilon)
             self._grid = np.linspace(0.0, 1.0, self.breaks + 1)
             self._cap_plus, self._cap_minus = _truncations(self._grid)
-            # Only the hull [lo, hi) of still-included grid points is updated:
-            # excluded points never return (running intersection).
+            # Only the run [lo, hi) of grid points still in the CS is updated
+            # (see hedged_capital_cs); points outside it never return.
             self._capital_plus = np.ones(self.breaks + 1)
             self._capital_minus = np.ones(self.breaks + 1)
             self._level = 2.0 / alpha  # K_t >= 1/alpha  <=>  K+ + K- >= 2/alpha
