@@ -192,8 +192,13 @@ def _positionality_section(scored: Table, options: AnalysisOptions, make_figures
             f"{_rater(r)} {r.needle}/{r.hay}: early-positionality bias {_ci(r.bias, r.bias_low, r.bias_high, r.confidence)}, "
             f"KS D={r.ks_statistic:.3f}, p_Holm={_fmt(r.p_holm)} — {verdict} (n={r.n_first}+{r.n_second})."
         )
-    n_grids = len({r[:5] for r in emd})
-    sec.findings.append(f"{len(exceeding)} of {len(emd)} mirror cell pairs in {n_grids} grids exceed the EMD permutation null.")
+    for key, cells in _group_rows(emd, 3).items():
+        hits = sum(r.exceeds for r in cells)
+        n_rows = sum(r.n_ij + r.n_ji for r in cells)
+        sec.findings.append(
+            f"{key[0]} ({key[1]}@{key[2]}): {hits} of {len(cells)} mirror cell pairs exceed the 95th percentile of their "
+            f"EMD permutation null ({sum(r.p_holm <= options.alpha for r in cells)} after Holm within each grid; n={n_rows})."
+        )
     if make_figures and pos:
         sec.figures.append(FigureSpec("positionality_bias", "Early-positionality bias per condition", figures.figure_bytes(figures.bias_figure(pos))))
     if make_figures:
