@@ -100,3 +100,18 @@ def test_analyse_reports_progress_in_order():
     sections = analyse(run, AnalysisOptions(n_bootstrap=100, n_permutations=100), make_figures=False, progress=steps.append)
     assert steps == [s.title for s in sections] and steps[0] == "Instrument checks"
     assert all(not s.figures for s in sections)
+
+
+def test_report_of_a_run_where_nothing_scored(tmp_path):
+    from analysis.options import AnalysisOptions
+    from analysis.report import build_report
+    from engine.contracts import ResultRow
+
+    rows = [ResultRow(run_id="r", judge="mute", adapter="a", model="m", prompt_id="bands", prompt_version="v9", needle="neg",
+                      hay="orig", i=i, j=0, doc_id=f"d{i}", doc_index=i, status="refused", raw_text="no") for i in range(5)]  # fmt: skip
+    write_run(tmp_path / "run", rows)  # no manifest either
+    paths = build_report(tmp_path / "run", tmp_path / "out", options=AnalysisOptions(n_bootstrap=100, n_permutations=100))
+    md = paths.markdown.read_text()
+    assert "FLAG: mute (bands@v9) is not fit for analysis as it stands: 1 condition(s) above the failure-rate threshold (n=5)" in md
+    assert "manifest.json missing" in md
+    assert paths.figures == ()
