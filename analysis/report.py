@@ -342,7 +342,7 @@ def _html_table(spec: TableSpec) -> str:
     for row in spec.rows:
         cells = []
         for name, value in zip(spec.row_type._fields, row):
-            cls = ' class="flag"' if (name in ("flagged", "exceeds") and value) or (name == "fit_for_analysis" and not value) else ""
+            cls = ' class="flag"' if (name in ("flagged", "exceeds") and value) or (name in ("fit_for_analysis", "fit") and not value) else ""
             cells.append(f"<td{cls}>{html.escape(_fmt(value))}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     table = f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
