@@ -362,7 +362,7 @@ table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ddd;paddin
 th{background:#f3f3f3;position:sticky;top:0}tr:nth-child(even) td{background:#fafafa}td.flag{background:#fde0e0!important;color:#a00;font-weight:600}
 .scroll{overflow-x:auto;max-height:560px;overflow-y:auto}.note{color:#555;font-size:12px;margin:2px 0 6px}
 ul.findings li{margin:2px 0;font-size:13px}li.flag{color:#a00;font-weight:600}
-figure{margin:12px 0;display:inline-block;vertical-align:top}figure img{max-width:100%;border:1px solid #eee}figcaption{font-size:12px;color:#555}
+figure{margin:8px 6px;display:inline-block;vertical-align:top}figure img{max-width:100%;border:1px solid #eee}figcaption{font-size:12px;color:#555}
 .meta td{text-align:left}pre{background:#f6f6f6;padding:8px;font-size:11px;overflow:auto;max-height:300px}
 """
 
