@@ -13,12 +13,18 @@ whitespace; offsets are relative to that text. Rules (DESIGN.md):
 - con: swap every coordinating "and" <-> "or", keeping casing; "&" is never
   touched. Coordinations that cannot take the other conjunction are left
   alone: correlatives (both/either/neither/whether ... and/or), "between X
-  and Y", "and/or", and conjunctions inside a named entity ("Bosnia and
-  Herzegovina").
+  and Y", "and/or", conjunctions inside a named entity ("Bosnia and
+  Herzegovina"), and "and" inside a subject or in a sentence with "both"
+  ("X and Y were" would become "X or Y were").
 - ner: options are the sentence's entities labelled PERSON, GPE, LOC,
   LANGUAGE or DATE that have at least one different same-label entity text
-  elsewhere in the document; the seeded choice of option and replacement
-  happens at pair time (engine.pairs), applied by `apply_entity`.
+  elsewhere in the document, of the same shape (`entity_shape`: a year for a
+  year, a day-month-year for a day-month-year; "the ..." for "the ...").
+  Possessive texts and texts the model also tags with another label are
+  never replacements; entities inside quotation marks and PERSON entities
+  after an article ("the Chincha") are not options. The seeded choice of option and replacement happens
+  at pair time (engine.pairs), applied by `apply_entity`.
+- neg never edits quoted speech (a root inside quotation marks).
 """
 
 from __future__ import annotations
@@ -145,8 +151,8 @@ def _swappable(sent: Span, token: Token) -> bool:
     if (token.i > 0 and doc[token.i - 1].text == "/") or (token.i + 1 < len(doc) and doc[token.i + 1].text == "/"):
         return False
     head = token.head
-    if token.lower_ == "and" and head.dep_ in SUBJECT_DEPS:  # "X and Y were" -> "X or Y were" breaks agreement
-        return False
+    if token.lower_ == "and" and (_in_subject(head) or any(t.lower_ == "both" for t in sent)):
+        return False  # "X and Y were" -> "X or Y were", "X and Y were both" break agreement
     # correlatives ("either X or Y", "both X and Y", "whether X or Y") sit at or
     # just before the first conjunct; the parser often attaches them to the verb
     for t in doc[max(sent.start, head.left_edge.i - 2) : token.i]:
@@ -155,6 +161,16 @@ def _swappable(sent: Span, token: Token) -> bool:
     if head.head.lower_ == "between" or head.lower_ == "between":
         return False
     return True
+
+
+def _in_subject(token: Token) -> bool:
+    """Whether `token` is (inside) a subject noun phrase."""
+    while True:
+        if token.dep_ in SUBJECT_DEPS:
+            return True
+        if token.pos_ in ("VERB", "AUX") or token.head.i == token.i:
+            return False
+        token = token.head
 
 
 def swap_conjunctions(sent: Span) -> str | None:
@@ -224,11 +240,14 @@ def document_entity_texts(doc: Doc) -> dict[str, frozenset[str]]:
 def entity_options(sent: Span, entity_texts: dict[str, frozenset[str]]) -> tuple[EntityOption, ...]:
     options = []
     base = sentence_bounds(sent)[0]
+    text = sentence_text(sent)
     for ent in sent.ents:
-        if ent.label_ not in NER_LABELS:
+        if ent.label_ not in NER_LABELS or not _usable_entity_text(ent.text):
             continue
-        if not _usable_entity_text(ent.text):
+        if _inside_quotes(text, ent.start_char - base):  # titles and quoted names ("United States v. X")
             continue
+        if ent.label_ == "PERSON" and ent.start > sent.start and ent.doc[ent.start - 1].lower_ in ("the", "a", "an"):
+            continue  # "the Chincha", "the Beatles": a people or a band tagged PERSON
         shape = entity_shape(ent.text, ent.label_)
         replacements = tuple(
             sorted(t for t in entity_texts.get(ent.label_, ()) if t != ent.text and entity_shape(t, ent.label_) == shape)

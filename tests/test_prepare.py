@@ -70,7 +70,7 @@ def test_changed_settings_or_input_prepare_again(tmp_path):
     path = tmp_path / "tiny.jsonl"
     path.write_text("\n".join(json.dumps({"id": str(k), "title": "T", "text": "It is a short text."}) for k in range(3)))
     with Store(tmp_path / "store") as store:
-        first = prepare_corpus([path], store, CorpusSettings())
+        first = prepare_corpus([path], store, CorpusSettings(), progress=True)
         assert (first.read, first.kept_length, first.kept_screening, first.reused) == (3, 0, 0, False)
         assert first.drops == {"too_short_text": 3}
         again = prepare_corpus([path], store, CorpusSettings())
