@@ -453,15 +453,26 @@ def _drop(request: web.Request) -> None:
 
 
 def _fit_regex(pattern: str, text: str, value: int) -> str:
+    """The answer in the first form the guided-decoding regex accepts: the
+    score line, the bare 0-100 number, or the score mapped linearly onto the
+    scale the regex admits (probed: -3..3, 1-7, 0-5, 0-1); unchanged when
+    nothing fits."""
     import re
 
     try:
         compiled = re.compile(pattern)
     except re.error:
         return text
+    fits = lambda candidate: compiled.fullmatch(candidate) is not None  # noqa: E731
     for candidate in (text, str(value)):
-        if compiled.fullmatch(candidate):
+        if fits(candidate):
             return candidate
+    for low, high, probe_in, probe_out in ((-3, 3, "-3", "4"), (1, 7, "7", "0"), (0, 5, "5", "6"), (0, 1, "1", "2")):
+        if fits(probe_in) and not fits(probe_out):
+            raw = low + value * (high - low) / 100
+            for candidate in (f"{raw:.2f}", f"{raw:.1f}", str(round(raw))):
+                if fits(candidate):
+                    return candidate
     return text
 
 

@@ -195,3 +195,14 @@ def test_command_settings(tmp_path):
     bad.write_text('{"sim-x": {"early_penality": 1}}')
     with pytest.raises(ConfigError, match="bad.json"):
         load_judges(str(bad))
+
+
+def test_guided_answers_are_mapped_onto_the_scale_the_regex_admits():
+    from adapters.fake_server import _fit_regex
+    from engine.prompts.scales import BUILTIN_SCALES
+
+    expected = {"0-100": "62", "1-7": "5", "-3..3": "1", "0-1": "0.62", "0-5": "3.10"}
+    for name, scale in BUILTIN_SCALES.items():
+        assert _fit_regex(scale.answer_regex(), "Score: 62", 62) == expected[name], name
+    assert _fit_regex(r"Score: \d+", "Score: 62", 62) == "Score: 62"
+    assert _fit_regex(r"[a-z]+", "Score: 62", 62) == "Score: 62"  # nothing fits: the text as is
