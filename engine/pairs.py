@@ -70,6 +70,8 @@ class Corpus:
         self._index = {d: n for n, d in enumerate(doc_ids)}
         self._cache: dict[str, StoredDocument] = {}
         self._decoder = msgspec.msgpack.Decoder(StoredDocument)
+        # per-(document, seed) choices: drawn once, reused at every position
+        self._choices: dict[tuple[str, int, str], object] = {}
         self.oracle_failures = 0
         self.oracle_failure_reasons: dict[str, int] = {}
 
@@ -103,11 +105,14 @@ class Corpus:
     def _other(self, doc_id: str, seed: int, purpose: str) -> str | None:
         if len(self.doc_ids) < 2:
             return None
-        pick = int(item_rng(seed, purpose, doc_id).integers(len(self.doc_ids) - 1))
-        own = self._index.get(doc_id)
-        if own is not None and pick >= own:
-            pick += 1
-        return self.doc_ids[pick]
+        key = (doc_id, seed, purpose)
+        if key not in self._choices:
+            pick = int(item_rng(seed, purpose, doc_id).integers(len(self.doc_ids) - 1))
+            own = self._index.get(doc_id)
+            if own is not None and pick >= own:
+                pick += 1
+            self._choices[key] = self.doc_ids[pick]
+        return self._choices[key]  # type: ignore[return-value]
 
     def needle_sentence(self, doc_id: str, needle: str, seed: int) -> tuple[int, str, str]:
         """(sentence index, sentence, perturbed sentence) of a needle type."""
@@ -119,11 +124,14 @@ class Corpus:
             edit = document.neg if needle == "neg" else document.con
             return edit.sentence, document.sentences[edit.sentence], edit.perturbed
         if needle == "ner":
-            rng = item_rng(seed, "ner", doc_id)
-            option = document.ner_options[int(rng.integers(len(document.ner_options)))]
-            replacement = option.replacements[int(rng.integers(len(option.replacements)))]
-            before = document.sentences[document.ner_sentence]
-            return document.ner_sentence, before, apply_entity(before, option, replacement)
+            key = (doc_id, seed, "ner")
+            if key not in self._choices:
+                rng = item_rng(seed, "ner", doc_id)
+                option = document.ner_options[int(rng.integers(len(document.ner_options)))]
+                replacement = option.replacements[int(rng.integers(len(option.replacements)))]
+                before = document.sentences[document.ner_sentence]
+                self._choices[key] = (document.ner_sentence, before, apply_entity(before, option, replacement))
+            return self._choices[key]  # type: ignore[return-value]
         raise ValueError(f"needle must be one of {NEEDLES}, got {needle!r}")
 
     # -- windows ---------------------------------------------------------------

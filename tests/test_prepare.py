@@ -114,3 +114,18 @@ def test_bad_input_error_names_the_file(tmp_path):
     path.write_text('[{"id": "1"}]')
     with Store(tmp_path / "store") as store, pytest.raises(ConfigError, match="bad.json: record 0"):
         prepare_corpus([path], store, CorpusSettings())
+
+
+@pytest.mark.slow
+def test_worker_processes_store_the_same_corpus(corpus_slice_path, corpus_settings, prepared_store, nlp, tmp_path):
+    records = json.loads(corpus_slice_path.read_text(encoding="utf-8"))[:3]
+    path = tmp_path / "three.json"
+    path.write_text(json.dumps(records))
+    with Store(tmp_path / "one") as one, Store(tmp_path / "two") as two:
+        prepare_corpus([path], one, corpus_settings, nlp=nlp)
+        parallel = msgspec.structs.replace(corpus_settings, n_process=2, batch_size=1)
+        prepare_corpus([path], two, parallel, nlp=nlp)
+        stored_one, stored_two = dict(one.items_raw(CORPUS_DB)), dict(two.items_raw(CORPUS_DB))
+    assert stored_one and stored_one == stored_two
+    for key, raw in stored_one.items():  # and the same as the session's single-process run
+        assert prepared_store.get_raw(CORPUS_DB, key) == raw
