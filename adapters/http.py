@@ -25,6 +25,7 @@ never logged, repr'd or put into results.
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import hashlib
 import logging
@@ -237,7 +238,10 @@ def budget_pause_s(headers: Mapping[str, str], tokens_needed: int, now: float) -
         remaining = _int_header(headers, f"anthropic-ratelimit-{kind}-remaining")
         if remaining is not None and 0 <= remaining < need:
             reset = _seconds_until(headers.get(f"anthropic-ratelimit-{kind}-reset", "") or "", now)
+            limit = _int_header(headers, f"anthropic-ratelimit-{kind}-limit")
             if reset is not None:
+                if limit and limit > 0 and kind == "requests":
+                    reset = min(reset, 60.0 / limit)
                 pause = max(pause, reset)
     return min(pause, 60.0)
 
@@ -288,6 +292,7 @@ class HttpAdapter:
         self._unsupported = unsupported
         self._retry_delay = retry_delay  # a delay some providers put in the error body
         self._session: aiohttp.ClientSession | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._timeout = aiohttp.ClientTimeout(total=spec.timeout_s)
         self._rpm = _limiter(spec.rpm, window_s=1.0) if spec.rpm else None
         self._tpm = _limiter(spec.tpm, window_s=6.0) if spec.tpm else None
@@ -319,7 +324,10 @@ class HttpAdapter:
 
     def _ensure_session(self) -> aiohttp.ClientSession:
         session = self._session
-        if session is None or session.closed:
+        loop = asyncio.get_running_loop()
+        if session is None or session.closed or self._loop is not loop:
+            # a session belongs to one event loop; a new run on a new loop gets a new one
+            self._loop = loop
             connector = aiohttp.TCPConnector(
                 limit=self.spec.concurrency,
                 limit_per_host=self.spec.concurrency,
@@ -344,16 +352,16 @@ class HttpAdapter:
         started = time.monotonic()
         self.stats["calls"] += 1
         if self._breaker_cause:
-            return self._failure(request, "circuit_open", self._breaker_cause, 0, started_wall)
+            return self._failure("circuit_open", self._breaker_cause, 0, started_wall)
         reason = self._unsupported(request)
         if reason:
-            return self._failure(request, "unsupported", f"judge {self.spec.name!r}: {reason}", 0, started_wall)
+            return self._failure("unsupported", f"judge {self.spec.name!r}: {reason}", 0, started_wall)
         session = self._ensure_session()
         assert self._inflight is not None
         try:
             url, body = self._dialect.url_and_body(request)
         except (ValueError, TypeError) as exc:
-            return self._failure(request, "bad_request", f"judge {self.spec.name!r}: cannot encode request: {exc}", 0, started_wall)
+            return self._failure("bad_request", f"judge {self.spec.name!r}: cannot encode request: {exc}", 0, started_wall)
         headers = self._headers
         if request.item_tag:
             headers = {**headers, ITEM_TAG_HEADER: request.item_tag}
@@ -403,7 +411,7 @@ class HttpAdapter:
             )
             await anyio.sleep(delay)
         text = f"judge {self.spec.name!r}: gave up after {attempt} attempt(s): {last.kind}: {last.text}"
-        result = self._failure(request, last.kind, text, attempt, started_wall, latency_s=last.latency_s)
+        result = self._failure(last.kind, text, attempt, started_wall, latency_s=last.latency_s)
         self._record_failure(last.kind, text)
         return result
 
@@ -512,9 +520,8 @@ class HttpAdapter:
             )
             log.error("%s", self._breaker_cause)
 
-    def _failure(
-        self, request: CallRequest, kind: str, text: str, attempts: int, started_wall: float, latency_s: float = 0.0
-    ) -> CallResult:
+    @staticmethod
+    def _failure(kind: str, text: str, attempts: int, started_wall: float, latency_s: float = 0.0) -> CallResult:
         return CallResult(
             status="error",
             text=text,

@@ -337,3 +337,43 @@ async def test_requests_per_minute_limiter_keeps_within_5_percent_below_the_serv
     print(f"achieved {achieved:.0f}/min, 429s: {stats['by_status'].get('429', 0)} of {stats['requests']}")
     assert 0.95 * rpm <= achieved <= 1.02 * rpm, (achieved, stats)
     assert stats["by_status"].get("429", 0) <= 0.01 * stats["requests"], stats  # no 429 storm
+
+
+def test_one_adapter_serves_runs_on_successive_event_loops(server, keys):
+    configure(server)
+    adapter = create_adapter(spec_for("openai", server.url, "sim-loops"))
+
+    async def one():
+        return await adapter.complete(judge_request("sim-loops"))
+
+    first = anyio.run(one)
+    second = anyio.run(one)  # the first loop is closed: a new session is made for the new loop
+    anyio.run(adapter.aclose)
+    assert first.status == second.status == "ok"
+
+
+async def test_tokens_per_minute_limiter_bounds_estimated_tokens(server):
+    from adapters.http import estimated_tokens
+
+    configure(server)
+    tpm = 6000.0  # 100 tokens/s, a 6-second bucket of 600
+    adapter = create_adapter(spec_for("openai", server.url, "sim-tpm", concurrency=8, tpm=tpm))
+    per_call = estimated_tokens(judge_request("sim-tpm"))
+    done = 0
+
+    async def worker():
+        nonlocal done
+        while True:
+            await adapter.complete(judge_request("sim-tpm"))
+            done += 1
+
+    seconds = 3.0
+    try:
+        with anyio.move_on_after(seconds):
+            async with anyio.create_task_group() as tg:
+                for _ in range(8):
+                    tg.start_soon(worker)
+    finally:
+        await adapter.aclose()
+    allowed = (600 + tpm / 60 * seconds) / per_call  # bucket + refill
+    assert allowed - 3 <= done <= allowed + 1, (done, allowed, per_call)
