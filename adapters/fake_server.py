@@ -60,6 +60,7 @@ FaultKind = Literal[
     "prompt_filter",  # Azure-style 400 code content_filter (OpenAI formats), else as content_filter
     "unparseable",  # 200 with prose instead of a score
     "bad_request",  # 400
+    "http_error",  # any `status` with the provider's error body for it (e.g. 403)
 ]
 
 
@@ -353,6 +354,9 @@ class FakeServer:
             return _rate_limit_response(provider, fault.retry_after_s, {}, bare=fault.kind == "rate_limit_bare")
         if fault.kind == "bad_request":
             return _error_response(provider, _Reject(400, _bad_kind(provider), "Invalid request (injected)."))
+        if fault.kind == "http_error":
+            status = fault.status or 500
+            return _error_response(provider, _Reject(status, _kind_for_status(provider, status), f"Injected HTTP {status}."))
         if fault.kind == "hang":
             await asyncio.sleep(fault.hang_s)
             text, finish = self._answer(call, request)
@@ -664,6 +668,16 @@ def _auth_kind(provider: str) -> str:
 
 def _not_found_kind(provider: str) -> str:
     return {"anthropic": "not_found_error", "gemini": "NOT_FOUND"}.get(provider, "model_not_found")
+
+
+def _kind_for_status(provider: str, status: int) -> str:
+    if status >= 500:
+        return _server_kind(provider, status)
+    by_status = {
+        "anthropic": {401: "authentication_error", 403: "permission_error", 404: "not_found_error", 413: "request_too_large"},
+        "gemini": {401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND"},
+    }.get(provider, {401: "invalid_api_key", 403: "permission_denied", 404: "model_not_found"})
+    return by_status.get(status, _bad_kind(provider))
 
 
 def _server_kind(provider: str, status: int) -> str:

@@ -27,6 +27,7 @@ else it is inferred from the two texts (`infer_item`).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 
@@ -101,7 +102,13 @@ def mean_score(params: SimJudgeParams, item: ItemInfo) -> float:
 def doc_effect(params: SimJudgeParams, doc_id: str) -> float:
     if not doc_id or params.doc_sd == 0:
         return 0.0
-    return float(item_rng(params.seed, "sim-doc", doc_id).normal()) * params.doc_sd
+    return _doc_draw(params.seed, doc_id) * params.doc_sd
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _doc_draw(seed: int, doc_id: str) -> float:
+    """One standard-normal draw per document (cached: every item of a document reuses it)."""
+    return float(item_rng(seed, "sim-doc", doc_id).normal())
 
 
 def _sd(params: SimJudgeParams, item: ItemInfo) -> float:

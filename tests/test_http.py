@@ -185,6 +185,16 @@ async def test_bad_request_fails_fast(server, adapter):
     assert server.stats()["requests"] == 1
 
 
+@pytest.mark.parametrize("adapter", ADAPTERS)
+@pytest.mark.parametrize("status,kind", [(403, "forbidden"), (404, "not_found"), (413, "context_length"), (422, "bad_request")])
+async def test_client_errors_fail_fast_with_their_kind(server, adapter, status, kind):
+    configure(server, faults=(Fault(kind="http_error", status=status, rate=1.0),))
+    result = await call_once(spec_for(adapter, server.url, "sim-4xx"), judge_request("sim-4xx", adapter=adapter))
+    assert (result.status, result.error_kind, result.attempts) == ("error", kind, 1)
+    assert f"test-{adapter}" in result.text and str(status) in result.text
+    assert server.stats()["requests"] == 1
+
+
 @pytest.mark.parametrize("adapter", ["openai", "azure", "anthropic", "gemini"])
 async def test_wrong_key_fails_fast_as_auth(server, adapter):
     configure(server, valid_keys=("the-right-key",))
