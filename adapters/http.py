@@ -50,6 +50,7 @@ from engine.contracts import (
     JudgeSpec,
     Prices,
     Usage,
+    request_key,
 )
 
 log = logging.getLogger("needlejudge.adapters")
@@ -60,6 +61,7 @@ RATE_LIMIT_STATUSES = frozenset({429, 529})
 RETRYABLE_STATUSES = frozenset({408, 409, 425, 500, 502, 503, 504, 520, 522, 524}) | RATE_LIMIT_STATUSES
 TERMINAL_KINDS = {400: "bad_request", 401: "auth", 403: "forbidden", 404: "not_found", 413: "context_length", 422: "bad_request"}
 MAX_ERROR_TEXT = 4000
+MAX_JUDGE_PAUSE_S = 60.0
 
 
 # ---------------------------------------------------------------------------
@@ -338,7 +340,6 @@ class HttpAdapter:
             session = self._session = aiohttp.ClientSession(
                 connector=connector,
                 timeout=self._timeout,
-                json_serialize=lambda obj: msgspec.json.encode(obj).decode(),
                 auto_decompress=True,
                 skip_auto_headers=("User-Agent",),
             )
@@ -395,8 +396,6 @@ class HttpAdapter:
             if attempt >= self.spec.max_attempts:
                 break
             if not key:
-                from engine.contracts import request_key
-
                 key = request_key(request)
             base = min(self._settings.backoff_cap_s, self._settings.backoff_base_s * 2 ** (attempt - 1))
             delay = base * (0.5 + 0.5 * _jitter(key, attempt))
@@ -405,7 +404,7 @@ class HttpAdapter:
             if time.monotonic() + delay > deadline:
                 break
             self.stats["retries"] += 1
-            log.info(
+            log.debug(
                 "judge %s: %s (attempt %d of %d), retrying in %.2fs",
                 self.spec.name, last.kind, attempt, self.spec.max_attempts, delay,
             )
@@ -476,8 +475,10 @@ class HttpAdapter:
     # -- rate-limit feedback ----------------------------------------------
 
     def _pause(self, seconds: float) -> None:
+        # capped: a provider asking for an hour (a spent daily quota) must not freeze the
+        # judge silently; calls keep failing as rate_limit and the breaker stops the judge
         if seconds > 0:
-            self._pause_until = max(self._pause_until, time.monotonic() + seconds)
+            self._pause_until = max(self._pause_until, time.monotonic() + min(seconds, MAX_JUDGE_PAUSE_S))
 
     async def _wait_for_budget(self, tokens: int) -> None:
         while True:
