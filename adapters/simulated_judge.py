@@ -19,7 +19,10 @@ the needle than after), "second half" i > j; i == j is neither. The planted
 early-positionality bias, mean(second half) − mean(first half), is therefore
 +early_penalty for the penalised needles (before clipping and snapping, which
 `expected_score` accounts for exactly). Every draw comes from
-`engine.seeding.item_rng` keyed by the judge seed and the item's identity.
+`engine.seeding.item_seed` keyed by the judge seed and the item's identity
+(two 32-bit uniforms from one seed: a normal by inverse CDF and the snap
+coin — microseconds, where a numpy generator per call costs ~40 µs and the
+fake server answers thousands of calls a second).
 
 The item comes from the `X-Needlejudge-Item` tag when the caller sends one,
 else it is inferred from the two texts (`infer_item`).
@@ -30,12 +33,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
+import statistics
 
 import msgspec
 import numpy as np
 from scipy.special import ndtr
 
-from engine.seeding import item_rng
+from engine.seeding import item_rng, item_seed
 
 
 class SimJudgeParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -124,12 +128,20 @@ def snap(params: SimJudgeParams, score: int) -> int:
 
 def score(params: SimJudgeParams, item: ItemInfo, identity: str) -> int:
     """The judge's 0–100 score; `identity` keys the noise (texts + tag + request seed)."""
-    rng = item_rng(params.seed, "sim-noise", identity)
-    noise, u = rng.normal(), rng.random()
+    noise, u = _normal_and_uniform(item_seed(params.seed, "sim-noise", identity))
     value = int(min(max(round(mean_score(params, item) + _sd(params, item) * noise), 0), 100))
     if item.control == "" and u < params.band_snap_prob:
         value = snap(params, value)
     return value
+
+
+_STANDARD_NORMAL = statistics.NormalDist()
+
+
+def _normal_and_uniform(seed: int) -> tuple[float, float]:
+    """A standard-normal and a uniform [0, 1) draw from the two halves of a 64-bit seed."""
+    low, high = seed & 0xFFFFFFFF, seed >> 32
+    return _STANDARD_NORMAL.inv_cdf((low + 0.5) / 2**32), high / 2**32
 
 
 def score_distribution(params: SimJudgeParams, item: ItemInfo) -> np.ndarray:
