@@ -283,7 +283,7 @@ class FakeServer:
         try:
             call = _validate(provider, request, raw, config)
         except _Reject as reject:
-            return self._count(provider, "?", reject.status, "rejected", _error_response(provider, reject))
+            return self._count(reject.status, "rejected", _error_response(provider, reject))
         with self._lock:
             self._by_model[call.model] += 1
         delay = _latency_s(config, index)
@@ -293,18 +293,18 @@ class FakeServer:
         if fault is None and config.rpm:
             limited = self._rate_limited(call, config)
             if limited is not None:
-                return self._count(provider, call.model, 429, "rate_limited", limited)
+                return self._count(429, "rate_limited", limited)
         if fault is not None:
             response = await self._inject(fault, call, request)
-            return self._count(provider, call.model, response.status, fault.kind, response)
+            return self._count(response.status, fault.kind, response)
         text, finish = self._answer(call, request)
         body = _success_body(call, text, finish, self._cached_prefix_tokens(call), config.seed + index)
         response = web.Response(body=body, content_type=_JSON, headers=self._budget_headers(call))
         with self._lock:
             self._completions[_fingerprint(request, raw)] += 1
-        return self._count(provider, call.model, 200, "ok", response)
+        return self._count(200, "ok", response)
 
-    def _count(self, provider: str, model: str, status: int, outcome: str, response: web.StreamResponse) -> web.StreamResponse:
+    def _count(self, status: int, outcome: str, response: web.StreamResponse) -> web.StreamResponse:
         with self._lock:
             self._by_status[str(status)] += 1
             self._by_outcome[outcome] += 1
