@@ -1,0 +1,92 @@
+"""`needlejudge quickstart`: the main job on the bundled defaults.
+
+Prepares the bundled Wikipedia sample, runs a small full design (all needles,
+both hay types, the 10×10 position grid, instrument-check items) against
+offline baseline judges and a simulated LLM judge served by a fake provider
+server started here on 127.0.0.1, and writes the report. No key, no network.
+Re-running it answers every call from the cache.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from importlib import resources
+from pathlib import Path
+
+HELP = "Run the bundled demo experiment end to end (no API key, no network) and write its report."
+
+TEMPLATE = "quickstart.toml"
+SIMULATED_JUDGE = "simulated"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--out", default="needlejudge-quickstart", help="output folder (config, store, results, report); default: %(default)s"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no live progress display (CI)")
+
+
+def template_text() -> str:
+    return resources.files("engine").joinpath("data", TEMPLATE).read_text(encoding="utf-8")
+
+
+def write_config(out: Path, base_url: str) -> Path:
+    """The bundled template with the fake server's address filled in."""
+    text, n = re.subn(r'(?m)^base_url = "[^"]*"', f'base_url = "{base_url}"', template_text(), count=1)
+    if n != 1:
+        raise RuntimeError(f"engine/data/{TEMPLATE}: no base_url line for the simulated judge")
+    path = out / TEMPLATE
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+async def _run_with_fake_server(out: Path, quiet: bool):
+    from adapters.fake_server import FakeConfig, serve
+    from engine.config import load_config
+    from engine.runner import arun_experiment
+
+    async with serve(FakeConfig(seed=1, keyless_models=("*",))) as server:
+        config = load_config(write_config(out, f"{server.url}/v1"))
+        summary = await arun_experiment(config, quiet=quiet)
+    return config, summary
+
+
+def main(args: argparse.Namespace) -> int:
+    import anyio
+
+    from analysis.report import build_report
+
+    out = Path(args.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    say = (lambda *_: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
+    t0 = time.perf_counter()
+
+    say(f"needlejudge quickstart → {out}")
+    say("1/2 preparing the bundled corpus and running the design (baseline judges + a simulated judge on a local fake server)")
+    config, summary = anyio.run(_run_with_fake_server, out, args.quiet)
+    t_run = time.perf_counter() - t0
+    print(
+        f"run {summary.run_id}: {summary.rows:,} results in {summary.cells:,} cells; "
+        f"{summary.calls_network:,} calls made, {summary.calls_cached:,} answered by the cache; "
+        f"statuses {summary.status_counts}; {t_run:.1f} s"
+    )
+
+    say("2/2 analysing and writing the report")
+    report = build_report(Path(config.output), Path(config.output) / "report", progress=lambda step: say(f"    {step}"))
+    total = time.perf_counter() - t0
+
+    print(f"results:  {summary.results_jsonl}")
+    print(f"report:   {report.html}")
+    print(f"summary:  {report.markdown}")
+    print(f"tables:   {report.tables_dir}  figures: {report.figures_dir}")
+    print(f"done in {total:.1f} s")
+    print()
+    print(f"The config that ran is {out / TEMPLATE}. To judge with a real model, replace its")
+    print(f'"{SIMULATED_JUDGE}" [[judges]] table (examples at the top of the file): an API judge')
+    print("reads its key from an environment variable (e.g. OPENAI_API_KEY); a vLLM judge takes")
+    print("a model id or folder. Then: needlejudge run --dry-run <config>; needlejudge run <config>;")
+    print(f"needlejudge report {config.output}")
+    return 0
