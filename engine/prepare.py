@@ -146,7 +146,18 @@ def inputs_fingerprint(inputs: list[Path], settings: CorpusSettings) -> str:
     h = hashlib.blake2b(digest_size=16)
     h.update(f"needlejudge-corpus-v{FORMAT_VERSION}".encode())
     h.update(rules_fingerprint())
-    h.update(msgspec.msgpack.encode(settings))
+    # only the settings that change what is stored; numbers normalised (100 == 100.0)
+    h.update(
+        msgspec.msgpack.encode(
+            [
+                settings.min_sentences,
+                float(settings.min_chars_per_sentence),
+                float(settings.max_chars_per_sentence),
+                settings.model,
+                settings.scan_radius,
+            ]
+        )
+    )
     for path in inputs:
         path = Path(path)
         files = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith(".")) if path.is_dir() else [path]
@@ -251,7 +262,8 @@ def screen_document(doc_id: str, title: str, doc: Any, settings: CorpusSettings)
     if n < settings.min_sentences:
         return None, "too_few_sentences"
     bounds = [sentence_bounds(s) for s in sents]
-    texts = tuple(doc.text[a:b] for a, b in bounds)
+    full_text = doc.text  # Doc.text rebuilds the string from every token: once only
+    texts = tuple(full_text[a:b] for a, b in bounds)
     average = sum(map(len, texts)) / n
     if average < settings.min_chars_per_sentence:
         return None, "sentences_too_short"
@@ -268,7 +280,7 @@ def screen_document(doc_id: str, title: str, doc: Any, settings: CorpusSettings)
     ner = find_needle_sentence(sents, middle, settings.scan_radius, lambda s: entity_options(s, entity_texts))
     if ner is None:
         return None, "no_ner"
-    gaps = tuple(doc.text[bounds[k][1] : bounds[k + 1][0]] for k in range(n - 1))
+    gaps = tuple(full_text[bounds[k][1] : bounds[k + 1][0]] for k in range(n - 1))
     return (
         StoredDocument(
             doc_id=doc_id,

@@ -75,6 +75,9 @@ def test_changed_settings_or_input_prepare_again(tmp_path):
         assert first.drops == {"too_short_text": 3}
         again = prepare_corpus([path], store, CorpusSettings())
         assert again.reused and again.fingerprint == first.fingerprint
+        # settings that cannot change the stored corpus, and 150 == 150.0, keep it
+        same = prepare_corpus([path], store, CorpusSettings(min_chars_per_sentence=150, batch_size=7, n_process=2))
+        assert same.reused
         other = prepare_corpus([path], store, CorpusSettings(min_sentences=31))
         assert not other.reused and other.fingerprint != first.fingerprint
         path.write_text(path.read_text() + "\n" + json.dumps({"id": "3", "title": "T", "text": "It is new."}))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from engine.contracts import HAYS, NEEDLES, ConfigError
 
@@ -39,7 +40,9 @@ def main(args: argparse.Namespace) -> int:
     if args.limit < 0:
         raise ConfigError(f"--limit {args.limit}: expected >= 0")
     i, j = args.position
-    with Store(args.store, readonly=True) if _exists(args.store) else _missing(args.store) as store:
+    if not (Path(args.store) / "data.mdb").exists():
+        raise ConfigError(f"--store {args.store}: no store here; run `needlejudge prepare --store {args.store}` first")
+    with Store(args.store, readonly=True) as store:
         corpus = Corpus.open(store)
         encoder = msgspec.json.Encoder()
         out = sys.stdout.buffer
@@ -62,12 +65,3 @@ def main(args: argparse.Namespace) -> int:
               f"{corpus.oracle_failure_reasons}", file=sys.stderr)  # fmt: skip
     return 0
 
-
-def _exists(path: str) -> bool:
-    from pathlib import Path
-
-    return (Path(path) / "data.mdb").exists()
-
-
-def _missing(path: str):  # noqa: ANN202
-    raise ConfigError(f"--store {path}: no store here; run `needlejudge prepare --store {path}` first")
