@@ -114,19 +114,25 @@ class GroupCommitWriter:
             await writer.submit([("rows", key, raw)])      # fire-and-commit-later (bounded)
 
     `max_pending` bounds the submissions queued but not yet committed: the
-    loop side waits for room (no unbounded queue). Leaving the context
-    flushes and joins the thread.
+    loop side waits for room (no unbounded queue). Submissions made during
+    one loop iteration are handed to the thread together (one wake-up).
+    Leaving the context flushes and joins the thread.
     """
 
-    def __init__(self, store: Store, *, max_pending: int = 8192, max_batch: int = 4096) -> None:
+    def __init__(self, store: Store, *, max_pending: int = 8192, max_batch: int = 4096, gather_s: float = 0.002) -> None:
         self.store = store
+        self.gather_s = gather_s  # an idle writer waits this long for more work (group commit)
         self.max_batch = max_batch
+        self.max_pending = max_pending
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        self._room = anyio.Semaphore(max_pending)
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._failure: BaseException | None = None
-        self._outstanding = 0
+        self._outstanding = 0  # submissions handed over or staged, not yet committed
+        self._staged: list[_Pending] = []  # handed to the thread when it is free
+        self._handoff_scheduled = False
+        self._writer_busy = False  # the thread holds a batch it has not reported back
+        self._room: anyio.Event | None = None
         self._drained: anyio.Event | None = None
         self.commits = 0  # transactions committed
         self.items_committed = 0
@@ -176,23 +182,47 @@ class GroupCommitWriter:
     async def _enqueue(self, items: list[tuple[str, bytes, bytes]], done: anyio.Event | None, callback: Callable[[], None] | None) -> _Pending:
         if self._failure is not None:
             raise CommitError(f"{self.store.path}: commit failed: {self._failure}") from self._failure
-        await self._room.acquire()
+        while self._outstanding >= self.max_pending:
+            if self._room is None:
+                self._room = anyio.Event()
+            await self._room.wait()
         pending = _Pending(items, done, callback)
         self._outstanding += 1
-        self._queue.put(pending)
+        self._staged.append(pending)
+        if not self._handoff_scheduled and not self._writer_busy:
+            # Hand over after `gather_s`; while the thread is committing,
+            # submissions pile up and go over together when it reports back
+            # (one wake-up per transaction, not per result).
+            self._handoff_scheduled = True
+            assert self._loop is not None
+            self._loop.call_later(self.gather_s, self._handoff)
         return pending
 
+    def _handoff(self) -> None:
+        self._handoff_scheduled = False
+        if self._staged and not self._writer_busy:
+            staged, self._staged = self._staged, []
+            self._writer_busy = True
+            self._queue.put(staged)
+
     def _committed(self, batch: list[_Pending], error: BaseException | None) -> None:
+        self._writer_busy = False
+        if self._staged and not self._handoff_scheduled:
+            self._handoff_scheduled = True
+            assert self._loop is not None
+            self._loop.call_later(self.gather_s, self._handoff)
         if error is not None and self._failure is None:
             self._failure = error
         for pending in batch:
             pending.error = error
-            self._room.release()
             if pending.done is not None:
                 pending.done.set()
             elif pending.callback is not None and error is None:
                 pending.callback()
         self._outstanding -= len(batch)
+        if self._room is not None and self._outstanding < self.max_pending:
+            self._room.set()
+            self._room = None
         if self._outstanding == 0 and self._drained is not None:
             self._drained.set()
             self._drained = None
@@ -207,18 +237,18 @@ class GroupCommitWriter:
             first = q.get()
             if first is _STOP:
                 break
-            batch = [first]
-            n_items = len(first.items)
+            batch: list[_Pending] = list(first)
+            n_items = sum(len(p.items) for p in batch)
             while n_items < self.max_batch:
                 try:
-                    nxt = q.get_nowait()
+                    more = q.get_nowait()
                 except queue.Empty:
                     break
-                if nxt is _STOP:
+                if more is _STOP:
                     stop = True
                     break
-                batch.append(nxt)
-                n_items += len(nxt.items)
+                batch.extend(more)
+                n_items += sum(len(p.items) for p in more)
             error: BaseException | None = None
             try:
                 self.store.put_batch_raw(item for pending in batch for item in pending.items)
