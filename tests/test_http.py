@@ -11,6 +11,8 @@ from email.utils import formatdate
 
 import anyio
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from http_fixtures import ADAPTERS, anyio_backend, judge_request, keys, server, spec_for  # noqa: F401 (fixtures)
 
 from adapters.fake_server import FakeConfig, Fault
@@ -45,6 +47,12 @@ def test_parse_duration_reads_openai_reset_formats():
     assert parse_duration("2") == pytest.approx(2.0)
     assert parse_duration("soon") is None
     assert parse_duration("5sx") is None
+
+
+@given(st.integers(0, 5), st.integers(0, 59), st.integers(0, 59), st.integers(0, 999))
+def test_parse_duration_sums_any_combination_of_units(hours, minutes, seconds, millis):
+    text = "".join(f"{n}{unit}" for n, unit in ((hours, "h"), (minutes, "m"), (seconds, "s"), (millis, "ms")) if n) or "0s"
+    assert parse_duration(text) == pytest.approx(hours * 3600 + minutes * 60 + seconds + millis / 1000)
 
 
 def test_retry_after_prefers_milliseconds_and_reads_http_dates():
