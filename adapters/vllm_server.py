@@ -128,6 +128,7 @@ class VllmServer:
             "--host", HOST,
             "--port", str(self.port),
             "--disable-uvicorn-access-log",
+            "--enable-prompt-tokens-details",  # report prefix-cache hits (usage.cached_tokens)
             *self.args,
         ]  # fmt: skip
 
