@@ -846,6 +846,11 @@ def serve_in_thread(config: FakeConfig = FakeConfig(), *, port: int = 0) -> Iter
         except BaseException as exc:  # surfaced to the caller below
             holder["error"] = exc
             ready.set()
+        # handlers still sleeping (hang faults) belong to this private loop: end them here
+        leftovers = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+        for task in leftovers:
+            task.cancel()
+        await asyncio.gather(*leftovers, return_exceptions=True)
 
     thread = threading.Thread(target=loop.run_until_complete, args=(main(),), name="fake-server", daemon=True)
     thread.start()
