@@ -395,3 +395,19 @@ async def test_tokens_per_minute_limiter_bounds_estimated_tokens(server):
         await adapter.aclose()
     allowed = (600 + tpm / 60 * seconds) / per_call  # bucket + refill
     assert allowed - 3 <= done <= allowed + 1, (done, allowed, per_call)
+
+
+@pytest.mark.parametrize("adapter", ADAPTERS)
+async def test_item_tag_header_reaches_the_simulated_judge(server, adapter):
+    import msgspec
+
+    configure(server)
+    request = judge_request("sim-tag", adapter=adapter)
+    negative = msgspec.structs.replace(request, item_tag=request.item_tag.replace('"control":""', '"control":"negative"'))
+    identical = msgspec.structs.replace(request, item_tag=request.item_tag.replace('"control":""', '"control":"null_edit"'))
+    adapter_ = create_adapter(spec_for(adapter, server.url, "sim-tag"))
+    try:
+        low, high = [int((await adapter_.complete(r)).text.removeprefix("Score: ")) for r in (negative, identical)]
+    finally:
+        await adapter_.aclose()
+    assert low < 30 < 90 < high  # the same texts, judged by the tag the header carried
