@@ -128,6 +128,7 @@ class GroupCommitWriter:
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._failure: BaseException | None = None
+        self._callback_error: BaseException | None = None
         self._outstanding = 0  # submissions handed over or staged, not yet committed
         self._staged: list[_Pending] = []  # handed to the thread when it is free
         self._handoff_scheduled = False
@@ -154,8 +155,8 @@ class GroupCommitWriter:
                 self._queue.put(_STOP)
                 if self._thread is not None:
                     await anyio.to_thread.run_sync(self._thread.join)
-        if exc_type is None and self._failure is not None:
-            raise CommitError(f"{self.store.path}: commit failed: {self._failure}") from self._failure
+        if exc_type is None:
+            self._raise_failure()
 
     # -- loop side -----------------------------------------------------------
     async def commit(self, items: list[tuple[str, bytes, bytes]]) -> None:
@@ -176,17 +177,36 @@ class GroupCommitWriter:
         if self._outstanding:
             self._drained = anyio.Event()
             await self._drained.wait()
+        self._raise_failure()
+
+    def _raise_failure(self) -> None:
+        if self._callback_error is not None:
+            error, self._callback_error = self._callback_error, None
+            raise error
         if self._failure is not None:
             raise CommitError(f"{self.store.path}: commit failed: {self._failure}") from self._failure
 
-    async def _enqueue(self, items: list[tuple[str, bytes, bytes]], done: anyio.Event | None, callback: Callable[[], None] | None) -> _Pending:
-        if self._failure is not None:
-            raise CommitError(f"{self.store.path}: commit failed: {self._failure}") from self._failure
+    async def wait_for_room(self) -> None:
+        """Wait while `max_pending` submissions are uncommitted."""
         while self._outstanding >= self.max_pending:
             if self._room is None:
                 self._room = anyio.Event()
             await self._room.wait()
+        self._raise_failure()
+
+    def submit_nowait(self, items: list[tuple[str, bytes, bytes]], callback: Callable[[], None] | None = None) -> None:
+        """Queue items without waiting for room: for follow-up writes made from
+        a commit callback (the awaiting paths keep the total bounded)."""
+        self._raise_failure()
+        self._stage(_Pending(items, None, callback))
+
+    async def _enqueue(self, items: list[tuple[str, bytes, bytes]], done: anyio.Event | None, callback: Callable[[], None] | None) -> _Pending:
+        await self.wait_for_room()
         pending = _Pending(items, done, callback)
+        self._stage(pending)
+        return pending
+
+    def _stage(self, pending: _Pending) -> None:
         self._outstanding += 1
         self._staged.append(pending)
         if not self._handoff_scheduled and not self._writer_busy:
@@ -196,7 +216,6 @@ class GroupCommitWriter:
             self._handoff_scheduled = True
             assert self._loop is not None
             self._loop.call_later(self.gather_s, self._handoff)
-        return pending
 
     def _handoff(self) -> None:
         self._handoff_scheduled = False
@@ -218,7 +237,11 @@ class GroupCommitWriter:
             if pending.done is not None:
                 pending.done.set()
             elif pending.callback is not None and error is None:
-                pending.callback()
+                try:
+                    pending.callback()
+                except BaseException as exc:  # re-raised on the loop side (next submit / flush)
+                    if self._callback_error is None:
+                        self._callback_error = exc
         self._outstanding -= len(batch)
         if self._room is not None and self._outstanding < self.max_pending:
             self._room.set()

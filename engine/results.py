@@ -288,17 +288,23 @@ def jsonl_to_parquet(jsonl: str | os.PathLike[str], path: str | os.PathLike[str]
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(target.name + ".tmp")
-    if Path(jsonl).stat().st_size == 0:
-        table = schema.empty_table()
-    else:
-        table = pj.read_json(
-            jsonl,
-            read_options=pj.ReadOptions(block_size=1 << 24),
-            parse_options=pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error"),
-        ).select(list(ROW_FIELDS))
-    pq.write_table(table, tmp)
+    rows = 0
+    with pq.ParquetWriter(tmp, schema) as writer:
+        if Path(jsonl).stat().st_size:
+            # Streaming: memory stays at one block however long the run.
+            reader = pj.open_json(
+                jsonl,
+                read_options=pj.ReadOptions(block_size=1 << 24),
+                parse_options=pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error"),
+            )
+            for batch in reader:
+                table = pa.Table.from_batches([batch]).select(list(ROW_FIELDS))
+                writer.write_table(table)
+                rows += table.num_rows
+        else:
+            writer.write_table(schema.empty_table())
     os.replace(tmp, target)
-    return table.num_rows
+    return rows
 
 
 def export_parquet(store: Store, run_id: bytes, path: str | os.PathLike[str]) -> int:

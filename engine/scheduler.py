@@ -2,8 +2,8 @@
 
 One event loop, one anyio task group. Per judge: a dispatcher task picks the
 next item and sends it over a zero-buffer memory stream to a fixed pool of
-worker tasks; a CapacityLimiter bounds the judge's in-flight calls at
-`JudgeSpec.concurrency` (workers = 2 x concurrency, so commits overlap calls).
+`JudgeSpec.concurrency` worker tasks, each making one call at a time (the
+pool size is the judge's in-flight bound).
 
 - Lazy: the dispatcher builds one item at a time (pair, render, key); the
   design is never materialised.
@@ -13,7 +13,9 @@ worker tasks; a CapacityLimiter bounds the judge's in-flight calls at
   documents its rule needs for sure (min_docs) and, while few cells are
   left, to spread the judge's concurrency over them.
 - Cache first: an item whose calls are all cached completes on the spot.
-  Fresh answers are committed (group commit) before the item counts.
+  Fresh answers are committed (group commit) before the item counts: it
+  completes in the commit's callback on the loop, and the worker is free
+  for its next call meanwhile.
 - Ordered: each cell consumes completions strictly in document-index order
   (out-of-order completions wait in a per-cell buffer); rows are stored
   only for the consumed prefix, so the stopping point and the data do not
@@ -31,6 +33,7 @@ import heapq
 import math
 import time
 from collections import deque
+from functools import partial
 from collections.abc import Callable
 from typing import Any
 
@@ -254,12 +257,11 @@ class Scheduler:
                 heapq.heapify(self._heaps[judge])
                 self._wake[judge] = anyio.Event()
                 self._consecutive_errors[judge] = 0
-                workers = 2 * spec.concurrency
                 send, receive = anyio.create_memory_object_stream[Item](0)
-                limiter = anyio.CapacityLimiter(spec.concurrency)
                 tg.start_soon(self._dispatch, judge, send)
-                for _ in range(workers):
-                    tg.start_soon(self._work, judge, receive.clone(), limiter)
+                # One call per worker at a time: the worker count is the in-flight bound.
+                for _ in range(spec.concurrency):
+                    tg.start_soon(self._work, judge, receive.clone())
                 receive.close()
 
     def _set_window(self, judge: str, concurrency: int) -> None:
@@ -304,7 +306,7 @@ class Scheduler:
                 if item is None:
                     run.exhausted = True
                     if not run.outstanding:
-                        await self._finish(run, "exhausted")
+                        self._finish(run, "exhausted")
                     continue
                 run.issued += 1
                 run.outstanding.append(item.doc_index)
@@ -318,9 +320,10 @@ class Scheduler:
                 if not missing:
                     item.cached = True
                     progress.calls_cached += len(hits)
-                    await self._complete(item)
+                    self._complete(item)
                     inline += 1
                     if inline % 64 == 0:
+                        await self.writer.wait_for_room()
                         await anyio.lowlevel.checkpoint()
                     continue
                 progress.calls_cached += len(hits) - len(missing)
@@ -328,26 +331,29 @@ class Scheduler:
                 await send.send(item)
 
     # -- workers ---------------------------------------------------------------
-    async def _work(self, judge: str, receive: Any, limiter: anyio.CapacityLimiter) -> None:
+    async def _work(self, judge: str, receive: Any) -> None:
         adapter = self.adapters[judge]
         progress = self.progress
+        writer = self.writer
         async with receive:
             async for item in receive:
                 to_commit: list[tuple[str, bytes, bytes]] = []
                 for n in item.missing:
-                    async with limiter:
-                        progress.in_flight += 1
-                        try:
-                            result = await adapter.complete(item.requests[n])
-                        finally:
-                            progress.in_flight -= 1
+                    progress.in_flight += 1
+                    try:
+                        result = await adapter.complete(item.requests[n])
+                    finally:
+                        progress.in_flight -= 1
                     self._account(judge, result)
                     item.results[n] = result
                     if is_cacheable(result):
                         to_commit.append((RESULTS_DB, item.keys[n], encode_result(result)))
                 if to_commit:
-                    await self.writer.commit(to_commit)
-                await self._complete(item)
+                    # The item counts only once its answers are committed: it
+                    # completes in the commit callback. The worker moves on.
+                    await writer.submit(to_commit, callback=partial(self._complete, item))
+                else:
+                    self._complete(item)
 
     def _account(self, judge: str, result: CallResult) -> None:
         progress = self.progress
@@ -372,11 +378,14 @@ class Scheduler:
             )
 
     # -- completion ------------------------------------------------------------
-    async def _complete(self, item: Item) -> None:
+    def _complete(self, item: Item) -> None:
+        """Consume what is now in order for the item's cell (on the loop, synchronous)."""
         run = self.runs[item.cell.cell_no]
         prompt = self.design.prompts[item.cell.prompt]
         verdict = prompt.verdict(tuple(item.results))
-        self.progress.items_done += 1
+        progress = self.progress
+        progress.items_done += 1
+        was_done = run.done
         run.buffer[item.doc_index] = (item, verdict)
         outstanding = run.outstanding
         buffer = run.buffer
@@ -384,7 +393,7 @@ class Scheduler:
         while outstanding and outstanding[0] in buffer:
             done_item, done_verdict = buffer.pop(outstanding.popleft())
             if run.done:
-                self.progress.items_dropped += 1
+                progress.items_dropped += 1
                 continue
             writes.append(self._row_item(run, done_item, done_verdict))
             run.rows += 1
@@ -395,26 +404,25 @@ class Scheduler:
                     run.done, run.reason = True, run.rule.reason
             else:
                 run.failed += 1
-                self.progress.failed_items += 1
-        self.progress.rows_written += len(writes)
-        if writes:
-            if run.done:
-                writes.append(self._state_item(run))
-                await self.writer.submit(writes)
-                self._cell_ended(run)
-                return
-            await self.writer.submit(writes)
+                progress.failed_items += 1
+        progress.rows_written += len(writes)
         if not run.done and run.exhausted and not outstanding:
-            await self._finish(run, "exhausted")
+            run.done, run.reason = True, "exhausted"
+        if run.done and not was_done:
+            writes.append(self._state_item(run))  # committed with (or after) the cell's last rows
+            self.writer.submit_nowait(writes)
+            self._cell_ended(run)
             return
+        if writes:
+            self.writer.submit_nowait(writes)
         if run.parked and not run.done and self._room(run):
             run.parked = False
             heapq.heappush(self._heaps[run.cell.judge], (run.issued, run.cell.cell_no))
             self._wake[run.cell.judge].set()
 
-    async def _finish(self, run: CellRun, reason: str) -> None:
+    def _finish(self, run: CellRun, reason: str) -> None:
         run.done, run.reason = True, reason
-        await self.writer.submit([self._state_item(run)])
+        self.writer.submit_nowait([self._state_item(run)])
         self._cell_ended(run)
 
     def _cell_ended(self, run: CellRun) -> None:
