@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from engine.needles import (
@@ -195,3 +198,26 @@ def test_fallback_scans_to_the_nearest_admitting_sentence(nlp):
 def test_entity_option_is_compact_struct():
     option = EntityOption(0, 5, "GPE", "Paris", ("Rome",))
     assert apply_entity("Paris is big.", option, "Rome") == "Rome is big."
+
+
+# -- the hand-checked sample (tests/data/hand_check_sample.jsonl) ------------
+
+HAND_CHECK = Path(__file__).parent / "data" / "hand_check_sample.jsonl"
+
+
+def test_hand_check_sample_is_complete():
+    rows = [json.loads(line) for line in HAND_CHECK.read_text(encoding="utf-8").splitlines()]
+    assert [sum(r["needle"] == n for r in rows) for n in ("neg", "con", "ner")] == [30, 30, 30]
+    assert all(isinstance(r["fluent"], bool) and isinstance(r["correct"], bool) for r in rows)
+    assert all(r["note"] for r in rows if not (r["fluent"] and r["correct"]))  # every failure explained
+
+
+def test_rules_still_produce_the_hand_approved_neg_and_con_sentences(nlp):
+    """Regression: re-parsing each approved needle sentence on its own gives
+    the same perturbation the person read and approved."""
+    rows = [json.loads(line) for line in HAND_CHECK.read_text(encoding="utf-8").splitlines()]
+    approved = [r for r in rows if r["needle"] in ("neg", "con") and r["fluent"] and r["correct"]]
+    assert len(approved) >= 55
+    rule = {"neg": negate, "con": swap_conjunctions}
+    for row, doc in zip(approved, nlp.pipe(r["needle_before"] for r in approved)):
+        assert rule[row["needle"]](next(iter(doc.sents))) == row["needle_after"], row["n"]
