@@ -244,6 +244,7 @@ def prepare_corpus(
                 store.put_many_raw(CORPUS_DB, batch)
                 batch.clear()
             advance(summary)
+        advance(summary, force=True)
     if batch:
         store.put_many_raw(CORPUS_DB, batch)
     summary.drops = {k: v for k, v in drops.items() if v}
@@ -324,11 +325,11 @@ class _progress_bar:
             self._task = self._progress.add_task("preparing corpus", total=None)
         return self.advance
 
-    def advance(self, summary: PrepareSummary) -> None:
+    def advance(self, summary: PrepareSummary, *, force: bool = False) -> None:
         if self._progress is None:
             return
         now = time.monotonic()
-        if now - self._last > 0.2:
+        if force or now - self._last > 0.2:
             self._last = now
             self._progress.update(
                 self._task,
