@@ -86,3 +86,5 @@ class ProgressDisplay:
                     live.update(Panel(self.render(), title=self.title), refresh=True)
             finally:
                 live.update(Panel(self.render(), title=self.title), refresh=True)
+        if not console.is_terminal:
+            console.line()  # a captured log gets the summary on its own line

@@ -34,7 +34,6 @@ import math
 import time
 from collections import deque
 from functools import partial
-from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -156,7 +155,6 @@ class Scheduler:
         prompt_versions: dict[str, str],
         progress: Progress | None = None,
         max_consecutive_errors: int = 100,
-        on_change: Callable[[], None] | None = None,
     ) -> None:
         self.design = design
         self.cache = cache
