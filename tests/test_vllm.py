@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 
 import anyio
-import psutil
 import pytest
 from vllm_fixtures import (
     ENGINE_OPTIONS,
@@ -233,6 +232,7 @@ async def test_aclose_leaves_no_engine_process(adapter: VllmAdapter, tiny_model)
     engine_pids = adapter.engine_pids()
     assert engine_pids, "the engine core runs in child processes"
     await adapter.aclose()
+    psutil = pytest.importorskip("psutil")  # ships with vllm
     alive = [pid for pid in engine_pids if psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE]
     assert alive == []
     result = await adapter.complete(judge_request(str(tiny_model), "After close."))

@@ -11,7 +11,6 @@ import json
 
 import aiohttp
 import anyio
-import psutil
 import pytest
 from vllm_fixtures import (
     ENGINE_ENV,
@@ -132,5 +131,6 @@ def test_stop_leaves_no_server_process(server: VllmServer):
     pids = server.pids()
     assert len(pids) >= 2, "server, engine core (and workers)"
     server.stop()
+    psutil = pytest.importorskip("psutil")  # ships with vllm
     alive = [pid for pid in pids if psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE]
     assert alive == []
