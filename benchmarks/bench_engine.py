@@ -385,17 +385,41 @@ def bench_cache(bench_dir: Path) -> dict:
 
 
 RSS_CHILD = """
-import json, resource, sys, time
+import json, resource, sys, threading, time
 sys.path.insert(0, {root!r})
 from engine.config import parse_config
 from engine.runner import plan_experiment, run_experiment
+
+peak = {{"RssAnon": 0, "RssFile": 0}}
+phase = {{"name": "plan"}}
+by_phase = {{}}
+stop = threading.Event()
+
+def sample():
+    # RssAnon: the process's own memory; RssFile: mapped file pages (the LMDB store's mmap)
+    while not stop.is_set():
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                key = line.split(":")[0]
+                if key in peak:
+                    kb = int(line.split()[1])
+                    peak[key] = max(peak[key], kb)
+                    slot = by_phase.setdefault(phase["name"], {{}})
+                    slot[key] = max(slot.get(key, 0), kb)
+        stop.wait(0.2)
+
+threading.Thread(target=sample, daemon=True).start()
 config = parse_config({text!r}, source="<bench-rss>")
 plan = plan_experiment(config)
+phase["name"] = "run+export"
 t0 = time.perf_counter()
 summary = run_experiment(config, quiet=True, export={export!r})
+stop.set()
 print(json.dumps({{"planned_calls": plan.upper_bound_calls, "cells": plan.cells, "calls": summary.calls_network,
     "rows": summary.rows, "seconds": time.perf_counter() - t0,
-    "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+    "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    "peak_anon_mb": peak["RssAnon"] / 1024, "peak_file_mapped_mb": peak["RssFile"] / 1024,
+    "by_phase_mb": {{k: {{kk: vv / 1024 for kk, vv in v.items()}} for k, v in by_phase.items()}}}}))
 """
 
 

@@ -120,7 +120,7 @@ class CellRun:
         self.next_doc = 0  # next document index to try
         self.issued = 0  # items issued (including replayed rows)
         self.outstanding: deque[int] = deque()  # doc indices issued, not consumed, in order
-        self.buffer: dict[int, tuple[Item, Any]] = {}  # completed, waiting for their turn
+        self.buffer: dict[int, tuple[Any, bool, float | None]] = {}  # judged, waiting for their turn
         self.done = False
         self.reason = ""
         self.rows = 0
@@ -318,7 +318,7 @@ class Scheduler:
                 if not missing:
                     item.cached = True
                     progress.calls_cached += len(hits)
-                    self._complete(item)
+                    self._consume(cell_no, item.doc_index, self._judge(item))
                     inline += 1
                     if inline % 64 == 0:
                         await self.writer.wait_for_room()
@@ -346,12 +346,13 @@ class Scheduler:
                     item.results[n] = result
                     if is_cacheable(result):
                         to_commit.append((RESULTS_DB, item.keys[n], encode_result(result)))
+                judged = self._judge(item)  # the row, built now: the item itself is released
                 if to_commit:
-                    # The item counts only once its answers are committed: it
-                    # completes in the commit callback. The worker moves on.
-                    await writer.submit(to_commit, callback=partial(self._complete, item))
+                    # The item counts only once its answers are committed: it is
+                    # consumed in the commit callback. The worker moves on.
+                    await writer.submit(to_commit, callback=partial(self._consume, item.cell.cell_no, item.doc_index, judged))
                 else:
-                    self._complete(item)
+                    self._consume(item.cell.cell_no, item.doc_index, judged)
 
     def _account(self, judge: str, result: CallResult) -> None:
         progress = self.progress
@@ -376,28 +377,34 @@ class Scheduler:
             )
 
     # -- completion ------------------------------------------------------------
-    def _complete(self, item: Item) -> None:
-        """Consume what is now in order for the item's cell (on the loop, synchronous)."""
+    def _judge(self, item: Item) -> tuple[tuple[str, bytes, bytes], bool, float | None]:
+        """The item's verdict as (row write, ok?, score)."""
         run = self.runs[item.cell.cell_no]
-        prompt = self.design.prompts[item.cell.prompt]
-        verdict = prompt.verdict(tuple(item.results))
+        verdict = self.design.prompts[item.cell.prompt].verdict(tuple(item.results))
+        ok = verdict.status == "ok" and verdict.score is not None
+        return self._row_item(run, item, verdict), ok, verdict.score
+
+    def _consume(self, cell_no: int, doc_index: int, judged: tuple[tuple[str, bytes, bytes], bool, float | None]) -> None:
+        """Consume what is now in order for the cell (on the loop, synchronous)."""
+        run = self.runs[cell_no]
         progress = self.progress
         progress.items_done += 1
         was_done = run.done
-        run.buffer[item.doc_index] = (item, verdict)
+        run.buffer[doc_index] = judged
         outstanding = run.outstanding
         buffer = run.buffer
         writes: list[tuple[str, bytes, bytes]] = []
         while outstanding and outstanding[0] in buffer:
-            done_item, done_verdict = buffer.pop(outstanding.popleft())
+            index = outstanding.popleft()
+            row_write, ok, score = buffer.pop(index)
             if run.done:
                 progress.items_dropped += 1
                 continue
-            writes.append(self._row_item(run, done_item, done_verdict))
+            writes.append(row_write)
             run.rows += 1
-            run.consumed_to = done_item.doc_index + 1
-            if done_verdict.status == "ok" and done_verdict.score is not None:
-                run.rule.update(done_verdict.score)
+            run.consumed_to = index + 1
+            if ok:
+                run.rule.update(score)  # type: ignore[arg-type]
                 if run.rule.done:
                     run.done, run.reason = True, run.rule.reason
             else:
