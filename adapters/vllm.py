@@ -219,12 +219,17 @@ class VllmAdapter:
 
     # -- lifecycle -----------------------------------------------------------
     async def start(self) -> None:
-        """Start the engine (idempotent). Blocks the event loop while vLLM loads the model."""
+        """Start the engine (idempotent).
+
+        Loading takes seconds to minutes, so it runs in a worker thread: other
+        judges in the same run keep working meanwhile. vLLM's async client binds
+        its queues and sockets to the event loop lazily, on first use.
+        """
         async with self._start_lock:
             if self._closed:
                 raise RuntimeError(f"judge {self.spec.name!r}: the vLLM adapter is closed")
             if self._engine is None:
-                self._start_engine()
+                await anyio.to_thread.run_sync(self._start_engine)
 
     def _engine_args(self) -> Any:
         from vllm.engine.arg_utils import AsyncEngineArgs

@@ -28,6 +28,8 @@ from engine.contracts import Adapter, AdapterConfigError, JudgeSpec, Message
 
 pytestmark = pytest.mark.anyio
 
+STARTUP = {"ticks": 0, "seconds": 0.0}  # filled by the `adapter` fixture
+
 
 @pytest.fixture(scope="module")
 def anyio_backend():
@@ -49,7 +51,19 @@ async def adapter(tiny_model):
     previous = set_engine_env()
     judge = create_adapter(spec_for(tiny_model))
     try:
-        await judge.start()
+        # count event-loop ticks while the engine loads (it must not block the loop)
+        async with anyio.create_task_group() as tg:
+
+            async def tick() -> None:
+                while True:
+                    await anyio.sleep(0.1)
+                    STARTUP["ticks"] += 1
+
+            tg.start_soon(tick)
+            started = anyio.current_time()
+            await judge.start()
+            STARTUP["seconds"] = anyio.current_time() - started
+            tg.cancel_scope.cancel()
         yield judge
     finally:
         await judge.aclose()
@@ -113,6 +127,14 @@ async def test_missing_hub_model_is_a_clear_startup_error(monkeypatch):
     with pytest.raises(VllmStartupError, match="cannot load model 'needlejudge-tests/no-such-model'"):
         await judge.start()
     await judge.aclose()
+
+
+@pytest.mark.vllm
+@pytest.mark.slow
+async def test_engine_start_leaves_the_event_loop_running(adapter: VllmAdapter):
+    assert STARTUP["seconds"] > 2  # vLLM takes a while to load even the tiny model
+    # a blocked loop would tick ~once; allow for a loaded machine
+    assert STARTUP["ticks"] >= STARTUP["seconds"] / 0.1 / 4
 
 
 @pytest.mark.vllm
