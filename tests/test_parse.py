@@ -135,3 +135,10 @@ def test_any_score_found_is_a_number_written_in_the_text(text):
         assert 0 <= verdict.score <= 100
     else:
         assert verdict.score is None and verdict.raw_score is None and verdict.detail
+
+
+def test_emphasis_between_digits_does_not_join_them() -> None:
+    # found by hypothesis: stripping "*" turned "1*0" into the score 10
+    verdict = parse_score("1*0", SCALE_0_100)
+    assert verdict.raw_score != 10.0
+    assert parse_score("**73**", SCALE_0_100).raw_score == 73.0

@@ -64,6 +64,12 @@ _RANGE = re.compile(rf"^\s*(?:-|–|—|to\b|or\b|and\b|,)\s*{_NUM}", re.IGNOREC
 _UNLABELLED_TAIL = re.compile(r"^(?:\s*\.?\s*|\s*[-–—:]\s+\D.*|\s*\(\D.*)$")
 _LABELLED_TAIL = re.compile(r"^(?:$|[\s.,;:!)\]*_\-–—(].*)$")
 _MARKDOWN = re.compile(r"[*_`\"]+")
+# Emphasis between two digits separates them ("1*0" is not 10).
+_MARKDOWN_BETWEEN_DIGITS = re.compile(r"(?<=\d)[*_`\"]+(?=\d)")
+
+
+def _strip_markdown(text: str) -> str:
+    return _MARKDOWN.sub("", _MARKDOWN_BETWEEN_DIGITS.sub(" ", text))
 # Answer wrappers some models add: <score>85</score>, <answer>…</answer>, $\boxed{85}$.
 _ANSWER_TAG = re.compile(r"</?\s*(?:score|answer|rating|similarity|final_answer)\s*>", re.IGNORECASE)
 _BOXED = re.compile(r"\$*\\boxed\{\s*([^{}]*?)\s*\}\$*")
@@ -184,7 +190,7 @@ def _json_number(value: object) -> float | None:
 def _answer_lines(body: str, scale: Scale, findings: _Findings) -> None:
     lines = [line for line in body.splitlines() if line.strip() and not _FENCE_LINE.match(line)]
     for index, line in enumerate(lines):
-        cleaned = _MARKDOWN.sub("", _LINE_PREFIX.sub("", line)).strip()
+        cleaned = _strip_markdown(_LINE_PREFIX.sub("", line)).strip()
         match = _ANSWER_LINE.match(cleaned)
         if match is None:
             continue
@@ -216,7 +222,7 @@ def _answer_lines(body: str, scale: Scale, findings: _Findings) -> None:
 
 
 def _mentions(body: str, scale: Scale, findings: _Findings) -> None:
-    for match in _MENTION.finditer(_MARKDOWN.sub("", body)):
+    for match in _MENTION.finditer(_strip_markdown(body)):
         if match.group("c") is not None:
             if float(match.group("den")) != scale.high:
                 continue  # "3/4 of the sentences": a fraction, not a score
