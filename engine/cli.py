@@ -14,15 +14,15 @@ import sys
 from engine import __version__
 from engine.contracts import ConfigError
 
-# subcommand -> module under engine.commands
-COMMANDS: dict[str, str] = {
-    "prepare": "prepare",
-    "pairs": "pairs",
-    "run": "run",
-    "cache": "cache",
-    "fake-server": "fake_server",
-    "report": "report",
-    "quickstart": "quickstart",
+# subcommand -> (module under engine.commands, one-line summary for --help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "quickstart": ("quickstart", "the bundled demo end to end: prepare, run, report (no key, no network)"),
+    "prepare": ("prepare", "clean, parse and screen a corpus into a store (once)"),
+    "pairs": ("pairs", "print needle/hay document pairs as JSON Lines"),
+    "run": ("run", "run an experiment config (resumes; a finished run makes no calls)"),
+    "report": ("report", "analyse a run folder: instrument checks, statistics, figures, HTML"),
+    "cache": ("cache", "call cache: stats, export, verify"),
+    "fake-server": ("fake_server", "a local fake provider server with simulated judges"),
 }
 
 
@@ -32,13 +32,13 @@ def build_parser(argv: list[str]) -> tuple[argparse.ArgumentParser, object | Non
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     wanted = next((a for a in argv if not a.startswith("-")), None)
     module = None
-    for name, mod_name in COMMANDS.items():
+    for name, (mod_name, summary) in COMMANDS.items():
         if name == wanted:
             module = importlib.import_module(f"engine.commands.{mod_name}")
             p = sub.add_parser(name, help=getattr(module, "HELP", None), description=getattr(module, "HELP", None))
             module.configure(p)
         else:
-            sub.add_parser(name, help=f"(see `needlejudge {name} --help`)")
+            sub.add_parser(name, help=summary)
     return parser, module
 
 
