@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import anyio
+import lmdb
 import msgspec
 
 from engine.contracts import CallResult
@@ -224,6 +225,14 @@ class GroupCommitWriter:
             self._writer_busy = True
             self._queue.put(staged)
 
+    def _grow_and_retry(self, batch: list[_Pending]) -> None:
+        try:
+            self.store.grow()
+        except BaseException as exc:
+            self._committed(batch, exc)
+            return
+        self._queue.put(batch)  # the writer is still "busy" with it
+
     def _committed(self, batch: list[_Pending], error: BaseException | None) -> None:
         self._writer_busy = False
         if self._staged and not self._handoff_scheduled:
@@ -274,9 +283,17 @@ class GroupCommitWriter:
                 n_items += sum(len(p.items) for p in more)
             error: BaseException | None = None
             try:
-                self.store.put_batch_raw(item for pending in batch for item in pending.items)
+                self.store.put_batch_raw((item for pending in batch for item in pending.items), grow=False)
                 self.commits += 1
                 self.items_committed += n_items
+            except lmdb.MapFullError:
+                # Grow on the loop thread (no read transaction open there
+                # between callbacks), then the same batch comes back.
+                try:
+                    loop.call_soon_threadsafe(self._grow_and_retry, batch)
+                except RuntimeError:
+                    return
+                continue
             except BaseException as exc:  # reported to every waiter on the loop
                 error = exc
             try:

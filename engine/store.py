@@ -108,9 +108,14 @@ class Store:
             except lmdb.MapFullError:
                 self._grow()
 
-    def put_batch_raw(self, items: Iterable[tuple[str, bytes, bytes]]) -> None:
+    def put_batch_raw(self, items: Iterable[tuple[str, bytes, bytes]], *, grow: bool = True) -> None:
         """Write (db, key, raw value) items across databases in ONE transaction
-        (the call cache's group commit: calls, rows and cell states together)."""
+        (the call cache's group commit: calls, rows and cell states together).
+
+        grow=False raises MapFullError instead of growing the map: LMDB allows
+        a resize only while no transaction of this process is open, so a
+        writer thread lets the event loop (where the readers live) call
+        `grow()` between transactions."""
         batch = list(items)
         while True:
             try:
@@ -119,7 +124,13 @@ class Store:
                         txn.put(k, v, db=self.db(name))
                 return
             except lmdb.MapFullError:
+                if not grow:
+                    raise
                 self._grow()
+
+    def grow(self) -> None:
+        """Double the map size (call only while this process has no open transaction)."""
+        self._grow()
 
     def put_many(self, db: str, items: Iterable[tuple[bytes, Any]], *, overwrite: bool = True) -> int:
         return self.put_many_raw(db, ((k, _encode(v)) for k, v in items), overwrite=overwrite)

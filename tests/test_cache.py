@@ -227,13 +227,21 @@ def test_the_map_grows_when_full(tmp_path: Path) -> None:
     start = store.env.info()["map_size"]
     blob = b"z" * (1 << 20)
 
+    cache = CallCache(store)
+    seen: list[bool] = []
+
     async def main() -> None:
+        # readers on the loop while the map grows: LMDB allows a resize only with no
+        # transaction open in the process, so the writer asks the loop to grow it
         async with GroupCommitWriter(store) as writer:
             for n in range(start // len(blob) + 16):
                 await writer.submit([(RESULTS_DB, n.to_bytes(32, "big"), blob)])
+                seen.append(cache.contains(max(0, n - 8).to_bytes(32, "big")))
+                await anyio.sleep(0)
 
     anyio.run(main)
     assert store.env.info()["map_size"] > start
+    assert len(seen) == start // len(blob) + 16  # every read on the loop succeeded during growth
     assert store.count(RESULTS_DB) == start // len(blob) + 16
     store.close()
 
