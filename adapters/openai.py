@@ -68,6 +68,7 @@ class _Completion(msgspec.Struct):
 class _ErrorDetail(msgspec.Struct):
     code: str | int | None = None
     type: str | None = None
+    message: str | None = None
 
 
 class _ErrorBody(msgspec.Struct):
@@ -163,7 +164,8 @@ class ChatCompletionsDialect:
         except (msgspec.DecodeError, msgspec.ValidationError):
             return None
         code = str(error.code or "")
-        if code == "context_length_exceeded":
+        # vLLM's server answers 400 with code 400 and says so in the message only
+        if code == "context_length_exceeded" or "maximum context length" in (error.message or ""):
             return "context_length"
         if code in {"content_filter", "content_policy_violation"}:  # Azure's prompt filter answers 400
             return "refused"

@@ -210,6 +210,7 @@ class VllmAdapter:
         self._engine: Any = None
         self._start_lock = anyio.Lock()
         self._closed = False
+        self._start_error: VllmStartupError | None = None
         self._engine_pids: set[int] = set()
         self._ids = itertools.count()
         self._id_prefix = f"nj-{uuid.uuid4().hex[:8]}"
@@ -228,8 +229,14 @@ class VllmAdapter:
         async with self._start_lock:
             if self._closed:
                 raise RuntimeError(f"judge {self.spec.name!r}: the vLLM adapter is closed")
+            if self._start_error is not None:
+                raise self._start_error  # every waiting call fails at once, no reload per call
             if self._engine is None:
-                await anyio.to_thread.run_sync(self._start_engine)
+                try:
+                    await anyio.to_thread.run_sync(self._start_engine)
+                except VllmStartupError as exc:
+                    self._start_error = exc
+                    raise
 
     def _engine_args(self) -> Any:
         from vllm.engine.arg_utils import AsyncEngineArgs

@@ -126,6 +126,9 @@ async def test_missing_hub_model_is_a_clear_startup_error(monkeypatch):
     judge = create_adapter(JudgeSpec(name="ghost", adapter="vllm", model="needlejudge-tests/no-such-model"))
     with pytest.raises(VllmStartupError, match="cannot load model 'needlejudge-tests/no-such-model'"):
         await judge.start()
+    # calls waiting for the engine fail with the same error, without another load attempt
+    with pytest.raises(VllmStartupError, match="no-such-model"):
+        await judge.complete(judge_request("needlejudge-tests/no-such-model", "x"))
     await judge.aclose()
 
 

@@ -105,7 +105,8 @@ async def test_openai_compatible_adapter_on_the_server(server: VllmServer, tiny_
         assert all(r.status == "ok" for r in results), [r for r in results if r.status != "ok"][:2]
         assert all(0 <= parse_score(r.text) <= 100 and r.usage.prompt_tokens > 10 for r in results)
         too_long = await judge.complete(judge_request(str(tiny_model), "word " * 3000, adapter="openai-compatible"))
-        assert too_long.status == "error" and too_long.score is None
+        # recorded as a context-length error (not a fatal bad request), as in-process
+        assert too_long.status == "error" and too_long.error_kind == "context_length" and too_long.score is None
     finally:
         await judge.aclose()
 
