@@ -364,7 +364,12 @@ def bench_cache(bench_dir: Path) -> dict:
     assert rebuilt.calls_network == 0 and rebuilt.calls_cached == first.calls_network + first.calls_cached, rebuilt
     rebuilt_lines = Path(rebuilt.results_jsonl).read_bytes().splitlines()
     # the same rows, except `cached`: now true (every call came from the cache)
-    same_rebuilt = [line.replace(b'"cached":false', b'"cached":true') for line in first_lines] == rebuilt_lines
+    expected = [line.replace(b'"cached":false', b'"cached":true') for line in first_lines]
+    same_rebuilt = expected == rebuilt_lines
+    differences = [
+        {k: (x[k], y[k]) for k in x if x[k] != y[k]}
+        for x, y in ((json.loads(a), json.loads(b)) for a, b in zip(expected, rebuilt_lines) if a != b)
+    ][:3]
     return {
         "calls": first.calls_network,
         "rows": first.rows,
@@ -377,6 +382,7 @@ def bench_cache(bench_dir: Path) -> dict:
         "from_call_cache_fraction_of_first": rebuilt_s / first_s,
         "from_call_cache_results_per_s": rebuilt.rows / rebuilt_s,
         "from_call_cache_rows_equal_but_cached_flag": same_rebuilt,
+        "first_differences": differences,
     }
 
 

@@ -89,6 +89,14 @@ class Progress:
         return time.monotonic() - self.started
 
 
+class _SharedCall:
+    __slots__ = ("done", "result")
+
+    def __init__(self) -> None:
+        self.done = anyio.Event()
+        self.result: CallResult | None = None
+
+
 class CellRun:
     """A cell's live state."""
 
@@ -173,6 +181,7 @@ class Scheduler:
         self._window_basis: dict[str, int] = {}
         self._wake: dict[str, anyio.Event] = {}
         self._consecutive_errors: dict[str, int] = {}
+        self._calls_in_flight: dict[bytes, _SharedCall] = {}
         self._state_encoder = msgspec.msgpack.Encoder()
 
     # -- setup -----------------------------------------------------------------
@@ -336,18 +345,37 @@ class Scheduler:
         async with receive:
             async for item in receive:
                 to_commit: list[tuple[str, bytes, bytes]] = []
+                shared = False
                 for n in item.missing:
+                    key = item.keys[n]
+                    twin = self._calls_in_flight.get(key)
+                    if twin is not None:
+                        # The same request is already in flight for another cell
+                        # (e.g. identical pairs): share its answer, never pay twice.
+                        await twin.done.wait()
+                        if twin.result is None:  # the call raised: the run is failing
+                            return
+                        item.results[n] = twin.result
+                        progress.calls_cached += 1
+                        shared = True
+                        continue
+                    call = _SharedCall()
+                    self._calls_in_flight[key] = call
                     progress.in_flight += 1
                     try:
                         result = await adapter.complete(item.requests[n])
+                        call.result = result
                     finally:
                         progress.in_flight -= 1
+                        del self._calls_in_flight[key]
+                        call.done.set()
                     self._account(judge, result)
                     item.results[n] = result
                     if is_cacheable(result):
-                        to_commit.append((RESULTS_DB, item.keys[n], encode_result(result)))
+                        to_commit.append((RESULTS_DB, key, encode_result(result)))
                 judged = self._judge(item)  # the row, built now: the item itself is released
-                if to_commit:
+                if to_commit or shared:
+                    # (a shared answer's commit was queued first: FIFO keeps the order)
                     # The item counts only once its answers are committed: it is
                     # consumed in the commit callback. The worker moves on.
                     await writer.submit(to_commit, callback=partial(self._consume, item.cell.cell_no, item.doc_index, judged))

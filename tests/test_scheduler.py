@@ -307,3 +307,29 @@ def test_persistent_failures_abort_instead_of_burning_through_the_corpus(corpus,
     with pytest.raises(RunAborted, match="20 calls in a row failed"):
         anyio.run(main)
     assert judges["sim"].calls < 20 + 2 * 8 * 2  # stopped soon after the threshold
+
+
+def test_identical_requests_in_flight_together_are_called_once(corpus, store: Store, tmp_path: Path) -> None:
+    # at (0, 0) a window is the needle sentence alone: orig and rand hay give the same pair
+    text = CONFIG.format(stopping='kind = "fixed"\nn = 5', concurrency=8, window=2).replace(
+        "positions = [[0, 0], [1, 2], [2, 1]]", "positions = [[0, 0]]"
+    )
+    config = parse_config(text, base_dir=tmp_path)
+    judges = {"sim": ScriptedJudge(max_latency=0.01), "other": ScriptedJudge(max_latency=0.01)}
+    scheduler = run_design(config, corpus, store, judges)
+    for judge in judges.values():
+        keys = [request_key_of(r) for r in judge.seen]
+        assert len(keys) == len(set(keys))  # never the same request twice
+    rows = [r for r in iter_rows(store, bytes.fromhex(RUN_ID)) if r.judge == "other" and r.order == "12" and not r.control]
+    by_doc: dict[tuple, set] = {}
+    for r in rows:
+        by_doc.setdefault((r.needle, r.doc_id), set()).add((r.raw_text, r.latency_s, r.cache_keys))
+    assert len(by_doc) == 3 * 5  # none, neg, con x 5 documents, each seen by both hays
+    assert all(len(answers) == 1 for answers in by_doc.values())  # orig and rand rows share one answer
+    assert scheduler.progress.calls_cached > 0
+
+
+def request_key_of(request: CallRequest) -> bytes:
+    from engine.contracts import request_key
+
+    return request_key(request)
