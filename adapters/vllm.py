@@ -116,6 +116,28 @@ def fold_system(messages: tuple[Message, ...]) -> list[dict[str, str]]:
     return turns
 
 
+def template_takes_system(tokenizer: Any) -> bool:
+    """Whether the chat template renders a system turn (Gemma 2's raises, some drop it)."""
+    probe = "needlejudge-system-probe"
+    try:
+        text = tokenizer.apply_chat_template(
+            [{"role": "system", "content": probe}, {"role": "user", "content": "hello"}],
+            tokenize=False,
+            add_generation_prompt=True,
+        )
+    except Exception:
+        return False
+    return probe in text
+
+
+def chat_token_ids(tokenizer: Any, messages: tuple[Message, ...], *, fold: bool) -> list[int]:
+    """Messages through the tokenizer's chat template (system folded in when `fold`), as token ids."""
+    turns = fold_system(messages) if fold else [{"role": m.role, "content": m.content} for m in messages]
+    text = tokenizer.apply_chat_template(turns, tokenize=False, add_generation_prompt=True)
+    # The template writes <bos> itself.
+    return list(tokenizer.encode(text, add_special_tokens=False))
+
+
 def sampling_params(decoding: Decoding, max_tokens: int) -> Any:
     """vLLM SamplingParams for one request (final output only)."""
     from vllm import SamplingParams
@@ -285,19 +307,7 @@ class VllmAdapter:
         self.max_model_len = int(vllm_config.model_config.max_model_len)
         revision = f"@{self.spec.revision}" if self.spec.revision else ""
         self.model_version = f"{model}{revision} (vllm {vllm.__version__})"
-        self._fold_system = not self._template_takes_system()
-
-    def _template_takes_system(self) -> bool:
-        probe = "needlejudge-system-probe"
-        try:
-            text = self._engine.tokenizer.apply_chat_template(
-                [{"role": "system", "content": probe}, {"role": "user", "content": "hello"}],
-                tokenize=False,
-                add_generation_prompt=True,
-            )
-        except Exception:
-            return False
-        return probe in text
+        self._fold_system = not template_takes_system(engine.tokenizer)
 
     async def aclose(self) -> None:
         """Shut the engine down and reap its processes (idempotent)."""
@@ -330,11 +340,7 @@ class VllmAdapter:
     # -- calls ---------------------------------------------------------------
     def prompt_token_ids(self, messages: tuple[Message, ...]) -> list[int]:
         """The request's messages through the model's chat template, as token ids."""
-        tokenizer = self._engine.tokenizer
-        turns = fold_system(messages) if self._fold_system else [{"role": m.role, "content": m.content} for m in messages]
-        text = tokenizer.apply_chat_template(turns, tokenize=False, add_generation_prompt=True)
-        # The template writes <bos> itself.
-        return list(tokenizer.encode(text, add_special_tokens=False))
+        return chat_token_ids(self._engine.tokenizer, messages, fold=self._fold_system)
 
     def _result(self, status: str, text: str, started: float, t0: float, *, error_kind: str = "", **fields: Any) -> CallResult:
         return CallResult(

@@ -107,18 +107,15 @@ def run_bare(calls, model: str, options: dict) -> dict:
     from vllm import LLM
     from vllm.inputs import TokensPrompt
 
-    from adapters.vllm import sampling_params
+    from adapters.vllm import chat_token_ids, sampling_params, template_takes_system
 
     llm = LLM(model=model, disable_log_stats=True, **{"enable_prefix_caching": True, "seed": 0, **options})
     tokenizer = llm.get_tokenizer()
 
+    fold = not template_takes_system(tokenizer)
+
     def prompts(batch):
-        out = []
-        for call in batch:
-            turns = [{"role": m.role, "content": m.content} for m in call.messages]
-            text = tokenizer.apply_chat_template(turns, tokenize=False, add_generation_prompt=True)
-            out.append(TokensPrompt(prompt_token_ids=tokenizer.encode(text, add_special_tokens=False)))
-        return out
+        return [TokensPrompt(prompt_token_ids=chat_token_ids(tokenizer, c.messages, fold=fold)) for c in batch]
 
     warm, timed = calls[:WARMUP], calls[WARMUP:]
     llm.generate(prompts(warm), [sampling_params(c.decoding, c.decoding.max_tokens) for c in warm], use_tqdm=False)

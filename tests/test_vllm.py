@@ -23,7 +23,14 @@ from vllm_fixtures import (
 
 from adapters.registry import create_adapter
 from adapters.tiny_gemma import SPECIAL_TOKENS, build_tiny_gemma
-from adapters.vllm import VllmAdapter, VllmStartupError, fold_system, validate_options
+from adapters.vllm import (
+    VllmAdapter,
+    VllmStartupError,
+    chat_token_ids,
+    fold_system,
+    template_takes_system,
+    validate_options,
+)
 from engine.contracts import Adapter, AdapterConfigError, JudgeSpec, Message
 
 pytestmark = pytest.mark.anyio
@@ -113,6 +120,28 @@ def test_fold_system_into_first_user_turn():
         {"role": "user", "content": "Again."},
     ]
     assert fold_system((Message("user", "Hi"),)) == [{"role": "user", "content": "Hi"}]
+
+
+# Gemma 2's template has no system role and refuses one.
+NO_SYSTEM_TEMPLATE = (
+    "{{ bos_token }}{% for m in messages %}"
+    "{% if m['role'] == 'system' %}{{ raise_exception('System role not supported') }}{% endif %}"
+    "{{ '<start_of_turn>' ~ ('model' if m['role'] == 'assistant' else m['role']) ~ '\\n' ~ m['content'] ~ '<end_of_turn>\\n' }}"
+    "{% endfor %}{% if add_generation_prompt %}{{ '<start_of_turn>model\\n' }}{% endif %}"
+)
+
+
+def test_chat_formatting_folds_system_for_templates_without_it(tiny_model):
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(tiny_model))
+    assert template_takes_system(tokenizer)  # the tiny model's own (Gemma 3 style) template folds it itself
+    messages = (Message("system", "Be strict."), Message("user", "Rate it."))
+    own = tokenizer.decode(chat_token_ids(tokenizer, messages, fold=False))
+    tokenizer.chat_template = NO_SYSTEM_TEMPLATE
+    assert not template_takes_system(tokenizer)
+    folded = tokenizer.decode(chat_token_ids(tokenizer, messages, fold=True))
+    assert folded == own == "<bos><start_of_turn>user\nBe strict.\n\nRate it.<end_of_turn>\n<start_of_turn>model\n"
 
 
 # -- real engine -----------------------------------------------------------------
