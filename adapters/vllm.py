@@ -56,6 +56,7 @@ OPTION_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "download_dir": ((str,), "a folder for downloaded weights"),
     "tokenizer": ((str,), "a tokenizer id or folder (default: the model's)"),
     "trust_remote_code": ((bool,), "true or false"),
+    "language_model_only": ((bool,), "true or false (multimodal Gemma 3 4B/12B/27B: skip the vision tower)"),
 }
 _POSITIVE_INTS = {"max_model_len", "tensor_parallel_size", "max_num_seqs", "max_num_batched_tokens"}
 DEFAULT_OPTIONS: dict[str, Any] = {"enable_prefix_caching": True, "seed": 0}
