@@ -294,7 +294,7 @@ def jsonl_to_parquet(jsonl: str | os.PathLike[str], path: str | os.PathLike[str]
             # Streaming: memory stays at one block however long the run.
             reader = pj.open_json(
                 jsonl,
-                read_options=pj.ReadOptions(block_size=1 << 24),
+                read_options=pj.ReadOptions(block_size=1 << 22, use_threads=False),
                 parse_options=pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error"),
             )
             for batch in reader:
