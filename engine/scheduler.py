@@ -367,20 +367,28 @@ class Scheduler:
                         call.result = result
                     finally:
                         progress.in_flight -= 1
-                        del self._calls_in_flight[key]
                         call.done.set()
+                        if call.result is None or not is_cacheable(call.result):
+                            del self._calls_in_flight[key]
                     self._account(judge, result)
                     item.results[n] = result
                     if is_cacheable(result):
                         to_commit.append((RESULTS_DB, key, encode_result(result)))
                 judged = self._judge(item)  # the row, built now: the item itself is released
                 if to_commit or shared:
-                    # (a shared answer's commit was queued first: FIFO keeps the order)
                     # The item counts only once its answers are committed: it is
-                    # consumed in the commit callback. The worker moves on.
-                    await writer.submit(to_commit, callback=partial(self._consume, item.cell.cell_no, item.doc_index, judged))
+                    # consumed in the commit callback (a shared answer's commit was
+                    # queued first; FIFO keeps the order). The worker moves on.
+                    # Until then a twin request finds the answer here, not in the cache.
+                    done = partial(self._committed, tuple(k for _, k, _ in to_commit), item.cell.cell_no, item.doc_index, judged)
+                    await writer.submit(to_commit, callback=done)
                 else:
                     self._consume(item.cell.cell_no, item.doc_index, judged)
+
+    def _committed(self, keys: tuple[bytes, ...], cell_no: int, doc_index: int, judged: Any) -> None:
+        for key in keys:
+            self._calls_in_flight.pop(key, None)
+        self._consume(cell_no, doc_index, judged)
 
     def _account(self, judge: str, result: CallResult) -> None:
         progress = self.progress
