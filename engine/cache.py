@@ -120,7 +120,7 @@ class GroupCommitWriter:
     Leaving the context flushes and joins the thread.
     """
 
-    def __init__(self, store: Store, *, max_pending: int = 8192, max_batch: int = 4096, gather_s: float = 0.002) -> None:
+    def __init__(self, store: Store, *, max_pending: int = 8192, max_batch: int = 4096, gather_s: float = 0.01) -> None:
         self.store = store
         self.gather_s = gather_s  # an idle writer waits this long for more work (group commit)
         self.max_batch = max_batch
