@@ -102,7 +102,7 @@ def make_config(tmp_path: Path, *, stopping: str = 'kind = "fixed"\nn = 6', conc
     return parse_config(text, base_dir=tmp_path)
 
 
-def run_design(config: ExperimentConfig, corpus, store: Store, judges: dict[str, ScriptedJudge], run_id: str = RUN_ID) -> Scheduler:  # type: ignore[no-untyped-def]
+def run_design(config: ExperimentConfig, corpus, store: Store, judges: dict[str, ScriptedJudge], run_id: str = RUN_ID, **options) -> Scheduler:  # type: ignore[no-untyped-def]
     from engine.pairs import document_order
     from engine.prompts import load_prompt
 
@@ -119,6 +119,7 @@ def run_design(config: ExperimentConfig, corpus, store: Store, judges: dict[str,
                 adapters=judges,  # type: ignore[arg-type]
                 run_id=run_id,
                 prompt_versions={name: p.version for name, p in prompts.items()},
+                **options,
             )
             scheduler.restore()
             await scheduler.run()
@@ -283,30 +284,10 @@ def test_an_aborted_run_resumes_to_the_same_results(corpus, tmp_path: Path) -> N
 
 
 def test_persistent_failures_abort_instead_of_burning_through_the_corpus(corpus, store: Store, tmp_path: Path) -> None:
-    from engine.pairs import document_order
-    from engine.prompts import load_prompt
-
-    config = make_config(tmp_path)
-    prompts = {"pair": load_prompt("pair"), "bands": load_prompt("bands")}
-    design = Design(config, corpus, prompts, document_order=document_order)
     judges = {"sim": ScriptedJudge(fail=lambda r: True), "other": ScriptedJudge()}
-
-    async def main() -> None:
-        async with GroupCommitWriter(store) as writer:
-            scheduler = Scheduler(
-                design,
-                cache=CallCache(store),
-                writer=writer,
-                adapters=judges,  # type: ignore[arg-type]
-                run_id=RUN_ID,
-                prompt_versions={n: p.version for n, p in prompts.items()},
-                max_consecutive_errors=20,
-            )
-            await scheduler.run()
-
     with pytest.raises(RunAborted, match="20 calls in a row failed"):
-        anyio.run(main)
-    assert judges["sim"].calls < 20 + 2 * 8 * 2  # stopped soon after the threshold
+        run_design(make_config(tmp_path), corpus, store, judges, max_consecutive_errors=20)
+    assert judges["sim"].calls < 20 + 8  # stopped within one round of in-flight calls after the threshold
 
 
 def test_identical_requests_in_flight_together_are_called_once(corpus, store: Store, tmp_path: Path) -> None:
