@@ -22,6 +22,22 @@ ADAPTER_FACTORIES: dict[str, str] = {
 }
 
 
+def accepts_guided_regex(spec: JudgeSpec) -> bool:
+    """Whether the judge's backend honours `Decoding.guided_regex`.
+
+    Score prompts carry a regex for backends that can constrain decoding
+    (vLLM in-process or behind its OpenAI-compatible server). For every other
+    backend the regex cannot change the answer, so the engine leaves it out of
+    the request, and so out of the cache key. Known without creating the
+    adapter, because a dry run creates none.
+    """
+    if spec.adapter == "vllm":
+        return True
+    if spec.adapter == "openai-compatible":
+        return spec.options.get("structured_outputs", "structured_outputs") != "none"
+    return False
+
+
 def adapter_names() -> tuple[str, ...]:
     return tuple(ADAPTER_FACTORIES)
 

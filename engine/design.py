@@ -19,7 +19,8 @@ from typing import Any
 import msgspec
 
 from engine.config import ExperimentConfig, JudgeConfig
-from engine.contracts import CallRequest, ConfigError, Pair, Prompt, item_tag, request_key
+from adapters.registry import accepts_guided_regex
+from engine.contracts import CallRequest, ConfigError, Decoding, Pair, Prompt, item_tag, request_key
 from engine.stopping import StoppingRule, StoppingSpec, make_rule_factory
 
 CHECK_CONTROLS = ("null_edit", "negative")
@@ -121,6 +122,8 @@ class Design:
         self._check_factories: dict[int, Callable[[], StoppingRule]] = {}
         # per (judge, prompt, order, tag?) constants of the request
         self._item_metadata = {name: judge.item_metadata for name, judge in self.judges.items()}
+        self._guided_regex = {name: accepts_guided_regex(judge.spec()) for name, judge in self.judges.items()}
+        self._decodings: dict[tuple[str, Decoding], Decoding] = {}
 
     # -- documents -----------------------------------------------------------
     def order(self, cell: Cell) -> list[str]:
@@ -182,12 +185,23 @@ class Design:
                 model=judge.model,
                 revision=judge.revision,
                 messages=call.messages,
-                decoding=call.decoding,
+                decoding=self._decoding(cell.judge, call.decoding),
                 replicate=cell.replicate + call.replicate_offset,
                 item_tag=tag,
             )
             for call in rendered
         )
+
+    def _decoding(self, judge: str, decoding: Decoding) -> Decoding:
+        """The prompt's decoding as this judge's backend can honour it (a
+        guided regex only where it constrains decoding; see accepts_guided_regex)."""
+        key = (judge, decoding)
+        canonical = self._decodings.get(key)
+        if canonical is None:
+            keep = self._guided_regex[judge] or decoding.guided_regex is None
+            canonical = decoding if keep else msgspec.structs.replace(decoding, guided_regex=None)
+            self._decodings[key] = canonical
+        return canonical
 
     def item(self, cell: Cell, doc_index: int) -> Item | None:
         """The item for the cell's `doc_index`-th document, or None if the

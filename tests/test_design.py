@@ -121,3 +121,27 @@ def test_check_cells_use_fixed_rules_and_caps(design, config) -> None:  # type: 
     experimental = design.cells[0]
     assert design.new_rule(experimental).kind == config.stopping.kind
     assert design.doc_cap(experimental) == design.doc_limit(experimental)  # paper rule: no cap but the corpus
+
+
+def test_guided_regex_is_kept_only_for_judges_whose_backend_honours_it(corpus) -> None:  # type: ignore[no-untyped-def]
+    from engine.config import parse_config
+    from engine.design import Design
+    from engine.pairs import document_order
+    from engine.prompts import load_prompt
+
+    judges = "".join(
+        f'[[judges]]\nname = "{name}"\nadapter = "{adapter}"\nmodel = "m"\nbase_url = "http://127.0.0.1:1/v1"\n'
+        for name, adapter in (("api", "openai"), ("vllm-server", "openai-compatible"), ("claude", "anthropic"))
+    )
+    config = parse_config('store = "s"\noutput = "o"\npositions = [[1, 2]]\nneedles = ["neg"]\nhays = ["orig"]\n' + judges)
+    prompt = load_prompt("bands")
+    assert prompt.render("a", "b")[0].decoding.guided_regex  # the prompt asks for it
+    design = Design(config, corpus, {"bands": prompt}, document_order=document_order)
+    requests = {}
+    for cell in design.cells:
+        item = design.item(cell, 0)
+        requests[cell.judge] = (item.requests[0], item.keys[0])
+    assert requests["vllm-server"][0].decoding.guided_regex == prompt.render("a", "b")[0].decoding.guided_regex
+    assert requests["api"][0].decoding.guided_regex is None
+    assert requests["claude"][0].decoding.guided_regex is None
+    assert len({key for _, key in requests.values()}) == 3  # adapter family is in the key regardless

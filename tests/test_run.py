@@ -187,3 +187,45 @@ def test_a_run_against_the_fake_provider_server(tmp_path: Path, prepared_store, 
     rows = [json.loads(line) for line in Path(first.results_jsonl).read_text().splitlines()]
     assert {r["model"] for r in rows} == {"sim-judge"}
     assert all(r["cache_keys"] and len(r["cache_keys"][0]) == 64 for r in rows)
+
+
+API_JUDGES = """
+[[judges]]
+name = "gpt"
+adapter = "openai"
+model = "gpt-4o-mini"
+base_url = "{url}/v1"
+api_key_env = "NJ_TEST_FAKE_KEY"
+options = {{ backoff_base_s = 0.01 }}
+[[judges]]
+name = "claude"
+adapter = "anthropic"
+model = "claude-sonnet"
+base_url = "{url}"
+api_key_env = "NJ_TEST_FAKE_KEY"
+options = {{ backoff_base_s = 0.01 }}
+[[judges]]
+name = "gemini"
+adapter = "gemini"
+model = "gemini-2.0-flash"
+base_url = "{url}"
+api_key_env = "NJ_TEST_FAKE_KEY"
+options = {{ backoff_base_s = 0.01 }}
+"""
+
+
+def test_api_judges_without_guided_decoding_run_the_default_score_prompt(tmp_path: Path, prepared_store, corpus_slice_path, corpus_settings, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """The score prompts carry a guided regex for vLLM; OpenAI, Anthropic and
+    Gemini cannot honour it, so it is left out of their requests (and keys)
+    instead of failing every call as unsupported."""
+    from adapters.fake_server import serve_in_thread
+
+    monkeypatch.setenv("NJ_TEST_FAKE_KEY", "test-key")
+    with serve_in_thread() as server:
+        config = make_experiment(tmp_path, prepared_store, corpus_slice_path, corpus_settings, judges=API_JUDGES.format(url=server.url))
+        summary = run_experiment(config)
+        assert server.stats()["requests"] == summary.calls_network > 0
+    rows = [json.loads(line) for line in Path(summary.results_jsonl).read_text().splitlines()]
+    assert {r["judge"] for r in rows} == {"gpt", "claude", "gemini"}
+    assert summary.status_counts == {"ok": summary.rows}
+    assert all(r["prompt_id"] == "bands" and 0 <= r["score"] <= 100 for r in rows)
