@@ -33,6 +33,7 @@ import math
 import os
 import re
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
@@ -268,6 +269,51 @@ def _jitter(key: bytes, attempt: int) -> float:
     return int.from_bytes(digest, "little") / 2**64
 
 
+class _InflightWindow:
+    """The adaptive (AIMD) in-flight limit of one judge.
+
+    Under the limit, `acquire` takes a slot without suspending: an anyio
+    CapacityLimiter would pass twice through the event loop per call, which
+    costs more than the rest of the adapter's bookkeeping. Over the limit,
+    callers wait in FIFO order; a cancelled waiter gives back a slot it was
+    granted meanwhile."""
+
+    __slots__ = ("limit", "in_use", "_waiters")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.in_use = 0
+        self._waiters: deque[anyio.Event] = deque()
+
+    async def acquire(self) -> None:
+        if self.in_use < self.limit and not self._waiters:
+            self.in_use += 1
+            return
+        granted = anyio.Event()
+        self._waiters.append(granted)
+        try:
+            await granted.wait()
+        except BaseException:
+            if granted.is_set():
+                self.release()
+            else:
+                self._waiters.remove(granted)
+            raise
+
+    def release(self) -> None:
+        self.in_use -= 1
+        self._grant()
+
+    def set_limit(self, limit: int) -> None:
+        self.limit = limit
+        self._grant()
+
+    def _grant(self) -> None:
+        while self._waiters and self.in_use < self.limit:
+            self.in_use += 1
+            self._waiters.popleft().set()
+
+
 class HttpAdapter:
     """An `Adapter` over aiohttp for one judge; see the module docstring."""
 
@@ -298,9 +344,9 @@ class HttpAdapter:
         self._timeout = aiohttp.ClientTimeout(total=spec.timeout_s)
         self._rpm = _limiter(spec.rpm, window_s=1.0) if spec.rpm else None
         self._tpm = _limiter(spec.tpm, window_s=6.0) if spec.tpm else None
-        # AIMD in-flight limit: anyio's limiter lets total_tokens change while in use
+        # AIMD in-flight limit (its limit changes while calls are in flight)
         self._window = float(spec.concurrency)
-        self._inflight: anyio.CapacityLimiter | None = None
+        self._inflight = _InflightWindow(self.concurrency_limit)
         self._last_decrease = 0.0
         self._pause_until = 0.0  # judge-wide gate (monotonic clock)
         self._consecutive_failures = 0
@@ -343,7 +389,6 @@ class HttpAdapter:
                 auto_decompress=True,
                 skip_auto_headers=("User-Agent",),
             )
-            self._inflight = anyio.CapacityLimiter(self.concurrency_limit)
         return session
 
     # -- the call --------------------------------------------------------
@@ -358,7 +403,6 @@ class HttpAdapter:
         if reason:
             return self._failure("unsupported", f"judge {self.spec.name!r}: {reason}", 0, started_wall)
         session = self._ensure_session()
-        assert self._inflight is not None
         try:
             url, body = self._dialect.url_and_body(request)
         except (ValueError, TypeError) as exc:
@@ -374,9 +418,12 @@ class HttpAdapter:
         while True:
             attempt += 1
             await self._wait_for_budget(tokens)
-            async with self._inflight:
+            await self._inflight.acquire()
+            try:
                 self.stats["attempts"] += 1
                 last = await self._exchange(session, url, body, headers, tokens)
+            finally:
+                self._inflight.release()
             if last.result is not None:
                 result = last.result
                 result = msgspec.structs.replace(
@@ -507,8 +554,8 @@ class HttpAdapter:
             self._apply_window()
 
     def _apply_window(self) -> None:
-        if self._inflight is not None and self._inflight.total_tokens != self.concurrency_limit:
-            self._inflight.total_tokens = self.concurrency_limit
+        if self._inflight.limit != self.concurrency_limit:
+            self._inflight.set_limit(self.concurrency_limit)
 
     # -- failures ---------------------------------------------------------
 

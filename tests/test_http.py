@@ -411,3 +411,65 @@ async def test_item_tag_header_reaches_the_simulated_judge(server, adapter):
     finally:
         await adapter_.aclose()
     assert low < 30 < 90 < high  # the same texts, judged by the tag the header carried
+
+
+# -- the in-flight window (AIMD gate) ------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_inflight_window_admits_up_to_its_limit_in_fifo_order() -> None:
+    from adapters.http import _InflightWindow
+
+    window = _InflightWindow(2)
+    order: list[int] = []
+
+    async def holder(n: int, release: anyio.Event) -> None:
+        await window.acquire()
+        order.append(n)
+        await release.wait()
+        window.release()
+
+    releases = [anyio.Event() for _ in range(4)]
+    async with anyio.create_task_group() as tg:
+        for n in range(4):
+            tg.start_soon(holder, n, releases[n])
+            await anyio.sleep(0.01)
+        assert order == [0, 1] and window.in_use == 2  # the third and fourth wait
+        releases[1].set()
+        await anyio.sleep(0.01)
+        assert order == [0, 1, 2] and window.in_use == 2
+        window.set_limit(3)  # a wider window admits the next waiter at once
+        await anyio.sleep(0.01)
+        assert order == [0, 1, 2, 3] and window.in_use == 3
+        window.set_limit(1)  # a narrower one admits nobody until enough left
+        for event in (releases[0], releases[2], releases[3]):
+            event.set()
+    assert window.in_use == 0
+
+
+@pytest.mark.anyio
+async def test_inflight_window_cancelled_waiters_leave_no_slot_behind() -> None:
+    from adapters.http import _InflightWindow
+
+    window = _InflightWindow(1)
+    await window.acquire()
+    with anyio.move_on_after(0.02):
+        await window.acquire()  # waits, then is cancelled
+    assert window.in_use == 1 and not window._waiters
+    # granted, then cancelled before it resumed: no slot is lost either way
+    async with anyio.create_task_group() as tg:
+        scope = anyio.CancelScope()
+
+        async def waiter() -> None:
+            with scope:
+                await window.acquire()
+                try:
+                    await anyio.sleep(1)  # the cancellation lands here or in acquire
+                finally:
+                    window.release()
+
+        tg.start_soon(waiter)
+        await anyio.sleep(0.01)
+        window.release()  # grants the waiter...
+        scope.cancel()  # ...which is cancelled before it resumes
+    assert window.in_use == 0 and not window._waiters
