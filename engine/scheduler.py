@@ -1,9 +1,11 @@
 """The async scheduler: streams a design's items through judges at full speed.
 
-One event loop, one anyio task group. Per judge: a dispatcher task picks the
-next item and sends it over a zero-buffer memory stream to a fixed pool of
+One event loop, one anyio task group. Per judge: a fixed pool of
 `JudgeSpec.concurrency` worker tasks, each making one call at a time (the
-pool size is the judge's in-flight bound).
+pool size is the judge's in-flight bound). A worker takes its next item
+itself, synchronously (no hand-off between tasks: a call costs no extra
+trip through the event loop), and waits only when no cell of its judge has
+room for another document.
 
 - Lazy: the dispatcher builds one item at a time (pair, render, key); the
   design is never materialised.
@@ -90,11 +92,33 @@ class Progress:
 
 
 class _SharedCall:
-    __slots__ = ("done", "result")
+    """A call in flight that identical requests of other cells wait for."""
+
+    __slots__ = ("done", "finished", "result")
 
     def __init__(self) -> None:
-        self.done = anyio.Event()
+        self.done: anyio.Event | None = None  # made only when a twin waits (rare)
+        self.finished = False
         self.result: CallResult | None = None
+
+    async def wait(self) -> None:
+        if self.finished:  # answered, its commit not yet landed
+            return
+        if self.done is None:
+            self.done = anyio.Event()
+        await self.done.wait()
+
+    def finish(self, result: CallResult | None) -> None:
+        self.result = result
+        self.finished = True
+        if self.done is not None:
+            self.done.set()
+
+
+# `_take` returns this after answering a run of items from the cache: the worker
+# lets the loop (and the commit writer) catch up before taking more.
+_YIELD = object()
+CACHED_ITEMS_PER_YIELD = 64
 
 
 class CellRun:
@@ -264,12 +288,9 @@ class Scheduler:
                 heapq.heapify(self._heaps[judge])
                 self._wake[judge] = anyio.Event()
                 self._consecutive_errors[judge] = 0
-                send, receive = anyio.create_memory_object_stream[Item](0)
-                tg.start_soon(self._dispatch, judge, send)
                 # One call per worker at a time: the worker count is the in-flight bound.
                 for _ in range(spec.concurrency):
-                    tg.start_soon(self._work, judge, receive.clone())
-                receive.close()
+                    tg.start_soon(self._work, judge)
 
     def _set_window(self, judge: str, concurrency: int) -> None:
         active = max(1, self._active[judge])
@@ -283,7 +304,7 @@ class Scheduler:
         allowed = min(allowed, max(1, run.cap - needed))
         return len(run.outstanding) < allowed
 
-    # -- dispatcher ------------------------------------------------------------
+    # -- picking work ----------------------------------------------------------
     def _next_item(self, run: CellRun) -> Item | None:
         design = self.design
         while run.next_doc < run.limit:
@@ -294,96 +315,113 @@ class Scheduler:
                 return item
         return None
 
-    async def _dispatch(self, judge: str, send: Any) -> None:
+    def _take(self, judge: str) -> Any:
+        """The judge's next item that needs the network (synchronous).
+
+        Items of the least-advanced cell with room come first; an item the
+        cache answers completely is consumed on the spot. Returns None when
+        no cell has room now, `_YIELD` after CACHED_ITEMS_PER_YIELD cached
+        items."""
         heap = self._heaps[judge]
         cache = self.cache
         progress = self.progress
-        inline = 0
-        async with send:
-            while self._active[judge] > 0:
-                if not heap:
-                    self._wake[judge] = anyio.Event()
-                    await self._wake[judge].wait()
-                    continue
-                _, cell_no = heapq.heappop(heap)
-                run = self.runs[cell_no]
-                if run.done:
-                    continue
-                item = self._next_item(run)
-                if item is None:
-                    run.exhausted = True
-                    if not run.outstanding:
-                        self._finish(run, "exhausted")
-                    continue
-                run.issued += 1
-                run.outstanding.append(item.doc_index)
-                if self._room(run):
-                    heapq.heappush(heap, (run.issued, cell_no))
-                else:
-                    run.parked = True
-                hits = cache.get_many(item.keys)
-                missing = [n for n, hit in enumerate(hits) if hit is None]
-                item.results = hits
-                if not missing:
-                    item.cached = True
-                    progress.calls_cached += len(hits)
-                    self._consume(cell_no, item.doc_index, self._judge(item))
-                    inline += 1
-                    if inline % 64 == 0:
-                        await self.writer.wait_for_room()
-                        await anyio.lowlevel.checkpoint()
-                    continue
+        answered = 0
+        while heap:
+            _, cell_no = heapq.heappop(heap)
+            run = self.runs[cell_no]
+            if run.done:
+                continue
+            item = self._next_item(run)
+            if item is None:
+                run.exhausted = True
+                if not run.outstanding:
+                    self._finish(run, "exhausted")
+                continue
+            run.issued += 1
+            run.outstanding.append(item.doc_index)
+            if self._room(run):
+                heapq.heappush(heap, (run.issued, cell_no))
+            else:
+                run.parked = True
+            hits = cache.get_many(item.keys)
+            missing = [n for n, hit in enumerate(hits) if hit is None]
+            item.results = hits
+            if missing:
                 progress.calls_cached += len(hits) - len(missing)
                 item.missing = missing
-                await send.send(item)
+                return item
+            item.cached = True
+            progress.calls_cached += len(hits)
+            self._consume(cell_no, item.doc_index, self._judge(item))
+            answered += 1
+            if answered == CACHED_ITEMS_PER_YIELD:
+                return _YIELD
+        return None
 
     # -- workers ---------------------------------------------------------------
-    async def _work(self, judge: str, receive: Any) -> None:
+    async def _work(self, judge: str) -> None:
         adapter = self.adapters[judge]
         progress = self.progress
         writer = self.writer
-        async with receive:
-            async for item in receive:
-                to_commit: list[tuple[str, bytes, bytes]] = []
-                shared = False
-                for n in item.missing:
-                    key = item.keys[n]
-                    twin = self._calls_in_flight.get(key)
-                    if twin is not None:
-                        # The same request is already in flight for another cell
-                        # (e.g. identical pairs): share its answer, never pay twice.
-                        await twin.done.wait()
-                        if twin.result is None:  # the call raised: the run is failing
-                            return
-                        item.results[n] = twin.result
-                        progress.calls_cached += 1
-                        shared = True
-                        continue
-                    call = _SharedCall()
-                    self._calls_in_flight[key] = call
-                    progress.in_flight += 1
-                    try:
-                        result = await adapter.complete(item.requests[n])
-                        call.result = result
-                    finally:
-                        progress.in_flight -= 1
-                        call.done.set()
-                        if call.result is None or not is_cacheable(call.result):
-                            del self._calls_in_flight[key]
-                    self._account(judge, result)
-                    item.results[n] = result
-                    if is_cacheable(result):
-                        to_commit.append((RESULTS_DB, key, encode_result(result)))
-                judged = self._judge(item)  # the row, built now: the item itself is released
-                if to_commit or shared:
-                    # The item counts only once its answers are committed: it is
-                    # consumed in the commit callback (a shared answer's commit was
-                    # queued first; FIFO keeps the order). The worker moves on.
-                    # Until then a twin request finds the answer here, not in the cache.
-                    done = partial(self._committed, tuple(k for _, k, _ in to_commit), item.cell.cell_no, item.doc_index, judged)
-                    await writer.submit(to_commit, callback=done)
-                else:
-                    self._consume(item.cell.cell_no, item.doc_index, judged)
+        in_flight = self._calls_in_flight
+        while True:
+            item = self._take(judge)
+            if item is None:
+                if self._active[judge] <= 0:
+                    self._wake[judge].set()  # the judge is finished: release the idle workers
+                    return
+                wake = self._wake[judge]
+                if wake.is_set():
+                    wake = self._wake[judge] = anyio.Event()
+                await wake.wait()
+                continue
+            if item is _YIELD:
+                await writer.wait_for_room()
+                await anyio.lowlevel.checkpoint()
+                continue
+            to_commit: list[tuple[str, bytes, bytes]] = []
+            shared = False
+            for n in item.missing:
+                key = item.keys[n]
+                twin = in_flight.get(key)
+                if twin is not None:
+                    # The same request is already in flight for another cell
+                    # (e.g. identical pairs): share its answer, never pay twice.
+                    await twin.wait()
+                    if twin.result is None:  # the call raised: the run is failing
+                        return
+                    item.results[n] = twin.result
+                    progress.calls_cached += 1
+                    shared = True
+                    if is_cacheable(twin.result):
+                        # committed again with this item (same key, same bytes), so the
+                        # item never counts before the answer it used is stored
+                        to_commit.append((RESULTS_DB, key, encode_result(twin.result)))
+                    continue
+                call = in_flight[key] = _SharedCall()
+                progress.in_flight += 1
+                result = None
+                try:
+                    result = await adapter.complete(item.requests[n])
+                finally:
+                    progress.in_flight -= 1
+                    call.finish(result)
+                    if result is None or not is_cacheable(result):
+                        del in_flight[key]
+                self._account(judge, result)
+                item.results[n] = result
+                if is_cacheable(result):
+                    to_commit.append((RESULTS_DB, key, encode_result(result)))
+            judged = self._judge(item)  # the row, built now: the item itself is released
+            if to_commit or shared:
+                # The item counts only once its answers are committed: it is
+                # consumed in the commit callback (a shared answer's commit was
+                # queued first; FIFO keeps the order). The worker moves on.
+                # Until then a twin request finds the answer here, not in the cache.
+                done = partial(self._committed, tuple(k for _, k, _ in to_commit), item.cell.cell_no, item.doc_index, judged)
+                await writer.submit(to_commit, callback=done)
+            else:
+                self._consume(item.cell.cell_no, item.doc_index, judged)
 
     def _committed(self, keys: tuple[bytes, ...], cell_no: int, doc_index: int, judged: Any) -> None:
         for key in keys:
