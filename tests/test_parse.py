@@ -142,3 +142,22 @@ def test_emphasis_between_digits_does_not_join_them() -> None:
     verdict = parse_score("1*0", SCALE_0_100)
     assert verdict.raw_score != 10.0
     assert parse_score("**73**", SCALE_0_100).raw_score == 73.0
+
+
+_SIMPLE_FORMS = st.sampled_from(["{n}", " {n}\n", "Score: {n}", "score:{n}", "SCORE :  {n} ", "{sign}{n}", "Score: {sign}{n}"])
+
+
+@settings(max_examples=400)
+@given(
+    number=st.one_of(st.integers(-200, 200).map(str), st.decimals(-150, 150, places=2, allow_nan=False, allow_infinity=False).map(str)),
+    sign=st.sampled_from(["", "+", "-"]),
+    form=_SIMPLE_FORMS,
+    scale_name=st.sampled_from(sorted(BUILTIN_SCALES)),
+)
+def test_the_fast_path_gives_the_lenient_readers_verdict(number, sign, form, scale_name):
+    # parse_score reads "73" / "Score: 73" directly; the full lenient reader must agree
+    from engine.prompts.parse import _parse_lenient
+
+    text = form.format(n=number.lstrip("+-") if "{sign}" in form else number, sign=sign)
+    scale = BUILTIN_SCALES[scale_name]
+    assert parse_score(text, scale) == _parse_lenient(text, scale)

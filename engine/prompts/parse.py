@@ -46,6 +46,10 @@ PARSER_VERSION = "score-parser-v2"  # part of every prompt version: bump on beha
 
 _NUM = r"[-+]?\d+(?:\.\d+)?"
 _PLAIN_NUMBER = re.compile(rf"\s*({_NUM})\s*")
+# The answers a guided or well-behaved judge gives ("73", "Score: 73"): read
+# directly. Anything else goes through the lenient reader, which gives these
+# the same verdict (tests/test_parse.py checks that it does).
+_SIMPLE_ANSWER = re.compile(rf"\s*(?:score\s*:\s*)?({_NUM})\s*", re.IGNORECASE)
 THINK_BLOCK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
 _FENCE_LINE = re.compile(r"^\s*(```|~~~)")
 FENCED_BLOCK = re.compile(r"```[\w-]*\s*\n?(.*?)```", re.DOTALL)
@@ -114,6 +118,13 @@ def parse_score(text: str, scale: Scale, *, mode: ParserMode = "lenient") -> Ver
             return _unparseable(f"expected a plain number on {scale.name}, got {_preview(text)}", scale)
         return _checked(float(match.group(1)), scale)
 
+    simple = _SIMPLE_ANSWER.fullmatch(text)
+    if simple is not None:
+        return _checked(float(simple.group(1)), scale)
+    return _parse_lenient(text, scale)
+
+
+def _parse_lenient(text: str, scale: Scale) -> Verdict:
     body = THINK_BLOCK.sub("", text).replace("−", "-")
     body = _BOXED.sub(r"\1", _ANSWER_TAG.sub("", body)).strip()
     if not body:
