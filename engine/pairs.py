@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import msgspec
 
 from engine.contracts import HAYS, NEEDLES, ConfigError, Pair
 from engine.needles import apply_entity
-from engine.oracle import check_pair
+from engine.oracle import check_pair, check_sentence, check_window
 from engine.prepare import CORPUS_DB, StoredDocument, stored_summary
 from engine.seeding import item_rng
 from engine.store import Store
@@ -61,6 +61,26 @@ def reformat_whitespace(text: str) -> str:
     return wrapped
 
 
+class _Layout(NamedTuple):
+    """A document's text as stored (sentences and the gaps between them) with
+    each sentence's span: a window is one slice (= join_sentences, cheaper)."""
+
+    text: str
+    starts: list[int]
+    ends: list[int]
+
+    @classmethod
+    def of(cls, document: StoredDocument) -> _Layout:
+        starts, ends, position = [], [], 0
+        for k, sentence in enumerate(document.sentences):
+            if k:
+                position += len(document.gaps[k - 1])
+            starts.append(position)
+            position += len(sentence)
+            ends.append(position)
+        return cls(join_sentences(document, 0, len(document.sentences)), starts, ends)
+
+
 class Corpus:
     """Read access to a prepared corpus; decoded documents are cached in memory."""
 
@@ -69,6 +89,8 @@ class Corpus:
         self.doc_ids = doc_ids
         self._index = {d: n for n, d in enumerate(doc_ids)}
         self._cache: dict[str, StoredDocument] = {}
+        self._layouts: dict[str, _Layout] = {}
+        self._sentence_checks: dict[tuple[str, str, str, str], str | None] = {}
         self._decoder = msgspec.msgpack.Decoder(StoredDocument)
         # per-(document, seed) choices: drawn once, reused at every position
         self._choices: dict[tuple[str, int, str], object] = {}
@@ -96,6 +118,12 @@ class Corpus:
                 raise KeyError(f"document {doc_id!r} is not in the prepared corpus at {self.store.path}")
             cached = self._cache[doc_id] = self._decoder.decode(raw)
         return cached
+
+    def _layout(self, document: StoredDocument) -> _Layout:
+        layout = self._layouts.get(document.doc_id)
+        if layout is None:
+            layout = self._layouts[document.doc_id] = _Layout.of(document)
+        return layout
 
     # -- choices keyed by identity -------------------------------------------
     def donor(self, doc_id: str, seed: int) -> str | None:
@@ -142,11 +170,12 @@ class Corpus:
             raise ValueError(f"positions must be >= 0, got i={i}, j={j}")
         if center - i < 0 or center + j >= len(document.sentences):
             return None
+        text, starts, ends = self._layout(document)
         prefix = suffix = ""
         if i:
-            prefix = join_sentences(document, center - i, center) + (document.gaps[center - 1] if joiner is None else joiner)
+            prefix = text[starts[center - i] : starts[center]] if joiner is None else text[starts[center - i] : ends[center - 1]] + joiner
         if j:
-            suffix = (document.gaps[center] if joiner is None else joiner) + join_sentences(document, center + 1, center + j + 1)
+            suffix = text[ends[center] : ends[center + j]] if joiner is None else joiner + text[starts[center + 1] : ends[center + j]]
         return prefix, suffix
 
     def make_pair(self, doc_id: str, needle: str, hay: str, i: int, j: int, seed: int) -> Pair | None:
@@ -230,7 +259,19 @@ class Corpus:
         return pair
 
     def _verified(self, pair: Pair, document: StoredDocument) -> Pair | None:
-        reason = check_pair(pair, ner_options=document.ner_options if pair.needle == "ner" else ())
+        if pair.control:
+            reason = check_pair(pair)
+        else:
+            # check_pair, with the needle-sentence half (a pure function of the
+            # document's needle, the same at every position) checked once
+            reason = check_window(pair.original, pair.perturbed, pair.needle_before, pair.needle_after)
+            if reason is None:
+                key = (document.doc_id, pair.needle, pair.needle_before, pair.needle_after)
+                if key in self._sentence_checks:
+                    reason = self._sentence_checks[key]
+                else:
+                    options = document.ner_options if pair.needle == "ner" else ()
+                    reason = self._sentence_checks[key] = check_sentence(pair.needle, pair.needle_before, pair.needle_after, ner_options=options)
         if reason is None:
             return pair
         self.oracle_failures += 1

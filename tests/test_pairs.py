@@ -47,6 +47,26 @@ def test_orig_hay_window_is_the_document_text_around_the_needle(corpus):
     assert single.original == single.needle_before
 
 
+def test_windows_are_the_joined_sentences_at_every_position(corpus):
+    # _hay slices a per-document layout; it must equal joining the stored sentences and gaps
+    for doc_id in corpus.doc_ids[:12]:
+        document = corpus.document(doc_id)
+        count = len(document.sentences)
+        for center in range(count):
+            for i in range(0, min(center, 9) + 1):
+                for j in range(0, min(count - 1 - center, 9) + 1):
+                    own = corpus._hay(document, center, i, j, None)
+                    before = join_sentences(document, center - i, center) + (document.gaps[center - 1] if i else "")
+                    after = (document.gaps[center] if j else "") + join_sentences(document, center + 1, center + j + 1)
+                    assert own == ((before if i else ""), (after if j else "")), (doc_id, center, i, j)
+                    spaced = corpus._hay(document, center, i, j, " ")
+                    assert spaced == (
+                        join_sentences(document, center - i, center) + " " if i else "",
+                        " " + join_sentences(document, center + 1, center + j + 1) if j else "",
+                    ), (doc_id, center, i, j)
+        assert corpus._hay(document, 0, 1, 0, None) is None and corpus._hay(document, count - 1, 0, 1, None) is None
+
+
 def test_needle_sentence_is_near_the_middle(corpus):
     for doc_id in corpus.doc_ids:
         d = corpus.document(doc_id)
