@@ -60,12 +60,12 @@ class CallCache:
         self._db = store.db(RESULTS_DB)
 
     def get(self, key: bytes) -> CallResult | None:
-        with self._env.begin(db=self._db, buffers=True) as txn:
+        with self.store.begin(db=self._db, buffers=True) as txn:
             raw = txn.get(key)
             return None if raw is None else _decode_result(raw)
 
     def get_many(self, keys: Sequence[bytes]) -> list[CallResult | None]:
-        with self._env.begin(db=self._db, buffers=True) as txn:
+        with self.store.begin(db=self._db, buffers=True) as txn:
             out: list[CallResult | None] = []
             for key in keys:
                 raw = txn.get(key)
@@ -73,7 +73,7 @@ class CallCache:
             return out
 
     def contains(self, key: bytes) -> bool:
-        with self._env.begin(db=self._db, buffers=True) as txn:
+        with self.store.begin(db=self._db, buffers=True) as txn:
             return txn.get(key) is not None
 
     def __len__(self) -> int:
@@ -286,9 +286,11 @@ class GroupCommitWriter:
                 self.store.put_batch_raw((item for pending in batch for item in pending.items), grow=False)
                 self.commits += 1
                 self.items_committed += n_items
-            except lmdb.MapFullError:
-                # Grow on the loop thread (no read transaction open there
-                # between callbacks), then the same batch comes back.
+                self.store.trim_residency()
+            except (lmdb.MapFullError, lmdb.MapResizedError):
+                # Grow the map (or adopt another process's growth) on the loop
+                # thread (no read transaction open there between callbacks),
+                # then the same batch comes back.
                 try:
                     loop.call_soon_threadsafe(self._grow_and_retry, batch)
                 except RuntimeError:

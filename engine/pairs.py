@@ -101,7 +101,7 @@ class Corpus:
     def open(cls, store: Store) -> Corpus:
         if stored_summary(store) is None:
             raise ConfigError(f"{store.path}: no prepared corpus in this store; run `needlejudge prepare --store {store.path}`")
-        with store.env.begin(db=store.db(CORPUS_DB)) as txn:
+        with store.begin(db=store.db(CORPUS_DB)) as txn:
             ids = tuple(bytes(k).decode("utf-8") for k in txn.cursor().iternext(keys=True, values=False))
         if not ids:
             raise ConfigError(f"{store.path}: the prepared corpus kept no documents; lower the length bounds and prepare again")

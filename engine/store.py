@@ -19,9 +19,15 @@ from typing import Any
 import lmdb
 import msgspec
 
+from engine.residency import MappedFile
+
 DATABASES = ("results", "corpus", "corpus_meta", "runs", "rows", "meta")
 _INITIAL_MAP_SIZE = 64 * 1024 * 1024
 _MAX_MAP_SIZE = 1 << 40
+# A scan drops the map's resident pages every this many entries (engine.residency):
+# the kernel maps 16 neighbouring pages per page fault, so even ~1,000 rows of
+# a copy-on-write B-tree map tens of megabytes.
+SCAN_RELEASE_ROWS = 2048
 
 _encode = msgspec.msgpack.Encoder().encode
 _decode = msgspec.msgpack.Decoder().decode
@@ -50,6 +56,8 @@ class Store:
         )
         self._dbs = {name: self.env.open_db(name.encode(), create=not readonly) for name in DATABASES} if not readonly else {}
         self._grow_lock = threading.Lock()
+        # the map's resident pages are dropped now and then (see engine.residency)
+        self.mapped = MappedFile(self.path / "data.mdb")
 
     # -- databases -----------------------------------------------------------
     def db(self, name: str) -> Any:
@@ -60,8 +68,24 @@ class Store:
         return self._dbs[name]
 
     # -- reads ---------------------------------------------------------------
+    def begin(self, **kwargs: Any) -> lmdb.Transaction:
+        """`env.begin`, first adopting the map size if another process grew the
+        store beyond this process's map (LMDB's MapResizedError). Call from
+        the thread that owns the store's reads (the event loop), never while
+        this process has a transaction open."""
+        try:
+            return self.env.begin(**kwargs)
+        except lmdb.MapResizedError:
+            self.adopt_map_size()
+            return self.env.begin(**kwargs)
+
+    def adopt_map_size(self) -> None:
+        """Take the map size another process gave the store (it only grows)."""
+        with self._grow_lock:
+            self.env.set_mapsize(0)
+
     def get_raw(self, db: str, key: bytes) -> bytes | None:
-        with self.env.begin(db=self.db(db), buffers=False) as txn:
+        with self.begin(db=self.db(db), buffers=False) as txn:
             return txn.get(key)
 
     def get(self, db: str, key: bytes) -> Any:
@@ -69,7 +93,7 @@ class Store:
         return None if raw is None else _decode(raw)
 
     def get_many_raw(self, db: str, keys: Iterable[bytes]) -> list[bytes | None]:
-        with self.env.begin(db=self.db(db), buffers=False) as txn:
+        with self.begin(db=self.db(db), buffers=False) as txn:
             return [txn.get(k) for k in keys]
 
     def contains(self, db: str, key: bytes) -> bool:
@@ -77,17 +101,24 @@ class Store:
 
     def items_raw(self, db: str, prefix: bytes = b"") -> Iterator[tuple[bytes, bytes]]:
         """Iterate (key, raw value) in key order, optionally under a prefix."""
-        with self.env.begin(db=self.db(db), buffers=False) as txn:
+        with self.begin(db=self.db(db), buffers=False) as txn:
             cur = txn.cursor()
             if not cur.set_range(prefix):
                 return
-            for k, v in cur:
+            for n, (k, v) in enumerate(cur, 1):
                 if not k.startswith(prefix):
                     break
                 yield k, v
+                if n % SCAN_RELEASE_ROWS == 0:  # a long scan (an export) would map the whole database
+                    self.mapped.release()
+
+    def trim_residency(self) -> None:
+        """Drop the map's resident pages unless done very recently: the
+        store's pages stay in the page cache, not in this process's RSS."""
+        self.mapped.maybe_release()
 
     def count(self, db: str) -> int:
-        with self.env.begin(db=self.db(db)) as txn:
+        with self.begin(db=self.db(db)) as txn:
             return txn.stat(self.db(db))["entries"]
 
     # -- writes --------------------------------------------------------------
@@ -107,15 +138,18 @@ class Store:
                 return added
             except lmdb.MapFullError:
                 self._grow()
+            except lmdb.MapResizedError:
+                self.adopt_map_size()
 
     def put_batch_raw(self, items: Iterable[tuple[str, bytes, bytes]], *, grow: bool = True) -> None:
         """Write (db, key, raw value) items across databases in ONE transaction
         (the call cache's group commit: calls, rows and cell states together).
 
-        grow=False raises MapFullError instead of growing the map: LMDB allows
-        a resize only while no transaction of this process is open, so a
-        writer thread lets the event loop (where the readers live) call
-        `grow()` between transactions."""
+        grow=False raises MapFullError (or MapResizedError: another process
+        grew the store) instead of resizing the map: LMDB allows a resize only
+        while no transaction of this process is open, so a writer thread lets
+        the event loop (where the readers live) call `grow()` between
+        transactions."""
         batch = list(items)
         while True:
             try:
@@ -123,13 +157,14 @@ class Store:
                     for name, k, v in batch:
                         txn.put(k, v, db=self.db(name))
                 return
-            except lmdb.MapFullError:
+            except (lmdb.MapFullError, lmdb.MapResizedError):
                 if not grow:
                     raise
                 self._grow()
 
     def grow(self) -> None:
-        """Double the map size (call only while this process has no open transaction)."""
+        """Double the map size, or more if another process grew the store
+        further (call only while this process has no open transaction)."""
         self._grow()
 
     def put_many(self, db: str, items: Iterable[tuple[bytes, Any]], *, overwrite: bool = True) -> int:
@@ -143,7 +178,7 @@ class Store:
             try:
                 with self.env.begin(write=True, db=self.db(db)) as txn:
                     return txn.delete(key)
-            except lmdb.MapFullError:
+            except (lmdb.MapFullError, lmdb.MapResizedError):
                 self._grow()
 
     def _grow(self) -> None:
@@ -151,6 +186,8 @@ class Store:
             current = self.env.info()["map_size"]
             if current >= _MAX_MAP_SIZE:
                 raise lmdb.MapFullError(f"{self.path}: store reached {current} bytes")
+            # LMDB raises the size to what the data already use if another process
+            # wrote beyond it (the MapResizedError case)
             self.env.set_mapsize(min(current * 2, _MAX_MAP_SIZE))
 
     # -- lifecycle -----------------------------------------------------------

@@ -276,6 +276,59 @@ def test_two_processes_share_one_store(tmp_path: Path) -> None:
     store.close()
 
 
+def grow_in_another_process(path: Path, start: int) -> None:
+    """Write 32 MB more than a `start`-byte map holds into the store, from a child process."""
+    child = textwrap.dedent(
+        f"""
+        from engine.store import Store
+        store = Store({str(path)!r})
+        blob = b"g" * (1 << 20)
+        store.put_many_raw("results", [(b"c" + n.to_bytes(31, "big"), blob) for n in range({start >> 20} + 32)])
+        assert store.env.info()["map_size"] > {start}
+        store.close()
+        """
+    )
+    subprocess.run([sys.executable, "-c", child], check=True, timeout=120)
+
+
+def test_a_store_another_process_grew_is_adopted_for_reads_and_writes(tmp_path: Path) -> None:
+    # LMDB answers MapResizedError when another process wrote beyond this
+    # process's map; the store takes the new size and goes on
+    path = tmp_path / "shared"
+    store = Store(path)
+    store.put_many_raw(RESULTS_DB, [(b"p" + bytes(31), b"parent")])
+    start = store.env.info()["map_size"]
+    grow_in_another_process(path, start)
+    cache = CallCache(store)
+    assert store.get_raw(RESULTS_DB, b"c" + (5).to_bytes(31, "big")) == b"g" * (1 << 20)  # a read adopts
+    assert store.count(RESULTS_DB) == (start >> 20) + 32 + 1
+    assert cache.contains(b"p" + bytes(31))
+
+    async def main() -> None:
+        async with GroupCommitWriter(store) as writer:
+            await writer.commit([(RESULTS_DB, b"q" + bytes(31), b"after")])
+
+    anyio.run(main)
+    assert store.get_raw(RESULTS_DB, b"q" + bytes(31)) == b"after"
+    store.close()
+
+
+def test_the_group_writer_adopts_a_store_another_process_grew(tmp_path: Path) -> None:
+    path = tmp_path / "shared"
+    store = Store(path)
+    start = store.env.info()["map_size"]
+    grow_in_another_process(path, start)
+
+    async def main() -> None:  # the first touch of the grown store is the writer thread's
+        async with GroupCommitWriter(store) as writer:
+            await writer.commit([(RESULTS_DB, b"q" + bytes(31), b"after")])
+
+    anyio.run(main)
+    assert store.get_raw(RESULTS_DB, b"q" + bytes(31)) == b"after"
+    assert store.count(RESULTS_DB) == (start >> 20) + 32 + 1
+    store.close()
+
+
 # ---------------------------------------------------------------------------
 # needlejudge cache stats | export | verify
 
