@@ -154,8 +154,12 @@ class Store:
         while True:
             try:
                 with self.env.begin(write=True) as txn:
-                    for name, k, v in batch:
+                    for n, (name, k, v) in enumerate(batch, 1):
                         txn.put(k, v, db=self.db(name))
+                        if n % 256 == 0:
+                            # a big group commit's B-tree walks map ~200 kB per put
+                            # (safe mid-transaction: its own writes are not in the map)
+                            self.mapped.maybe_release()
                 return
             except (lmdb.MapFullError, lmdb.MapResizedError):
                 if not grow:

@@ -66,3 +66,18 @@ def test_release_is_rate_limited(tmp_path: Path) -> None:
     mapped = MappedFile(tmp_path / "absent.mdb", min_interval_s=3600)
     mapped.release()  # no mapping: nothing to do, still counts as the last attempt
     assert mapped.maybe_release() is False
+
+
+def test_maybe_release_waits_for_enough_new_resident_pages(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s")
+    store.put_many_raw("results", [(n.to_bytes(4, "big"), b"v" * 3000) for n in range(10_000)])  # ~30 MB
+    store.mapped.min_interval_s = 0.0
+    store.mapped.slack_bytes = 8 << 20
+    store.mapped.release()
+    assert store.mapped.maybe_release() is False  # nothing new resident since
+    with store.env.begin(db=store.db("results")) as txn:
+        assert sum(len(v) for _, v in txn.cursor()) == 30_000_000
+    assert mapped_rss_kb(store.path / "data.mdb") > 8 << 10
+    assert store.mapped.maybe_release() is True
+    assert mapped_rss_kb(store.path / "data.mdb") < 8 << 10
+    store.close()
