@@ -397,7 +397,7 @@ from engine.config import parse_config
 from engine.runner import plan_experiment, run_experiment
 
 peak = {{"RssAnon": 0, "RssFile": 0}}
-phase = {{"name": "plan"}}
+phase = {{"name": "plan", "t0": time.perf_counter()}}
 by_phase = {{}}
 stop = threading.Event()
 
@@ -411,21 +411,37 @@ def sample():
                     kb = int(line.split()[1])
                     peak[key] = max(peak[key], kb)
                     slot = by_phase.setdefault(phase["name"], {{}})
-                    slot[key] = max(slot.get(key, 0), kb)
+                    if kb > slot.get(key, 0):
+                        slot[key] = kb
+                        slot[key + "_at_s"] = round(time.perf_counter() - phase["t0"], 1)
         stop.wait(0.2)
+
+def vm_hwm_kb():
+    with open("/proc/self/status") as fh:
+        return next(int(line.split()[1]) for line in fh if line.startswith("VmHWM:"))
 
 threading.Thread(target=sample, daemon=True).start()
 config = parse_config({text!r}, source="<bench-rss>")
 plan = plan_experiment(config)
-phase["name"] = "run+export"
+phase["name"], phase["t0"] = "run", time.perf_counter()
 t0 = time.perf_counter()
-summary = run_experiment(config, quiet=True, export={export!r})
+summary = run_experiment(config, quiet=True, export=False)
+seconds = time.perf_counter() - t0
+if {export!r}:
+    phase["name"], phase["t0"] = "export", time.perf_counter()  # the finished run again: no call, JSONL + Parquet + manifest
+    t1 = time.perf_counter()
+    run_experiment(config, quiet=True, export=True)
+    export_s = time.perf_counter() - t1
+time.sleep(0.3)
 stop.set()
 print(json.dumps({{"planned_calls": plan.upper_bound_calls, "cells": plan.cells, "calls": summary.calls_network,
-    "rows": summary.rows, "seconds": time.perf_counter() - t0,
-    "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    "rows": summary.rows, "seconds": seconds, "export_seconds": export_s if {export!r} else None,
+    # VmHWM: the kernel's exact peak RSS of this process image. ru_maxrss would
+    # also count the parent's RSS at fork (Linux keeps the old mm's peak across exec).
+    "peak_rss_mb": vm_hwm_kb() / 1024,
+    "ru_maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     "peak_anon_mb": peak["RssAnon"] / 1024, "peak_file_mapped_mb": peak["RssFile"] / 1024,
-    "by_phase_mb": {{k: {{kk: vv / 1024 for kk, vv in v.items()}} for k, v in by_phase.items()}}}}))
+    "by_phase_mb": {{k: {{kk: (vv if kk.endswith("_s") else vv / 1024) for kk, vv in v.items()}} for k, v in by_phase.items()}}}}))
 """
 
 
