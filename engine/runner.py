@@ -202,14 +202,24 @@ def _finish(experiment: Experiment, scheduler: Scheduler, progress: Progress, st
     jsonl = output / RESULTS_JSONL
     parquet: Path | None = output / RESULTS_PARQUET
     parquet_note = ""
-    stats = export_jsonl(store, run_key, jsonl if export else None)
-    status_counts, cost_results, rows = stats.status_counts, stats.cost_usd, stats.rows
-    if export:
-        try:
-            jsonl_to_parquet(jsonl, parquet)  # type: ignore[arg-type]
-        except ConfigError as exc:
-            parquet, parquet_note = None, str(exc)
     states = load_cell_states(store, run_key)
+    previous = store.get(RUNS_DB, manifest_key(run_key))
+    exported = _current_exports(previous, output, progress, len(scheduler.runs), states) if export else None
+    if exported is not None:
+        # A finished run re-run with nothing new: its stored rows are the ones
+        # already exported (same count, files unchanged), so they stay.
+        counts = previous["counts"]
+        status_counts, cost_results, rows = counts["status_counts"], counts["cost_usd_results"], counts["rows"]
+        if RESULTS_PARQUET not in exported:
+            parquet, parquet_note = None, previous.get("parquet_note", "")
+    else:
+        stats = export_jsonl(store, run_key, jsonl if export else None)
+        status_counts, cost_results, rows = stats.status_counts, stats.cost_usd, stats.rows
+        if export:
+            try:
+                jsonl_to_parquet(jsonl, parquet)  # type: ignore[arg-type]
+            except ConfigError as exc:
+                parquet, parquet_note = None, str(exc)
     stop_reasons = Counter(state.reason for state in states.values())
     finished_at = _now()
     summary = RunSummary(
@@ -277,11 +287,38 @@ def _finish(experiment: Experiment, scheduler: Scheduler, progress: Progress, st
             )
         },
         "cells": [msgspec.to_builtins(states[n]) for n in sorted(states)],
+        "parquet_note": parquet_note,
     }
     if export:
+        # what was written, to recognise unchanged exports on a later re-run
+        files = [jsonl] + ([parquet] if parquet else [])
+        manifest["exports"] = {"output": str(output.resolve()), "files": {f.name: f.stat().st_size for f in files}}
+        manifest["exports_reused"] = exported is not None
         write_manifest(output / MANIFEST_JSON, manifest)
     store.put(RUNS_DB, manifest_key(run_key), manifest)
     return summary
+
+
+def _current_exports(previous: Any, output: Path, progress: Progress, cells: int, states: dict[int, Any]) -> dict[str, int] | None:
+    """The files of the last export if they still hold this run's results:
+    every cell had ended before this invocation, nothing was written since,
+    the stored rows number what was exported, and the files at this output
+    are there with the sizes written. None otherwise (export again)."""
+    if not isinstance(previous, dict) or not isinstance(previous.get("exports"), dict):
+        return None
+    if progress.cells_reused != cells or progress.rows_written or progress.calls_network:
+        return None
+    exports = previous["exports"]
+    files = exports.get("files") or {}
+    if exports.get("output") != str(output.resolve()) or RESULTS_JSONL not in files:
+        return None
+    if previous.get("counts", {}).get("rows") != sum(state.rows for state in states.values()):
+        return None
+    for name, size in files.items():
+        path = output / name
+        if not path.is_file() or path.stat().st_size != size:
+            return None
+    return files
 
 
 # ---------------------------------------------------------------------------

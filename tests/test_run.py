@@ -118,6 +118,30 @@ def test_rerunning_a_finished_experiment_makes_no_calls_and_gives_the_same_file(
     assert again.calls_network == 0 and again.calls_cached == 0
     assert again.cells_reused == again.cells and again.rows_reused == first.rows
     assert Path(again.results_jsonl).read_bytes() == first_bytes
+    assert (again.rows, again.status_counts, again.cost_usd_results) == (first.rows, first.status_counts, first.cost_usd_results)
+
+
+def test_a_finished_rerun_keeps_unchanged_exports_and_rewrites_changed_ones(tmp_path: Path, prepared_store, corpus_slice_path, corpus_settings) -> None:  # type: ignore[no-untyped-def]
+    config = make_experiment(tmp_path / "exp", prepared_store, corpus_slice_path, corpus_settings)
+    first = run_experiment(config)
+    jsonl, parquet = Path(first.results_jsonl), Path(first.results_parquet or "")
+    first_bytes, parquet_bytes = jsonl.read_bytes(), parquet.read_bytes()
+    stamp = (jsonl.stat().st_mtime_ns, parquet.stat().st_mtime_ns)
+
+    again = run_experiment(config)  # nothing new: the files stay as they are
+    assert json.loads(Path(again.manifest).read_text())["exports_reused"] is True
+    assert (jsonl.stat().st_mtime_ns, parquet.stat().st_mtime_ns) == stamp
+    assert (again.rows, again.status_counts, again.results_parquet) == (first.rows, first.status_counts, first.results_parquet)
+
+    jsonl.write_bytes(first_bytes[: len(first_bytes) // 2])  # a damaged export is written again
+    third = run_experiment(config)
+    assert json.loads(Path(third.manifest).read_text())["exports_reused"] is False
+    assert jsonl.read_bytes() == first_bytes
+
+    parquet.unlink()  # so is a missing one
+    fourth = run_experiment(config)
+    assert json.loads(Path(fourth.manifest).read_text())["exports_reused"] is False
+    assert parquet.read_bytes() == parquet_bytes and jsonl.read_bytes() == first_bytes
 
 
 def test_dry_run_bounds_calls_and_counts_cache_answers(finished, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
