@@ -10,7 +10,9 @@ dispatch  Judged calls/s through the whole engine (pair, render, key, cache
           vs the official `openai` SDK (AsyncOpenAI + semaphore). Same run,
           interleaved rounds, medians. CPU per call of this process too.
 cache     A finished ~100,000-call experiment (baseline judge `seqratio`)
-          re-run: (a) the same config (stored rows, no call), and (b) with
+          re-run: (a) the same config (stored rows, no call; unchanged
+          exports are kept), the same with results.jsonl removed (every
+          export written again), and (b) with
           the run's rows and cell states deleted, so every item is rebuilt
           and answered by the call cache. Times vs the first run.
 rss       Peak RSS of a child process running a design of >= 1,000,000
@@ -356,6 +358,12 @@ def bench_cache(bench_dir: Path) -> dict:
     again_s = time.perf_counter() - t0
     assert again.calls_network == 0 and again.rows == first.rows
     same_file = Path(again.results_jsonl).read_bytes().splitlines() == first_lines
+    # the same with the exports written again (results.jsonl removed first)
+    Path(again.results_jsonl).unlink()
+    t0 = time.perf_counter()
+    reexported = run_experiment(config, quiet=True)
+    reexport_s = time.perf_counter() - t0
+    assert reexported.calls_network == 0 and Path(reexported.results_jsonl).read_bytes().splitlines() == first_lines
     # (b) lose the run's rows and cell states: every item comes back from the call cache
     forget_run(store, first.run_id)
     t0 = time.perf_counter()
@@ -378,6 +386,9 @@ def bench_cache(bench_dir: Path) -> dict:
         "rerun_fraction_of_first": again_s / first_s,
         "rerun_results_per_s": again.rows / again_s,
         "rerun_same_jsonl_bytes": same_file,
+        "rerun_reexport_s": reexport_s,
+        "rerun_reexport_fraction_of_first": reexport_s / first_s,
+        "rerun_reexport_results_per_s": reexported.rows / reexport_s,
         "from_call_cache_s": rebuilt_s,
         "from_call_cache_fraction_of_first": rebuilt_s / first_s,
         "from_call_cache_results_per_s": rebuilt.rows / rebuilt_s,
