@@ -9,11 +9,12 @@ import random
 from pathlib import Path
 
 import anyio
+import msgspec
 import pytest
 
-from engine.cache import CallCache, GroupCommitWriter
+from engine.cache import RESULTS_DB, CallCache, GroupCommitWriter
 from engine.config import ExperimentConfig, parse_config
-from engine.contracts import CallRequest, CallResult, Capabilities, Usage
+from engine.contracts import CallRequest, CallResult, Capabilities, ResultRow, Usage
 from engine.design import Design
 from engine.results import iter_rows, load_cell_states
 from engine.scheduler import RunAborted, Scheduler
@@ -104,17 +105,17 @@ def make_config(tmp_path: Path, *, stopping: str = 'kind = "fixed"\nn = 6', conc
     return parse_config(text, base_dir=tmp_path)
 
 
-def run_design(config: ExperimentConfig, corpus, store: Store, judges: dict[str, ScriptedJudge], run_id: str = RUN_ID, **options) -> Scheduler:  # type: ignore[no-untyped-def]
+def run_design(config: ExperimentConfig, corpus, store: Store, judges: dict[str, ScriptedJudge], run_id: str = RUN_ID, scheduler_class: type[Scheduler] = Scheduler, **options) -> Scheduler:  # type: ignore[no-untyped-def]
     from engine.pairs import document_order
     from engine.prompts import load_prompt
 
-    prompts = {name: load_prompt(name) for name in ("pair", "bands")}
-    # the scripted judges answer a bare number, which both prompts' parsers read
-    design = Design(config, corpus, {"bands": prompts["bands"], "pair": prompts["pair"]}, document_order=document_order)
+    prompts = {name: load_prompt(name) for name in ("pair", "bands", "triples")}
+    # the scripted judges answer a bare number, which the score prompts' parsers read
+    design = Design(config, corpus, prompts, document_order=document_order)
 
     async def main() -> Scheduler:
         async with GroupCommitWriter(store) as writer:
-            scheduler = Scheduler(
+            scheduler = scheduler_class(
                 design,
                 cache=CallCache(store),
                 writer=writer,
@@ -320,3 +321,46 @@ def request_key_of(request: CallRequest) -> bytes:
     from engine.contracts import request_key
 
     return request_key(request)
+
+
+class TriplesJudge(ScriptedJudge):
+    """Answers triple-extraction calls as the simulated judge does."""
+
+    async def complete(self, request: CallRequest) -> CallResult:
+        from adapters.simulated_judge import triples_answer
+        from engine.prompts.documents import extract_document
+
+        result = await super().complete(request)
+        return msgspec.structs.replace(result, text=triples_answer(extract_document(request.messages)))
+
+
+class CommitCheckingScheduler(Scheduler):
+    """The real scheduler, recording any item consumed before its answers were stored."""
+
+    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        self.consumed_before_commit: list[str] = []
+
+    def _consume(self, cell_no, doc_index, judged) -> None:  # type: ignore[no-untyped-def]
+        row = msgspec.msgpack.decode(judged[0][2], type=ResultRow)
+        for key in row.cache_keys:
+            if self.cache.store.get_raw(RESULTS_DB, bytes.fromhex(key)) is None:
+                self.consumed_before_commit.append(key)
+        super()._consume(cell_no, doc_index, judged)
+
+
+def test_an_item_never_counts_before_the_answers_it_used_are_stored(corpus, store: Store, tmp_path: Path) -> None:
+    # triples items make two calls, and one document's extraction is shared by
+    # many items (the same window under several needles): twins in flight
+    text = CONFIG.format(stopping='kind = "fixed"\nn = 4', concurrency=8, window=2)
+    text = text.replace('model = "sim-1"\n', 'model = "sim-1"\nprompts = ["triples"]\n').replace('prompts = ["bands"]', 'prompts = ["triples"]')
+    config = parse_config(text, base_dir=tmp_path)
+    # latencies spread well past the 10 ms commit gather, so a twin can finish first
+    judges = {"sim": TriplesJudge(max_latency=0.08), "other": TriplesJudge(seed=3, max_latency=0.08)}
+    scheduler = run_design(config, corpus, store, judges, scheduler_class=CommitCheckingScheduler)
+    assert isinstance(scheduler, CommitCheckingScheduler)
+    rows = list(iter_rows(store, bytes.fromhex(RUN_ID)))
+    assert rows and all(len(r.cache_keys) == 2 for r in rows)
+    assert sum(r.status == "ok" for r in rows) == len(rows)
+    assert scheduler.progress.calls_cached > 0  # answers were shared between items
+    assert scheduler.consumed_before_commit == []
