@@ -56,6 +56,7 @@ continues exactly.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import deque
 from typing import Any, Callable, Literal, Protocol, runtime_checkable
@@ -213,6 +214,17 @@ def predictable_bets(x: np.ndarray, alpha: float) -> np.ndarray:
     # math.log1p, as the incremental rule uses, so both give identical bets.
     log1p_t = np.array([math.log1p(k) for k in range(1, x.shape[-1] + 1)])
     return np.sqrt(2.0 * math.log(2.0 / alpha) / (sigma2_prev * t * log1p_t))
+
+
+@functools.lru_cache(maxsize=16)
+def _shared_grid(breaks: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The grid of candidate means and its truncations, read-only, one per grid
+    size for all cells."""
+    grid = np.linspace(0.0, 1.0, breaks + 1)
+    arrays = (grid, *_truncations(grid))
+    for array in arrays:
+        array.flags.writeable = False
+    return arrays  # type: ignore[return-value]
 
 
 def _truncations(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -500,12 +512,14 @@ class CiRule(_RuleBase):
         self._upper = 1.0
         if spec.method == "hedged":
             self.breaks = grid_breaks(spec.epsilon)
-            self._grid = np.linspace(0.0, 1.0, self.breaks + 1)
-            self._cap_plus, self._cap_minus = _truncations(self._grid)
+            self._grid, self._cap_plus, self._cap_minus = _shared_grid(self.breaks)
             # Only the run [lo, hi) of grid points still in the CS is updated
-            # (see hedged_capital_cs); points outside it never return.
+            # (see hedged_capital_cs); points outside it never return, so the
+            # capitals are kept for that run only: grid point g is element
+            # g - base (compacted as the run shrinks; see _set_hull).
             self._capital_plus = np.ones(self.breaks + 1)
             self._capital_minus = np.ones(self.breaks + 1)
+            self._base = 0
             self._level = 2.0 / alpha  # K_t >= 1/alpha  <=>  K+ + K- >= 2/alpha
             self._set_hull(0, self.breaks + 1)
             self._half_width = 50.0
@@ -553,9 +567,16 @@ class CiRule(_RuleBase):
     def _set_hull(self, lo: int, hi: int) -> None:
         """Track grid points [lo, hi) only; cache the views the hot path uses."""
         self._lo, self._hi = lo, hi
+        base = self._base
+        if (hi - lo) * 2 <= self._capital_plus.size:
+            # at most half the storage is still live: keep just that (thousands of
+            # cells each held a full 2,001-point grid before)
+            self._capital_plus = self._capital_plus[lo - base : hi - base].copy()
+            self._capital_minus = self._capital_minus[lo - base : hi - base].copy()
+            self._base = base = lo
         self._views = (
-            self._capital_plus[lo:hi],
-            self._capital_minus[lo:hi],
+            self._capital_plus[lo - base : hi - base],
+            self._capital_minus[lo - base : hi - base],
             self._grid[lo:hi],
             self._cap_plus[lo:hi],
             self._cap_minus[lo:hi],
@@ -615,8 +636,8 @@ class CiRule(_RuleBase):
             state.update(
                 lo=lo,
                 hi=hi,
-                capital_plus=self._capital_plus[lo:hi].tolist(),
-                capital_minus=self._capital_minus[lo:hi].tolist(),
+                capital_plus=self._capital_plus[lo - self._base : hi - self._base].tolist(),
+                capital_minus=self._capital_minus[lo - self._base : hi - self._base].tolist(),
                 half_width=self._half_width,
             )
         else:
@@ -637,10 +658,9 @@ class CiRule(_RuleBase):
         if self.spec.method == "hedged":
             lo, hi = int(state["lo"]), int(state["hi"])
             self._half_width = float(state["half_width"])
-            self._capital_plus[:] = 0.0
-            self._capital_minus[:] = 0.0
-            self._capital_plus[lo:hi] = state["capital_plus"]
-            self._capital_minus[lo:hi] = state["capital_minus"]
+            self._capital_plus = np.array(state["capital_plus"], dtype=np.float64)
+            self._capital_minus = np.array(state["capital_minus"], dtype=np.float64)
+            self._base = lo
             self._set_hull(lo, hi)
         else:
             self._bet_sum = float(state["bet_sum"])

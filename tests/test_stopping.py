@@ -418,3 +418,25 @@ def test_hedged_rule_equals_batch_cs_and_survives_any_cut(scores, cut, cells):
     lower, upper = hedged_capital_cs(x, 0.05 / cells, breaks=rule.breaks)
     expected = list(zip((lower * 100.0).tolist(), (upper * 100.0).tolist()))[cut:]
     assert bounds == expected
+
+
+def test_hedged_cells_share_the_grid_and_keep_only_the_live_capitals():
+    # thousands of cells each held five 2,001-point arrays (80 kB) before
+    spec = StoppingSpec(kind="ci", epsilon=2.0, method="hedged")
+    factory = make_rule_factory(spec, 1000)
+    first, second = factory(), factory()
+    assert first._grid is second._grid and first._cap_plus is second._cap_plus
+    full = first.breaks + 1
+    rng = np.random.default_rng([4, 13])
+    scores = (rng.beta(8.0, 2.0, size=400) * 100.0).tolist()
+    reference = None
+    for n, score in enumerate(scores, 1):
+        first.update(score)
+        live = first._hi - first._lo
+        assert live <= first._capital_plus.size < 2 * live or first._capital_plus.size == full
+        if n == 200:  # the state of a compacted rule restores and continues identically
+            reference = rule_from_state(spec, 1000, msgspec.msgpack.decode(msgspec.msgpack.encode(first.state())))
+        elif reference is not None:
+            reference.update(score)
+    assert first._capital_plus.size < full // 4
+    assert reference is not None and reference.state() == first.state() and reference.interval() == first.interval()
