@@ -56,7 +56,6 @@ class CallCache:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self._env = store.env
         self._db = store.db(RESULTS_DB)
         self._lookups = 0
 
