@@ -113,8 +113,9 @@ class Store:
                     self.mapped.release()
 
     def trim_residency(self) -> None:
-        """Drop the map's resident pages unless done very recently: the
-        store's pages stay in the page cache, not in this process's RSS."""
+        """Drop the map's resident pages once enough accumulated (cheap to
+        call often; see engine.residency): the store's pages stay in the page
+        cache, not in this process's RSS."""
         self.mapped.maybe_release()
 
     def count(self, db: str) -> int:
@@ -159,7 +160,7 @@ class Store:
                         if n % 256 == 0:
                             # a big group commit's B-tree walks map ~200 kB per put
                             # (safe mid-transaction: its own writes are not in the map)
-                            self.mapped.maybe_release()
+                            self.trim_residency()
                 return
             except (lmdb.MapFullError, lmdb.MapResizedError):
                 if not grow:
