@@ -51,7 +51,9 @@ from engine.store import Store  # noqa: E402
 MIN_CHARS = 100.0
 
 
-def experiment_text(*, store: Path, output: Path, n: int, replicates: int, judge: str, k: int = 9, kind: str = "fixed") -> str:
+def experiment_text(
+    *, store: Path, output: Path, n: int, replicates: int, judge: str, k: int = 9, kind: str = "fixed", stopping: str = ""
+) -> str:
     return textwrap.dedent(
         f"""
         store = "{store}"
@@ -67,7 +69,7 @@ def experiment_text(*, store: Path, output: Path, n: int, replicates: int, judge
         kind = "{kind}"
         n = {n}
         """
-    ) + textwrap.dedent(judge)
+    ) + textwrap.dedent(stopping) + textwrap.dedent(judge)
 
 
 def baseline_judge(concurrency: int = 64) -> str:
@@ -456,10 +458,27 @@ print(json.dumps({{"planned_calls": plan.upper_bound_calls, "cells": plan.cells,
 """
 
 
-def bench_rss(bench_dir: Path, replicates: int, export: bool) -> dict:
+# The ci rule's variant of the rss design: hedged capital, alpha split over all
+# its cells, every cell capped at the 95 documents the fixed rule judges.
+RSS_CI_STOPPING = """
+epsilon = 2.0
+method = "hedged"
+max_docs = 95
+"""
+
+
+def bench_rss(bench_dir: Path, replicates: int, export: bool, rule: str = "fixed") -> dict:
     store = fresh_store(bench_dir, "rss-store")
     # 4 x 2 x 100 x replicates cells, each up to all 95 documents (fixed n = 95)
-    text = experiment_text(store=store, output=bench_dir / "rss-out", n=95, replicates=replicates, judge=baseline_judge())
+    text = experiment_text(
+        store=store,
+        output=bench_dir / "rss-out",
+        n=95,
+        replicates=replicates,
+        judge=baseline_judge(),
+        kind=rule,
+        stopping=RSS_CI_STOPPING if rule == "ci" else "",
+    )
     child = RSS_CHILD.format(root=str(ROOT), text=text, export=export)
     out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, check=False)
     if out.returncode:
@@ -496,6 +515,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--rss-replicates", type=int, default=14, help="rss: 800 x this many cells of 95 documents")
+    parser.add_argument("--rss-rule", choices=["fixed", "ci"], default="fixed", help="rss: the design's stopping rule")
     args = parser.parse_args()
     args.dir.mkdir(parents=True, exist_ok=True)
     corpus_store(args.dir)
@@ -510,7 +530,7 @@ def main() -> None:
         elif part == "cache":
             report["cache"] = bench_cache(args.dir)
         elif part == "rss":
-            report["rss"] = bench_rss(args.dir, args.rss_replicates, export=True)
+            report["rss"] = bench_rss(args.dir, args.rss_replicates, export=True, rule=args.rss_rule)
         elif part == "profile":
             print(bench_profile(args.dir, args.calls, args.concurrency))
             continue

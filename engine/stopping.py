@@ -33,7 +33,10 @@ order and says when the cell is measured well enough:
       upward and a downward betting capital process for each candidate mean,
       with their predictable plug-in bets truncated at ``c/m`` and
       ``c/(1-m)``, ``c = 1/2`` -- computed on a fixed grid of candidate means
-      chosen from ``epsilon`` (see :func:`grid_breaks`).  Markedly tighter
+      chosen from ``epsilon`` (see :func:`grid_breaks`); a cell of a large
+      design keeps only the capitals near the two ends of its CS and replays
+      the rest from its history when needed (see ``HEDGED_CAPITALS_BUDGET``),
+      with bit-identical intervals.  Markedly tighter
       for low-variance scores; at very small per-cell alpha and high
       variance the two methods are close (benchmarks/RESULTS.md).
     * ``eb``: the predictable plug-in empirical-Bernstein (PrPl-EB) CS;
@@ -58,6 +61,7 @@ from __future__ import annotations
 
 import functools
 import math
+from array import array
 from collections import deque
 from typing import Any, Callable, Literal, Protocol, runtime_checkable
 
@@ -77,7 +81,7 @@ CI_DEFAULT_MIN_DOCS = 1
 BET_TRUNCATION = 0.5
 # Ties in the paper rule are decided as written, not by float rounding.
 _PAPER_SLACK = 1e-9
-_STATE_VERSION = 1
+_STATE_VERSION = 2
 
 
 def _config_error(key: str, expected: str, got: object) -> ConfigError:
@@ -205,15 +209,41 @@ def predictable_bets(x: np.ndarray, alpha: float) -> np.ndarray:
     ``lambda_t = sqrt(2 log(2/alpha) / (sigma2_{t-1} t log(1+t)))`` with the
     regularised estimates ``mu_t = (1/2 + sum_{i<=t} x_i) / (t+1)`` and
     ``sigma2_t = (1/4 + sum_{i<=t} (x_i - mu_i)^2) / (t+1)``; ``sigma2_0 = 1/4``.
-    ``x`` has shape (..., T) in [0, 1]; returns the same shape.
+    ``x`` has shape (..., T) in [0, 1]; returns the same shape.  The same
+    IEEE operations as the incremental rule's running estimates, so both give
+    identical bets.
     """
-    t = np.arange(1, x.shape[-1] + 1, dtype=np.float64)
-    mu = (0.5 + np.cumsum(x, axis=-1)) / (t + 1.0)
-    sigma2 = (0.25 + np.cumsum((x - mu) ** 2, axis=-1)) / (t + 1.0)
-    sigma2_prev = np.concatenate([np.full(x.shape[:-1] + (1,), 0.25), sigma2[..., :-1]], axis=-1)
-    # math.log1p, as the incremental rule uses, so both give identical bets.
-    log1p_t = np.array([math.log1p(k) for k in range(1, x.shape[-1] + 1)])
+    steps = x.shape[-1]
+    if not steps:
+        return np.empty(x.shape)
+    t, t_plus_one, log1p_t = _step_tables(steps)
+    # add.accumulate is cumsum without its wrapper (both sum in order)
+    mu = (0.5 + np.add.accumulate(x, axis=-1)) / t_plus_one
+    sigma2_prev = np.empty(x.shape)
+    sigma2_prev[..., 0] = 0.25
+    deviation = x[..., :-1] - mu[..., :-1]
+    deviation *= deviation
+    sigma2_prev[..., 1:] = (0.25 + np.add.accumulate(deviation, axis=-1)) / t_plus_one[:-1]
     return np.sqrt(2.0 * math.log(2.0 / alpha) / (sigma2_prev * t * log1p_t))
+
+
+_STEP_TABLES: tuple[np.ndarray, np.ndarray, np.ndarray] = (np.empty(0), np.empty(0), np.empty(0))
+
+
+def _step_tables(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """t, t + 1 and log(1 + t) (by math.log1p, as the rule computes it) for t = 1..n.
+
+    Cached and grown on demand: hedged cells replay their bets often.
+    """
+    global _STEP_TABLES
+    if _STEP_TABLES[0].size < n:
+        size = max(n, 2 * _STEP_TABLES[0].size, 1024)
+        t = np.arange(1, size + 1, dtype=np.float64)
+        tables = (t, t + 1.0, np.array([math.log1p(k) for k in range(1, size + 1)]))
+        for table in tables:
+            table.flags.writeable = False
+        _STEP_TABLES = tables
+    return tuple(table[:n] for table in _STEP_TABLES)  # type: ignore[return-value]
 
 
 @functools.lru_cache(maxsize=16)
@@ -222,8 +252,8 @@ def _shared_grid(breaks: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     size for all cells."""
     grid = np.linspace(0.0, 1.0, breaks + 1)
     arrays = (grid, *_truncations(grid))
-    for array in arrays:
-        array.flags.writeable = False
+    for values in arrays:
+        values.flags.writeable = False
     return arrays  # type: ignore[return-value]
 
 
@@ -356,6 +386,282 @@ def pprl_eb_cs(x: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
 
 # ---------------------------------------------------------------------------
 # Incremental rules
+
+
+# How much memory the hedged rules of one experiment may spend on capitals
+# (their dominant state): a cell keeps the capitals of a band of grid points
+# at each end of its CS run, as wide as this allows (at least
+# HEDGED_MIN_BAND points, at most the whole grid), and recomputes the
+# interior from its score history only when an end reaches it.  Keeping the
+# whole 2,001-point grid took 32 kB a cell, ~360 MB for the 11,200 cells of
+# a 1M-call design; a few hundred cells still keep it whole (the fastest).
+HEDGED_CAPITALS_BUDGET = 16 * 2**20
+HEDGED_MIN_BAND = 64
+# Row 0 of a capital pair bets up (K+), row 1 down (K-): the factor of row r
+# is 1 + min(bet, cap_r) * sign_r * (x - m), which is bit for bit
+# _bet_on_grid's 1 + min(bet, c/m)(x - m) and 1 - min(bet, c/(1-m))(x - m)
+# (negation is exact), in half the numpy calls.
+_SIGNS = np.array([[1.0], [-1.0]])
+
+
+def hedged_band(breaks: int, n_cells: int) -> int:
+    """Grid points a hedged cell keeps at each end of its CS run (see HEDGED_CAPITALS_BUDGET).
+
+    Two bands of two float64 capitals a point: 32 bytes a point of band.
+    """
+    return max(HEDGED_MIN_BAND, min(breaks + 1, HEDGED_CAPITALS_BUDGET // (32 * n_cells)))
+
+
+@functools.lru_cache(maxsize=16)
+def _shared_truncation_pairs(breaks: int) -> np.ndarray:
+    """(2, breaks + 1): c/m over c/(1-m) on the grid, read-only, shared by all cells."""
+    pairs = np.stack(_shared_grid(breaks)[1:])
+    pairs.flags.writeable = False
+    return pairs
+
+
+def _replay_capitals(xs: np.ndarray, bets: np.ndarray, start: int, stop: int, breaks: int) -> np.ndarray:
+    """The (2, stop - start) capital pairs of grid points [start, stop) after betting
+    ``bets`` (:func:`predictable_bets` of ``xs``) on every score in ``xs``.
+
+    Bit for bit what the incremental rule holds: each factor is the same
+    IEEE expression as :func:`_bet_on_grid`'s (:meth:`_Segment.bet`'s signed
+    form negates exactly), and a product along axis 0 multiplies in row
+    order starting from the first factor (1.0 * f is f exactly).
+    """
+    grid, cap_plus, cap_minus = _shared_grid(breaks)
+    bets = bets[:, None]
+    diff = np.subtract.outer(xs, grid[start:stop])
+    capital = np.empty((2, stop - start))
+    factor = np.minimum(bets, cap_plus[start:stop])
+    factor *= diff
+    factor += 1.0
+    np.multiply.reduce(factor, axis=0, out=capital[0])
+    factor = np.minimum(bets, cap_minus[start:stop])
+    factor *= diff
+    np.subtract(1.0, factor, out=factor)
+    np.multiply.reduce(factor, axis=0, out=capital[1])
+    return capital
+
+
+class _Segment:
+    """The capital pairs of the contiguous grid points [start, stop)."""
+
+    __slots__ = ("start", "stop", "capital", "smallest_cap")
+
+    def __init__(self, start: int, stop: int, capital: np.ndarray, breaks: int) -> None:
+        self.start, self.stop, self.capital = start, stop, capital
+        cap_plus, cap_minus = _shared_grid(breaks)[1:]
+        # The truncations' smallest values here (c/m falls, c/(1-m) rises with m).
+        self.smallest_cap = min(float(cap_plus[stop - 1]), float(cap_minus[start]))
+
+    def bet(self, x: float, bet: float, grid: np.ndarray, pairs: np.ndarray) -> None:
+        signed = (x - grid[self.start : self.stop]) * _SIGNS
+        if bet <= self.smallest_cap:  # no truncation anywhere here (common once narrow)
+            signed *= bet
+        else:
+            signed *= np.minimum(bet, pairs[:, self.start : self.stop])
+        signed += 1.0
+        self.capital *= signed
+
+    def total(self, point: int) -> float:
+        """K+ + K- at one grid point (the hedged capital is half of it)."""
+        column = self.capital[:, point - self.start]
+        return float(column[0] + column[1])
+
+
+class _HedgedRun:
+    """One stream's hedged-capital CS, one score at a time, in O(band) memory.
+
+    Exactly the run of :func:`hedged_capital_cs` (bit for bit, which the
+    tests check): the run [lo, hi) of grid points still in the CS shrinks,
+    each step, to the first..last of its points whose capital is below the
+    level.  That decision needs the capitals near the run's two ends only,
+    and a point inside the run has been inside at every earlier step, so
+    its capital is the plain product of all factors so far.  Hence only a
+    band of points at each end is kept (``left`` and ``right``; one segment
+    once the run is at most two bands wide), and when an end moves within
+    half a band of its band's inner edge the next points are recomputed from
+    the score history (:func:`_replay_capitals`).  A band may still hold a
+    few points just outside the run; they are updated and ignored.
+    """
+
+    __slots__ = (
+        "breaks", "alpha", "level", "band", "xs", "lo", "hi", "left", "right", "_pieces", "_bets", "_grid", "_pairs"
+    )
+
+    def __init__(self, breaks: int, alpha: float, band: int) -> None:
+        self.breaks, self.alpha, self.band = breaks, alpha, band
+        self.level = 2.0 / alpha  # K_t >= 1/alpha  <=>  K+ + K- >= 2/alpha
+        self._grid = _shared_grid(breaks)[0]
+        self._pairs = _shared_truncation_pairs(breaks)
+        # The history the interior's capitals are replayed from (8 bytes a score).
+        self.xs = array("d")
+        self.lo, self.hi = 0, breaks + 1
+        self._pieces: list[_Segment] = []
+        self._bets: np.ndarray | None = None  # the history's bets, while one step needs them
+        self.left: _Segment
+        self.right: _Segment | None = None
+        self._layout(0, breaks + 1)
+
+    @property
+    def n(self) -> int:
+        return len(self.xs)
+
+    def held(self) -> int:
+        """How many grid points' capitals are kept (for tests and memory checks)."""
+        return sum(segment.capital.shape[1] for segment in self._segments())
+
+    def _segments(self) -> list[_Segment]:
+        return [self.left] if self.right is None else [self.left, self.right]
+
+    def observe(self, x: float, bet: float) -> bool:
+        """Bet ``bet`` on score ``x``; True when the run changed."""
+        self.xs.append(x)
+        left, right, lo, hi, level = self.left, self.right, self.lo, self.hi, self.level
+        left.bet(x, bet, self._grid, self._pairs)
+        if right is None:  # the whole run is kept
+            if left.total(lo) < level and left.total(hi - 1) < level:
+                return False
+            run = left.capital[:, lo - left.start : hi - left.start]
+            capital = run[0] + run[1]
+            inside = np.flatnonzero(capital < level)
+            if inside.size:
+                self.lo, self.hi = lo + int(inside[0]), lo + int(inside[-1]) + 1
+            else:  # no point left (probability <= alpha): see hedged_capital_cs
+                self.lo = lo + int(np.argmin(capital))
+                self.hi = self.lo + 1
+            return True
+        right.bet(x, bet, self._grid, self._pairs)
+        left_kept = left.total(lo) < level
+        right_kept = right.total(hi - 1) < level
+        if left_kept and right_kept:
+            return False
+        first: int | None = lo
+        last: int | None = hi - 1
+        if not left_kept:
+            band = left.capital[:, lo - left.start :]
+            inside = np.flatnonzero(band[0] + band[1] < level)
+            first = lo + int(inside[0]) if inside.size else None
+        if not right_kept:
+            band = right.capital[:, : hi - right.start]
+            inside = np.flatnonzero(band[0] + band[1] < level)
+            last = right.start + int(inside[-1]) if inside.size else None
+        self._pieces = [left, right]
+        if first is None:  # past the left band: scan the replayed interior
+            first = self._scan(left.stop, hi, upward=True)
+        if first is None:
+            first = last = self._smallest_capital()
+        elif last is None:
+            last = self._scan(first, right.start, upward=False)
+            assert last is not None  # first itself is inside
+        self._layout(first, last + 1)
+        self._pieces = []
+        self._bets = None
+        return True
+
+    def _replay(self, start: int, stop: int) -> np.ndarray:
+        xs = np.frombuffer(self.xs)
+        if self._bets is None:  # once a step, however many ranges it replays
+            self._bets = predictable_bets(xs, self.alpha)
+        return _replay_capitals(xs, self._bets, start, stop, self.breaks)
+
+    def _capitals(self, start: int, stop: int) -> np.ndarray:
+        """Capital pairs of the run's points [start, stop): from kept pieces, else replayed."""
+        for piece in self._pieces:
+            if piece.start <= start and stop <= piece.stop:
+                return piece.capital[:, start - piece.start : stop - piece.start]
+        capital = np.empty((2, stop - start))
+        filled = np.zeros(stop - start, dtype=bool)
+        for piece in self._pieces:
+            a, b = max(start, piece.start), min(stop, piece.stop)
+            if a < b:
+                capital[:, a - start : b - start] = piece.capital[:, a - piece.start : b - piece.start]
+                filled[a - start : b - start] = True
+        if not filled.all():
+            missing = np.flatnonzero(~filled)
+            a, b = start + int(missing[0]), start + int(missing[-1]) + 1
+            replayed = _Segment(a, b, self._replay(a, b), self.breaks)
+            gap = ~filled[a - start : b - start]
+            capital[:, a - start : b - start][:, gap] = replayed.capital[:, gap]
+            self._pieces.append(replayed)
+        return capital
+
+    def _scan(self, start: int, stop: int, *, upward: bool) -> int | None:
+        """The first (upward) or last point of [start, stop) with capital below the level."""
+        chunk = self.band
+        while start < stop:
+            # A kept piece whole first, then replayed chunks of doubling size.
+            if upward:
+                a = start
+                b = min(next((p.stop for p in self._pieces if p.start <= a < p.stop), a + chunk), stop)
+            else:
+                b = stop
+                a = max(next((p.start for p in self._pieces if p.start < b <= p.stop), b - chunk), start)
+            capital = self._capitals(a, b)
+            inside = np.flatnonzero(capital[0] + capital[1] < self.level)
+            if inside.size:
+                return a + int(inside[0] if upward else inside[-1])
+            if upward:
+                start = b
+            else:
+                stop = a
+            chunk *= 2
+        return None
+
+    def _smallest_capital(self) -> int:
+        capital = self._capitals(self.lo, self.hi)
+        return self.lo + int(np.argmin(capital[0] + capital[1]))
+
+    def _layout(self, lo: int, hi: int) -> None:
+        """Keep bands for the run [lo, hi), reusing a band while half of it is left."""
+        self.lo, self.hi = lo, hi
+        band, breaks, left, right = self.band, self.breaks, self.left if self.n else None, self.right
+        if hi - lo <= 2 * band:
+            self.left = _Segment(lo, hi, self._fresh(lo, hi), breaks)
+            self.right = None
+            return
+        half = max(1, band // 2)
+        if left is None or left.stop - lo < half:
+            self.left = _Segment(lo, lo + band, self._extended(left, lo, lo + band), breaks)
+        if right is None or hi - right.start < half:
+            self.right = _Segment(hi - band, hi, self._extended(right, hi - band, hi), breaks)
+
+    def _extended(self, kept: _Segment | None, start: int, stop: int) -> np.ndarray:
+        """[start, stop)'s capital pairs: the part ``kept`` holds copied, the rest replayed."""
+        if kept is None or not self.xs or kept.stop <= start or stop <= kept.start:
+            return self._fresh(start, stop)
+        a, b = max(start, kept.start), min(stop, kept.stop)
+        held = kept.capital[:, a - kept.start : b - kept.start]
+        if start == a and b < stop:  # the left band grows inward
+            return np.concatenate((held, self._replay(b, stop)), axis=1)
+        if start < a and b == stop:  # the right band grows inward
+            return np.concatenate((self._replay(start, a), held), axis=1)
+        return self._fresh(start, stop)
+
+    def _fresh(self, start: int, stop: int) -> np.ndarray:
+        """An own copy of [start, stop)'s capital pairs (so no large array stays referenced)."""
+        if not self.xs:
+            return np.ones((2, stop - start))
+        return self._capitals(start, stop).copy()
+
+    def state(self) -> dict[str, Any]:
+        return {
+            "xs": self.xs.tolist(),
+            "lo": self.lo,
+            "hi": self.hi,
+            "segments": [[segment.start, segment.stop] for segment in self._segments()],
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self.xs = array("d", state["xs"])
+        self.lo, self.hi = int(state["lo"]), int(state["hi"])
+        # A band's points outside the run are replayed too: bit for bit what
+        # the saved rule held there.
+        segments = [_Segment(start, stop, self._replay(start, stop), self.breaks) for start, stop in state["segments"]]
+        self._bets = None
+        self.left = segments[0]
+        self.right = segments[1] if len(segments) > 1 else None
 
 
 class _RuleBase:
@@ -497,7 +803,7 @@ class CiRule(_RuleBase):
 
     kind = "ci"
 
-    def __init__(self, spec: StoppingSpec, alpha: float) -> None:
+    def __init__(self, spec: StoppingSpec, alpha: float, *, band: int | None = None) -> None:
         super().__init__(spec)
         if not (0.0 < alpha < 1.0):
             raise ValueError(f"per-cell alpha must be in (0, 1), got {alpha!r}")
@@ -512,16 +818,8 @@ class CiRule(_RuleBase):
         self._upper = 1.0
         if spec.method == "hedged":
             self.breaks = grid_breaks(spec.epsilon)
-            self._grid, self._cap_plus, self._cap_minus = _shared_grid(self.breaks)
-            # Only the run [lo, hi) of grid points still in the CS is updated
-            # (see hedged_capital_cs); points outside it never return, so the
-            # capitals are kept for that run only: grid point g is element
-            # g - base (compacted as the run shrinks; see _set_hull).
-            self._capital_plus = np.ones(self.breaks + 1)
-            self._capital_minus = np.ones(self.breaks + 1)
-            self._base = 0
-            self._level = 2.0 / alpha  # K_t >= 1/alpha  <=>  K+ + K- >= 2/alpha
-            self._set_hull(0, self.breaks + 1)
+            # ``band``: see hedged_band (None keeps the whole grid).
+            self._run = _HedgedRun(self.breaks, alpha, self.breaks + 1 if band is None else band)
             self._half_width = 50.0
         else:
             self._bet_sum = 0.0
@@ -564,49 +862,11 @@ class CiRule(_RuleBase):
         self._advance_estimates(x)
         return self.half_width <= self.spec.epsilon
 
-    def _set_hull(self, lo: int, hi: int) -> None:
-        """Track grid points [lo, hi) only; cache the views the hot path uses."""
-        self._lo, self._hi = lo, hi
-        base = self._base
-        if (hi - lo) * 2 <= self._capital_plus.size:
-            # at most half the storage is still live: keep just that (thousands of
-            # cells each held a full 2,001-point grid before)
-            self._capital_plus = self._capital_plus[lo - base : hi - base].copy()
-            self._capital_minus = self._capital_minus[lo - base : hi - base].copy()
-            self._base = base = lo
-        self._views = (
-            self._capital_plus[lo - base : hi - base],
-            self._capital_minus[lo - base : hi - base],
-            self._grid[lo:hi],
-            self._cap_plus[lo:hi],
-            self._cap_minus[lo:hi],
-        )
-        # The truncations' smallest values on the hull (c/m falls, c/(1-m) rises with m).
-        self._smallest_cap = min(float(self._cap_plus[hi - 1]), float(self._cap_minus[lo]))
-
     def _observe_hedged(self, x: float, bet: float) -> None:
-        capital_plus, capital_minus, grid, cap_plus, cap_minus = self._views
-        _bet_on_grid(
-            capital_plus,
-            capital_minus,
-            x - grid,
-            bet,
-            cap_plus,
-            cap_minus,
-            bet <= self._smallest_cap,
-        )
-        level = self._level
-        if capital_plus[0] + capital_minus[0] < level and capital_plus[-1] + capital_minus[-1] < level:
-            return  # both ends of the run survive: the CS is unchanged
-        capital = capital_plus + capital_minus
-        inside = np.flatnonzero(capital < level)
-        if inside.size:
-            first, last = int(inside[0]), int(inside[-1])
-        else:  # see hedged_capital_cs
-            first = last = int(np.argmin(capital))
-        lo = self._lo
-        self._set_hull(lo + first, lo + last + 1)
-        lower_index, upper_index = max(self._lo - 1, 0), min(self._hi, self.breaks)
+        run = self._run
+        if not run.observe(x, bet):
+            return  # the CS is unchanged
+        lower_index, upper_index = max(run.lo - 1, 0), min(run.hi, self.breaks)
         self._lower = lower_index / self.breaks
         self._upper = upper_index / self.breaks
         # Exact on the grid, so a width of exactly epsilon is not lost to rounding.
@@ -632,14 +892,7 @@ class CiRule(_RuleBase):
             "upper": self._upper,
         }
         if self.spec.method == "hedged":
-            lo, hi = self._lo, self._hi
-            state.update(
-                lo=lo,
-                hi=hi,
-                capital_plus=self._capital_plus[lo - self._base : hi - self._base].tolist(),
-                capital_minus=self._capital_minus[lo - self._base : hi - self._base].tolist(),
-                half_width=self._half_width,
-            )
+            state.update(self._run.state(), half_width=self._half_width)
         else:
             state.update(
                 bet_sum=self._bet_sum,
@@ -656,12 +909,8 @@ class CiRule(_RuleBase):
         self._lower = float(state["lower"])
         self._upper = float(state["upper"])
         if self.spec.method == "hedged":
-            lo, hi = int(state["lo"]), int(state["hi"])
             self._half_width = float(state["half_width"])
-            self._capital_plus = np.array(state["capital_plus"], dtype=np.float64)
-            self._capital_minus = np.array(state["capital_minus"], dtype=np.float64)
-            self._base = lo
-            self._set_hull(lo, hi)
+            self._run.restore(state)
         else:
             self._bet_sum = float(state["bet_sum"])
             self._weighted_sum = float(state["weighted_sum"])
@@ -682,6 +931,9 @@ def make_rule_factory(spec: StoppingSpec, n_cells: int) -> Callable[[], Stopping
     if spec.kind == "fixed":
         return lambda: FixedRule(spec)
     cell_alpha = spec.alpha / n_cells
+    if spec.method == "hedged":
+        band = hedged_band(grid_breaks(spec.epsilon), n_cells)
+        return lambda: CiRule(spec, cell_alpha, band=band)
     return lambda: CiRule(spec, cell_alpha)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import tracemalloc
 
 import msgspec
 import numpy as np
@@ -12,12 +13,15 @@ from hypothesis import strategies as st
 
 from engine.contracts import ConfigError
 from engine.stopping import (
+    HEDGED_CAPITALS_BUDGET,
+    HEDGED_MIN_BAND,
     CiRule,
     FixedRule,
     PaperRule,
     StoppingRule,
     StoppingSpec,
     grid_breaks,
+    hedged_band,
     hedged_capital_cs,
     make_rule_factory,
     pprl_eb_cs,
@@ -403,7 +407,7 @@ def test_paper_rule_agrees_with_its_definition(scores, window, tolerance, min_do
 
 
 @settings(max_examples=25, deadline=None)
-@given(scores=score_lists, cut=st.integers(0, 400), cells=st.sampled_from([1, 30]))
+@given(scores=score_lists, cut=st.integers(0, 400), cells=st.sampled_from([1, 30, 20_000]))
 def test_hedged_rule_equals_batch_cs_and_survives_any_cut(scores, cut, cells):
     spec = StoppingSpec(kind="ci", epsilon=10.0, min_docs=len(scores) + 1)  # never converges
     rule = make_rule_factory(spec, cells)()
@@ -420,23 +424,77 @@ def test_hedged_rule_equals_batch_cs_and_survives_any_cut(scores, cut, cells):
     assert bounds == expected
 
 
-def test_hedged_cells_share_the_grid_and_keep_only_the_live_capitals():
-    # thousands of cells each held five 2,001-point arrays (80 kB) before
-    spec = StoppingSpec(kind="ci", epsilon=2.0, method="hedged")
-    factory = make_rule_factory(spec, 1000)
-    first, second = factory(), factory()
-    assert first._grid is second._grid and first._cap_plus is second._cap_plus
-    full = first.breaks + 1
-    rng = np.random.default_rng([4, 13])
-    scores = (rng.beta(8.0, 2.0, size=400) * 100.0).tolist()
-    reference = None
+def test_hedged_band_follows_the_memory_budget():
+    breaks = grid_breaks(2.0)  # 2,001 grid points
+    assert hedged_band(breaks, 1) == breaks + 1  # a few cells keep the whole grid
+    assert hedged_band(breaks, 1000) == HEDGED_CAPITALS_BUDGET // (32 * 1000)
+    assert hedged_band(breaks, 11_200) == HEDGED_MIN_BAND  # the 1M-call design
+
+
+def hedged_stream(kind: str, rng: np.random.Generator, length: int = 300) -> list[float]:
+    if kind == "beta":
+        return (rng.beta(2.0, 5.0, size=length) * 100.0).tolist()
+    if kind == "bernoulli":  # only 0 and 100: the ends move in big jumps
+        return ((rng.random(length) < 0.9) * 100.0).tolist()
+    if kind == "constant":  # bets hit the truncation every time
+        return [0.0] * length
+    if kind == "shift":  # 0 then 100: every point is excluded, the fallback keeps one
+        return [0.0] * 60 + [100.0] * (length - 60)
+    if kind == "bands":
+        return rng.choice([0.0, 25.0, 50.0, 75.0, 100.0], size=length).tolist()
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize("kind", ["beta", "bernoulli", "constant", "shift", "bands"])
+@pytest.mark.parametrize("band", [1, 3, 16, 64, None])
+@pytest.mark.parametrize("cells", [1, 11_200])
+def test_banded_hedged_rule_is_bit_identical_to_the_batch_cs(kind, band, cells):
+    # The bands are a memory layout only: whatever their width, the rule
+    # gives exactly the batch CS at every step, and its saved state
+    # continues exactly, including the points a band holds outside the run.
+    rng = np.random.default_rng([4, 14, ["beta", "bernoulli", "constant", "shift", "bands"].index(kind)])
+    scores = hedged_stream(kind, rng)
+    alpha = 0.05 / cells
+    spec = StoppingSpec(kind="ci", epsilon=2.0, method="hedged", min_docs=len(scores) + 1)
+    rule = CiRule(spec, alpha, band=band)
+    bounds, cut, resumed = [], 97, None
     for n, score in enumerate(scores, 1):
-        first.update(score)
-        live = first._hi - first._lo
-        assert live <= first._capital_plus.size < 2 * live or first._capital_plus.size == full
-        if n == 200:  # the state of a compacted rule restores and continues identically
-            reference = rule_from_state(spec, 1000, msgspec.msgpack.decode(msgspec.msgpack.encode(first.state())))
-        elif reference is not None:
-            reference.update(score)
-    assert first._capital_plus.size < full // 4
-    assert reference is not None and reference.state() == first.state() and reference.interval() == first.interval()
+        rule.update(score)
+        bounds.append(rule.interval())
+        held = rule._run.held()
+        if band is not None:
+            assert held <= max(2 * band, rule._run.hi - rule._run.lo + 2 * band)
+        if n == cut:
+            resumed = CiRule(spec, alpha, band=band)
+            resumed.restore(msgspec.msgpack.decode(msgspec.msgpack.encode(rule.state())))
+        elif resumed is not None:
+            resumed.update(score)
+            assert resumed.interval() == rule.interval()
+    lower, upper = hedged_capital_cs(np.array(scores) / 100.0, alpha, breaks=rule.breaks)
+    assert bounds == list(zip((lower * 100.0).tolist(), (upper * 100.0).tolist()))
+    assert resumed is not None and resumed.state() == rule.state()
+    if kind == "shift":  # the fallback ran: a single point is left
+        assert rule._run.hi - rule._run.lo == 1
+
+
+def test_hedged_cells_of_a_large_design_keep_bands_not_the_grid():
+    # 11,200 fresh cells kept 32 kB of capitals each (~360 MB) before.
+    spec = StoppingSpec(kind="ci", epsilon=2.0, method="hedged")
+    factory = make_rule_factory(spec, 11_200)
+    factory()  # the shared grid is built once, outside the measurement
+    rng = np.random.default_rng([4, 13])
+    scores = rng.beta(2.0, 3.0, size=(500, 95)) * 100.0
+    tracemalloc.start()
+    try:
+        rules = [factory() for _ in range(len(scores))]
+        fresh = tracemalloc.get_traced_memory()[0] / len(rules)
+        for column in scores.T:
+            for rule, score in zip(rules, column.tolist()):
+                rule.update(score)
+        fed = (tracemalloc.get_traced_memory()[0]) / len(rules)
+    finally:
+        tracemalloc.stop()
+    assert all(rule._run.held() <= 2 * HEDGED_MIN_BAND for rule in rules)
+    assert fresh < 6_000, fresh
+    assert fed < 10_000, fed  # bands plus 95 scores and bets of history
+    assert all(rule.half_width < 50.0 and not rule.done for rule in rules)
