@@ -33,6 +33,8 @@ from engine.store import Store
 
 RESULTS_DB = "results"
 CACHEABLE_STATUSES = frozenset({"ok", "refused"})
+# Lookups between two residency checks (each maps a B-tree path; see engine.residency).
+TRIM_EVERY_LOOKUPS = 64
 
 _encode_result = msgspec.msgpack.Encoder().encode
 _decode_result = msgspec.msgpack.Decoder(CallResult).decode
@@ -71,7 +73,7 @@ class CallCache:
                 raw = txn.get(key)
                 out.append(None if raw is None else _decode_result(raw))
         self._lookups += 1
-        if self._lookups % 256 == 0:
+        if self._lookups % TRIM_EVERY_LOOKUPS == 0:
             # each lookup maps a random B-tree path (and its neighbours): keep
             # the loop's share of the map out of RSS too (engine.residency)
             self.store.trim_residency()

@@ -28,6 +28,9 @@ _MAX_MAP_SIZE = 1 << 40
 # the kernel maps 16 neighbouring pages per page fault, so even ~1,000 rows of
 # a copy-on-write B-tree map tens of megabytes.
 SCAN_RELEASE_ROWS = 2048
+# A group commit checks the map's residency every this many puts: one put maps
+# ~200 kB, so this bounds the overshoot past the release slack to ~13 MB.
+TRIM_EVERY_PUTS = 64
 
 _encode = msgspec.msgpack.Encoder().encode
 _decode = msgspec.msgpack.Decoder().decode
@@ -157,7 +160,7 @@ class Store:
                 with self.env.begin(write=True) as txn:
                     for n, (name, k, v) in enumerate(batch, 1):
                         txn.put(k, v, db=self.db(name))
-                        if n % 256 == 0:
+                        if n % TRIM_EVERY_PUTS == 0:
                             # a big group commit's B-tree walks map ~200 kB per put
                             # (safe mid-transaction: its own writes are not in the map)
                             self.trim_residency()
