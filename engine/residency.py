@@ -15,8 +15,8 @@ fault ("fault-around"), and LMDB's copy-on-write B-tree reads a fresh copy
 of every page a write transaction touches, so one put maps ~200 kB and a
 group commit of a few thousand results maps several hundred MB within tens
 of milliseconds. `maybe_release` is therefore cheap to call often (every
-256 puts, every 256 lookups): it reads the process's file-backed RSS at
-most every 10 ms and releases once it grew by 32 MB. A release costs
+64 puts, every 64 lookups): it reads the process's file-backed RSS (at
+most every 0.5 ms) and releases once it grew by 32 MB. A release costs
 ~1-3 ms; the pages it drops would mostly have faulted in afresh anyway.
 
 Linux only (the mapping is found in /proc/self/maps); elsewhere `release`
