@@ -120,15 +120,24 @@ class OrderSwapRow(NamedTuple):
     low: float
     high: float
     mean_abs_diff: float
+    retest_abs_diff: float  # mean |score − score'| over replicates of the same items in order 12; nan without replicates
+    n_retest_pairs: int
     exact_agreement: float
-    flagged: bool  # mean |diff| above tolerance, or a systematic shift (CI excludes 0)
+    flagged: bool  # a systematic shift beyond its tolerance, or |diff| beyond retest noise (see CheckThresholds)
     confidence: float
 
 
 def order_swap_symmetry(rows: Table, options: AnalysisOptions) -> list[OrderSwapRow]:
     """The same pair judged with Document 1 and 2 swapped should score the
-    same: paired differences 21 − 12 with a percentile bootstrap CI."""
+    same: paired differences 21 − 12 with a percentile bootstrap CI.
+
+    Two swapped judgments differ by the judge's noise as well, so the mean
+    |diff| is compared with the retest noise of the same items (replicates
+    judged in the same order) when the run has replicates; a noisy but
+    order-blind judge is not flagged.
+    """
     out = []
+    thresholds = options.thresholds
     regular = rows.select((rows["control"] == "") & (rows["status"] == "ok") & ~np.isnan(rows["score"]))
     for key, t in regular.groups(*GROUP_KEYS):
         by_order: dict[str, dict[tuple, float]] = {"12": {}, "21": {}}
@@ -140,10 +149,24 @@ def order_swap_symmetry(rows: Table, options: AnalysisOptions) -> list[OrderSwap
         diff = np.array([by_order["21"][c] - by_order["12"][c] for c in common])
         ci = mean_ci(diff, rng=rng_for(options, "order", *key), n_resamples=options.n_bootstrap, confidence=options.confidence)
         mad = float(np.abs(diff).mean())
+        retest = _retest_abs_diffs(by_order["12"], {c[:-1] for c in common})
+        retest_mad = float(retest.mean()) if retest.size else math.nan
         systematic = not (math.isnan(ci.low) or ci.low <= 0.0 <= ci.high)
-        out.append(OrderSwapRow(*key, len(common), ci.estimate, ci.low, ci.high, mad, float(np.mean(diff == 0)),
-                                mad > options.thresholds.order_swap_tolerance or systematic, options.confidence))  # fmt: skip
+        shifted = systematic and abs(ci.estimate) > thresholds.order_swap_shift_tolerance
+        asymmetric = retest.size > 0 and mad - retest_mad > thresholds.order_swap_tolerance
+        out.append(OrderSwapRow(*key, len(common), ci.estimate, ci.low, ci.high, mad, retest_mad, int(retest.size),
+                                float(np.mean(diff == 0)), shifted or asymmetric, options.confidence))  # fmt: skip
     return out
+
+
+def _retest_abs_diffs(scores: dict[tuple, float], items: set[tuple]) -> np.ndarray:
+    """|s − s'| over every pair of replicates of the same item (keys end with the replicate)."""
+    by_item: dict[tuple, list[float]] = {}
+    for key, score in scores.items():
+        if key[:-1] in items:
+            by_item.setdefault(key[:-1], []).append(score)
+    diffs = [abs(a - b) for values in by_item.values() for a, b in itertools.combinations(values, 2)]
+    return np.array(diffs, dtype=np.float64)
 
 
 # ---------------------------------------------------------------------------

@@ -20,7 +20,13 @@ class CheckThresholds(msgspec.Struct, frozen=True, forbid_unknown_fields=True, k
     null_edit_tolerance: float = 5.0  # points a null edit may score below identical text
     negative_ceiling: float = 25.0  # a negative control must score at most this (bottom band) ...
     negative_min_share: float = 0.9  # ... in at least this share of items
-    order_swap_tolerance: float = 5.0  # mean |score(12) − score(21)| above which a judge is order-sensitive
+    # An order-sensitive judge: a systematic shift score(21) − score(12) whose CI
+    # excludes 0 and whose size exceeds order_swap_shift_tolerance, or a mean
+    # |score(21) − score(12)| that exceeds the judge's retest noise (mean |score −
+    # score'| over replicates of the same item) by order_swap_tolerance. Without
+    # replicates per-item swaps cannot be told from noise, so only the shift counts.
+    order_swap_shift_tolerance: float = 2.0
+    order_swap_tolerance: float = 5.0
     resolution_max_share: float = 0.9  # share of scores on two adjacent levels above which resolution is too coarse
     min_oracle_pass_rate: float = 0.95
 

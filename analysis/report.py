@@ -115,7 +115,10 @@ def _checks_section(run: Run, options: AnalysisOptions, labels: Table | None) ->
         TableSpec("check_failures", "Failures and output length per condition",
                   f"Conditions with failure rate > {options.thresholds.max_failure_rate:.0%} are not fit for analysis.",
                   checks.FailureRow, failures),  # fmt: skip
-        TableSpec("check_order_swap", "Order-swap symmetry", "Same pair with Document 1 and 2 swapped; diff = score(21) − score(12).",
+        TableSpec("check_order_swap", "Order-swap symmetry", "Same pair with Document 1 and 2 swapped; diff = score(21) − score(12). "
+                  f"Flagged: a shift whose CI excludes 0 and exceeds {options.thresholds.order_swap_shift_tolerance:g} points, "
+                  f"or a mean |diff| more than {options.thresholds.order_swap_tolerance:g} points above the retest noise "
+                  "(replicates of the same items; without replicates only the shift is judged).",
                   checks.OrderSwapRow, swaps),  # fmt: skip
         TableSpec("check_null_edit", "Null-edit control", "Whitespace / line-break / formatting-only edits should score like identical text.",
                   checks.NullEditRow, nulls),  # fmt: skip
@@ -139,8 +142,10 @@ def _checks_section(run: Run, options: AnalysisOptions, labels: Table | None) ->
             )
     for r in swaps:
         sec.findings.append(
-            f"{'FLAG: ' if r.flagged else ''}{_rater(r)} order swap: mean |diff| {r.mean_abs_diff:.2f}, "
-            f"signed {_ci(r.mean_signed_diff, r.low, r.high, r.confidence)}, n={r.n_pairs} pairs."
+            f"{'FLAG: ' if r.flagged else ''}{_rater(r)} order swap: mean |diff| {r.mean_abs_diff:.2f} "
+            + (f"against retest noise {r.retest_abs_diff:.2f} (n={r.n_retest_pairs}), " if r.n_retest_pairs
+               else "(no replicates to tell it from noise), ")
+            + f"signed {_ci(r.mean_signed_diff, r.low, r.high, r.confidence)}, n={r.n_pairs} pairs."
         )
     for r in nulls:
         sec.findings.append(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -121,3 +122,44 @@ def test_judge_verdicts(run):
         "null edits scored unlike identical text",
         "negative controls not at the bottom of the scale",
     ]
+
+
+def swap_rows(n_docs: int, *, replicates: int, noise_sd: float, shift: float = 0.0, per_item: float = 0.0, seed: int = 5):
+    """One judge's order-12 and order-21 judgments of `n_docs` items, every
+    judgment an independent draw (as two calls of a sampling judge are):
+    order 21 adds `shift` plus `per_item` with a sign that alternates by
+    document (an order effect that averages out)."""
+    rng = np.random.default_rng(seed)
+    common = dict(run_id="swap", judge="j", adapter="fake", model="sim", prompt_id="bands", prompt_version="v1",
+                  scale="0-100", needle="neg", hay="orig", i=2, j=3)  # fmt: skip
+    rows = []
+    for d in range(n_docs):
+        sign = 1.0 if d % 2 else -1.0
+        for replicate in range(replicates):
+            for order, offset in (("12", 0.0), ("21", shift + sign * per_item)):
+                s = float(60.0 + offset + noise_sd * rng.standard_normal())
+                rows.append(ResultRow(**common, doc_id=f"doc{d:04d}", doc_index=d, replicate=replicate, order=order,
+                                      score=s, raw_score=s, raw_text=f"Score: {s:g}", completion_tokens=4))  # fmt: skip
+    return rows_to_table(rows)
+
+
+def test_a_noisy_order_blind_judge_is_not_flagged_but_an_order_effect_is():
+    (noisy,) = checks.order_swap_symmetry(swap_rows(400, replicates=2, noise_sd=6.0), OPTIONS)
+    # two independent draws of sd 6 differ by 6·√2·√(2/π) ≈ 6.8 on average: the
+    # old rule (mean |diff| > 5) called this judge order-sensitive
+    assert noisy.mean_abs_diff > 5.0 and noisy.retest_abs_diff == pytest.approx(6.77, abs=0.6)
+    assert noisy.n_retest_pairs == 400 and not noisy.flagged
+    (alternating,) = checks.order_swap_symmetry(swap_rows(400, replicates=2, noise_sd=1.0, per_item=12.0), OPTIONS)
+    assert abs(alternating.mean_signed_diff) < 1.0 and alternating.mean_abs_diff > 11.0
+    assert alternating.retest_abs_diff < 2.0 and alternating.flagged
+    (unreplicated,) = checks.order_swap_symmetry(swap_rows(400, replicates=1, noise_sd=6.0), OPTIONS)
+    assert unreplicated.n_retest_pairs == 0 and math.isnan(unreplicated.retest_abs_diff) and not unreplicated.flagged
+
+
+@pytest.mark.parametrize(("shift", "flagged"), [(0.0, False), (1.0, False), (3.0, True)])
+def test_order_swap_shift_must_be_significant_and_beyond_its_tolerance(shift, flagged):
+    (row,) = checks.order_swap_symmetry(swap_rows(2000, replicates=1, noise_sd=1.0, shift=shift), OPTIONS)
+    assert row.mean_signed_diff == pytest.approx(shift, abs=0.1)
+    if shift:  # significant either way: the 1-point shift is real but below the 2-point tolerance
+        assert row.low > 0.0
+    assert row.flagged is flagged
