@@ -848,7 +848,8 @@ class CiRule(_RuleBase):
         t = self.n
         self._sum_x += x
         mu = (0.5 + self._sum_x) / (t + 1.0)
-        self._sum_sq_dev += (x - mu) ** 2
+        deviation = x - mu
+        self._sum_sq_dev += deviation * deviation  # x * x, not pow(): predictable_bets squares the same way
         self._sigma2_prev = (0.25 + self._sum_sq_dev) / (t + 1.0)
         self._mu_prev = mu
 
