@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("report", "analyse a run folder: instrument checks, statistics, figures, HTML"),
     "cache": ("cache", "call cache: stats, export, verify"),
     "fake-server": ("fake_server", "a local fake provider server with simulated judges"),
+    "vllm-server": ("vllm_server", "serve a config's vllm judge as an OpenAI-compatible server on 127.0.0.1"),
 }
 
 
