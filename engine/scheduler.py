@@ -7,7 +7,7 @@ itself, synchronously (no hand-off between tasks: a call costs no extra
 trip through the event loop), and waits only when no cell of its judge has
 room for another document.
 
-- Lazy: the dispatcher builds one item at a time (pair, render, key); the
+- Lazy: a worker builds one item at a time (pair, render, key); the
   design is never materialised.
 - Fair: the next item goes to the unconverged cell of that judge with the
   fewest documents issued (a heap); each cell has a small window of
