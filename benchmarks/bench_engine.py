@@ -427,11 +427,30 @@ def sample():
                     if kb > slot.get(key, 0):
                         slot[key] = kb
                         slot[key + "_at_s"] = round(time.perf_counter() - phase["t0"], 1)
+        # the commit process (engine.commit_process) is a child: its own peak counts too
+        for pid in child_pids():
+            try:
+                commit_peak[pid] = max(commit_peak.get(pid, 0), vm_hwm_kb(pid))
+            except (OSError, StopIteration):
+                pass
         stop.wait(0.2)
 
-def vm_hwm_kb():
-    with open("/proc/self/status") as fh:
+def child_pids():
+    import os
+    pids = []
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{{tid}}/children") as fh:
+                pids += [int(p) for p in fh.read().split()]
+        except OSError:
+            pass
+    return pids
+
+def vm_hwm_kb(pid="self"):
+    with open(f"/proc/{{pid}}/status") as fh:
         return next(int(line.split()[1]) for line in fh if line.startswith("VmHWM:"))
+
+commit_peak = {{}}
 
 threading.Thread(target=sample, daemon=True).start()
 config = parse_config({text!r}, source="<bench-rss>")
@@ -452,6 +471,9 @@ print(json.dumps({{"planned_calls": plan.upper_bound_calls, "cells": plan.cells,
     # VmHWM: the kernel's exact peak RSS of this process image. ru_maxrss would
     # also count the parent's RSS at fork (Linux keeps the old mm's peak across exec).
     "peak_rss_mb": vm_hwm_kb() / 1024,
+    # the largest commit process's peak; the sum is an upper bound of the two at once
+    "commit_process_peak_rss_mb": max(commit_peak.values(), default=0) / 1024,
+    "total_peak_rss_mb": (vm_hwm_kb() + max(commit_peak.values(), default=0)) / 1024,
     "ru_maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     "peak_anon_mb": peak["RssAnon"] / 1024, "peak_file_mapped_mb": peak["RssFile"] / 1024,
     "by_phase_mb": {{k: {{kk: (vv if kk.endswith("_s") else vv / 1024) for kk, vv in v.items()}} for k, v in by_phase.items()}}}}))

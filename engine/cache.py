@@ -13,7 +13,9 @@ Writes go through ONE writer thread that commits whatever is queued in one
 LMDB transaction (group commit). A result is reported done only after the
 transaction holding it committed: `GroupCommitWriter.commit()` returns then,
 so a crash never loses a result the scheduler already counted. Reads happen
-on the event loop (LMDB readers never block on the writer).
+on the event loop (LMDB readers never block on the writer). The thread
+ships each batch to a commit process (engine.commit_process) that does the
+puts, so the event loop never fights a writer for the GIL.
 """
 
 from __future__ import annotations
@@ -25,9 +27,9 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import anyio
-import lmdb
 import msgspec
 
+from engine.commit_process import CommitProcess
 from engine.contracts import CallResult
 from engine.store import Store
 
@@ -134,6 +136,7 @@ class GroupCommitWriter:
         self.max_pending = max_pending
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
+        self._process: CommitProcess | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._failure: BaseException | None = None
         self._callback_error: BaseException | None = None
@@ -148,6 +151,7 @@ class GroupCommitWriter:
 
     async def __aenter__(self) -> GroupCommitWriter:
         self._loop = asyncio.get_running_loop()
+        self._process = CommitProcess(self.store.path)
         self._thread = threading.Thread(target=self._run, name="needlejudge-commit", daemon=True)
         self._thread.start()
         return self
@@ -163,6 +167,8 @@ class GroupCommitWriter:
                 self._queue.put(_STOP)
                 if self._thread is not None:
                     await anyio.to_thread.run_sync(self._thread.join)
+                if self._process is not None:
+                    await anyio.to_thread.run_sync(self._process.close)
         if exc_type is None:
             self._raise_failure()
 
@@ -232,14 +238,6 @@ class GroupCommitWriter:
             self._writer_busy = True
             self._queue.put(staged)
 
-    def _grow_and_retry(self, batch: list[_Pending]) -> None:
-        try:
-            self.store.grow()
-        except BaseException as exc:
-            self._committed(batch, exc)
-            return
-        self._queue.put(batch)  # the writer is still "busy" with it
-
     def _committed(self, batch: list[_Pending], error: BaseException | None) -> None:
         self._writer_busy = False
         if self._staged and not self._handoff_scheduled:
@@ -270,7 +268,8 @@ class GroupCommitWriter:
     def _run(self) -> None:
         q = self._queue
         loop = self._loop
-        assert loop is not None
+        process = self._process
+        assert loop is not None and process is not None
         stop = False
         while not stop:
             first = q.get()
@@ -290,19 +289,9 @@ class GroupCommitWriter:
                 n_items += sum(len(p.items) for p in more)
             error: BaseException | None = None
             try:
-                self.store.put_batch_raw((item for pending in batch for item in pending.items), grow=False)
+                process.commit([item for pending in batch for item in pending.items])  # grows the map itself
                 self.commits += 1
                 self.items_committed += n_items
-                self.store.trim_residency()
-            except (lmdb.MapFullError, lmdb.MapResizedError):
-                # Grow the map (or adopt another process's growth) on the loop
-                # thread (no read transaction open there between callbacks),
-                # then the same batch comes back.
-                try:
-                    loop.call_soon_threadsafe(self._grow_and_retry, batch)
-                except RuntimeError:
-                    return
-                continue
             except BaseException as exc:  # reported to every waiter on the loop
                 error = exc
             try:
