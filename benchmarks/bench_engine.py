@@ -8,7 +8,8 @@ dispatch  Judged calls/s through the whole engine (pair, render, key, cache
           provider server with zero latency (its own process), vs a bare
           aiohttp loop posting the same bodies at the same concurrency and
           vs the official `openai` SDK (AsyncOpenAI + semaphore). Same run,
-          interleaved rounds, medians. CPU per call of this process too.
+          interleaved rounds, medians (and each round's own ratio). CPU per call
+          of this process (for the engine: with its commit process).
 cache     A finished ~100,000-call experiment (baseline judge `seqratio`)
           re-run: (a) the same config (stored rows, no call; unchanged
           exports are kept), the same with results.jsonl removed (every
@@ -259,9 +260,11 @@ def engine_round(bench_dir: Path, url: str, calls: int, concurrency: int, n_per_
 
     store = fresh_store(bench_dir, "dispatch-store")
     config = config_for(experiment_text(store=store, output=bench_dir / "dispatch-out", n=n_per_cell, replicates=1, judge=fake_judge(url, concurrency)))
-    cpu0, t0 = time.process_time(), time.perf_counter()
+    times0, t0 = os.times(), time.perf_counter()
     summary = run_experiment(config, quiet=True, export=False)
-    wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    wall, times1 = time.perf_counter() - t0, os.times()
+    # this process + its reaped children: the run's commit process (the fake server is not reaped yet)
+    cpu = sum(times1[:4]) - sum(times0[:4])
     assert summary.calls_network + summary.calls_cached >= calls, summary  # (i,j)=(0,0): orig and rand hay are one request
     return wall, cpu, summary.calls_network
 
@@ -299,6 +302,11 @@ def bench_dispatch(bench_dir: Path, calls: int, concurrency: int, rounds: int) -
         stats = server.stats()
     rate = {k: statistics.median(n / w for w, _, n in v) for k, v in results.items()}
     cpu_us = {k: statistics.median(c / n * 1e6 for _, c, n in v) for k, v in results.items()}
+    # Each round runs the three back to back: a round's own ratio is immune to the
+    # box's drift between rounds (this 2-core box's speed wanders by +-10%).
+    by_round = [
+        (e[2] / e[0]) / (a[2] / a[0]) for e, a in zip(results["engine"], results["aiohttp"])
+    ]
     return {
         "calls_per_round": calls,
         "concurrency": concurrency,
@@ -306,6 +314,8 @@ def bench_dispatch(bench_dir: Path, calls: int, concurrency: int, rounds: int) -
         "calls_per_s": rate,
         "client_cpu_us_per_call": cpu_us,
         "engine_vs_aiohttp": rate["engine"] / rate["aiohttp"],
+        "engine_vs_aiohttp_by_round": by_round,
+        "engine_vs_aiohttp_paired_median": statistics.median(by_round),
         "engine_vs_openai_sdk": rate["engine"] / rate["openai_sdk"],
         "server_requests": stats["requests"],
         "server_repeated_completions": stats["repeated_completions"],

@@ -125,6 +125,10 @@ class CommitProcess:
         return code
 
 
+def _database_and_key(item: tuple[str, bytes, bytes]) -> tuple[str, bytes]:
+    return item[0], item[1]
+
+
 def serve(store_path: str, requests: BinaryIO, replies: BinaryIO) -> int:
     from engine.store import Store
 
@@ -135,7 +139,10 @@ def serve(store_path: str, requests: BinaryIO, replies: BinaryIO) -> int:
             if frame is None:
                 return 0
             try:
-                store.put_batch_raw(_decode_batch(frame))  # grows the map when full
+                # in key order: neighbouring puts share B-tree pages (the sort is
+                # stable, so a key written twice keeps its last value)
+                batch = sorted(_decode_batch(frame), key=_database_and_key)
+                store.put_batch_raw(batch)  # grows the map when full
                 store.trim_residency()
                 error = None
             except Exception as exc:  # the batch is not committed; the parent reports it

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import anyio
@@ -207,6 +208,45 @@ def test_submitted_writes_are_flushed_on_exit_and_callbacks_run_after_commit(tmp
     anyio.run(main)
     assert seen == [True] * 50
     assert store.count("rows") == 50
+    store.close()
+
+
+def test_awaited_commits_and_flushes_do_not_wait_for_the_gather_window(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s")
+    timings: dict[str, float] = {}
+
+    async def main() -> GroupCommitWriter:
+        # a 30 s gather window: only background submissions may wait for it
+        async with GroupCommitWriter(store, gather_s=30.0) as writer:
+            t0 = time.monotonic()
+            await writer.commit([(RESULTS_DB, b"a" * 32, b"awaited")])
+            timings["commit"] = time.monotonic() - t0
+            for n in range(100):
+                await writer.submit([("rows", n.to_bytes(32, "big"), b"background")])
+            await anyio.sleep(0.5)
+            assert store.count("rows") == 0  # still gathering
+            t0 = time.monotonic()
+            await writer.flush()
+            timings["flush"] = time.monotonic() - t0
+            assert store.count("rows") == 100
+        return writer
+
+    writer = anyio.run(main)
+    assert timings["commit"] < 10 and timings["flush"] < 10, timings
+    assert writer.commits == 2  # the 100 background submissions went over together
+    store.close()
+
+
+def test_a_key_written_twice_in_one_batch_keeps_its_last_value(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s")
+
+    async def main() -> None:
+        async with GroupCommitWriter(store) as writer:
+            for n in range(50):  # same loop iteration: one batch; the commit process sorts it by key
+                writer.submit_nowait([("rows", bytes([n % 5]) * 32, b"v%d" % n)])
+
+    anyio.run(main)
+    assert [store.get_raw("rows", bytes([k]) * 32) for k in range(5)] == [b"v%d" % (45 + k) for k in range(5)]
     store.close()
 
 
