@@ -110,6 +110,22 @@ class _Pending:
 _STOP = object()
 
 
+def _transactions(pendings: list[_Pending], max_items: int) -> list[list[_Pending]]:
+    """Whole submissions in runs of at most `max_items` items (a bigger one alone)."""
+    runs: list[list[_Pending]] = []
+    run: list[_Pending] = []
+    size = 0
+    for pending in pendings:
+        if run and size + len(pending.items) > max_items:
+            runs.append(run)
+            run, size = [], 0
+        run.append(pending)
+        size += len(pending.items)
+    if run:
+        runs.append(run)
+    return runs
+
+
 class CommitError(RuntimeError):
     """The store could not commit a batch (disk full, store closed...)."""
 
@@ -129,11 +145,13 @@ class GroupCommitWriter:
     Leaving the context flushes and joins the thread.
     """
 
-    def __init__(self, store: Store, *, max_pending: int = 8192, max_batch: int = 4096, gather_s: float = 0.05) -> None:
+    def __init__(self, store: Store, *, max_pending: int = 8192, max_batch: int = 2048, gather_s: float = 0.05) -> None:
         self.store = store
         # an idle writer waits this long for more background work (group commit):
         # each transaction costs ~0.5 ms of CPU and an fdatasync whatever it holds
         self.gather_s = gather_s
+        # items per transaction: LMDB keeps a transaction's dirty pages (~4 kB per
+        # put) in the commit process's memory until it commits
         self.max_batch = max_batch
         self.max_pending = max_pending
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
@@ -155,7 +173,6 @@ class GroupCommitWriter:
 
     async def __aenter__(self) -> GroupCommitWriter:
         self._loop = asyncio.get_running_loop()
-        self._process = CommitProcess(self.store.path)
         self._thread = threading.Thread(target=self._run, name="needlejudge-commit", daemon=True)
         self._thread.start()
         return self
@@ -264,9 +281,10 @@ class GroupCommitWriter:
             self._writer_busy = True
             self._queue.put(staged)
 
-    def _committed(self, batch: list[_Pending], error: BaseException | None) -> None:
-        self._writer_busy = False
-        self._schedule_handoff()
+    def _committed(self, batch: list[_Pending], error: BaseException | None, last: bool = True) -> None:
+        if last:  # the thread is done with what it was handed
+            self._writer_busy = False
+            self._schedule_handoff()
         if error is not None and self._failure is None:
             self._failure = error
         for pending in batch:
@@ -291,33 +309,24 @@ class GroupCommitWriter:
     def _run(self) -> None:
         q = self._queue
         loop = self._loop
-        process = self._process
-        assert loop is not None and process is not None
-        stop = False
-        while not stop:
-            first = q.get()
-            if first is _STOP:
-                break
-            batch: list[_Pending] = list(first)
-            n_items = sum(len(p.items) for p in batch)
-            while n_items < self.max_batch:
-                try:
-                    more = q.get_nowait()
-                except queue.Empty:
-                    break
-                if more is _STOP:
-                    stop = True
-                    break
-                batch.extend(more)
-                n_items += sum(len(p.items) for p in more)
-            error: BaseException | None = None
-            try:
-                process.commit([item for pending in batch for item in pending.items])  # grows the map itself
-                self.commits += 1
-                self.items_committed += n_items
-            except BaseException as exc:  # reported to every waiter on the loop
-                error = exc
-            try:
-                loop.call_soon_threadsafe(self._committed, batch, error)
-            except RuntimeError:  # loop closed: nobody is waiting any more
+        assert loop is not None
+        while True:
+            staged = q.get()
+            if staged is _STOP:
                 return
+            chunks = _transactions(staged, self.max_batch)
+            for n, chunk in enumerate(chunks, 1):
+                error: BaseException | None = None
+                try:
+                    if self._process is None:  # started on the first write: a finished re-run needs none
+                        self._process = CommitProcess(self.store.path)
+                    items = [item for pending in chunk for item in pending.items]
+                    self._process.commit(items)  # grows the map itself
+                    self.commits += 1
+                    self.items_committed += len(items)
+                except BaseException as exc:  # reported to every waiter on the loop
+                    error = exc
+                try:
+                    loop.call_soon_threadsafe(self._committed, chunk, error, n == len(chunks))
+                except RuntimeError:  # loop closed: nobody is waiting any more
+                    return

@@ -79,3 +79,15 @@ def test_the_commit_process_ignores_ctrl_c_and_exits_when_its_input_closes(tmp_p
     assert store.get_raw(RESULTS_DB, b"b" * 32) == b"2"
     assert process.close(timeout=30) == 0
     store.close()
+
+
+def test_a_writer_that_writes_nothing_starts_no_commit_process(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s")
+
+    async def main() -> GroupCommitWriter:
+        async with GroupCommitWriter(store) as writer:
+            await writer.flush()  # a finished run re-read: nothing to commit
+        return writer
+
+    assert anyio.run(main)._process is None
+    store.close()
