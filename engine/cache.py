@@ -131,7 +131,8 @@ class CommitError(RuntimeError):
 
 
 class GroupCommitWriter:
-    """One writer thread; each wake-up commits everything queued in one txn.
+    """One writer thread; each wake-up commits everything queued, in
+    transactions of at most `max_batch` items, through the commit process.
 
     Use as an async context manager on the event loop that awaits commits::
 

@@ -4,8 +4,8 @@ One environment per store folder with named databases; values are msgpack.
 Reads are cheap and may happen on the event loop. Writes go through
 `put_many` (one transaction per batch); the map grows on MapFullError.
 Several processes may open the same folder (LMDB's own locking).
-The group-commit writer thread for the call cache lives in engine.cache and
-is built on `put_many`.
+The group-commit writer for the call cache lives in engine.cache; its commit
+process (engine.commit_process) writes through `put_batch_raw`.
 """
 
 from __future__ import annotations
@@ -145,15 +145,11 @@ class Store:
             except lmdb.MapResizedError:
                 self.adopt_map_size()
 
-    def put_batch_raw(self, items: Iterable[tuple[str, bytes, bytes]], *, grow: bool = True) -> None:
+    def put_batch_raw(self, items: Iterable[tuple[str, bytes, bytes]]) -> None:
         """Write (db, key, raw value) items across databases in ONE transaction
-        (the call cache's group commit: calls, rows and cell states together).
-
-        grow=False raises MapFullError (or MapResizedError: another process
-        grew the store) instead of resizing the map: LMDB allows a resize only
-        while no transaction of this process is open, so a writer thread lets
-        the event loop (where the readers live) call `grow()` between
-        transactions."""
+        (the call cache's group commit: calls, rows and cell states together),
+        growing the map when full. Used by the commit process, which holds no
+        read transaction (LMDB resizes a map only while none is open)."""
         batch = list(items)
         while True:
             try:
@@ -166,14 +162,7 @@ class Store:
                             self.trim_residency()
                 return
             except (lmdb.MapFullError, lmdb.MapResizedError):
-                if not grow:
-                    raise
                 self._grow()
-
-    def grow(self) -> None:
-        """Double the map size, or more if another process grew the store
-        further (call only while this process has no open transaction)."""
-        self._grow()
 
     def put_many(self, db: str, items: Iterable[tuple[bytes, Any]], *, overwrite: bool = True) -> int:
         return self.put_many_raw(db, ((k, _encode(v)) for k, v in items), overwrite=overwrite)
