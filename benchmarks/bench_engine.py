@@ -427,9 +427,12 @@ stop = threading.Event()
 def sample():
     # RssAnon: the process's own memory; RssFile: mapped file pages (the LMDB store's mmap)
     while not stop.is_set():
+        rss = 0
         with open("/proc/self/status") as fh:
             for line in fh:
                 key = line.split(":")[0]
+                if key == "VmRSS":
+                    rss = int(line.split()[1])
                 if key in peak:
                     kb = int(line.split()[1])
                     peak[key] = max(peak[key], kb)
@@ -437,13 +440,22 @@ def sample():
                     if kb > slot.get(key, 0):
                         slot[key] = kb
                         slot[key + "_at_s"] = round(time.perf_counter() - phase["t0"], 1)
-        # the commit process (engine.commit_process) is a child: its own peak counts too
+        # the commit process (engine.commit_process) is a child: its memory counts too
         for pid in child_pids():
             try:
-                commit_peak[pid] = max(commit_peak.get(pid, 0), vm_hwm_kb(pid))
-            except (OSError, StopIteration):
-                pass
+                status = read_status(pid)
+            except OSError:
+                continue
+            commit_peak[pid] = max(commit_peak.get(pid, 0), status.get("VmHWM", 0))
+            for key in ("RssAnon", "RssFile"):
+                commit_parts[key] = max(commit_parts[key], status.get(key, 0))
+            rss += status.get("VmRSS", 0)
+        combined[0] = max(combined[0], rss)
         stop.wait(0.2)
+
+def read_status(pid):
+    with open(f"/proc/{{pid}}/status") as fh:
+        return {{line.split(":")[0]: int(line.split()[1]) for line in fh if line.startswith(("Vm", "Rss"))}}
 
 def child_pids():
     import os
@@ -456,11 +468,12 @@ def child_pids():
             pass
     return pids
 
-def vm_hwm_kb(pid="self"):
-    with open(f"/proc/{{pid}}/status") as fh:
-        return next(int(line.split()[1]) for line in fh if line.startswith("VmHWM:"))
+def vm_hwm_kb():
+    return read_status("self")["VmHWM"]
 
 commit_peak = {{}}
+commit_parts = {{"RssAnon": 0, "RssFile": 0}}
+combined = [0]  # sampled every 0.2 s: this process + its commit process at the same moment
 
 threading.Thread(target=sample, daemon=True).start()
 config = parse_config({text!r}, source="<bench-rss>")
@@ -481,9 +494,13 @@ print(json.dumps({{"planned_calls": plan.upper_bound_calls, "cells": plan.cells,
     # VmHWM: the kernel's exact peak RSS of this process image. ru_maxrss would
     # also count the parent's RSS at fork (Linux keeps the old mm's peak across exec).
     "peak_rss_mb": vm_hwm_kb() / 1024,
-    # the largest commit process's peak; the sum is an upper bound of the two at once
+    # the largest commit process's exact peak (and its sampled parts); the sum of the
+    # two exact peaks bounds the pair from above (they need not peak together)
     "commit_process_peak_rss_mb": max(commit_peak.values(), default=0) / 1024,
-    "total_peak_rss_mb": (vm_hwm_kb() + max(commit_peak.values(), default=0)) / 1024,
+    "commit_process_peak_anon_mb": commit_parts["RssAnon"] / 1024,
+    "commit_process_peak_file_mapped_mb": commit_parts["RssFile"] / 1024,
+    "sum_of_peaks_rss_mb": (vm_hwm_kb() + max(commit_peak.values(), default=0)) / 1024,
+    "combined_sampled_peak_rss_mb": combined[0] / 1024,
     "ru_maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     "peak_anon_mb": peak["RssAnon"] / 1024, "peak_file_mapped_mb": peak["RssFile"] / 1024,
     "by_phase_mb": {{k: {{kk: (vv if kk.endswith("_s") else vv / 1024) for kk, vv in v.items()}} for k, v in by_phase.items()}}}}))
