@@ -9,8 +9,8 @@ text; the prompt's parser decides later whether it is unparseable) and
 Transient failures (`error`: timeouts, 5xx, rate limits, auth...) are never
 cached, so a re-run retries them.
 
-Writes go through ONE writer thread that commits whatever is queued in one
-LMDB transaction (group commit). A result is reported done only after the
+Writes go through ONE writer thread that commits whatever is queued in LMDB
+transactions of up to `max_batch` items (group commit). A result is reported done only after the
 transaction holding it committed: `GroupCommitWriter.commit()` returns then,
 so a crash never loses a result the scheduler already counted. Reads happen
 on the event loop (LMDB readers never block on the writer). The thread
