@@ -69,11 +69,12 @@ class CommitProcess:
     def __init__(self, store_path: str | os.PathLike[str]) -> None:
         self.store_path = Path(store_path)
         env = dict(os.environ)
-        # the child imports engine.store from wherever this process found it
+        # the child imports engine.store from wherever this process found it;
+        # -P: not from an `engine` folder that happens to be in the working directory
         root = str(Path(__file__).resolve().parents[1])
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "engine.commit_process", str(self.store_path)],
+            [sys.executable, "-P", "-m", "engine.commit_process", str(self.store_path)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,

@@ -91,3 +91,18 @@ def test_a_writer_that_writes_nothing_starts_no_commit_process(tmp_path: Path) -
 
     assert anyio.run(main)._process is None
     store.close()
+
+
+def test_the_commit_process_imports_this_engine_whatever_the_working_directory_holds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    project = tmp_path / "my-project"
+    (project / "engine").mkdir(parents=True)  # a user's own package of that name
+    (project / "engine" / "__init__.py").write_text("raise ImportError('the wrong engine package')\n")
+    monkeypatch.chdir(project)
+    store = Store(tmp_path / "s")
+    process = CommitProcess(store.path)
+    try:
+        process.commit([(RESULTS_DB, b"a" * 32, b"v")])
+    finally:
+        assert process.close() == 0
+    assert store.get_raw(RESULTS_DB, b"a" * 32) == b"v"
+    store.close()
