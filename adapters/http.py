@@ -4,8 +4,11 @@ A provider module supplies a `Dialect` (how to build a request and read a
 response in its wire format); `HttpAdapter` does everything else the same
 way for every provider:
 
-- one aiohttp session per adapter (= per judge backend), its connection pool
-  sized to the judge's concurrency, keep-alive, DNS cached;
+- the transport: for `http://` URLs (self-hosted servers, where the
+  client's CPU bounds the throughput) the lean keep-alive client of
+  `adapters.plain_http`; for `https://` (and with the option
+  `transport = "aiohttp"`) one aiohttp session per adapter, its connection
+  pool sized to the judge's concurrency, keep-alive, DNS cached;
 - requests-per-minute and tokens-per-minute limiters (aiolimiter);
 - a judge-wide pause gate fed by `retry-after` / `retry-after-ms` and by the
   `x-ratelimit-*` / `anthropic-ratelimit-*` headers, so the judge slows
@@ -35,12 +38,14 @@ import re
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import aiohttp
 import anyio
 import msgspec
 from aiolimiter import AsyncLimiter
+
+from adapters.plain_http import PlainHttpClient, TransportError
 
 from engine.contracts import (
     ITEM_TAG_HEADER,
@@ -114,6 +119,8 @@ class HttpSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_o
     min_concurrency: int = 1
     keepalive_s: float = 30.0
     dns_ttl_s: float = 300.0
+    # "auto": the lean client for http:// URLs, aiohttp for https://; "aiohttp": aiohttp for both
+    transport: Literal["auto", "aiohttp"] = "auto"
 
 
 def settings_from_options(spec: JudgeSpec, own_keys: frozenset[str]) -> HttpSettings:
@@ -340,6 +347,7 @@ class HttpAdapter:
         self._unsupported = unsupported
         self._retry_delay = retry_delay  # a delay some providers put in the error body
         self._session: aiohttp.ClientSession | None = None
+        self._plain: PlainHttpClient | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._timeout = aiohttp.ClientTimeout(total=spec.timeout_s)
         self._rpm = _limiter(spec.rpm, window_s=1.0) if spec.rpm else None
@@ -369,6 +377,8 @@ class HttpAdapter:
         if self._session is not None:
             await self._session.close()
             self._session = None
+        if self._plain is not None:
+            await self._plain.aclose()
 
     def _ensure_session(self) -> aiohttp.ClientSession:
         session = self._session
@@ -402,7 +412,6 @@ class HttpAdapter:
         reason = self._unsupported(request)
         if reason:
             return self._failure("unsupported", f"judge {self.spec.name!r}: {reason}", 0, started_wall)
-        session = self._ensure_session()
         try:
             url, body = self._dialect.url_and_body(request)
         except (ValueError, TypeError) as exc:
@@ -421,7 +430,7 @@ class HttpAdapter:
             await self._inflight.acquire()
             try:
                 self.stats["attempts"] += 1
-                last = await self._exchange(session, url, body, headers, tokens)
+                last = await self._exchange(url, body, headers, tokens)
             finally:
                 self._inflight.release()
             if last.result is not None:
@@ -461,19 +470,27 @@ class HttpAdapter:
         self._record_failure(last.kind, text)
         return result
 
-    async def _exchange(
-        self, session: aiohttp.ClientSession, url: str, body: bytes, headers: dict[str, str], tokens: int
-    ) -> _Attempt:
+    async def _exchange(self, url: str, body: bytes, headers: dict[str, str], tokens: int) -> _Attempt:
         sent = time.monotonic()
+        response_headers: Mapping[str, str]
         try:
-            async with session.post(url, data=body, headers=headers) as response:
-                raw = await response.read()
-                status = response.status
-                response_headers = response.headers
+            if self._settings.transport == "auto" and url.startswith("http://"):
+                if self._plain is None:
+                    self._plain = PlainHttpClient(timeout_s=self.spec.timeout_s, keepalive_s=self._settings.keepalive_s)
+                plain = await self._plain.post(url, body, headers)
+                raw, status, response_headers = plain.body, plain.status, plain.headers
+            else:
+                async with self._ensure_session().post(url, data=body, headers=headers) as response:
+                    raw = await response.read()
+                    status = response.status
+                    response_headers = response.headers
         except TimeoutError:
             return _Attempt(kind="timeout", text=f"no complete answer within {self.spec.timeout_s:g}s", latency_s=time.monotonic() - sent)
-        except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
+        except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, TransportError) as exc:
             return _Attempt(kind="connection", text=f"{type(exc).__name__}: {exc}", latency_s=time.monotonic() - sent)
+        except ValueError as exc:  # a header value that cannot go on the wire (a line break, non-Latin-1 text)
+            text = f"judge {self.spec.name!r}: cannot send the request: {exc}"
+            return _Attempt(result=CallResult(status="error", text=text, error_kind="bad_request"), latency_s=0.0)
         latency = time.monotonic() - sent
         now = time.time()
         pause = budget_pause_s(response_headers, tokens, now)

@@ -22,6 +22,9 @@ from engine.contracts import AdapterConfigError, JudgeSpec, Prices, Usage
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("keys")]
 
+# "auto" sends http:// calls (all of these) through the lean client, "aiohttp" through aiohttp
+TRANSPORTS = ("auto", "aiohttp")
+
 
 def configure(server, **fields) -> None:
     server.set_config(FakeConfig(**fields))
@@ -108,10 +111,11 @@ def test_missing_key_names_the_variable(adapter, monkeypatch):
 # Every adapter against the fake server
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
 @pytest.mark.parametrize("adapter", ADAPTERS)
-async def test_success(server, adapter):
+async def test_success(server, adapter, transport):
     configure(server)
-    spec = spec_for(adapter, server.url, "sim-ok", prices=Prices(input=1.0, output=4.0))
+    spec = spec_for(adapter, server.url, "sim-ok", options={"transport": transport}, prices=Prices(input=1.0, output=4.0))
     result = await call_once(spec, judge_request("sim-ok", adapter=adapter))
     assert result.status == "ok", result.text
     assert result.text.startswith("Score: ")
@@ -134,11 +138,12 @@ FLAKY = [
 ]
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
 @pytest.mark.parametrize("adapter", ADAPTERS)
 @pytest.mark.parametrize("fault", [kind for kind, _ in FLAKY])
-async def test_transient_fault_is_retried_then_succeeds(server, adapter, fault):
+async def test_transient_fault_is_retried_then_succeeds(server, adapter, fault, transport):
     configure(server, faults=(Fault(kind=fault, schedule=(0, 1)),))
-    result = await call_once(spec_for(adapter, server.url, "sim-flaky"), judge_request("sim-flaky", adapter=adapter))
+    result = await call_once(spec_for(adapter, server.url, "sim-flaky", options={"transport": transport}), judge_request("sim-flaky", adapter=adapter))
     assert result.status == "ok", result.text
     assert result.attempts == 3
     stats = server.stats()
@@ -146,11 +151,12 @@ async def test_transient_fault_is_retried_then_succeeds(server, adapter, fault):
     assert stats["by_outcome"][fault] == 2
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
 @pytest.mark.parametrize("adapter", ADAPTERS)
 @pytest.mark.parametrize("fault,kind", FLAKY)
-async def test_persistent_fault_gives_up_after_max_attempts_with_its_kind(server, adapter, fault, kind):
+async def test_persistent_fault_gives_up_after_max_attempts_with_its_kind(server, adapter, fault, kind, transport):
     configure(server, faults=(Fault(kind=fault, rate=1.0),))
-    spec = spec_for(adapter, server.url, "sim-down", max_attempts=3)
+    spec = spec_for(adapter, server.url, "sim-down", max_attempts=3, options={"transport": transport})
     result = await call_once(spec, judge_request("sim-down", adapter=adapter))
     assert result.status == "error" and result.score is None
     assert result.error_kind == ("overloaded" if (fault, adapter) == ("overloaded", "anthropic") else kind)
@@ -158,28 +164,31 @@ async def test_persistent_fault_gives_up_after_max_attempts_with_its_kind(server
     assert "test-" in result.text  # names the judge
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
 @pytest.mark.parametrize("adapter", ADAPTERS)
-async def test_rate_limit_headers_set_the_wait(server, adapter):
+async def test_rate_limit_headers_set_the_wait(server, adapter, transport):
     configure(server, faults=(Fault(kind="rate_limit", schedule=(0,), retry_after_s=0.3),))
     started = time.monotonic()
-    result = await call_once(spec_for(adapter, server.url, "sim-429"), judge_request("sim-429", adapter=adapter))
+    result = await call_once(spec_for(adapter, server.url, "sim-429", options={"transport": transport}), judge_request("sim-429", adapter=adapter))
     assert result.status == "ok" and result.attempts == 2
     assert time.monotonic() - started >= 0.3  # retry-after-ms (Gemini: RetryInfo in the body) was honoured
     assert server.stats()["by_status"]["429"] == 1
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
 @pytest.mark.parametrize("adapter", ADAPTERS)
-async def test_timeout_is_retried(server, adapter):
+async def test_timeout_is_retried(server, adapter, transport):
     configure(server, faults=(Fault(kind="hang", schedule=(0,), hang_s=2.0),))
-    spec = spec_for(adapter, server.url, "sim-slow", timeout_s=0.3)
+    spec = spec_for(adapter, server.url, "sim-slow", timeout_s=0.3, options={"transport": transport})
     result = await call_once(spec, judge_request("sim-slow", adapter=adapter))
     assert result.status == "ok" and result.attempts == 2
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
 @pytest.mark.parametrize("adapter", ADAPTERS)
-async def test_timeouts_exhaust_attempts(server, adapter):
+async def test_timeouts_exhaust_attempts(server, adapter, transport):
     configure(server, faults=(Fault(kind="hang", rate=1.0, hang_s=2.0),))
-    spec = spec_for(adapter, server.url, "sim-slow", timeout_s=0.2, max_attempts=2)
+    spec = spec_for(adapter, server.url, "sim-slow", timeout_s=0.2, max_attempts=2, options={"transport": transport})
     result = await call_once(spec, judge_request("sim-slow", adapter=adapter))
     assert (result.status, result.error_kind, result.attempts) == ("error", "timeout", 2)
 
@@ -269,9 +278,10 @@ async def test_success_resets_the_breaker_count(server):
     assert statuses == ["error", "error", "ok", "error", "error", "ok"]
 
 
-async def test_cancellation_propagates_and_frees_the_slot(server):
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_cancellation_propagates_and_frees_the_slot(server, transport):
     configure(server, faults=(Fault(kind="hang", schedule=(0,), hang_s=3.0),))
-    adapter = create_adapter(spec_for("openai", server.url, "sim-cancel", concurrency=1))
+    adapter = create_adapter(spec_for("openai", server.url, "sim-cancel", concurrency=1, options={"transport": transport}))
     try:
         started = time.monotonic()
         with anyio.move_on_after(0.3) as scope:
@@ -303,10 +313,11 @@ async def test_rate_limits_halve_the_in_flight_limit_and_successes_restore_it(se
         await adapter.aclose()
 
 
-async def test_faults_never_repeat_a_completed_call(server):
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_faults_never_repeat_a_completed_call(server, transport):
     faults = tuple(Fault(kind=kind, rate=0.08) for kind in ("server_error", "reset", "truncated", "malformed", "rate_limit_bare"))
     configure(server, seed=7, faults=faults)
-    adapter = create_adapter(spec_for("openai", server.url, "sim-many", concurrency=32, max_attempts=10))
+    adapter = create_adapter(spec_for("openai", server.url, "sim-many", concurrency=32, max_attempts=10, options={"transport": transport}))
     results = []
 
     async def one(request):
@@ -357,9 +368,10 @@ async def test_requests_per_minute_limiter_keeps_within_5_percent_below_the_serv
     assert stats["by_status"].get("429", 0) <= 0.01 * stats["requests"], stats  # no 429 storm
 
 
-def test_one_adapter_serves_runs_on_successive_event_loops(server, keys):
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_one_adapter_serves_runs_on_successive_event_loops(server, keys, transport):
     configure(server)
-    adapter = create_adapter(spec_for("openai", server.url, "sim-loops"))
+    adapter = create_adapter(spec_for("openai", server.url, "sim-loops", options={"transport": transport}))
 
     async def one():
         return await adapter.complete(judge_request("sim-loops"))
@@ -473,3 +485,30 @@ async def test_inflight_window_cancelled_waiters_leave_no_slot_behind() -> None:
         window.release()  # grants the waiter...
         scope.cancel()  # ...which is cancelled before it resumes
     assert window.in_use == 0 and not window._waiters
+
+
+@pytest.mark.parametrize("transport,lean", [("auto", True), ("aiohttp", False)])
+async def test_transport_option_picks_the_client_for_plain_http(server, transport, lean):
+    configure(server)
+    adapter = create_adapter(spec_for("openai-compatible", server.url, "sim-ok", options={"transport": transport}))
+    try:
+        assert (await adapter.complete(judge_request("sim-ok", adapter="openai-compatible"))).status == "ok"
+        assert (adapter._plain is not None, adapter._session is not None) == (lean, not lean)
+    finally:
+        await adapter.aclose()
+
+
+def test_unknown_transport_is_a_config_error_naming_the_option():
+    with pytest.raises(AdapterConfigError, match=r"transport"):
+        create_adapter(spec_for("openai-compatible", "http://127.0.0.1:9", "m", options={"transport": "curl"}))
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_key_that_cannot_go_in_a_header_fails_the_call_as_bad_request_without_showing_it(server, transport, monkeypatch):
+    configure(server)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret\r\nX-Injected: 1")
+    result = await call_once(spec_for("openai", server.url, "sim-ok", options={"transport": transport}), judge_request("sim-ok"))
+    assert (result.status, result.error_kind) == ("error", "bad_request"), result.text
+    assert "secret" not in result.text and "Injected" not in result.text
+    assert "cannot send the request" in result.text
+    assert server.stats()["requests"] == 0
