@@ -82,8 +82,10 @@ async def two_bodies(server: ScriptedServer) -> tuple[bytes, bytes]:
 
 async def test_request_on_the_wire_and_connection_reuse():
     async with ScriptedServer(ok(b'{"n": 1}'), ok(b'{"n": 2}'), ok(b'{"n": 3}')) as server:
-        http = client()
+        http = client(timeout_s=0.4)
         bodies = [(await http.post(server.url, b'{"q": %d}' % n, {"Authorization": "Bearer k", "X-Tag": "t"})).body for n in range(3)]
+        await asyncio.sleep(0.15)
+        assert http._sweeper is None  # the timeout sweep stops once nothing is in flight
         await http.aclose()
     assert bodies == [b'{"n": 1}', b'{"n": 2}', b'{"n": 3}']
     assert server.connections == 1  # kept alive
@@ -213,8 +215,10 @@ async def test_timeout_aborts_the_connection():
     seen_close: list[float] = []
     async with ScriptedServer(hang_until_closed(seen_close), ok(b"after")) as server:
         http = client(timeout_s=0.2)
-        with pytest.raises(TimeoutError):
+        started = time.monotonic()
+        with pytest.raises(TimeoutError, match="no complete answer within 0.2s"):
             await http.post(server.url, b"{}", {})
+        assert 0.2 <= time.monotonic() - started < 0.2 * 1.125 + 0.05  # the sweep's granularity is timeout/8
         await asyncio.sleep(0.1)
         assert seen_close and seen_close[0] < 0.5  # closed at the timeout, not left open
         assert (await http.post(server.url, b"{}", {})).body == b"after"
