@@ -3,8 +3,12 @@ expectations against simulation, and recovery of every planted effect."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from adapters import simulated_judge as sim
 from engine.contracts import Pair, item_tag
@@ -126,3 +130,12 @@ def test_triples_are_deterministic_and_sensitive_to_the_needle():
     assert sim.triples(doc)[0] == {"subject": "Marie", "relation": "Curie", "object": "won two prizes"}
     assert len(sim.triples(doc)) == 2  # "Hi." has fewer than three words
     assert sim.triples(doc.replace("was born", "was not born")) != sim.triples(doc)
+
+
+@given(st.text(alphabet="ab .!?\n\t", max_size=60))
+def test_sentences_split_after_end_punctuation_like_the_look_behind_pattern(text):
+    assert sim.sentences(text) == [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
+
+
+def test_sentences_keep_their_punctuation():
+    assert sim.sentences("  Wow?! Yes.  No...\nmaybe! x.y ") == ["Wow?!", "Yes.", "No...", "maybe!", "x.y"]
