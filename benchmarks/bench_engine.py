@@ -83,7 +83,7 @@ def baseline_judge(concurrency: int = 64) -> str:
     """
 
 
-def fake_judge(url: str, concurrency: int) -> str:
+def fake_judge(url: str, concurrency: int, transport: str = "auto") -> str:
     return f"""
     [[judges]]
     name = "sim"
@@ -92,6 +92,7 @@ def fake_judge(url: str, concurrency: int) -> str:
     base_url = "{url}/v1"
     concurrency = {concurrency}
     timeout_s = 60.0
+    options = {{ transport = "{transport}" }}
     """
 
 
@@ -255,11 +256,12 @@ async def openai_sdk(url: str, requests: list, concurrency: int) -> float:
     return elapsed
 
 
-def engine_round(bench_dir: Path, url: str, calls: int, concurrency: int, n_per_cell: int) -> tuple[float, float, int]:
+def engine_round(bench_dir: Path, url: str, calls: int, concurrency: int, n_per_cell: int, transport: str = "auto") -> tuple[float, float, int]:
     from engine.runner import run_experiment
 
     store = fresh_store(bench_dir, "dispatch-store")
-    config = config_for(experiment_text(store=store, output=bench_dir / "dispatch-out", n=n_per_cell, replicates=1, judge=fake_judge(url, concurrency)))
+    judge = fake_judge(url, concurrency, transport)
+    config = config_for(experiment_text(store=store, output=bench_dir / "dispatch-out", n=n_per_cell, replicates=1, judge=judge))
     times0, t0 = os.times(), time.perf_counter()
     summary = run_experiment(config, quiet=True, export=False)
     wall, times1 = time.perf_counter() - t0, os.times()
@@ -281,7 +283,9 @@ def bench_dispatch(bench_dir: Path, calls: int, concurrency: int, rounds: int) -
     cells = 4 * 2 * 100
     n_per_cell = max(1, calls // cells)
     calls = cells * n_per_cell
-    results: dict[str, list[tuple[float, float, int]]] = {"engine": [], "aiohttp": [], "openai_sdk": []}
+    # engine: as configured by default (http:// goes through adapters/plain_http.py);
+    # engine_over_aiohttp: the same run with transport = "aiohttp", for comparison
+    results: dict[str, list[tuple[float, float, int]]] = {"engine": [], "engine_over_aiohttp": [], "aiohttp": [], "openai_sdk": []}
     with FakeServerProcess() as server:
         probe = config_for(experiment_text(store=bench_dir / "corpus", output=bench_dir / "unused", n=n_per_cell, replicates=1, judge=fake_judge(server.url, concurrency)))
         requests = design_requests(probe, calls)
@@ -291,11 +295,13 @@ def bench_dispatch(bench_dir: Path, calls: int, concurrency: int, rounds: int) -
         # warm-up: imports (the corpus fingerprint imports spaCy once), connections, page cache
         anyio.run(bare_aiohttp, url, bodies[:2000], concurrency)
         engine_round(bench_dir, server.url, cells, concurrency, 1)
+        engine_round(bench_dir, server.url, cells, concurrency, 1, "aiohttp")
         asyncio.run(openai_sdk(server.url, requests[:500], concurrency))
         for _ in range(rounds):
             wall, cpu = timed_cpu(lambda: anyio.run(bare_aiohttp, url, bodies, concurrency))
             results["aiohttp"].append((wall, cpu, len(bodies)))
             results["engine"].append(engine_round(bench_dir, server.url, calls, concurrency, n_per_cell))
+            results["engine_over_aiohttp"].append(engine_round(bench_dir, server.url, calls, concurrency, n_per_cell, "aiohttp"))
             wall, cpu = timed_cpu(lambda: asyncio.run(openai_sdk(server.url, requests, concurrency)))
             results["openai_sdk"].append((wall, cpu, len(requests)))
             print({k: [f"{n / w:,.0f}/s" for w, _, n in v] for k, v in results.items()}, flush=True)
@@ -304,9 +310,9 @@ def bench_dispatch(bench_dir: Path, calls: int, concurrency: int, rounds: int) -
     cpu_us = {k: statistics.median(c / n * 1e6 for _, c, n in v) for k, v in results.items()}
     # Each round runs the three back to back: a round's own ratio is immune to the
     # box's drift between rounds (this 2-core box's speed wanders by +-10%).
-    by_round = [
-        (e[2] / e[0]) / (a[2] / a[0]) for e, a in zip(results["engine"], results["aiohttp"])
-    ]
+    def by_round(series: str) -> list[float]:
+        return [(e[2] / e[0]) / (a[2] / a[0]) for e, a in zip(results[series], results["aiohttp"])]
+
     return {
         "calls_per_round": calls,
         "concurrency": concurrency,
@@ -314,8 +320,10 @@ def bench_dispatch(bench_dir: Path, calls: int, concurrency: int, rounds: int) -
         "calls_per_s": rate,
         "client_cpu_us_per_call": cpu_us,
         "engine_vs_aiohttp": rate["engine"] / rate["aiohttp"],
-        "engine_vs_aiohttp_by_round": by_round,
-        "engine_vs_aiohttp_paired_median": statistics.median(by_round),
+        "engine_vs_aiohttp_by_round": by_round("engine"),
+        "engine_vs_aiohttp_paired_median": statistics.median(by_round("engine")),
+        "engine_over_aiohttp_vs_aiohttp": rate["engine_over_aiohttp"] / rate["aiohttp"],
+        "engine_over_aiohttp_vs_aiohttp_by_round": by_round("engine_over_aiohttp"),
         "engine_vs_openai_sdk": rate["engine"] / rate["openai_sdk"],
         "server_requests": stats["requests"],
         "server_repeated_completions": stats["repeated_completions"],
