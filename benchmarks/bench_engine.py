@@ -7,9 +7,11 @@ dispatch  Judged calls/s through the whole engine (pair, render, key, cache
           miss, adapter, group commit, stopping, rows) against the fake
           provider server with zero latency (its own process), vs a bare
           aiohttp loop posting the same bodies at the same concurrency and
-          vs the official `openai` SDK (AsyncOpenAI + semaphore). Same run,
-          interleaved rounds, medians (and each round's own ratio). CPU per call
-          of this process (for the engine: with its commit process).
+          vs the official `openai` SDK (AsyncOpenAI + semaphore). Also the
+          engine with transport = "aiohttp" and the bare loop over the lean
+          client the engine uses for http:// (adapters/plain_http.py). Same
+          run, interleaved rounds, medians (and each round's own ratio). CPU
+          per call of this process (for the engine: with its commit process).
 cache     A finished ~100,000-call experiment (baseline judge `seqratio`)
           re-run: (a) the same config (stored rows, no call; unchanged
           exports are kept), the same with results.jsonl removed (every
@@ -231,6 +233,31 @@ async def bare_aiohttp(url: str, bodies: list[bytes], concurrency: int) -> float
         return time.perf_counter() - start
 
 
+async def bare_plain(url: str, bodies: list[bytes], concurrency: int) -> float:
+    """The bare loop over the engine's lean HTTP/1.1 client instead of aiohttp."""
+    import msgspec
+
+    from adapters.plain_http import PlainHttpClient
+
+    decode = msgspec.json.decode
+    headers = {"Content-Type": "application/json"}
+    it = iter(bodies)
+    client = PlainHttpClient(timeout_s=300.0, keepalive_s=30.0)
+
+    async def worker() -> None:
+        for body in it:
+            response = await client.post(url, body, headers)
+            assert decode(response.body)["choices"][0]["message"]["content"]
+
+    start = time.perf_counter()
+    async with anyio.create_task_group() as tg:
+        for _ in range(concurrency):
+            tg.start_soon(worker)
+    elapsed = time.perf_counter() - start
+    await client.aclose()
+    return elapsed
+
+
 async def openai_sdk(url: str, requests: list, concurrency: int) -> float:
     from openai import AsyncOpenAI
 
@@ -285,7 +312,8 @@ def bench_dispatch(bench_dir: Path, calls: int, concurrency: int, rounds: int) -
     calls = cells * n_per_cell
     # engine: as configured by default (http:// goes through adapters/plain_http.py);
     # engine_over_aiohttp: the same run with transport = "aiohttp", for comparison
-    results: dict[str, list[tuple[float, float, int]]] = {"engine": [], "engine_over_aiohttp": [], "aiohttp": [], "openai_sdk": []}
+    # bare_plain: the bare loop over that lean client (what the engine's HTTP part costs at least)
+    results: dict[str, list[tuple[float, float, int]]] = {"engine": [], "engine_over_aiohttp": [], "aiohttp": [], "bare_plain": [], "openai_sdk": []}
     with FakeServerProcess() as server:
         probe = config_for(experiment_text(store=bench_dir / "corpus", output=bench_dir / "unused", n=n_per_cell, replicates=1, judge=fake_judge(server.url, concurrency)))
         requests = design_requests(probe, calls)
@@ -294,12 +322,15 @@ def bench_dispatch(bench_dir: Path, calls: int, concurrency: int, rounds: int) -
         url = f"{server.url}/v1/chat/completions"
         # warm-up: imports (the corpus fingerprint imports spaCy once), connections, page cache
         anyio.run(bare_aiohttp, url, bodies[:2000], concurrency)
+        anyio.run(bare_plain, url, bodies[:2000], concurrency)
         engine_round(bench_dir, server.url, cells, concurrency, 1)
         engine_round(bench_dir, server.url, cells, concurrency, 1, "aiohttp")
         asyncio.run(openai_sdk(server.url, requests[:500], concurrency))
         for _ in range(rounds):
             wall, cpu = timed_cpu(lambda: anyio.run(bare_aiohttp, url, bodies, concurrency))
             results["aiohttp"].append((wall, cpu, len(bodies)))
+            wall, cpu = timed_cpu(lambda: anyio.run(bare_plain, url, bodies, concurrency))
+            results["bare_plain"].append((wall, cpu, len(bodies)))
             results["engine"].append(engine_round(bench_dir, server.url, calls, concurrency, n_per_cell))
             results["engine_over_aiohttp"].append(engine_round(bench_dir, server.url, calls, concurrency, n_per_cell, "aiohttp"))
             wall, cpu = timed_cpu(lambda: asyncio.run(openai_sdk(server.url, requests, concurrency)))
