@@ -86,6 +86,7 @@ class _Connection(asyncio.Protocol):
         self._body: list[bytes] = []
         self._headers_done = False
         self._done = False
+        self._extra = False  # bytes came after the answer: the connection is out of step
         self.keep_alive = False
 
     # -- asyncio.Protocol
@@ -94,7 +95,8 @@ class _Connection(asyncio.Protocol):
         self.transport = transport  # type: ignore[assignment]
 
     def data_received(self, data: bytes) -> None:
-        if self._waiter is None:
+        if self._waiter is None or self._done:
+            self._extra = True
             self._fail(TransportError("the server sent data nobody asked for"))
             return
         try:
@@ -119,6 +121,10 @@ class _Connection(asyncio.Protocol):
 
     # -- httptools callbacks
 
+    def on_message_begin(self) -> None:
+        if self._done:  # a second message after the answer, in the same read
+            self._extra = True
+
     def on_header(self, name: bytes, value: bytes) -> None:
         self._headers.setdefault(name.decode("latin-1").lower(), value.decode("latin-1"))
 
@@ -141,7 +147,7 @@ class _Connection(asyncio.Protocol):
     async def exchange(self, request: bytes) -> HttpResponse:
         assert self.transport is not None and self._waiter is None
         self._waiter = asyncio.get_running_loop().create_future()
-        self._headers, self._body, self._headers_done, self._done = {}, [], False, False
+        self._headers, self._body, self._headers_done, self._done, self._extra = {}, [], False, False, False
         self.transport.write(request)
         try:
             return await self._waiter
@@ -149,7 +155,7 @@ class _Connection(asyncio.Protocol):
             self._waiter = None
 
     def reusable(self) -> bool:
-        return self._done and self.keep_alive and self.open()
+        return self._done and self.keep_alive and not self._extra and self.open()
 
     def open(self) -> bool:
         # is_closing: the server's FIN was read, connection_lost is still to come
@@ -173,6 +179,7 @@ class _Connection(asyncio.Protocol):
         self._done = True
         body = b"".join(self._body)
         headers = self._headers
+        self._headers, self._body = {}, []  # anything parsed after this must not touch the answer
         encoding = headers.get("content-encoding", "identity").strip().lower()
         if encoding in ("gzip", "x-gzip", "deflate"):
             try:

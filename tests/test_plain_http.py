@@ -243,23 +243,31 @@ async def test_cancellation_aborts_the_connection():
 
 
 async def _answer_then_close(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: bytes) -> None:
-    writer.write(ok(b"first"))  # keep-alive by default, then an idle-timeout close
+    writer.write(ok(b"first", extra=b"X-Which: first\r\n"))  # keep-alive by default, then an idle-timeout close
     await writer.drain()
     writer.close()
 
 
 async def _answer_then_chatter(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: bytes) -> None:
-    writer.write(ok(b"first"))
+    writer.write(ok(b"first", extra=b"X-Which: first\r\n"))
     await writer.drain()
     await asyncio.sleep(0.05)
     writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nextra")
 
 
-@pytest.mark.parametrize("reply", [_answer_then_close, _answer_then_chatter], ids=["closed-while-idle", "unsolicited-data"])
+async def _answer_with_a_second_answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: bytes) -> None:
+    writer.write(ok(b"first", extra=b"X-Which: first\r\n") + ok(b"extra", extra=b"X-Which: extra\r\n"))  # one write
+    await writer.drain()
+
+
+@pytest.mark.parametrize(
+    "reply", [_answer_then_close, _answer_then_chatter, _answer_with_a_second_answer], ids=["closed-while-idle", "unsolicited-data", "two-answers-at-once"]
+)
 async def test_an_idle_connection_the_server_closed_or_spoke_on_is_not_reused(reply):
     async with ScriptedServer(reply, ok(b"second")) as server:
         http = client()
-        assert (await http.post(server.url, b"{}", {})).body == b"first"
+        first = await http.post(server.url, b"{}", {})
+        assert (first.body, first.headers["x-which"]) == (b"first", "first")
         await asyncio.sleep(0.2)
         assert (await http.post(server.url, b"{}", {})).body == b"second"
         await http.aclose()
