@@ -162,10 +162,7 @@ class _Connection(asyncio.Protocol):
         return not self.lost and self.transport is not None and not self.transport.is_closing()
 
     def time_out(self, timeout_s: float) -> None:
-        waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_exception(TimeoutError(f"no complete answer within {timeout_s:g}s"))
-        self.abort()
+        self._fail(TimeoutError(f"no complete answer within {timeout_s:g}s"))
 
     def abort(self) -> None:
         self.lost = True
@@ -195,7 +192,7 @@ class _Connection(asyncio.Protocol):
     def _reads_until_close(self) -> bool:
         return "content-length" not in self._headers and "chunked" not in self._headers.get("transfer-encoding", "").lower()
 
-    def _fail(self, error: TransportError) -> None:
+    def _fail(self, error: TransportError | TimeoutError) -> None:
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_exception(error)
