@@ -52,11 +52,12 @@ class HttpResponse:
 
 
 class _Origin:
-    """What every request to one URL shares: where to connect, and the request-line prefix."""
+    """What every request to one URL shares: where to connect, the request-line
+    prefix, and the idle connections to that host and port (shared by its URLs)."""
 
-    __slots__ = ("host", "port", "prefix")
+    __slots__ = ("host", "port", "prefix", "idle")
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, pools: dict[tuple[str, int], deque[_Connection]]) -> None:
         parts = urlsplit(url)
         if parts.scheme != "http" or not parts.hostname:
             raise ValueError(f"not a plain http:// URL: {url!r}")
@@ -70,6 +71,7 @@ class _Origin:
             target += "?" + parts.query
         _check_header_text(target, "request target")
         self.prefix = f"POST {target} HTTP/1.1\r\nHost: {host_header}\r\n".encode("latin-1") + _ACCEPT
+        self.idle = pools.setdefault((self.host, self.port), deque())
 
 
 class _Connection(asyncio.Protocol):
@@ -223,7 +225,7 @@ class PlainHttpClient:
         the timeout) or TransportError; an HTTP error status is a response."""
         origin = self._origins.get(url)
         if origin is None:
-            origin = self._origins[url] = _Origin(url)
+            origin = self._origins[url] = _Origin(url, self._idle)
         request = b"".join((origin.prefix, _header_block(headers), b"Content-Length: %d\r\n\r\n" % len(body), body))
         loop = self._bind_to_running_loop()
         deadline = loop.time() + self._timeout_s
@@ -244,7 +246,7 @@ class PlainHttpClient:
             self._busy.discard(connection)
         if connection.reusable():
             connection.idle_since = time.monotonic()
-            self._idle.setdefault((origin.host, origin.port), deque()).append(connection)
+            origin.idle.append(connection)
         else:
             connection.abort()
         return response
@@ -257,13 +259,13 @@ class PlainHttpClient:
         for idle in self._idle.values():
             for connection in idle:
                 connection.abort()
+            idle.clear()
         for connection in self._busy:
             connection.abort()
-        self._idle.clear()
         self._busy.clear()
 
     def _idle_connection(self, origin: _Origin) -> _Connection | None:
-        idle = self._idle.get((origin.host, origin.port))
+        idle = origin.idle
         if not idle:
             return None
         expired = time.monotonic() - self._keepalive_s
@@ -297,14 +299,15 @@ class PlainHttpClient:
         if self._loop is not loop:
             # connections belong to the loop that made them; a new run on a new loop starts
             # afresh (a closed loop's transports cannot be touched: their sockets close when collected)
-            if self._loop is not None and not self._loop.is_closed():
-                for idle in self._idle.values():
+            old_loop_open = self._loop is not None and not self._loop.is_closed()
+            if old_loop_open and self._sweeper is not None:
+                self._sweeper.cancel()
+            self._sweeper = None
+            for idle in self._idle.values():
+                if old_loop_open:
                     for connection in idle:
                         connection.abort()
-                if self._sweeper is not None:
-                    self._sweeper.cancel()
-            self._sweeper = None
-            self._idle.clear()
+                idle.clear()
             self._busy.clear()
             self._loop = loop
         return loop
