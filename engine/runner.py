@@ -39,6 +39,7 @@ from engine.results import (
     run_id_for,
     write_manifest,
 )
+from engine.run_lock import hold_run
 from engine.scheduler import FailurePolicy, Progress, Scheduler
 from engine.store import Store
 
@@ -149,49 +150,58 @@ def _git_commit() -> str | None:
 async def arun_experiment(
     config: ExperimentConfig, *, quiet: bool = True, export: bool = True, failure_policy: FailurePolicy | None = None
 ) -> RunSummary:
-    """Run (or resume, or re-read) an experiment and export its results."""
-    from adapters.registry import create_adapter
-
+    """Run (or resume, or re-read) an experiment and export its results.
+    One process at a time runs an experiment (engine.run_lock)."""
     started_at, t0 = _now(), time.perf_counter()
     experiment = Experiment(config, prepare_progress=not quiet)
     try:
-        cache = CallCache(experiment.store)
-        progress = Progress()
-        adapters: dict[str, Any] = {}
-        try:
-            async with GroupCommitWriter(experiment.store) as writer:
-                scheduler = Scheduler(
-                    experiment.design,
-                    cache=cache,
-                    writer=writer,
-                    adapters=adapters,
-                    run_id=experiment.run_id,
-                    prompt_versions=experiment.prompt_versions,
-                    progress=progress,
-                    failure_policy=failure_policy,
-                )
-                scheduler.restore()
-                # Adapters only for judges with work left: a finished run opens no connection.
-                busy = {run.cell.judge for run in scheduler.runs if not run.done}
-                for judge in config.judges:
-                    if judge.name in busy:
-                        adapters[judge.name] = create_adapter(judge.spec())
-                if quiet or not busy:
-                    await scheduler.run()
-                else:
-                    from engine.progress import ProgressDisplay
-
-                    async with anyio.create_task_group() as tg:
-                        tg.start_soon(ProgressDisplay(progress).run)
-                        await scheduler.run()
-                        tg.cancel_scope.cancel()
-        finally:
-            with anyio.CancelScope(shield=True):
-                for adapter in adapters.values():
-                    await adapter.aclose()
-        return _finish(experiment, scheduler, progress, started_at, t0, export=export)
+        with hold_run(config.store, config.output if export else None, experiment.run_id):
+            return await _run_and_finish(experiment, started_at, t0, quiet=quiet, export=export, failure_policy=failure_policy)
     finally:
         experiment.close()
+
+
+async def _run_and_finish(
+    experiment: Experiment, started_at: str, t0: float, *, quiet: bool, export: bool, failure_policy: FailurePolicy | None
+) -> RunSummary:
+    from adapters.registry import create_adapter
+
+    config = experiment.config
+    cache = CallCache(experiment.store)
+    progress = Progress()
+    adapters: dict[str, Any] = {}
+    try:
+        async with GroupCommitWriter(experiment.store) as writer:
+            scheduler = Scheduler(
+                experiment.design,
+                cache=cache,
+                writer=writer,
+                adapters=adapters,
+                run_id=experiment.run_id,
+                prompt_versions=experiment.prompt_versions,
+                progress=progress,
+                failure_policy=failure_policy,
+            )
+            scheduler.restore()
+            # Adapters only for judges with work left: a finished run opens no connection.
+            busy = {run.cell.judge for run in scheduler.runs if not run.done}
+            for judge in config.judges:
+                if judge.name in busy:
+                    adapters[judge.name] = create_adapter(judge.spec())
+            if quiet or not busy:
+                await scheduler.run()
+            else:
+                from engine.progress import ProgressDisplay
+
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(ProgressDisplay(progress).run)
+                    await scheduler.run()
+                    tg.cancel_scope.cancel()
+    finally:
+        with anyio.CancelScope(shield=True):
+            for adapter in adapters.values():
+                await adapter.aclose()
+    return _finish(experiment, scheduler, progress, started_at, t0, export=export)
 
 
 def run_experiment(
