@@ -49,7 +49,6 @@ from aiolimiter import AsyncLimiter
 from adapters.plain_http import PlainHttpClient, TransportError
 
 from engine.contracts import (
-    ITEM_TAG_HEADER,
     AdapterConfigError,
     Capabilities,
     CallRequest,
@@ -124,8 +123,18 @@ class HttpSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_o
     transport: Literal["auto", "aiohttp"] = "auto"
 
 
+# Options earlier versions took, and why they are gone: a config setting one
+# gets this reason rather than a bare "unknown option".
+RETIRED_OPTIONS = {
+    "item_metadata": "the simulated judge now recovers each item from the texts it is shown "
+    "(start the fake server with --store STORE); remove the option",
+}
+
+
 def settings_from_options(spec: JudgeSpec, own_keys: frozenset[str]) -> HttpSettings:
     """The HttpSettings part of `spec.options`; unknown keys are a ConfigError."""
+    for name in sorted(set(spec.options) & set(RETIRED_OPTIONS)):
+        raise AdapterConfigError(f"judge {spec.name!r}: option {name!r} was removed: {RETIRED_OPTIONS[name]}")
     fields = set(HttpSettings.__struct_fields__)
     unknown = set(spec.options) - fields - own_keys
     if unknown:
@@ -424,8 +433,6 @@ class HttpAdapter:
         except (ValueError, TypeError) as exc:
             return self._failure("bad_request", f"judge {self.spec.name!r}: cannot encode request: {exc}", 0, started_wall)
         headers = self._headers
-        if request.item_tag:
-            headers = {**headers, ITEM_TAG_HEADER: request.item_tag}
         tokens = estimated_tokens(request)
         deadline = started + self.spec.max_retry_time_s
         key = b""

@@ -20,7 +20,7 @@ are tokenized with the model's chat template the same way in every mode.
 Reports requests/s, prompt+output tokens/s and output tokens/s, and the
 adapter/bare ratio (target >= 0.9).
 
-Without --model it builds the tiny Gemma-3 model (adapters/tiny_gemma.py) with
+Without --model it builds the tiny Gemma-3 model (simulation/tiny_gemma.py) with
 random weights (load_format=dummy) for the CPU; on a GPU pass e.g.
 `--model google/gemma-3-4b-it --option dtype=bfloat16 --option load_format=auto`.
 """
@@ -230,7 +230,7 @@ def main() -> None:
 
     options = dict(parse_option(o) for o in args.option)
     if args.model is None:
-        from adapters.tiny_gemma import build_tiny_gemma
+        from simulation.tiny_gemma import build_tiny_gemma
 
         args.model = str(build_tiny_gemma(Path(tempfile.gettempdir()) / "needlejudge-tiny-gemma"))
         options = {**CPU_OPTIONS, **options}

@@ -55,8 +55,6 @@ NonNegInt = Annotated[int, msgspec.Meta(ge=0)]
 PosInt = Annotated[int, msgspec.Meta(ge=1)]
 
 BASELINE_PROMPTS: tuple[str, ...] = ("pair",)
-# Judge options the engine itself reads (never passed to adapters).
-ENGINE_OPTIONS = frozenset({"item_metadata"})
 
 
 class JudgeConfig(JudgeSpec, frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -65,17 +63,10 @@ class JudgeConfig(JudgeSpec, frozen=True, forbid_unknown_fields=True, kw_only=Tr
     prompts: tuple[str, ...] | None = None  # overrides the experiment-wide list
 
     def spec(self) -> JudgeSpec:
-        """The plain JudgeSpec the adapter registry takes (engine-level options
-        such as `item_metadata` removed: adapters validate only their own)."""
+        """The plain JudgeSpec the adapter registry takes."""
         fields = msgspec.structs.asdict(self)
         fields.pop("prompts")
-        fields["options"] = {k: v for k, v in self.options.items() if k not in ENGINE_OPTIONS}
         return JudgeSpec(**fields)
-
-    @property
-    def item_metadata(self) -> bool:
-        """Simulated judges whose answer depends on item metadata (see contracts.item_tag)."""
-        return bool(self.options.get("item_metadata", False))
 
 
 class CorpusSection(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):

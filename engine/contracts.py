@@ -91,19 +91,24 @@ class CallRequest(msgspec.Struct, frozen=True, kw_only=True):
     messages: tuple[Message, ...]
     decoding: Decoding
     replicate: int = 0
-    # Only for judges whose answer depends on item metadata besides the text
-    # (the fake server's simulated judge); "" for every real judge.
-    item_tag: str = ""
 
 
 KEY_SCHEMA = b"needlejudge-callrequest-v1"
 _encoder = msgspec.msgpack.Encoder()
+# Schema v1 requests ended with a field `item_tag` (always "" for real
+# judges) that the request no longer has; hashing its empty value keeps every
+# key, and so every cache written before, valid.
+_V1_TAIL = b"\xa8item_tag\xa0"
+_V1_MAP_HEADER = bytes([0x80 | (len(CallRequest.__struct_fields__) + 1)])
 
 
 def request_key(request: CallRequest) -> bytes:
-    """BLAKE2b-256 over the msgpack encoding of the canonical request."""
+    """BLAKE2b-256 over the msgpack encoding of the canonical request (schema v1)."""
     h = hashlib.blake2b(digest_size=32, person=KEY_SCHEMA[:16])
-    h.update(_encoder.encode(request))
+    encoded = _encoder.encode(request)
+    h.update(_V1_MAP_HEADER)
+    h.update(memoryview(encoded)[1:])
+    h.update(_V1_TAIL)
     return h.digest()
 
 
@@ -274,25 +279,3 @@ class Prompt(Protocol):
     def render(self, document_1: str, document_2: str) -> tuple[RenderedCall, ...]: ...
 
     def verdict(self, results: tuple[CallResult, ...]) -> Verdict: ...
-
-
-def item_tag(pair: Pair, order: str = "12") -> str:
-    """Item metadata for judges whose answer depends on it (simulated judges).
-
-    Compact, key-sorted JSON; sent by adapters as the `X-Needlejudge-Item`
-    header and part of the cache key only for such judges.
-    """
-    return msgspec.json.encode(
-        {
-            "control": pair.control,
-            "doc_id": pair.doc_id,
-            "hay": pair.hay,
-            "i": pair.i,
-            "j": pair.j,
-            "needle": pair.needle,
-            "order": order,
-        }
-    ).decode()
-
-
-ITEM_TAG_HEADER = "X-Needlejudge-Item"

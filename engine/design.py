@@ -20,7 +20,7 @@ import msgspec
 
 from engine.config import ExperimentConfig, JudgeConfig
 from adapters.registry import accepts_guided_regex
-from engine.contracts import CallRequest, ConfigError, Control, Decoding, Pair, Prompt, item_tag, request_key
+from engine.contracts import CallRequest, ConfigError, Control, Decoding, Pair, Prompt, request_key
 from engine.stopping import StoppingRule, StoppingSpec, make_rule_factory
 
 CHECK_CONTROLS = ("null_edit", "negative")
@@ -136,7 +136,6 @@ class Design:
         self._rule_factory = make_rule_factory(config.stopping, max(1, self.n_experimental))
         self._check_factories: dict[int, Callable[[], StoppingRule]] = {}
         # per (judge, prompt, order, tag?) constants of the request
-        self._item_metadata = {name: judge.item_metadata for name, judge in self.judges.items()}
         self._guided_regex = {name: accepts_guided_regex(judge.spec()) for name, judge in self.judges.items()}
         self._decodings: dict[tuple[str, Decoding], Decoding] = {}
 
@@ -192,7 +191,6 @@ class Design:
             rendered = prompt.render(pair.perturbed, pair.original)
         else:
             rendered = prompt.render(pair.original, pair.perturbed)
-        tag = item_tag(pair, cell.order) if self._item_metadata[cell.judge] else ""
         return tuple(
             CallRequest(
                 namespace=call.namespace,
@@ -202,7 +200,6 @@ class Design:
                 messages=call.messages,
                 decoding=self._decoding(cell.judge, call.decoding),
                 replicate=cell.replicate + call.replicate_offset,
-                item_tag=tag,
             )
             for call in rendered
         )

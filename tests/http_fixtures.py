@@ -9,9 +9,9 @@ import itertools
 import msgspec
 import pytest
 
-from adapters.fake_server import serve_in_thread
+from simulation.fake_server import serve_in_thread
 
-from engine.contracts import CallRequest, Decoding, JudgeSpec, Message, Pair, item_tag
+from engine.contracts import CallRequest, Decoding, JudgeSpec, Message, Pair
 from engine.prompts.documents import document_block, pair_blocks
 
 ADAPTERS = ("openai", "azure", "openai-compatible", "anthropic", "gemini")
@@ -58,7 +58,7 @@ def set_keys(monkeypatch, value: str = "test-key") -> None:
         monkeypatch.setenv(name, value)
 
 
-def judge_request(model: str, *, adapter: str = "openai", tag: bool = True, seed: int | None = 1, **decoding) -> CallRequest:
+def judge_request(model: str, *, adapter: str = "openai", seed: int | None = 1, **decoding) -> CallRequest:
     """A distinct pair call (a fresh document id each time)."""
     n = next(_counter)
     pair = Pair(doc_id=f"doc-{n}", needle="neg", hay="orig", i=1, j=2,
@@ -68,7 +68,7 @@ def judge_request(model: str, *, adapter: str = "openai", tag: bool = True, seed
     messages = (Message("system", "You rate semantic similarity from 0 to 100. Answer 'Score: N'."),
                 Message("user", "Compare these.\n\n" + pair_blocks(pair.original, pair.perturbed)))
     return CallRequest(namespace="judge", adapter=adapter, model=model, revision="", messages=messages,
-                       decoding=Decoding(seed=seed, **decoding), item_tag=item_tag(pair) if tag else "")
+                       decoding=Decoding(seed=seed, **decoding))
 
 
 def triples_request(model: str, text: str, *, adapter: str = "openai") -> CallRequest:

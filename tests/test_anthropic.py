@@ -9,7 +9,7 @@ import pytest
 from http_fixtures import anyio_backend, body_of, judge_request, keys, server, spec_for  # noqa: F401 (fixtures)
 
 from adapters.anthropic import MessagesDialect, create
-from adapters.fake_server import FakeConfig
+from simulation.fake_config import FakeConfig
 from adapters.http import MalformedResponse
 from engine.contracts import CallRequest, Decoding, Message
 

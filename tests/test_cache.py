@@ -46,7 +46,6 @@ REQUEST_VARIANTS = {
     "message order": {"messages": (BASE.messages[1], BASE.messages[0])},
     "one message fewer": {"messages": BASE.messages[1:]},
     "replicate": {"replicate": 1},
-    "item_tag": {"item_tag": '{"doc_id":"1"}'},
 }
 DECODING_VARIANTS = {
     "temperature": {"temperature": 0.7},
@@ -61,8 +60,15 @@ DECODING_VARIANTS = {
 
 
 def test_every_field_of_request_and_decoding_is_covered_by_a_variant() -> None:
-    assert set(CallRequest.__struct_fields__) == {"namespace", "adapter", "model", "revision", "messages", "decoding", "replicate", "item_tag"}
+    assert set(CallRequest.__struct_fields__) == {"namespace", "adapter", "model", "revision", "messages", "decoding", "replicate"}
     assert set(DECODING_VARIANTS) == set(Decoding.__struct_fields__)
+
+
+def test_keys_are_those_of_schema_v1_so_earlier_caches_stay_valid() -> None:
+    # computed before the simulation-only field `item_tag` left the request
+    request = CallRequest(namespace="judge", adapter="openai", model="m", revision="",
+                          messages=(Message("system", "s"), Message("user", "u")), decoding=Decoding(seed=1), replicate=2)
+    assert request_key(request).hex() == "6f87c6cd0a0b8535c8178d435d06535c7c22cdd1f16d8bca4883fa8c7b207e85"
 
 
 def test_requests_differing_in_any_output_relevant_field_never_share_a_key() -> None:
@@ -129,7 +135,6 @@ RELEVANT_JUDGE_SETTINGS = {
     "model": '"gpt-4o-2024-08-06"',
     "revision": '"r2"',
     "adapter": '"openai-compatible"',
-    "options": "{ item_metadata = true }",
 }
 
 

@@ -20,7 +20,7 @@ import psutil
 import pytest
 from vllm_fixtures import ENGINE_ENV, ENGINE_OPTIONS, require_vllm
 
-from adapters.tiny_gemma import build_tiny_gemma
+from simulation.tiny_gemma import build_tiny_gemma
 from engine.cli import main as cli_main
 from engine.contracts import JudgeSpec
 

@@ -79,14 +79,6 @@ def test_prompt_files_resolve_but_builtin_names_do_not(tmp_path: Path) -> None:
     assert config.prompts == ("bands", str((tmp_path / "mine.toml").resolve()))
 
 
-def test_simulated_judge_flag_comes_from_options(tmp_path: Path) -> None:
-    text = 'store="s"\noutput="o"\n' + JUDGE + "[judges.options]\nitem_metadata = true\n"
-    config = parse_config(text, base_dir=tmp_path)
-    assert config.judges[0].item_metadata is True
-    assert "item_metadata" not in config.judges[0].spec().options  # the engine's option, not the adapter's
-    assert parse_config('store="s"\noutput="o"\n' + JUDGE, base_dir=tmp_path).judges[0].item_metadata is False
-
-
 @pytest.mark.parametrize(
     "text, expected",
     [

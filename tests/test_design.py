@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -36,7 +35,6 @@ name = "sim"
 adapter = "openai"
 model = "m-sim"
 prompts = ["bands"]
-options = { item_metadata = true }
 """
 
 
@@ -86,7 +84,7 @@ def test_items_render_the_cells_pair_for_the_judge(design) -> None:  # type: ign
     assert item.pair.doc_id == design.order(cell)[item.doc_index]
     assert len(item.requests) == 2  # triples: one extraction per document
     for request in item.requests:
-        assert (request.adapter, request.model, request.item_tag) == ("openai", "m-a", "")
+        assert (request.adapter, request.model) == ("openai", "m-a")
         assert request.replicate >= 1  # the cell's replicate index is in the key
     assert len(set(item.keys)) == 2
 
@@ -104,13 +102,6 @@ def test_order_swap_puts_the_perturbed_document_first(design) -> None:  # type: 
     assert text_swapped != text_normal
     assert text_normal.index(a.pair.needle_before) < text_normal.index(a.pair.needle_after)
     assert text_swapped.index(a.pair.needle_after) < text_swapped.index(a.pair.needle_before)
-
-
-def test_item_tag_for_simulated_judges_only(design) -> None:  # type: ignore[no-untyped-def]
-    cell = next(c for c in design.cells if c.judge == "sim" and c.control == "negative")
-    item = next(it for it in (design.item(cell, d) for d in range(design.doc_limit(cell))) if it is not None)
-    tag = json.loads(item.requests[0].item_tag)
-    assert tag == {"control": "negative", "doc_id": item.pair.doc_id, "hay": "orig", "i": cell.i, "j": cell.j, "needle": "none", "order": "12"}
 
 
 def test_check_cells_use_fixed_rules_and_caps(design, config) -> None:  # type: ignore[no-untyped-def]

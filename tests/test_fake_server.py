@@ -1,4 +1,4 @@
-"""The fake provider server (adapters/fake_server.py) seen from raw HTTP:
+"""The fake provider server (simulation/fake_server.py) seen from raw HTTP:
 validation and error bodies per provider, usage and rate-limit headers,
 fault injection by schedule and by rate, latency, counters, the truth
 endpoint, and the `needlejudge fake-server` command's settings."""
@@ -14,10 +14,11 @@ import msgspec
 import pytest
 from http_fixtures import anyio_backend, judge_request  # noqa: F401 (fixtures)
 
-from adapters import simulated_judge as sim
-from adapters.fake_server import FakeConfig, Fault, Latency, load_judges, serve
+from simulation import judge as sim
+from simulation.fake_config import FakeConfig, Fault, Latency, load_judges
+from simulation.fake_server import serve
 from engine.commands import fake_server as command
-from engine.contracts import ITEM_TAG_HEADER, ConfigError
+from engine.contracts import ConfigError
 
 pytestmark = pytest.mark.anyio
 
@@ -35,7 +36,7 @@ async def post(session, url, body, headers=None):
 async def test_openai_success_body_headers_and_counters():
     async with serve(FakeConfig(rpm=600)) as server, aiohttp.ClientSession() as s:
         status, headers, raw = await post(s, f"{server.url}/v1/chat/completions", OPENAI,
-                                          {"Authorization": "Bearer k", ITEM_TAG_HEADER: REQUEST.item_tag})
+                                          {"Authorization": "Bearer k"})
         assert status == 200
         body = msgspec.json.decode(raw)
         assert body["object"] == "chat.completion" and body["model"] == "sim-raw"
@@ -48,16 +49,17 @@ async def test_openai_success_body_headers_and_counters():
         assert server.stats()["by_status"] == {"200": 1}
 
 
-async def test_same_item_same_score_and_tag_changes_it():
+async def test_same_request_same_score_the_item_read_from_the_texts():
     async with serve() as server, aiohttp.ClientSession() as s:
         url, auth = f"{server.url}/v1/chat/completions", {"Authorization": "Bearer k"}
-        answers = [msgspec.json.decode((await post(s, url, OPENAI, {**auth, ITEM_TAG_HEADER: REQUEST.item_tag}))[2])
-                   ["choices"][0]["message"]["content"] for _ in range(2)]
+        answers = [msgspec.json.decode((await post(s, url, OPENAI, auth))[2])["choices"][0]["message"]["content"] for _ in range(2)]
         assert answers[0] == answers[1]
         assert server.stats()["repeated_completions"] == 1  # the counter sees the repeat
         params = server.judge_params("sim-raw")
-        expected = sim.judge_answer(params, *_documents(), REQUEST.item_tag, "1")[0]
-        assert answers[0] == expected
+        documents = _documents()
+        item = sim.infer_item(*documents)
+        assert (item.needle, item.i, item.j) == ("neg", 1, 2)  # no corpus given: guessed from the texts
+        assert answers[0] == sim.judge_answer(params, item, *documents, "1")[0]
 
 
 def _documents():
@@ -198,7 +200,7 @@ def test_command_settings(tmp_path):
 
 
 def test_guided_answers_are_mapped_onto_the_scale_the_regex_admits():
-    from adapters.fake_server import _fit_regex
+    from simulation.answers import fit_regex as _fit_regex
     from engine.prompts.scales import BUILTIN_SCALES
 
     expected = {"0-100": "62", "1-7": "5", "-3..3": "1", "0-1": "0.62", "0-5": "3.10"}

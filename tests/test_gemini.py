@@ -8,7 +8,7 @@ import msgspec
 import pytest
 from http_fixtures import anyio_backend, body_of, judge_request, keys, server, spec_for  # noqa: F401 (fixtures)
 
-from adapters.fake_server import FakeConfig, Fault
+from simulation.fake_config import FakeConfig, Fault
 from adapters.gemini import GenerateContentDialect, create, retry_delay_from_body
 from adapters.http import MalformedResponse
 from engine.contracts import AdapterConfigError, CallRequest, Decoding, Message

@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from http_fixtures import ADAPTERS, anyio_backend, judge_request, keys, server, spec_for  # noqa: F401 (fixtures)
 
-from adapters.fake_server import FakeConfig, Fault
+from simulation.fake_config import FakeConfig, Fault
 from adapters.http import budget_pause_s, cost_usd, parse_duration, retry_after_s
 from adapters.registry import create_adapter
 from engine.contracts import AdapterConfigError, JudgeSpec, Prices, Usage
@@ -409,22 +409,6 @@ async def test_tokens_per_minute_limiter_bounds_estimated_tokens(server):
     assert allowed - 3 <= done <= allowed + 1, (done, allowed, per_call)
 
 
-@pytest.mark.parametrize("adapter", ADAPTERS)
-async def test_item_tag_header_reaches_the_simulated_judge(server, adapter):
-    import msgspec
-
-    configure(server)
-    request = judge_request("sim-tag", adapter=adapter)
-    negative = msgspec.structs.replace(request, item_tag=request.item_tag.replace('"control":""', '"control":"negative"'))
-    identical = msgspec.structs.replace(request, item_tag=request.item_tag.replace('"control":""', '"control":"null_edit"'))
-    adapter_ = create_adapter(spec_for(adapter, server.url, "sim-tag"))
-    try:
-        low, high = [int((await adapter_.complete(r)).text.removeprefix("Score: ")) for r in (negative, identical)]
-    finally:
-        await adapter_.aclose()
-    assert low < 30 < 90 < high  # the same texts, judged by the tag the header carried
-
-
 # -- the in-flight window (AIMD gate) ------------------------------------------
 
 
@@ -512,3 +496,8 @@ async def test_a_key_that_cannot_go_in_a_header_fails_the_call_as_bad_request_wi
     assert "secret" not in result.text and "Injected" not in result.text
     assert "cannot send the request" in result.text
     assert server.stats()["requests"] == 0
+
+
+def test_a_retired_option_is_an_error_saying_why():
+    with pytest.raises(AdapterConfigError, match=r"item_metadata.*removed.*--store"):
+        create_adapter(spec_for("openai-compatible", "http://127.0.0.1:9", "m", options={"item_metadata": True}))

@@ -8,8 +8,8 @@ import msgspec
 import pytest
 from http_fixtures import anyio_backend, body_of, judge_request, keys, server, spec_for, triples_request  # noqa: F401 (fixtures)
 
-from adapters import simulated_judge as sim
-from adapters.fake_server import FakeConfig, Fault
+from simulation import judge as sim
+from simulation.fake_config import FakeConfig, Fault
 from adapters.http import MalformedResponse
 from adapters.openai import ChatCompletionsDialect, create, create_azure, create_compatible
 from engine.contracts import AdapterConfigError

@@ -189,12 +189,12 @@ model = "sim-judge"
 base_url = "{url}/v1"
 api_key_env = "NJ_TEST_FAKE_KEY"
 concurrency = 8
-options = {{ item_metadata = true, backoff_base_s = 0.01 }}
+options = {{ backoff_base_s = 0.01 }}
 """
 
 
 def test_a_run_against_the_fake_provider_server(tmp_path: Path, prepared_store, corpus_slice_path, corpus_settings, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    from adapters.fake_server import serve_in_thread
+    from simulation.fake_server import serve_in_thread
 
     monkeypatch.setenv("NJ_TEST_FAKE_KEY", "test-key")
     with serve_in_thread() as server:
@@ -242,7 +242,7 @@ def test_api_judges_without_guided_decoding_run_the_default_score_prompt(tmp_pat
     """The score prompts carry a guided regex for vLLM; OpenAI, Anthropic and
     Gemini cannot honour it, so it is left out of their requests (and keys)
     instead of failing every call as unsupported."""
-    from adapters.fake_server import serve_in_thread
+    from simulation.fake_server import serve_in_thread
 
     monkeypatch.setenv("NJ_TEST_FAKE_KEY", "test-key")
     with serve_in_thread() as server:

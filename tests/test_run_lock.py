@@ -79,7 +79,8 @@ concurrency = 4
 def test_a_second_run_of_the_same_experiment_is_refused_while_the_first_runs(
     tmp_path: Path, prepared_store, corpus_slice_path, corpus_settings  # type: ignore[no-untyped-def]
 ) -> None:
-    from adapters.fake_server import FakeConfig, Latency, serve_in_thread
+    from simulation.fake_config import FakeConfig, Latency
+    from simulation.fake_server import serve_in_thread
     from tests.test_run import make_experiment
 
     with serve_in_thread(FakeConfig(latency=Latency(kind="fixed", value_s=0.15))) as server:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.fake_server import Fault, serve_in_thread
+from simulation.fake_server import Fault, serve_in_thread
 from engine.judge_health import FailurePolicy, RunAborted
 from engine.results import iter_failures, iter_rows, load_cell_states
 from engine.store import Store

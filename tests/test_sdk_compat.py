@@ -12,15 +12,13 @@ from google.genai import errors as genai_errors
 from google.genai import types
 from http_fixtures import anyio_backend, judge_request, server  # noqa: F401 (fixtures)
 
-from adapters.fake_server import FakeConfig, Fault
-from engine.contracts import ITEM_TAG_HEADER
+from simulation.fake_config import FakeConfig, Fault
 
 pytestmark = pytest.mark.anyio
 
 
 REQUEST = judge_request("sim-sdk")
 SYSTEM, USER = REQUEST.messages[0].content, REQUEST.messages[1].content
-TAG = {ITEM_TAG_HEADER: REQUEST.item_tag}
 
 
 async def test_openai_sdk_parses_answers_and_errors(server):
@@ -29,7 +27,7 @@ async def test_openai_sdk_parses_answers_and_errors(server):
     try:
         out = await client.chat.completions.create(
             model="sim-sdk", messages=[{"role": "system", "content": SYSTEM}, {"role": "user", "content": USER}],
-            max_completion_tokens=8, seed=1, extra_headers=TAG)
+            max_completion_tokens=8, seed=1)
         assert out.choices[0].message.content.startswith("Score: ") and out.choices[0].finish_reason == "stop"
         assert out.usage.prompt_tokens > 0 and out.usage.prompt_tokens_details.cached_tokens == 0
         assert out.system_fingerprint == "fp_fake"
@@ -68,11 +66,11 @@ async def test_anthropic_sdk_parses_answers_refusals_and_errors(server):
     try:
         out = await client.messages.create(
             model="sim-sdk", max_tokens=8, system=[{"type": "text", "text": SYSTEM, "cache_control": {"type": "ephemeral"}}],
-            messages=[{"role": "user", "content": USER}], extra_headers=TAG)
+            messages=[{"role": "user", "content": USER}])
         assert out.content[0].text.startswith("Score: ") and out.stop_reason == "end_turn"
         again = await client.messages.create(
             model="sim-sdk", max_tokens=8, system=[{"type": "text", "text": SYSTEM, "cache_control": {"type": "ephemeral"}}],
-            messages=[{"role": "user", "content": USER}], extra_headers=TAG)
+            messages=[{"role": "user", "content": USER}])
         assert out.usage.cache_creation_input_tokens > 0 and again.usage.cache_read_input_tokens > 0
         refused = await client.messages.create(model="sim-refuse", max_tokens=8, messages=[{"role": "user", "content": USER}])
         assert refused.stop_reason == "refusal"
@@ -87,7 +85,7 @@ async def test_anthropic_sdk_parses_answers_refusals_and_errors(server):
 
 async def test_google_genai_sdk_parses_answers_blocks_and_errors(server):
     server.set_config(FakeConfig(faults=(Fault(kind="prompt_filter", models="sim-blocked", rate=1.0),)))
-    client = genai.Client(api_key="gem-sdk", http_options=types.HttpOptions(base_url=server.url, api_version="v1beta", headers=TAG))
+    client = genai.Client(api_key="gem-sdk", http_options=types.HttpOptions(base_url=server.url, api_version="v1beta"))
     try:
         out = await client.aio.models.generate_content(
             model="sim-sdk", contents=USER,

@@ -1,7 +1,9 @@
 """Validation against known truth (issue 7): a simulated judge with planted
 effects, served over real HTTP by the fake provider server, judged through the
 whole engine (design, prompts, openai-compatible adapter, cache, scheduler,
-stopping, export), then analysed from the exported files. Each planted effect
+stopping, export), then analysed from the exported files. The judge sees
+only the requests: it recovers each item from the two documents
+(simulation/items.py), as a real judge would have to. Each planted effect
 must be recovered (its truth inside the reported 95% CI) and effects planted
 as zero must not be declared significant after correction.
 
@@ -18,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from adapters import simulated_judge as sim
+from simulation import judge as sim
 from analysis.hay import hay_comparison
 from analysis.load import load_run
 from analysis.options import AnalysisOptions
@@ -60,7 +62,6 @@ adapter = "openai-compatible"
 model = "sim-planted"
 base_url = "{url}/v1"
 concurrency = 64
-options = {{ item_metadata = true }}
 """
 
 
@@ -72,15 +73,18 @@ def _item(row: dict) -> sim.ItemInfo:
 
 @pytest.fixture(scope="module")
 def planted_run(tmp_path_factory, prepared_store, corpus_slice_path, corpus_settings):  # type: ignore[no-untyped-def]
-    from adapters.fake_server import FakeConfig, serve_in_thread
     from engine.config import load_config
     from engine.runner import run_experiment
+    from simulation.fake_config import FakeConfig
+    from simulation.fake_server import serve_in_thread
+    from simulation.items import ItemIndex
 
     folder = tmp_path_factory.mktemp("validation")
     (folder / "store").mkdir()
     prepared_store.env.copy(str(folder / "store"))
     fake = FakeConfig(seed=SEED, judges={"sim-planted": PLANTED}, keyless_models=("*",))
-    with serve_in_thread(fake) as server:
+    # the judge reads each item back from the texts it is shown, with the prepared corpus at hand
+    with serve_in_thread(fake, items=ItemIndex.from_store(prepared_store)) as server:
         text = CONFIG.format(
             seed=SEED, inputs=str(corpus_slice_path), min_chars=corpus_settings.min_chars_per_sentence, url=server.url
         )

@@ -1,6 +1,6 @@
 """The in-process vLLM backend (adapters/vllm.py) on a real vLLM engine on CPU:
 a tiny Gemma-3-architecture model with random weights (load_format="dummy")
-built by adapters/tiny_gemma.py. One engine is shared by the module; the last
+built by simulation/tiny_gemma.py. One engine is shared by the module; the last
 engine test closes it and checks that no engine process is left.
 """
 
@@ -22,7 +22,7 @@ from vllm_fixtures import (
 )
 
 from adapters.registry import create_adapter
-from adapters.tiny_gemma import SPECIAL_TOKENS, build_tiny_gemma
+from simulation.tiny_gemma import SPECIAL_TOKENS, build_tiny_gemma
 from adapters.vllm import (
     VllmAdapter,
     VllmStartupError,

@@ -23,7 +23,7 @@ from vllm_fixtures import (
 )
 
 from adapters.registry import create_adapter
-from adapters.tiny_gemma import build_tiny_gemma
+from simulation.tiny_gemma import build_tiny_gemma
 from adapters.vllm_server import VllmServer, server_flags
 from engine.contracts import AdapterConfigError, JudgeSpec
 

@@ -21,6 +21,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rpm", type=float, default=None, help="requests per minute per model before 429 (default: unlimited)")
     parser.add_argument("--rpm-burst", type=float, default=None, help="rate-limit bucket size (default: one second's worth)")
     parser.add_argument("--judges", default=None, metavar="FILE", help="JSON/TOML file: model id -> simulated-judge parameters")
+    parser.add_argument(
+        "--store",
+        default=None,
+        metavar="STORE",
+        help="a prepared store: the simulated judges then recover each item (document, needle, position, hay) "
+        "exactly from the texts they are shown; without it they guess from the texts",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of injected faults and latencies")
     parser.add_argument(
         "--fault",
@@ -53,7 +60,7 @@ def parse_latency(text: str) -> dict:
 def build_config(args: argparse.Namespace):
     import msgspec
 
-    from adapters.fake_server import FakeConfig, load_judges
+    from simulation.fake_config import FakeConfig, load_judges
 
     faults = []
     for spec in args.fault:
@@ -71,13 +78,25 @@ def build_config(args: argparse.Namespace):
         raise ConfigError(f"fake-server: bad setting: {exc}") from None
 
 
+def load_items(store_path: str):  # type: ignore[no-untyped-def]
+    """The item index of the corpus prepared in `store_path` (the store is closed after reading)."""
+    from engine.pairs import Corpus
+    from engine.store import Store
+    from simulation.items import ItemIndex
+
+    with Store(store_path, readonly=True) as store:
+        Corpus.open(store)  # a clear error when nothing is prepared there
+        return ItemIndex.from_store(store)
+
+
 def main(args: argparse.Namespace) -> int:
-    from adapters.fake_server import serve
+    from simulation.fake_server import serve
 
     config = build_config(args)
+    items = load_items(args.store) if args.store else None
 
     async def run() -> None:
-        async with serve(config, port=args.port) as server:
+        async with serve(config, items=items, port=args.port) as server:
             print(f"fake provider server listening on {server.url}", flush=True)
             await asyncio.Event().wait()
 

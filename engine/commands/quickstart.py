@@ -44,11 +44,20 @@ def write_config(out: Path, base_url: str) -> Path:
 
 
 async def _run_with_fake_server(out: Path, quiet: bool):
-    from adapters.fake_server import FakeConfig, serve
     from engine.config import load_config
+    from engine.prepare import prepare_corpus
     from engine.runner import arun_experiment
+    from engine.store import Store
+    from simulation.fake_config import FakeConfig
+    from simulation.fake_server import serve
+    from simulation.items import ItemIndex
 
-    async with serve(FakeConfig(seed=1, keyless_models=("*",))) as server:
+    # the simulated judge reads each item back from the prepared corpus, so prepare first
+    prepared = load_config(write_config(out, "http://127.0.0.1:0/v1"))
+    with Store(prepared.store) as store:
+        prepare_corpus([Path(p) for p in prepared.corpus.inputs], store, prepared.corpus.settings, progress=not quiet)
+        items = ItemIndex.from_store(store)
+    async with serve(FakeConfig(seed=1, keyless_models=("*",)), items=items) as server:
         config = load_config(write_config(out, f"{server.url}/v1"))
         summary = await arun_experiment(config, quiet=quiet)
     return config, summary

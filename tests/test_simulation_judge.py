@@ -1,4 +1,4 @@
-"""The simulated judge (adapters/simulated_judge.py): determinism, exact
+"""The simulated judge (simulation/judge.py): determinism, exact
 expectations against simulation, and recovery of every planted effect."""
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from adapters import simulated_judge as sim
-from engine.contracts import Pair, item_tag
+from simulation import judge as sim
 
 PLAIN = sim.SimJudgeParams(noise_sd=6.0, doc_sd=0.0, band_snap_prob=0.0)
 
@@ -30,15 +29,6 @@ def test_scores_are_deterministic_in_the_identity_and_vary_across_identities():
     assert len({sim.score(PLAIN, info, f"x{k}") for k in range(50)}) > 5
     other_seed = sim.SimJudgeParams(seed=1, noise_sd=6.0, doc_sd=0.0, band_snap_prob=0.0)
     assert [sim.score(PLAIN, info, f"x{k}") for k in range(20)] != [sim.score(other_seed, info, f"x{k}") for k in range(20)]
-
-
-def test_item_tag_round_trips_from_the_contract():
-    pair = Pair(doc_id="d7", needle="con", hay="rand", i=3, j=5, original="a", perturbed="b",
-                needle_before="x", needle_after="y", seed=0)
-    info = sim.parse_item_tag(item_tag(pair, order="21"))
-    assert (info.needle, info.hay, info.i, info.j, info.order, info.doc_id) == ("con", "rand", 3, 5, "21", "d7")
-    with pytest.raises(ValueError, match="bad item tag"):
-        sim.parse_item_tag('{"i": "three"}')
 
 
 def test_mean_score_formula():
@@ -110,7 +100,7 @@ def test_controls_score_near_100_and_low():
     assert draws(params, item(needle="none"), 500).mean() > 90
 
 
-def test_items_are_inferred_from_the_texts_without_a_tag():
+def test_items_are_guessed_from_the_texts_without_a_corpus():
     base = "One sat. Two ran far. Three and four met. Five slept."
     assert sim.infer_item(base, base).needle == "none"
     assert sim.infer_item(base, base.replace(" ", "  ")).control == "null_edit"
@@ -120,7 +110,7 @@ def test_items_are_inferred_from_the_texts_without_a_tag():
     assert (con.needle, con.i, con.j) == ("con", 2, 1)
     assert sim.infer_item(base, base.replace("One", "Paris")).needle == "ner"
     assert sim.infer_item(base, "Completely different text. Nothing shared here.").control == "negative"
-    text, value = sim.judge_answer(PLAIN, base, base)
+    text, value = sim.judge_answer(PLAIN, sim.infer_item(base, base), base, base)
     assert text == f"Score: {value}" and value > 80
 
 

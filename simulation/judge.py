@@ -24,8 +24,11 @@ early-positionality bias, mean(second half) − mean(first half), is therefore
 coin — microseconds, where a numpy generator per call costs ~40 µs and the
 fake server answers thousands of calls a second).
 
-The item comes from the `X-Needlejudge-Item` tag when the caller sends one,
-else it is inferred from the two texts (`infer_item`).
+A judge sees only the request, and so does this one: the item is recovered
+from the two documents it is shown, exactly when the fake server holds the
+prepared corpus (`simulation.items.ItemIndex`), else guessed from the texts
+alone (`infer_item`). The noise is keyed by the two texts and the request's
+seed.
 """
 
 from __future__ import annotations
@@ -62,7 +65,7 @@ class SimJudgeParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw
 
 
 class ItemInfo(msgspec.Struct, frozen=True, kw_only=True):
-    """What the simulated judge knows of an item (the item tag's fields)."""
+    """What the simulated judge recovers of an item from the texts it is shown."""
 
     needle: str = "none"
     hay: str = "orig"
@@ -71,14 +74,6 @@ class ItemInfo(msgspec.Struct, frozen=True, kw_only=True):
     control: str = ""
     order: str = "12"
     doc_id: str = ""
-
-
-def parse_item_tag(tag: str) -> ItemInfo:
-    """Decode an `X-Needlejudge-Item` header (engine.contracts.item_tag); ValueError if invalid."""
-    try:
-        return msgspec.json.decode(tag, type=ItemInfo)
-    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-        raise ValueError(f"bad item tag {tag[:200]!r}: {exc}") from None
 
 
 # ---------------------------------------------------------------------------
@@ -127,7 +122,7 @@ def snap(params: SimJudgeParams, score: int) -> int:
 
 
 def score(params: SimJudgeParams, item: ItemInfo, identity: str) -> int:
-    """The judge's 0–100 score; `identity` keys the noise (texts + tag + request seed)."""
+    """The judge's 0–100 score; `identity` keys the noise (texts + request seed)."""
     noise, u = _normal_and_uniform(item_seed(params.seed, "sim-noise", identity))
     value = int(min(max(round(mean_score(params, item) + _sd(params, item) * noise), 0), 100))
     if item.control == "" and u < params.band_snap_prob:
@@ -182,7 +177,7 @@ def planted_truth(params: SimJudgeParams) -> dict:
 
 
 # ---------------------------------------------------------------------------
-# Items without a tag
+# Items from the texts alone
 
 _SENTENCE_END = re.compile(r"[.!?]\s+")
 _WORD = re.compile(r"[\w'’-]+")
@@ -217,11 +212,12 @@ def infer_item(document_1: str, document_2: str) -> ItemInfo:
         differing = [m for m, (a, b) in enumerate(zip(first, second)) if a != b]
         if len(differing) == 1:
             m = differing[0]
-            return ItemInfo(needle=_needle_kind(first[m], second[m]), i=m, j=len(first) - 1 - m)
+            return ItemInfo(needle=infer_needle_kind(first[m], second[m]), i=m, j=len(first) - 1 - m)
     return ItemInfo(control="negative")
 
 
-def _needle_kind(a: str, b: str) -> str:
+def infer_needle_kind(a: str, b: str) -> str:
+    """The needle type of an edit from sentence `a` to `b`: neg, con or ner."""
     words_a, words_b = _WORD.findall(a.lower()), _WORD.findall(b.lower())
     if (set(words_a) ^ set(words_b)) & _NEGATIONS or any(w.endswith("n't") for w in set(words_a) ^ set(words_b)):
         return "neg"
@@ -232,18 +228,17 @@ def _needle_kind(a: str, b: str) -> str:
     return "ner"
 
 
-def identity_of(document_1: str, document_2: str, tag: str, salt: str) -> str:
+def identity_of(document_1: str, document_2: str, salt: str) -> str:
     h = hashlib.blake2b(digest_size=16)
-    for part in (document_1, document_2, tag, salt):
+    for part in (document_1, document_2, salt):
         h.update(part.encode("utf-8"))
         h.update(b"\x1f")
     return h.hexdigest()
 
 
-def judge_answer(params: SimJudgeParams, document_1: str, document_2: str, tag: str = "", salt: str = "") -> tuple[str, int]:
-    """The answer text ("Score: NN") and the score for a pair."""
-    item = parse_item_tag(tag) if tag else infer_item(document_1, document_2)
-    value = score(params, item, identity_of(document_1, document_2, tag, salt))
+def judge_answer(params: SimJudgeParams, item: ItemInfo, document_1: str, document_2: str, salt: str = "") -> tuple[str, int]:
+    """The answer text ("Score: NN") and the score for a pair recovered as `item`."""
+    value = score(params, item, identity_of(document_1, document_2, salt))
     return f"Score: {value}", value
 
 

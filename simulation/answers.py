@@ -1,0 +1,62 @@
+"""What the simulated judge answers to a validated call: a score for a pair
+of delimited documents, triples for a single document, and the score in
+the form a guided-decoding regex admits."""
+
+from __future__ import annotations
+
+import re
+
+import msgspec
+
+from engine.prompts.documents import DocumentsNotFound, extract_document, extract_documents
+from simulation import judge as sim
+from simulation.items import ItemIndex
+from simulation.wire import Call
+
+
+def answer(params: sim.SimJudgeParams, call: Call, items: ItemIndex | None) -> tuple[str, str]:
+    """The answer text and finish reason (`length` when max_tokens cuts it)."""
+    try:
+        first, second = extract_documents(call.messages)
+    except DocumentsNotFound:
+        try:
+            text = sim.triples_answer(extract_document(call.messages))
+        except DocumentsNotFound:
+            return "I can only compare two documents given in <document_1> and <document_2> blocks.", "stop"
+    else:
+        if call.wants_json:
+            text = msgspec.json.encode({"document_1": sim.triples(first), "document_2": sim.triples(second)}).decode()
+        else:
+            item = items.item(first, second) if items is not None else None
+            if item is None:
+                item = sim.infer_item(first, second)
+            salt = "" if call.seed is None else str(call.seed)
+            text, value = sim.judge_answer(params, item, first, second, salt)
+            if call.guided_regex:
+                text = fit_regex(call.guided_regex, text, value)
+    limit = call.max_tokens * 4  # ~4 characters a token
+    if len(text) > limit:
+        return text[:limit], "length"
+    return text, "stop"
+
+
+def fit_regex(pattern: str, text: str, value: int) -> str:
+    """The answer in the first form the guided-decoding regex accepts: the
+    score line, the bare 0-100 number, or the score mapped linearly onto the
+    scale the regex admits (probed: -3..3, 1-7, 0-5, 0-1); unchanged when
+    nothing fits."""
+    try:
+        compiled = re.compile(pattern)
+    except re.error:
+        return text
+    fits = lambda candidate: compiled.fullmatch(candidate) is not None  # noqa: E731
+    for candidate in (text, str(value)):
+        if fits(candidate):
+            return candidate
+    for low, high, probe_in, probe_out in ((-3, 3, "-3", "4"), (1, 7, "7", "0"), (0, 5, "5", "6"), (0, 1, "1", "2")):
+        if fits(probe_in) and not fits(probe_out):
+            raw = low + value * (high - low) / 100
+            for candidate in (f"{raw:.2f}", f"{raw:.1f}", str(round(raw))):
+                if fits(candidate):
+                    return candidate
+    return text

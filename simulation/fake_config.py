@@ -1,0 +1,75 @@
+"""The fake provider server's configuration: latency, rate limit, injected
+faults, simulated judges per model, keys and model patterns."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from engine.contracts import ConfigError
+from simulation import judge as sim
+
+FaultKind = Literal[
+    "server_error",  # 500 (or `status`) with the provider's error body
+    "overloaded",  # 503 / Anthropic 529
+    "rate_limit",  # 429 with retry headers
+    "rate_limit_bare",  # 429 without any header
+    "hang",  # answer only after hang_s (a client timeout)
+    "reset",  # drop the connection without an answer
+    "truncated",  # send half the body, then drop the connection
+    "malformed",  # 200 with a body that is not JSON
+    "content_filter",  # the provider's content-filter / refusal answer
+    "prompt_filter",  # Azure-style 400 code content_filter (OpenAI formats), else as content_filter
+    "unparseable",  # 200 with prose instead of a score
+    "bad_request",  # 400
+    "http_error",  # any `status` with the provider's error body for it (e.g. 403)
+]
+
+
+class Latency(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    kind: Literal["zero", "fixed", "uniform", "lognormal"] = "zero"
+    value_s: float = 0.0  # fixed
+    low_s: float = 0.0  # uniform
+    high_s: float = 0.0
+    median_s: float = 0.0  # lognormal
+    sigma: float = 0.5
+
+
+class Fault(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    kind: FaultKind
+    rate: float = 0.0  # probability per matching request
+    schedule: tuple[int, ...] = ()  # 0-based indices among matching requests
+    models: str = "*"  # fnmatch pattern over the model / deployment id
+    providers: tuple[str, ...] = ()  # empty: all
+    status: int | None = None  # server_error status override
+    hang_s: float = 30.0
+    retry_after_s: float = 1.0  # rate_limit: the advertised wait
+
+
+class FakeConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    seed: int = 0
+    latency: Latency = Latency()
+    rpm: float | None = None  # per model
+    rpm_burst: float | None = None  # bucket size; default one second's worth (at least 1)
+    faults: tuple[Fault, ...] = ()
+    judges: dict[str, sim.SimJudgeParams] = {}
+    default_judge: sim.SimJudgeParams = sim.SimJudgeParams()
+    valid_keys: tuple[str, ...] = ()  # empty: any non-empty key is accepted
+    missing_models: tuple[str, ...] = ("missing-*",)
+    keyless_models: tuple[str, ...] = ("local-*",)  # like a local vLLM server: no key needed
+
+
+def load_judges(path: str) -> dict[str, sim.SimJudgeParams]:
+    """A judges file: JSON or TOML mapping model id → SimJudgeParams fields."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except OSError as exc:
+        raise ConfigError(f"judges file {path}: cannot read: {exc}") from None
+    try:
+        if path.endswith(".toml"):
+            return msgspec.toml.decode(raw, type=dict[str, sim.SimJudgeParams])
+        return msgspec.json.decode(raw, type=dict[str, sim.SimJudgeParams])
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise ConfigError(f"judges file {path}: expected a mapping of model id to simulated-judge parameters: {exc}") from None

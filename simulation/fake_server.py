@@ -1,0 +1,430 @@
+"""The fake provider server: one aiohttp.web app on 127.0.0.1 speaking the
+wire formats of OpenAI, Azure OpenAI, Anthropic and Gemini, for tests and
+benchmarks without a network.
+
+Routes:
+  POST /v1/chat/completions                            OpenAI / OpenAI-compatible
+  POST /openai/deployments/{deployment}/chat/completions?api-version=...   Azure
+  POST /v1/messages                                    Anthropic (x-api-key, anthropic-version)
+  POST /{version}/models/{model}:generateContent       Gemini (x-goog-api-key or ?key=)
+  GET  /_fake/stats   POST /_fake/reset   GET /_fake/truth   POST /_fake/config
+
+Every model answers as a simulated judge (simulation.judge): the
+parameters of model id M are `judges[M]`, else `default_judge`. A pair call
+(two delimited documents) gets "Score: NN"; a single-document call or a
+request asking for JSON gets deterministic triples as JSON. Models matching
+`missing_models` answer 404. Given the prepared corpus (`items`, an
+`ItemIndex`), the judge recovers each item exactly from the documents it
+is shown; without it, it guesses from the texts.
+
+Requests are validated like the providers do (auth header, required fields)
+with each provider's error body; responses carry usage blocks and
+rate-limit headers. A per-model token bucket (`rpm`) returns 429 with
+`retry-after` (+ `retry-after-ms`, `x-ratelimit-*` or `anthropic-ratelimit-*`;
+Gemini puts RetryInfo in the body). Faults are injected by rate or by
+schedule (the n-th matching request). Every request is counted; completed
+answers are counted per request body so a test can prove no completed call
+was repeated.
+
+Each provider's wire format is a `WireDialect` in its own module
+(simulation/wire_*.py); this module routes, counts, limits and injects
+faults the same way for all of them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fnmatch
+import hashlib
+import math
+import statistics
+import threading
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import msgspec
+from aiohttp import web
+
+from simulation import judge as sim
+from simulation.answers import answer
+from simulation.fake_config import FakeConfig, Fault
+from simulation.items import ItemIndex
+from simulation.wire import ENCODER, JSON, Budget, Call, Reject, WireDialect
+from simulation.wire_anthropic import MessagesWire
+from simulation.wire_gemini import GenerateContentWire
+from simulation.wire_openai import AzureWire, ChatCompletionsWire
+
+WIRES: tuple[WireDialect, ...] = (ChatCompletionsWire(), AzureWire(), MessagesWire(), GenerateContentWire())
+
+
+def _uniform(*parts: object) -> float:
+    digest = hashlib.blake2b("\x1f".join(map(str, parts)).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") / 2**64
+
+
+class _Bucket:
+    """A token bucket: `rate` per second, `capacity` tokens."""
+
+    def __init__(self, rate: float, capacity: float) -> None:
+        self.rate, self.capacity = rate, capacity
+        self.tokens, self.stamp = capacity, time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False
+
+    def wait_s(self) -> float:
+        return max(1.0 - self.tokens, 0.0) / self.rate
+
+    def full_s(self) -> float:
+        return max(self.capacity - self.tokens, 0.0) / self.rate
+
+
+class FakeServer:
+    """The app, its configuration and its counters (thread-safe enough for
+    reading from a test thread while the server runs in another)."""
+
+    def __init__(self, config: FakeConfig = FakeConfig(), items: ItemIndex | None = None) -> None:
+        self.config = config
+        self.items = items
+        self.url = ""  # set by serve(): http://127.0.0.1:PORT
+        self._lock = threading.Lock()
+        self.reset()
+
+    # -- state ----------------------------------------------------------
+
+    def reset(self) -> None:
+        with self._lock:
+            self._n = 0
+            self._fault_counters = [0] * len(self.config.faults)
+            self._by_status: Counter[str] = Counter()
+            self._by_provider: Counter[str] = Counter()
+            self._by_model: Counter[str] = Counter()
+            self._by_outcome: Counter[str] = Counter()
+            self._completions: Counter[bytes] = Counter()
+            self._buckets: dict[str, _Bucket] = {}
+            self._seen_prefixes: set[bytes] = set()
+            self._first_at = self._last_at = 0.0
+
+    def set_config(self, config: FakeConfig) -> None:
+        """Replace the whole configuration; counters are reset."""
+        self.config = config
+        self.reset()
+
+    def configure(self, **changes: Any) -> None:
+        """Replace config fields (e.g. faults=(...), rpm=600); counters are reset."""
+        self.config = msgspec.convert({**msgspec.to_builtins(self.config), **_builtins(changes)}, FakeConfig)
+        self.reset()
+
+    def stats(self) -> dict[str, Any]:
+        with self._lock:
+            repeated = {k.hex(): n for k, n in self._completions.items() if n > 1}
+            return {
+                "requests": self._n,
+                "completed": sum(self._completions.values()),
+                "distinct_completed": len(self._completions),
+                "repeated_completions": len(repeated),
+                "repeated": repeated,
+                "by_status": dict(self._by_status),
+                "by_provider": dict(self._by_provider),
+                "by_model": dict(self._by_model),
+                "by_outcome": dict(self._by_outcome),
+                "first_request_at": self._first_at,
+                "last_request_at": self._last_at,
+            }
+
+    def truth(self) -> dict[str, Any]:
+        out = {"default": sim.planted_truth(self.config.default_judge)}
+        out.update({model: sim.planted_truth(params) for model, params in self.config.judges.items()})
+        return out
+
+    def judge_params(self, model: str) -> sim.SimJudgeParams:
+        return self.config.judges.get(model, self.config.default_judge)
+
+    # -- the app --------------------------------------------------------
+
+    def app(self) -> web.Application:
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        for wire in WIRES:
+            for route in wire.routes():
+                app.router.add_post(route, self._handler(wire))
+        app.router.add_get("/_fake/stats", self._stats)
+        app.router.add_get("/_fake/truth", self._truth)
+        app.router.add_post("/_fake/reset", self._reset)
+        app.router.add_post("/_fake/config", self._config)
+        return app
+
+    def _handler(self, wire: WireDialect):  # type: ignore[no-untyped-def]
+        async def handle(request: web.Request) -> web.StreamResponse:
+            return await self._serve(request, wire)
+
+        return handle
+
+    async def _stats(self, request: web.Request) -> web.Response:
+        return web.Response(body=ENCODER.encode(self.stats()), content_type=JSON)
+
+    async def _truth(self, request: web.Request) -> web.Response:
+        return web.Response(body=ENCODER.encode(self.truth()), content_type=JSON)
+
+    async def _reset(self, request: web.Request) -> web.Response:
+        self.reset()
+        return web.Response(body=b"{}", content_type=JSON)
+
+    async def _config(self, request: web.Request) -> web.Response:
+        try:
+            self.configure(**msgspec.json.decode(await request.read()))
+        except (msgspec.DecodeError, msgspec.ValidationError, TypeError) as exc:
+            return web.Response(status=400, body=ENCODER.encode({"error": str(exc)}), content_type=JSON)
+        return web.Response(body=ENCODER.encode(msgspec.to_builtins(self.config)), content_type=JSON)
+
+    # -- one request ----------------------------------------------------
+
+    async def _serve(self, request: web.Request, wire: WireDialect) -> web.StreamResponse:
+        raw = await request.read()
+        with self._lock:
+            index = self._n
+            self._n += 1
+            now = time.time()
+            self._first_at = self._first_at or now
+            self._last_at = now
+            self._by_provider[wire.provider] += 1
+        config = self.config
+        try:
+            call = _validate(wire, request, raw, config)
+        except Reject as reject:
+            return self._count(reject.status, "rejected", wire.error_response(reject))
+        with self._lock:
+            self._by_model[call.model] += 1
+        delay = _latency_s(config, index)
+        if delay > 0:
+            await asyncio.sleep(delay)
+        fault = self._fault_for(call, index)
+        if fault is None and config.rpm:
+            limited = self._rate_limited(wire, call, config)
+            if limited is not None:
+                return self._count(429, "rate_limited", limited)
+        if fault is not None:
+            response = await self._inject(wire, fault, call, request)
+            return self._count(response.status, fault.kind, response)
+        text, finish = self._answer(call)
+        body = wire.success_body(call, text, finish, self._cached_prefix_tokens(call), config.seed + index)
+        response = web.Response(body=body, content_type=JSON, headers=self._budget_headers(wire, call))
+        with self._lock:
+            self._completions[_fingerprint(request, raw)] += 1
+        return self._count(200, "ok", response)
+
+    def _count(self, status: int, outcome: str, response: web.StreamResponse) -> web.StreamResponse:
+        with self._lock:
+            self._by_status[str(status)] += 1
+            self._by_outcome[outcome] += 1
+        return response
+
+    def _fault_for(self, call: Call, index: int) -> Fault | None:
+        chosen = None
+        with self._lock:
+            for number, fault in enumerate(self.config.faults):
+                if fault.providers and call.provider not in fault.providers:
+                    continue
+                if not fnmatch.fnmatchcase(call.model, fault.models):
+                    continue
+                nth = self._fault_counters[number]
+                self._fault_counters[number] += 1
+                hit = nth in fault.schedule or (fault.rate > 0 and _uniform(self.config.seed, "fault", number, nth) < fault.rate)
+                if hit and chosen is None:
+                    chosen = fault
+        return chosen
+
+    def _rate_limited(self, wire: WireDialect, call: Call, config: FakeConfig) -> web.Response | None:
+        assert config.rpm
+        with self._lock:
+            bucket = self._buckets.get(call.model)
+            if bucket is None:
+                capacity = config.rpm_burst or max(1.0, config.rpm / 60.0)
+                bucket = self._buckets[call.model] = _Bucket(config.rpm / 60.0, capacity)
+            if bucket.take():
+                return None
+            wait = bucket.wait_s()
+            headers = _budget_headers(wire, config, bucket)
+        return wire.rate_limit_response(wait, headers, bare=False)
+
+    def _budget_headers(self, wire: WireDialect, call: Call) -> dict[str, str]:
+        with self._lock:
+            return _budget_headers(wire, self.config, self._buckets.get(call.model))
+
+    async def _inject(self, wire: WireDialect, fault: Fault, call: Call, request: web.Request) -> web.StreamResponse:
+        if fault.kind == "server_error":
+            status = fault.status or 500
+            return wire.error_response(Reject(status, wire.server_kind(status), "The server had an error processing your request."))
+        if fault.kind == "overloaded":
+            status = wire.overloaded_status
+            return wire.error_response(Reject(status, wire.server_kind(status), "The service is temporarily overloaded."))
+        if fault.kind in ("rate_limit", "rate_limit_bare"):
+            return wire.rate_limit_response(fault.retry_after_s, {}, bare=fault.kind == "rate_limit_bare")
+        if fault.kind == "bad_request":
+            return wire.error_response(Reject(400, wire.bad_request_kind, "Invalid request (injected)."))
+        if fault.kind == "http_error":
+            status = fault.status or 500
+            return wire.error_response(Reject(status, wire.kind_for_status(status), f"Injected HTTP {status}."))
+        if fault.kind == "hang":
+            await asyncio.sleep(fault.hang_s)
+            text, finish = self._answer(call)
+            return web.Response(body=wire.success_body(call, text, finish, 0, 0), content_type=JSON)
+        if fault.kind == "reset":
+            _drop(request)
+            return web.Response(status=500)
+        if fault.kind == "truncated":
+            text, finish = self._answer(call)
+            body = wire.success_body(call, text, finish, 0, 0)
+            response = web.StreamResponse(headers={"Content-Type": JSON})
+            response.content_length = len(body)
+            await response.prepare(request)
+            await response.write(body[: len(body) // 2])
+            _drop(request)
+            return response
+        if fault.kind == "malformed":
+            return web.Response(body=b'{"id": "x", "choices": [{"index": 0, "message": {"role": "assis', content_type=JSON)
+        if fault.kind == "unparseable":
+            return web.Response(body=wire.success_body(call, "I would rather not put a number on this.", "stop", 0, 0), content_type=JSON)
+        blocked = wire.prompt_filter() if fault.kind == "prompt_filter" else None
+        if blocked is not None:
+            return wire.error_response(blocked)
+        return web.Response(body=wire.filtered_body(call, prompt_blocked=fault.kind == "prompt_filter"), content_type=JSON)
+
+    def _answer(self, call: Call) -> tuple[str, str]:
+        return answer(self.judge_params(call.model), call, self.items)
+
+    def _cached_prefix_tokens(self, call: Call) -> int:
+        """Simulated prefix caching: the system prompt counts as cached once seen."""
+        if call.provider == "anthropic":
+            prefix = call.anthropic_cached_prefix
+            if not prefix:
+                return 0
+        system = "".join(m.content for m in call.messages if m.role == "system")
+        if not system:
+            return 0
+        key = hashlib.blake2b(f"{call.provider}\x1f{call.model}\x1f{system}".encode(), digest_size=16).digest()
+        with self._lock:
+            seen = key in self._seen_prefixes
+            self._seen_prefixes.add(key)
+        tokens = len(system) // 4
+        return tokens if seen else -tokens  # negative: written to the cache this time
+
+
+def _builtins(changes: dict[str, Any]) -> dict[str, Any]:
+    return {k: msgspec.to_builtins(v) for k, v in changes.items()}
+
+
+def _fingerprint(request: web.Request, raw: bytes) -> bytes:
+    h = hashlib.blake2b(raw, digest_size=16)
+    h.update(request.path.encode())
+    return h.digest()
+
+
+def _latency_s(config: FakeConfig, index: int) -> float:
+    lat = config.latency
+    if lat.kind == "zero":
+        return 0.0
+    if lat.kind == "fixed":
+        return lat.value_s
+    u = _uniform(config.seed, "latency", index)
+    if lat.kind == "uniform":
+        return lat.low_s + (lat.high_s - lat.low_s) * u
+    return lat.median_s * math.exp(lat.sigma * statistics.NormalDist().inv_cdf(min(max(u, 1e-9), 1 - 1e-9)))
+
+
+def _drop(request: web.Request) -> None:
+    transport = request.transport
+    if transport is not None:
+        transport.abort()
+
+
+def _validate(wire: WireDialect, request: web.Request, raw: bytes, config: FakeConfig) -> Call:
+    try:
+        body = msgspec.json.decode(raw)
+    except msgspec.DecodeError:
+        raise Reject(400, wire.bad_request_kind, "We could not parse the JSON body of your request.") from None
+    if not isinstance(body, dict):
+        raise Reject(400, wire.bad_request_kind, "The request body must be a JSON object.")
+    call = wire.validate(request, body)
+    if not any(fnmatch.fnmatchcase(call.model, pattern) for pattern in config.keyless_models):
+        key = wire.key(request)
+        if not key:
+            raise wire.missing_key()
+        if config.valid_keys and key not in config.valid_keys:
+            raise wire.invalid_key()
+    if any(fnmatch.fnmatchcase(call.model, pattern) for pattern in config.missing_models):
+        raise wire.not_found(call.model)
+    return call
+
+
+def _budget_headers(wire: WireDialect, config: FakeConfig, bucket: _Bucket | None) -> dict[str, str]:
+    if not config.rpm or bucket is None:
+        return {}
+    return wire.budget_headers(Budget(limit=int(config.rpm), remaining=int(bucket.tokens), full_in_s=bucket.full_s()))
+
+
+# ---------------------------------------------------------------------------
+# Running it
+
+
+@contextlib.asynccontextmanager
+async def serve(
+    config: FakeConfig = FakeConfig(), *, items: ItemIndex | None = None, port: int = 0, host: str = "127.0.0.1"
+) -> AsyncIterator[FakeServer]:
+    """Run the fake server in the current event loop; yields it with `.url` set."""
+    server = FakeServer(config, items)
+    runner = web.AppRunner(server.app(), access_log=None, handle_signals=False, shutdown_timeout=0.5)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port, reuse_address=True, backlog=1024)
+    await site.start()
+    bound = runner.addresses[0]
+    server.url = f"http://{host}:{bound[1]}"
+    try:
+        yield server
+    finally:
+        await runner.cleanup()
+
+
+@contextlib.contextmanager
+def serve_in_thread(config: FakeConfig = FakeConfig(), *, items: ItemIndex | None = None, port: int = 0) -> Iterator[FakeServer]:
+    """Run the fake server on its own event loop in a thread (for sync tests and benchmarks)."""
+    ready = threading.Event()
+    holder: dict[str, Any] = {}
+    loop = asyncio.new_event_loop()
+
+    async def main() -> None:
+        try:
+            async with serve(config, items=items, port=port) as server:
+                holder["server"] = server
+                holder["stop"] = stop = asyncio.Event()
+                ready.set()
+                await stop.wait()
+        except BaseException as exc:  # surfaced to the caller below
+            holder["error"] = exc
+            ready.set()
+        # handlers still sleeping (hang faults) belong to this private loop: end them here
+        leftovers = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+        for task in leftovers:
+            task.cancel()
+        await asyncio.gather(*leftovers, return_exceptions=True)
+
+    thread = threading.Thread(target=loop.run_until_complete, args=(main(),), name="fake-server", daemon=True)
+    thread.start()
+    ready.wait(30)
+    if "error" in holder or "server" not in holder:
+        thread.join(5)
+        raise RuntimeError(f"fake server did not start: {holder.get('error')!r}")
+    try:
+        yield holder["server"]
+    finally:
+        loop.call_soon_threadsafe(holder["stop"].set)
+        thread.join(10)
+        loop.close()
