@@ -1,4 +1,4 @@
-"""`needlejudge cache stats|export|verify STORE_OR_CONFIG`."""
+"""`needlejudge cache stats|export|verify|import STORE_OR_CONFIG`."""
 
 from __future__ import annotations
 
@@ -8,13 +8,24 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-HELP = "Inspect the call cache of a store: stats, export (JSON Lines), verify (decode every entry)."
+HELP = (
+    "Inspect or move the call cache of a store: stats, export (JSON Lines), "
+    "verify (decode every entry), import (merge exports or other stores into this one)."
+)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("action", choices=("stats", "export", "verify"))
+    parser.add_argument("action", choices=("stats", "export", "verify", "import"))
     parser.add_argument("store", help="a store folder, or an experiment config (TOML) whose store to use")
     parser.add_argument("--out", help="export: output file (default: stdout)")
+    parser.add_argument(
+        "--from",
+        dest="sources",
+        action="append",
+        default=[],
+        metavar="SOURCE",
+        help="import: an export file or another store folder (repeatable); the store is created if missing",
+    )
     parser.add_argument("--delete-corrupt", action="store_true", help="verify: delete entries that do not decode")
 
 
@@ -33,6 +44,8 @@ def main(args: argparse.Namespace) -> int:
     from engine.store import Store
 
     path = _store_path(args.store)
+    if args.action == "import":
+        return _import(path, [Path(source) for source in args.sources])
     try:
         store = Store(path, readonly=not args.delete_corrupt)
     except FileNotFoundError as exc:
@@ -42,7 +55,7 @@ def main(args: argparse.Namespace) -> int:
         if args.action == "stats":
             return _stats(store, cache)
         if args.action == "export":
-            return _export(cache, args.out)
+            return _export(store, args.out)
         return _verify(store, cache, delete=args.delete_corrupt, results_db=RESULTS_DB)
 
 
@@ -84,19 +97,17 @@ def _stats(store, cache) -> int:  # type: ignore[no-untyped-def]
     return 0
 
 
-def _export(cache, out: str | None) -> int:  # type: ignore[no-untyped-def]
+def _export(store, out: str | None) -> int:  # type: ignore[no-untyped-def]
     import msgspec
 
-    from engine.cache import decode_result
+    from engine.cache_transfer import CacheRecord, export_records
 
     encoder = msgspec.json.Encoder()
     sink = open(out, "wb") if out else sys.stdout.buffer
     n = corrupt = 0
     try:
-        for key, raw in cache.items():
-            try:
-                record = {"key": key.hex(), "result": decode_result(raw)}
-            except Exception:  # reported below; `cache verify` names them
+        for record in export_records(store):
+            if not isinstance(record, CacheRecord):  # reported below; `cache verify` names them
                 corrupt += 1
                 continue
             sink.write(encoder.encode(record) + b"\n")
@@ -109,6 +120,42 @@ def _export(cache, out: str | None) -> int:  # type: ignore[no-untyped-def]
         print(f"{corrupt:,} corrupt entries skipped; run `needlejudge cache verify` to list them", file=sys.stderr)
         return 1
     return 0
+
+
+def _import(path: Path, sources: list[Path]) -> int:
+    from engine.cache_transfer import import_sources
+    from engine.contracts import ConfigError
+    from engine.store import Store
+
+    if not sources:
+        raise ConfigError("cache import: name at least one --from SOURCE (an export file or a store folder)")
+    for source in sources:
+        if not source.exists():
+            raise ConfigError(f"cache import: {source}: no such export file or store folder")
+        if source.is_dir() and not (source / "data.mdb").exists():
+            raise ConfigError(f"cache import: {source}: no needlejudge store here (no data.mdb)")
+        if source.resolve() == path.resolve():
+            raise ConfigError(f"cache import: {source} is the target store itself")
+    with Store(path) as store:
+        summary = import_sources(store, sources)
+    for problem in summary.invalid[:50]:
+        print(f"invalid {problem}")
+    for conflict in summary.conflicts[:50]:
+        print(
+            f"conflict {conflict.key} from {conflict.source}: kept {_answer(conflict.kept)}, "
+            f"incoming {_answer(conflict.incoming)} (not overwritten)"
+        )
+    print(
+        f"imported into {path}: {summary.read:,} read, {summary.added:,} added, "
+        f"{summary.already_present:,} already present with the same answer, "
+        f"{len(summary.conflicts):,} conflicts, {len(summary.invalid):,} invalid"
+    )
+    return 1 if summary.conflicts or summary.invalid else 0
+
+
+def _answer(result) -> str:  # type: ignore[no-untyped-def]
+    text = result.text if len(result.text) <= 60 else result.text[:57] + "..."
+    return f"{result.status} score={result.score} text={text!r}"
 
 
 def _verify(store, cache, *, delete: bool, results_db: str) -> int:  # type: ignore[no-untyped-def]
