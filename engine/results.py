@@ -207,10 +207,6 @@ def encode_row(row: ResultRow) -> bytes:
     return _encode(row)
 
 
-def decode_row(raw: bytes) -> ResultRow:
-    return _decode_row(raw)
-
-
 # ---------------------------------------------------------------------------
 # Reading a run back
 
@@ -228,11 +224,6 @@ def iter_rows(store: Store, run_id: bytes) -> Iterator[ResultRow]:
 def cell_rows(store: Store, run_id: bytes, cell_no: int) -> Iterator[ResultRow]:
     for _, value in store.items_raw(ROWS_DB, cell_prefix(run_id, cell_no)):
         yield _decode_row(value)
-
-
-def load_cell_state(store: Store, run_id: bytes, cell_no: int) -> CellState | None:
-    raw = store.get_raw(RUNS_DB, cell_state_key(run_id, cell_no))
-    return None if raw is None else msgspec.msgpack.decode(raw, type=CellState)
 
 
 def load_cell_states(store: Store, run_id: bytes) -> dict[int, CellState]:
