@@ -29,12 +29,15 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import msgspec
 
-from engine.contracts import CallResult, ConfigError, ResultRow, Verdict
+from engine.contracts import CallResult, ConfigError, Pair, ResultRow, Verdict
 from engine.store import Store
+
+if TYPE_CHECKING:
+    from engine.design import Cell
 
 ROWS_DB = "rows"
 RUNS_DB = "runs"
@@ -136,9 +139,9 @@ def make_row(
     model: str,
     prompt_id: str,
     prompt_version: str,
-    cell: Any,
+    cell: Cell,
     doc_index: int,
-    pair: Any,
+    pair: Pair,
     verdict: Verdict,
     results: list[CallResult],
     keys: tuple[bytes, ...],
@@ -207,10 +210,6 @@ def encode_row(row: ResultRow) -> bytes:
     return _encode(row)
 
 
-def decode_row(raw: bytes) -> ResultRow:
-    return _decode_row(raw)
-
-
 # ---------------------------------------------------------------------------
 # Reading a run back
 
@@ -228,11 +227,6 @@ def iter_rows(store: Store, run_id: bytes) -> Iterator[ResultRow]:
 def cell_rows(store: Store, run_id: bytes, cell_no: int) -> Iterator[ResultRow]:
     for _, value in store.items_raw(ROWS_DB, cell_prefix(run_id, cell_no)):
         yield _decode_row(value)
-
-
-def load_cell_state(store: Store, run_id: bytes, cell_no: int) -> CellState | None:
-    raw = store.get_raw(RUNS_DB, cell_state_key(run_id, cell_no))
-    return None if raw is None else msgspec.msgpack.decode(raw, type=CellState)
 
 
 def load_cell_states(store: Store, run_id: bytes) -> dict[int, CellState]:

@@ -18,19 +18,11 @@ from engine.design import Design
 from engine.results import iter_rows, load_cell_states
 from engine.scheduler import FailurePolicy, RunAborted, Scheduler
 from engine.store import Store
+from tests.scheduler_harness import design_toml
 
 RUN_ID = "00112233445566ff"
 
-CONFIG = """
-store = "unused"
-output = "unused"
-seed = 7
-needles = ["none", "neg", "con"]
-hays = ["orig", "rand"]
-positions = [[0, 0], [1, 2], [2, 1]]
-window = {window}
-[stopping]
-{stopping}
+JUDGES = """
 [[judges]]
 name = "sim"
 adapter = "scripted"
@@ -59,6 +51,10 @@ def item_of(items, request: CallRequest):  # type: ignore[no-untyped-def]
     item = items.item(*extract_documents(request.messages))
     assert item is not None, request.messages[-1].content[:200]
     return item
+
+
+def config_text(*, stopping: str, concurrency: int, window: int) -> str:
+    return design_toml(seed=7, stopping=stopping, window=window) + JUDGES.format(concurrency=concurrency)
 
 
 def score_for(request: CallRequest) -> int:
@@ -118,7 +114,7 @@ class ScriptedJudge:
 
 
 def make_config(tmp_path: Path, *, stopping: str = 'kind = "fixed"\nn = 6', concurrency: int = 8, window: int = 2) -> ExperimentConfig:
-    text = CONFIG.format(stopping=stopping, concurrency=concurrency, window=window)
+    text = config_text(stopping=stopping, concurrency=concurrency, window=window)
     return parse_config(text, base_dir=tmp_path)
 
 
@@ -309,7 +305,7 @@ def test_persistent_failures_abort_instead_of_burning_through_the_corpus(corpus,
 
 def test_identical_requests_in_flight_together_are_called_once(corpus, store: Store, tmp_path: Path) -> None:
     # at (0, 0) a window is the needle sentence alone: orig and rand hay give the same pair
-    text = CONFIG.format(stopping='kind = "fixed"\nn = 5', concurrency=8, window=2).replace(
+    text = config_text(stopping='kind = "fixed"\nn = 5', concurrency=8, window=2).replace(
         "positions = [[0, 0], [1, 2], [2, 1]]", "positions = [[0, 0]]"
     )
     config = parse_config(text, base_dir=tmp_path)
@@ -351,18 +347,24 @@ class CommitCheckingScheduler(Scheduler):
         super().__init__(*args, **kwargs)
         self.consumed_before_commit: list[str] = []
 
-    def _consume(self, cell_no, doc_index, judged) -> None:  # type: ignore[no-untyped-def]
-        row = msgspec.msgpack.decode(judged[0][2], type=ResultRow)
-        for key in row.cache_keys:
-            if self.cache.store.get_raw(RESULTS_DB, bytes.fromhex(key)) is None:
-                self.consumed_before_commit.append(key)
-        super()._consume(cell_no, doc_index, judged)
+    def restore(self) -> None:
+        super().restore()
+        consume = self.output.consume
+
+        def checked(cell_no, doc_index, judged) -> None:  # type: ignore[no-untyped-def]
+            row = msgspec.msgpack.decode(judged[0][2], type=ResultRow)
+            for key in row.cache_keys:
+                if self.cache.store.get_raw(RESULTS_DB, bytes.fromhex(key)) is None:
+                    self.consumed_before_commit.append(key)
+            consume(cell_no, doc_index, judged)
+
+        self.output.consume = checked  # type: ignore[method-assign]
 
 
 def test_an_item_never_counts_before_the_answers_it_used_are_stored(corpus, store: Store, tmp_path: Path) -> None:
     # triples items make two calls, and one document's extraction is shared by
     # many items (the same window under several needles): twins in flight
-    text = CONFIG.format(stopping='kind = "fixed"\nn = 4', concurrency=8, window=2)
+    text = config_text(stopping='kind = "fixed"\nn = 4', concurrency=8, window=2)
     text = text.replace('model = "sim-1"\n', 'model = "sim-1"\nprompts = ["triples"]\n').replace('prompts = ["bands"]', 'prompts = ["triples"]')
     config = parse_config(text, base_dir=tmp_path)
     # latencies spread well past the 10 ms commit gather, so a twin can finish first
