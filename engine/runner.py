@@ -146,7 +146,7 @@ def _git_commit() -> str | None:
 
 async def arun_experiment(config: ExperimentConfig, *, quiet: bool = True, export: bool = True) -> RunSummary:
     """Run (or resume, or re-read) an experiment and export its results."""
-    from adapters.registry import create_adapter
+    from engine.registry import create_adapter
 
     started_at, t0 = _now(), time.perf_counter()
     experiment = Experiment(config, prepare_progress=not quiet)
