@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from adapters.http import HttpAdapter, Reply, api_key_from_env, decode_json, settings_from_options
-from engine.contracts import Capabilities, CallRequest, JudgeSpec, Usage
+from engine.contracts import Backend, Capabilities, CallRequest, JudgeSpec, Usage
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 DEFAULT_VERSION = "2023-06-01"
@@ -110,6 +110,11 @@ class MessagesDialect:
         return None
 
 
+def capabilities(spec: JudgeSpec) -> Capabilities:
+    """No seed, no guided decoding; prompt caching unless options.prompt_caching is false."""
+    return Capabilities(seed=False, prompt_caching=bool(spec.options.get("prompt_caching", True)))
+
+
 def create(spec: JudgeSpec) -> HttpAdapter:
     """Anthropic (key: ANTHROPIC_API_KEY or `api_key_env`); options
     `anthropic_version`, `prompt_caching` (default true)."""
@@ -117,13 +122,10 @@ def create(spec: JudgeSpec) -> HttpAdapter:
     settings = settings_from_options(spec, frozenset(own))
     key = api_key_from_env(spec, ("ANTHROPIC_API_KEY",))
     base = (spec.base_url or DEFAULT_BASE_URL).rstrip("/")
-    caching = bool(spec.options.get("prompt_caching", True))
-    dialect = MessagesDialect(f"{base}/v1/messages", spec.model, prompt_caching=caching)
+    declared = capabilities(spec)
+    dialect = MessagesDialect(f"{base}/v1/messages", spec.model, prompt_caching=declared.prompt_caching)
     headers = {"x-api-key": key or "", "anthropic-version": str(spec.options.get("anthropic_version", DEFAULT_VERSION))}
-    return HttpAdapter(spec, dialect, headers, Capabilities(seed=False, prompt_caching=caching), settings, unsupported=_unsupported)
+    return HttpAdapter(spec, dialect, headers, declared, settings)
 
 
-def _unsupported(request: CallRequest) -> str | None:
-    if request.decoding.guided_regex:
-        return "the Anthropic Messages API has no guided decoding (guided_regex)"
-    return None
+ANTHROPIC = Backend(capabilities=capabilities, create=create)

@@ -34,7 +34,7 @@ from collections.abc import Callable
 import numpy as np
 from rapidfuzz.distance import Indel
 
-from engine.contracts import AdapterConfigError, CallRequest, CallResult, Capabilities, JudgeSpec, Usage
+from engine.contracts import AdapterConfigError, Backend, CallRequest, CallResult, Capabilities, JudgeSpec, Usage
 from engine.prompts import DocumentsNotFound, extract_documents
 
 _TOKEN = re.compile(r"\w+")
@@ -77,6 +77,7 @@ MEASURES: dict[str, Callable[[str, str], float]] = {
     "tfidf": tfidf_cosine,
 }
 MEASURE_VERSION = "v1"
+CAPABILITIES = Capabilities()  # a measure of the texts: no decoding at all
 
 
 def score_text(score: float) -> str:
@@ -86,7 +87,7 @@ def score_text(score: float) -> str:
 
 
 class BaselineAdapter:
-    capabilities = Capabilities()
+    capabilities = CAPABILITIES
 
     def __init__(self, spec: JudgeSpec, measure: Callable[[str, str], float]) -> None:
         self.spec = spec
@@ -137,3 +138,6 @@ def create(spec: JudgeSpec) -> BaselineAdapter:
             f"judge {spec.name!r}: adapter 'baseline' takes no options, got {', '.join(sorted(spec.options))}"
         )
     return BaselineAdapter(spec, measure)
+
+
+BASELINE = Backend(capabilities=lambda spec: CAPABILITIES, create=create)

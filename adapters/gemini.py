@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from adapters.http import HttpAdapter, MalformedResponse, Reply, api_key_from_env, decode_json, parse_duration, settings_from_options
-from engine.contracts import Capabilities, CallRequest, JudgeSpec, Usage
+from engine.contracts import Backend, Capabilities, CallRequest, JudgeSpec, Usage
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 DEFAULT_API_VERSION = "v1beta"
@@ -149,6 +149,9 @@ def retry_delay_from_body(body: bytes) -> float | None:
     return None
 
 
+CAPABILITIES = Capabilities(seed=True, prompt_caching=False)  # JSON schemas, but no regex-guided decoding
+
+
 def create(spec: JudgeSpec) -> HttpAdapter:
     """Gemini (key: GEMINI_API_KEY or GOOGLE_API_KEY, or `api_key_env`); option `api_version`."""
     own = ("api_version",)
@@ -159,12 +162,8 @@ def create(spec: JudgeSpec) -> HttpAdapter:
     model = spec.model if spec.model.startswith(("models/", "tunedModels/")) else f"models/{spec.model}"
     dialect = GenerateContentDialect(f"{base}/{version}/{model}:generateContent")
     return HttpAdapter(
-        spec, dialect, {"x-goog-api-key": key or ""}, Capabilities(seed=True, prompt_caching=False), settings,
-        unsupported=_unsupported, retry_delay=retry_delay_from_body,
+        spec, dialect, {"x-goog-api-key": key or ""}, CAPABILITIES, settings, retry_delay=retry_delay_from_body,
     )
 
 
-def _unsupported(request: CallRequest) -> str | None:
-    if request.decoding.guided_regex:
-        return "the Gemini API has no regex-guided decoding (guided_regex); use json_schema"
-    return None
+GEMINI = Backend(capabilities=lambda spec: CAPABILITIES, create=create)

@@ -342,7 +342,6 @@ class HttpAdapter:
         capabilities: Capabilities,
         settings: HttpSettings,
         *,
-        unsupported: Callable[[CallRequest], str | None] = lambda request: None,
         retry_delay: Callable[[bytes], float | None] = lambda body: None,
     ) -> None:
         if spec.concurrency < 1:
@@ -354,7 +353,6 @@ class HttpAdapter:
         self._dialect = dialect
         self._headers = {"Content-Type": "application/json", **headers}  # holds the key: never log or repr
         self._settings = settings
-        self._unsupported = unsupported
         self._retry_delay = retry_delay  # a delay some providers put in the error body
         self._session: aiohttp.ClientSession | None = None
         self._plain: PlainHttpClient | None = None
@@ -369,7 +367,6 @@ class HttpAdapter:
         self._pause_until = 0.0  # judge-wide gate (monotonic clock)
         self._consecutive_failures = 0
         self._breaker_cause = ""
-        self.stats = {"calls": 0, "attempts": 0, "rate_limited": 0, "retries": 0, "paused_s": 0.0}
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} judge={self.spec.name!r} provider={self._dialect.provider} model={self.spec.model!r}>"
@@ -422,11 +419,10 @@ class HttpAdapter:
     async def complete(self, request: CallRequest) -> CallResult:
         started_wall = time.time()
         started = time.monotonic()
-        self.stats["calls"] += 1
         if self._breaker_cause:
             return self._failure("circuit_open", self._breaker_cause, 0, started_wall)
-        reason = self._unsupported(request)
-        if reason:
+        if request.decoding.guided_regex and not self.capabilities.guided_decoding:
+            reason = f"{self._dialect.provider} has no regex-guided decoding (guided_regex); see Capabilities"
             return self._failure("unsupported", f"judge {self.spec.name!r}: {reason}", 0, started_wall)
         try:
             url, body = self._dialect.url_and_body(request)
@@ -443,7 +439,6 @@ class HttpAdapter:
             await self._wait_for_budget(tokens)
             await self._inflight.acquire()
             try:
-                self.stats["attempts"] += 1
                 last = await self._exchange(url, body, headers, tokens)
             finally:
                 self._inflight.release()
@@ -473,7 +468,6 @@ class HttpAdapter:
                 delay = max(delay, last.retry_after)
             if time.monotonic() + delay > deadline:
                 break
-            self.stats["retries"] += 1
             log.debug(
                 "judge %s: %s (attempt %d of %d), retrying in %.2fs",
                 self.spec.name, last.kind, attempt, self.spec.max_attempts, delay,
@@ -528,7 +522,6 @@ class HttpAdapter:
             )
         text = _text(raw)
         if status in RATE_LIMIT_STATUSES:
-            self.stats["rate_limited"] += 1
             wait = retry_after_s(response_headers, now)
             if wait is None:
                 wait = self._retry_delay(raw)
@@ -563,7 +556,6 @@ class HttpAdapter:
             wait = self._pause_until - time.monotonic()
             if wait <= 0:
                 break
-            self.stats["paused_s"] += wait
             await anyio.sleep(wait)
         if self._rpm is not None:
             await self._rpm.acquire()

@@ -32,7 +32,7 @@ from adapters.http import (
     decode_json,
     settings_from_options,
 )
-from engine.contracts import AdapterConfigError, Capabilities, CallRequest, JudgeSpec, Usage
+from engine.contracts import AdapterConfigError, Backend, Capabilities, CallRequest, JudgeSpec, Usage
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_AZURE_API_VERSION = "2024-10-21"
@@ -172,18 +172,27 @@ class ChatCompletionsDialect:
         return None
 
 
-def _capabilities(*, guided: bool) -> Capabilities:
-    return Capabilities(seed=True, guided_decoding=guided, prompt_caching=True)
-
-
-def _no_guided(request: CallRequest) -> str | None:
-    if request.decoding.guided_regex:
-        return "this adapter has no guided decoding (guided_regex); use adapter 'openai-compatible' on a vLLM server"
-    return None
-
-
 def _options(spec: JudgeSpec, own: tuple[str, ...]) -> dict[str, Any]:
     return {k: spec.options[k] for k in own if k in spec.options}
+
+
+def structured_outputs_style(spec: JudgeSpec) -> str | None:
+    """How an OpenAI-compatible server takes guided decoding (options.structured_outputs):
+    "structured_outputs" (default), "legacy", or None for "none"."""
+    style = str(spec.options.get("structured_outputs", "structured_outputs"))
+    if style not in {"structured_outputs", "legacy", "none"}:
+        raise AdapterConfigError(
+            f"judge {spec.name!r}: options.structured_outputs must be 'structured_outputs', 'legacy' or 'none', got {style!r}"
+        )
+    return None if style == "none" else style
+
+
+CHAT_CAPABILITIES = Capabilities(seed=True, prompt_caching=True)  # OpenAI and Azure: no regex-guided decoding
+
+
+def compatible_capabilities(spec: JudgeSpec) -> Capabilities:
+    """Guided decoding unless options.structured_outputs is "none"."""
+    return Capabilities(seed=True, guided_decoding=structured_outputs_style(spec) is not None, prompt_caching=True)
 
 
 def create(spec: JudgeSpec) -> HttpAdapter:
@@ -198,7 +207,7 @@ def create(spec: JudgeSpec) -> HttpAdapter:
         max_tokens_field=str(opts.get("max_tokens_field", "max_completion_tokens")),
         structured_outputs=None,
     )
-    return HttpAdapter(spec, dialect, {"Authorization": f"Bearer {key}"}, _capabilities(guided=False), settings, unsupported=_no_guided)
+    return HttpAdapter(spec, dialect, {"Authorization": f"Bearer {key}"}, CHAT_CAPABILITIES, settings)
 
 
 def create_azure(spec: JudgeSpec) -> HttpAdapter:
@@ -220,7 +229,7 @@ def create_azure(spec: JudgeSpec) -> HttpAdapter:
         max_tokens_field=str(opts.get("max_tokens_field", "max_tokens")),
         structured_outputs=None,
     )
-    return HttpAdapter(spec, dialect, {"api-key": key or ""}, _capabilities(guided=False), settings, unsupported=_no_guided)
+    return HttpAdapter(spec, dialect, {"api-key": key or ""}, CHAT_CAPABILITIES, settings)
 
 
 def create_compatible(spec: JudgeSpec) -> HttpAdapter:
@@ -230,20 +239,16 @@ def create_compatible(spec: JudgeSpec) -> HttpAdapter:
     opts = _options(spec, own)
     if not spec.base_url:
         raise AdapterConfigError(f"judge {spec.name!r}: adapter 'openai-compatible' needs base_url (e.g. http://127.0.0.1:8000/v1)")
-    style = str(opts.get("structured_outputs", "structured_outputs"))
-    if style not in {"structured_outputs", "legacy", "none"}:
-        raise AdapterConfigError(
-            f"judge {spec.name!r}: options.structured_outputs must be 'structured_outputs', 'legacy' or 'none', got {style!r}"
-        )
     key = api_key_from_env(spec, (), required=False)
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     dialect = ChatCompletionsDialect(
         "openai-compatible", f"{spec.base_url.rstrip('/')}/chat/completions", spec.model,
         max_tokens_field=str(opts.get("max_tokens_field", "max_tokens")),
-        structured_outputs=None if style == "none" else style,
+        structured_outputs=structured_outputs_style(spec),
     )
-    guided = style != "none"
-    return HttpAdapter(
-        spec, dialect, headers, _capabilities(guided=guided), settings,
-        unsupported=(lambda request: None) if guided else _no_guided,
-    )
+    return HttpAdapter(spec, dialect, headers, compatible_capabilities(spec), settings)
+
+
+OPENAI = Backend(capabilities=lambda spec: CHAT_CAPABILITIES, create=create)
+AZURE = Backend(capabilities=lambda spec: CHAT_CAPABILITIES, create=create_azure)
+OPENAI_COMPATIBLE = Backend(capabilities=compatible_capabilities, create=create_compatible)

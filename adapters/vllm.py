@@ -29,6 +29,7 @@ from typing import Any
 import anyio
 
 from engine.contracts import (
+    Backend,
     AdapterConfigError,
     CallRequest,
     CallResult,
@@ -424,3 +425,6 @@ class VllmAdapter:
 def create(spec: JudgeSpec) -> VllmAdapter:
     """Registry factory. The engine starts on the first call, or on `await adapter.start()`."""
     return VllmAdapter(spec)
+
+
+VLLM = Backend(capabilities=lambda spec: CAPABILITIES, create=create)

@@ -66,7 +66,7 @@ async def bounded(calls, concurrency: int) -> None:
 
 
 def ours(provider: str, url: str, concurrency: int):
-    from adapters.registry import create_adapter
+    from engine.registry import create_adapter
 
     base = {"openai": url + "/v1", "azure": url, "anthropic": url, "gemini": url}[provider]
     spec = JudgeSpec(name=f"bench-{provider}", adapter=provider, model="sim-bench", base_url=base,

@@ -174,7 +174,7 @@ async def run_adapter(calls, model: str, options: dict, concurrency: int) -> dic
 
 
 async def run_server(calls, model: str, options: dict, concurrency: int) -> dict:
-    from adapters.registry import create_adapter
+    from engine.registry import create_adapter
     from adapters.vllm_server import VllmServer
     from engine.contracts import JudgeSpec
 

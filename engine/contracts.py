@@ -9,6 +9,7 @@ another part's internals.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import msgspec
@@ -177,21 +178,35 @@ class JudgeSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only
 
 
 class Capabilities(msgspec.Struct, frozen=True, kw_only=True):
+    """What a judge's backend honours: the only source of this truth. The
+    engine reads it through `engine.registry.capabilities(spec)` (known
+    without creating the adapter: a dry run creates none); the adapter
+    carries the same value and refuses what it does not honour."""
+
     seed: bool = False
-    guided_decoding: bool = False
+    guided_decoding: bool = False  # Decoding.guided_regex constrains the answer
     batch_api: bool = False
     prompt_caching: bool = False
 
 
 @runtime_checkable
 class Adapter(Protocol):
-    """One backend. Created by `adapters.registry.create_adapter(spec)`."""
+    """One backend. Created by `engine.registry.create_adapter(spec)`."""
 
     capabilities: Capabilities
 
     async def complete(self, request: CallRequest) -> CallResult: ...
 
     async def aclose(self) -> None: ...
+
+
+class Backend(msgspec.Struct, frozen=True, kw_only=True):
+    """One adapter name as an adapter module declares it for the registry:
+    its capabilities for a judge, and its factory (which gives the adapter
+    those same capabilities)."""
+
+    capabilities: Callable[[JudgeSpec], Capabilities]
+    create: Callable[[JudgeSpec], Adapter]
 
 
 class ConfigError(ValueError):

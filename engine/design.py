@@ -19,8 +19,8 @@ from typing import Any, Literal, Protocol
 import msgspec
 
 from engine.config import ExperimentConfig, JudgeConfig
-from adapters.registry import accepts_guided_regex
 from engine.contracts import CallRequest, ConfigError, Control, Decoding, Pair, Prompt, request_key
+from engine.registry import capabilities
 from engine.stopping import StoppingRule, StoppingSpec, make_rule_factory
 
 CHECK_CONTROLS = ("null_edit", "negative")
@@ -136,7 +136,7 @@ class Design:
         self._rule_factory = make_rule_factory(config.stopping, max(1, self.n_experimental))
         self._check_factories: dict[int, Callable[[], StoppingRule]] = {}
         # per (judge, prompt, order, tag?) constants of the request
-        self._guided_regex = {name: accepts_guided_regex(judge.spec()) for name, judge in self.judges.items()}
+        self._guided_regex = {name: capabilities(judge.spec()).guided_decoding for name, judge in self.judges.items()}
         self._decodings: dict[tuple[str, Decoding], Decoding] = {}
 
     # -- documents -----------------------------------------------------------
@@ -206,7 +206,7 @@ class Design:
 
     def _decoding(self, judge: str, decoding: Decoding) -> Decoding:
         """The prompt's decoding as this judge's backend can honour it (a
-        guided regex only where it constrains decoding; see accepts_guided_regex)."""
+        guided regex only where it constrains decoding: Capabilities.guided_decoding)."""
         key = (judge, decoding)
         canonical = self._decodings.get(key)
         if canonical is None:

@@ -44,7 +44,7 @@ async def arun_experiment(
 async def _run_and_finish(
     experiment: Experiment, started_at: str, t0: float, *, quiet: bool, export: bool, failure_policy: FailurePolicy | None
 ) -> RunSummary:
-    from adapters.registry import create_adapter
+    from engine.registry import create_adapter
 
     config = experiment.config
     cache = CallCache(experiment.store)

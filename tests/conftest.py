@@ -69,3 +69,17 @@ def corpus(prepared_store):
     from engine.pairs import Corpus
 
     return Corpus.open(prepared_store)
+
+
+def _scripted_backend_unused_create(spec):  # type: ignore[no-untyped-def]
+    raise AssertionError("scheduler tests hand their scripted judges to the scheduler directly")
+
+
+# The scheduler's tests declare judges with adapter = "scripted" and pass
+# in-process doubles as their adapters; the design still asks the registry
+# what such a judge honours, so the tests register it like any backend.
+from engine import registry as _registry  # noqa: E402
+from engine.contracts import Backend as _Backend, Capabilities as _Capabilities  # noqa: E402
+
+SCRIPTED_BACKEND = _Backend(capabilities=lambda spec: _Capabilities(), create=_scripted_backend_unused_create)
+_registry.BACKENDS.setdefault("scripted", "tests.conftest:SCRIPTED_BACKEND")

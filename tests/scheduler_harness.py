@@ -59,7 +59,7 @@ def run_scheduler(design: Design, store: Store, adapters: dict[str, Any] | None 
     """One run of the scheduler; adapters default to the registry's for each judge."""
 
     async def main() -> Scheduler:
-        from adapters.registry import create_adapter
+        from engine.registry import create_adapter
 
         made = adapters if adapters is not None else {name: create_adapter(judge.spec()) for name, judge in design.judges.items()}
         try:

@@ -9,7 +9,7 @@ import anyio
 import pytest
 
 from adapters.baseline import MEASURES, jaccard_similarity, score_text, sequence_ratio, tfidf_cosine
-from adapters.registry import create_adapter
+from engine.registry import create_adapter
 from engine.contracts import Adapter, AdapterConfigError, CallRequest, JudgeSpec, Message
 from engine.prompts import load_prompt
 

@@ -17,7 +17,7 @@ from http_fixtures import ADAPTERS, anyio_backend, judge_request, keys, server, 
 
 from simulation.fake_config import FakeConfig, Fault
 from adapters.http import budget_pause_s, cost_usd, parse_duration, retry_after_s
-from adapters.registry import create_adapter
+from engine.registry import create_adapter
 from engine.contracts import AdapterConfigError, JudgeSpec, Prices, Usage
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("keys")]

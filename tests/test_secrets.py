@@ -16,7 +16,7 @@ import pytest
 from http_fixtures import ADAPTERS, KEY_ENVS, anyio_backend, judge_request, server, spec_for  # noqa: F401 (fixtures)
 
 from simulation.fake_config import FakeConfig, Fault
-from adapters.registry import create_adapter
+from engine.registry import create_adapter
 from engine.cache import GroupCommitWriter, encode_result
 from engine.contracts import AdapterConfigError, request_key
 from engine.store import Store

@@ -21,7 +21,7 @@ from vllm_fixtures import (
     set_engine_env,
 )
 
-from adapters.registry import create_adapter
+from engine.registry import create_adapter
 from simulation.tiny_gemma import SPECIAL_TOKENS, build_tiny_gemma
 from adapters.vllm import (
     VllmAdapter,

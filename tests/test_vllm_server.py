@@ -22,7 +22,7 @@ from vllm_fixtures import (
     require_vllm,
 )
 
-from adapters.registry import create_adapter
+from engine.registry import create_adapter
 from simulation.tiny_gemma import build_tiny_gemma
 from adapters.vllm_server import VllmServer, server_flags
 from engine.contracts import AdapterConfigError, JudgeSpec

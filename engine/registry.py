@@ -1,0 +1,42 @@
+"""The adapter registry: the only way the engine reaches a concrete adapter.
+
+Adapter name -> the `Backend` an adapter module declares (engine.contracts),
+named by "module:attribute" and imported on first use: the engine never
+imports `adapters` (the layer above it) and a run with API judges never
+imports vLLM.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from engine.contracts import Adapter, AdapterConfigError, Backend, Capabilities, JudgeSpec
+
+BACKENDS: dict[str, str] = {
+    "openai": "adapters.openai:OPENAI",
+    "openai-compatible": "adapters.openai:OPENAI_COMPATIBLE",
+    "azure": "adapters.openai:AZURE",
+    "anthropic": "adapters.anthropic:ANTHROPIC",
+    "gemini": "adapters.gemini:GEMINI",
+    "vllm": "adapters.vllm:VLLM",
+    "baseline": "adapters.baseline:BASELINE",
+}
+
+
+def backend(spec: JudgeSpec) -> Backend:
+    target = BACKENDS.get(spec.adapter)
+    if target is None:
+        raise AdapterConfigError(
+            f"judge {spec.name!r}: unknown adapter {spec.adapter!r}; expected one of {', '.join(BACKENDS)}"
+        )
+    module_name, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(module_name), attribute)
+
+
+def capabilities(spec: JudgeSpec) -> Capabilities:
+    """What the judge's backend honours, without creating its adapter."""
+    return backend(spec).capabilities(spec)
+
+
+def create_adapter(spec: JudgeSpec) -> Adapter:
+    return backend(spec).create(spec)
