@@ -52,8 +52,12 @@ def has_negation(sent: Span) -> bool:
             return True
         if lower == "one" and t.i > sent.start and t.nbor(-1).lower_ == "no":
             return True
-        # "few"/"little" without "a": "Few critics liked it" -> "Few critics did not like it"
-        if lower in ("few", "little") and t.dep_ in ("amod", "nsubj", "nsubjpass") and (t.i == sent.start or t.nbor(-1).lower_ != "a"):
+        # "Few critics liked it" -> "Few critics did not like it"; "Little is known"
+        # ("a few", "the few", "a little village" are not negative)
+        previous = t.nbor(-1).lower_ if t.i > sent.start else ""
+        if lower == "few" and t.dep_ in ("amod", "nsubj", "nsubjpass") and previous not in ("a", "the", "very", "quite"):
+            return True
+        if lower == "little" and t.dep_ in ("nsubj", "nsubjpass") and previous != "a":
             return True
     return False
 

@@ -69,6 +69,12 @@ def test_no_double_negative_with_a_negative_subject_or_determiner(nlp, text):
     assert edited(nlp, negate, text) is None
 
 
+def test_a_few_and_a_little_are_not_negative(nlp):
+    assert edited(nlp, negate, "The few remaining copies were sold in 1990.") == "The few remaining copies were not sold in 1990."
+    assert edited(nlp, negate, "The little village grew in the 1900s.") == "The little village did not grow in the 1900s."
+    assert edited(nlp, negate, "Little is known about his early life.") is None
+
+
 @pytest.mark.parametrize(
     "text",
     [
