@@ -116,7 +116,13 @@ class Corpus:
             raw = self.store.get_raw(CORPUS_DB, doc_id.encode("utf-8"))
             if raw is None:
                 raise KeyError(f"document {doc_id!r} is not in the prepared corpus at {self.store.path}")
-            cached = self._cache[doc_id] = self._decoder.decode(raw)
+            try:
+                cached = self._cache[doc_id] = self._decoder.decode(raw)
+            except msgspec.ValidationError as error:  # a store prepared by an older needlejudge
+                raise ConfigError(
+                    f"{self.store.path}: document {doc_id!r} is stored in an older format ({error}); "
+                    f"run `needlejudge prepare --store {self.store.path}` again"
+                ) from None
         return cached
 
     def _layout(self, document: StoredDocument) -> _Layout:

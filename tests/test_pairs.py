@@ -214,3 +214,20 @@ def test_pairs_cli_errors(tmp_path, capsys):
     assert "no store here" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["pairs", "--store", str(tmp_path), "--position", "x,1"])
+
+
+def test_a_store_in_an_older_format_asks_to_prepare_again(prepared_store, corpus, tmp_path):
+    """A document stored before needle edits carried their audit trail
+    (NeedleEdit of two fields) gives a clear error, not a decoding trace."""
+    from engine.contracts import ConfigError
+    from engine.prepare import CORPUS_DB, META_DB, SUMMARY_KEY
+    from engine.store import Store
+
+    doc_id = corpus.doc_ids[0]
+    old = msgspec.to_builtins(corpus.document(doc_id))
+    old[5], old[6] = old[5][:2], old[6][:2]  # neg, con as (sentence, perturbed)
+    with Store(tmp_path / "old") as store:
+        store.put_many_raw(META_DB, [(SUMMARY_KEY, prepared_store.get_raw(META_DB, SUMMARY_KEY))])
+        store.put_many_raw(CORPUS_DB, [(doc_id.encode(), msgspec.msgpack.encode(old))])
+        with pytest.raises(ConfigError, match="older format.*run `needlejudge prepare --store"):
+            Corpus.open(store).document(doc_id)
