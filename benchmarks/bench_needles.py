@@ -30,11 +30,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.needle_gold import DEFECTS, GOLD_DIR, GoldRecord, lookup, read_gold, regenerate_negcon  # noqa: E402
 
 COLUMNS = ("correct", "meaning-odd", "ungrammatical", "wrong", "skipped", "unlabelled")
+NOT_FOUND = "<sentence not found in the re-parsed document>"  # counted as unlabelled, never as skipped
 
 
 def regenerate_ner(nlp, records: list[GoldRecord], seed: int = 0) -> dict[tuple[str, str, str], str | None]:
     """key -> the current ner output: the document re-parsed whole (bundled
-    sample, cleaned), the sentence found by its text, the seeded pick of pairs."""
+    sample, cleaned), the sentence found by its text, the seeded pick of pairs
+    (NOT_FOUND when the sentence is no longer one of the document's)."""
     from engine.corpus import clean_text
     from engine.needles import apply_entity, document_entity_texts, entity_options, iter_sentences
     from engine.prepare import BUNDLED_CORPUS
@@ -52,7 +54,10 @@ def regenerate_ner(nlp, records: list[GoldRecord], seed: int = 0) -> dict[tuple[
             if record.doc_id != doc_id:
                 continue
             sent = by_text.get(record.sentence)
-            options = entity_options(sent, entity_texts) if sent is not None else ()
+            if sent is None:  # the cleaning or the sentence splitting changed: the record needs redoing
+                results[key] = NOT_FOUND
+                continue
+            options = entity_options(sent, entity_texts)
             if not options:
                 results[key] = None
                 continue
