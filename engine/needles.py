@@ -1,21 +1,13 @@
 """Needle perturbations: pure functions over parsed spaCy sentences.
 
-Each function takes one sentence (a `spacy.tokens.Span`) and returns the
-perturbed sentence text, or None when the sentence does not admit that
-needle type. Sentence texts are the sentence without surrounding
-whitespace; offsets are relative to that text. Rules (DESIGN.md):
+Each needle function takes one sentence (a `spacy.tokens.Span`) and returns
+what to change (a `TextEdit` for neg/con, `EntityOption`s for ner), or None
+/ empty when the sentence does not admit that needle type. Sentence texts
+are the sentence without surrounding whitespace; offsets are relative to
+that text. Rules (DESIGN.md):
 
-- neg: skip sentences that already hold a negation; require a unique verbal
-  root with a subject; copula / auxiliary root -> "not" after it; root with
-  auxiliaries -> "not" after the first one; otherwise do-support agreeing
-  in tense and person ("published" -> "did not publish", "works" -> "does
-  not work", "work" -> "do not work").
-- con: swap every coordinating "and" <-> "or", keeping casing; "&" is never
-  touched. Coordinations that cannot take the other conjunction are left
-  alone: correlatives (both/either/neither/whether ... and/or), "between X
-  and Y", "and/or", conjunctions inside a named entity ("Bosnia and
-  Herzegovina"), and "and" inside a subject or in a sentence with "both"
-  ("X and Y were" would become "X or Y were").
+- neg and con live in engine.negation and engine.conjunctions (their rules
+  and what they skip are documented there); they return a `TextEdit`.
 - ner: options are the sentence's entities labelled PERSON, GPE, LOC,
   LANGUAGE or DATE that have at least one different same-label entity text
   elsewhere in the document, of the same shape (`entity_shape`: a year for a
@@ -24,7 +16,6 @@ whitespace; offsets are relative to that text. Rules (DESIGN.md):
   never replacements; entities inside quotation marks and PERSON entities
   after an article ("the Chincha") are not options. The seeded choice of option and replacement happens
   at pair time (engine.pairs), applied by `apply_entity`.
-- neg never edits quoted speech (a root inside quotation marks).
 """
 
 from __future__ import annotations
@@ -39,12 +30,7 @@ if TYPE_CHECKING:  # spaCy objects come in as arguments; importing them here is 
     from spacy.tokens import Doc, Span, Token
 
 NER_LABELS = frozenset({"PERSON", "GPE", "LOC", "LANGUAGE", "DATE"})
-NEGATION_WORDS = frozenset({"not", "n't", "never", "no"})
-SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
-AUX_DEPS = frozenset({"aux", "auxpass"})
-DO_FORMS = {"VBD": "did", "VBZ": "does", "VBP": "do"}
-_CORRELATIVES = frozenset({"both", "either", "neither", "whether"})
-_SWAP = {"and": "or", "or": "and"}
+SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})  # neg and con
 
 
 class EntityOption(msgspec.Struct, frozen=True, array_like=True):
@@ -55,6 +41,24 @@ class EntityOption(msgspec.Struct, frozen=True, array_like=True):
     label: str
     text: str
     replacements: tuple[str, ...]  # distinct same-label texts from the document, sorted
+
+
+class TextEdit(msgspec.Struct, frozen=True, array_like=True):
+    """What a needle changed in its sentence (the audit trail): `before` at
+    start:end of the original sentence became `after` (which starts at `start`
+    in the perturbed sentence), by `rule` ("neg:aux", "con:and->or", "ner:GPE")."""
+
+    start: int
+    end: int
+    before: str
+    after: str
+    rule: str
+    label: str = ""  # the entity label (ner)
+
+    def apply(self, text: str) -> str:
+        if text[self.start : self.end] != self.before:
+            raise ValueError(f"{self.before!r} is not at {self.start}:{self.end} of {text!r}")
+        return text[: self.start] + self.after + text[self.end :]
 
 
 # ---------------------------------------------------------------------------
@@ -77,12 +81,26 @@ def _offset(sent: Span, token: Token) -> int:
     return token.idx - sentence_bounds(sent)[0]
 
 
-def _insert(text: str, at: int, piece: str) -> str:
-    return text[:at] + piece + text[at:]
+def _inside_quotes(text: str, at: int, *, opened: str = "") -> bool:
+    """Whether offset `at` of `text` is inside quotation marks; `opened`: the
+    mark of a quotation opened before `text` and still open ('"' or '“')."""
+    before = opened + text[:at]
+    return before.count('"') % 2 == 1 or before.count("“") > before.count("”")
 
 
-def _inside_quotes(text: str, at: int) -> bool:
-    return text.count('"', 0, at) % 2 == 1 or text.count("“", 0, at) > text.count("”", 0, at)
+def quote_open_before(sent: Span) -> str:
+    """The mark ('"' or '“') of a quotation opened earlier in `sent`'s
+    paragraph and still open where `sent` starts, or "". Straight quotes pair
+    by parity; the count stops at the paragraph start, so one stray mark (5'11")
+    cannot put the rest of a document inside a quotation."""
+    doc = sent.doc
+    start = sent.start
+    while start > 0 and "\n" not in doc[start - 1].text_with_ws:
+        start -= 1
+    before = doc[start : sent.start].text
+    if before.count('"') % 2 == 1:
+        return '"'
+    return "“" if before.count("“") > before.count("”") else ""
 
 
 def _match_case(word: str, model: str) -> str:
@@ -91,97 +109,6 @@ def _match_case(word: str, model: str) -> str:
     if model[:1].isupper():
         return word[:1].upper() + word[1:]
     return word
-
-
-# ---------------------------------------------------------------------------
-# neg
-
-
-def has_negation(sent: Span) -> bool:
-    return any(t.dep_ == "neg" or t.lower_ in NEGATION_WORDS or t.lemma_.lower() in NEGATION_WORDS for t in sent)
-
-
-def negate(sent: Span) -> str | None:
-    if has_negation(sent):
-        return None
-    roots = [t for t in sent if t.dep_ == "ROOT"]
-    if len(roots) != 1:
-        return None
-    root = roots[0]
-    if root.pos_ not in ("VERB", "AUX"):
-        return None
-    subjects = [c for c in root.children if c.dep_ in SUBJECT_DEPS]
-    if not subjects:
-        return None
-    subject_start = min(s.left_edge.i for s in subjects)
-    text = sentence_text(sent)
-    if _inside_quotes(text, _offset(sent, root)):  # the root of quoted speech, not of the sentence
-        return None
-    auxiliaries = sorted((c for c in root.children if c.dep_ in AUX_DEPS), key=lambda t: t.i)
-    if auxiliaries:
-        first = auxiliaries[0]
-        if first.i < subject_start or first.lower_ == "to":  # inversion ("Had he known") or infinitive
-            return None
-        return _insert(text, _offset(sent, first) + len(first.text), " not")
-    if root.pos_ == "AUX" or root.lemma_ == "be":  # copula ("was" -> "was not", "there are" -> "there are not")
-        if root.i < subject_start:
-            return None
-        return _insert(text, _offset(sent, root) + len(root.text), " not")
-    do_form = DO_FORMS.get(root.tag_)
-    if do_form is None or root.i < subject_start:  # participles, bare forms, inversion
-        return None
-    lemma = root.lemma_.lower()
-    if not lemma.isalpha():
-        return None
-    at = _offset(sent, root)
-    replacement = f"{_match_case(do_form, root.text)} not {lemma}"
-    return text[:at] + replacement + text[at + len(root.text) :]
-
-
-# ---------------------------------------------------------------------------
-# con
-
-
-def _swappable(sent: Span, token: Token) -> bool:
-    if token.pos_ != "CCONJ" or token.lower_ not in _SWAP or token.text == "&":
-        return False
-    if token.ent_type_:
-        return False
-    doc = token.doc
-    if (token.i > 0 and doc[token.i - 1].text == "/") or (token.i + 1 < len(doc) and doc[token.i + 1].text == "/"):
-        return False
-    head = token.head
-    if token.lower_ == "and" and (_in_subject(head) or any(t.lower_ == "both" for t in sent)):
-        return False  # "X and Y were" -> "X or Y were", "X and Y were both" break agreement
-    # correlatives ("either X or Y", "both X and Y", "whether X or Y") sit at or
-    # just before the first conjunct; the parser often attaches them to the verb
-    for t in doc[max(sent.start, head.left_edge.i - 2) : token.i]:
-        if t.lower_ in _CORRELATIVES:
-            return False
-    if head.head.lower_ == "between" or head.lower_ == "between":
-        return False
-    return True
-
-
-def _in_subject(token: Token) -> bool:
-    """Whether `token` is (inside) a subject noun phrase."""
-    while True:
-        if token.dep_ in SUBJECT_DEPS:
-            return True
-        if token.pos_ in ("VERB", "AUX") or token.head.i == token.i:
-            return False
-        token = token.head
-
-
-def swap_conjunctions(sent: Span) -> str | None:
-    text = sentence_text(sent)
-    swaps = [t for t in sent if _swappable(sent, t)]
-    if not swaps:
-        return None
-    for token in reversed(swaps):  # right to left keeps earlier offsets valid
-        at = _offset(sent, token)
-        text = text[:at] + _match_case(_SWAP[token.lower_], token.text) + text[at + len(token.text) :]
-    return text
 
 
 # ---------------------------------------------------------------------------

@@ -6,8 +6,8 @@ Two checks, both on text alone (no parser):
    perturbed = P + needle_after + S for one occurrence of needle_before);
 2. the needle sentence changed exactly as its type says:
    none: identical; neg: one "not" inserted after a word, or one word
-   replaced by do-support ("do/does/did not <verb>"); con: only and/or
-   swapped (casing kept, at least one); ner: one listed entity span replaced
+   replaced by do-support ("do/does/did not <verb>"); con: exactly one
+   and/or swapped (casing kept); ner: one listed entity span replaced
    by one of its listed same-label replacements.
 Controls: null_edit must differ from the original only in whitespace;
 negative must differ.
@@ -140,7 +140,9 @@ def _check_conjunction_swap(before: str, after: str) -> str | None:
             if a != _swapped_case(b):
                 return f"con: {b!r} became {a!r}"
             swapped += 1
-    return None if swapped else "con: nothing swapped"
+    if swapped != 1:
+        return "con: nothing swapped" if not swapped else f"con: {swapped} conjunctions swapped, expected one"
+    return None
 
 
 def _check_entity_swap(before: str, after: str, options: Sequence[EntityOption]) -> str | None:

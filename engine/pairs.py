@@ -23,7 +23,7 @@ from typing import Literal, NamedTuple
 import msgspec
 
 from engine.contracts import HAYS, NEEDLES, ConfigError, Pair
-from engine.needles import apply_entity
+from engine.needles import TextEdit, apply_entity
 from engine.oracle import check_pair, check_sentence, check_window
 from engine.prepare import CORPUS_DB, StoredDocument, stored_summary
 from engine.seeding import item_rng
@@ -116,7 +116,13 @@ class Corpus:
             raw = self.store.get_raw(CORPUS_DB, doc_id.encode("utf-8"))
             if raw is None:
                 raise KeyError(f"document {doc_id!r} is not in the prepared corpus at {self.store.path}")
-            cached = self._cache[doc_id] = self._decoder.decode(raw)
+            try:
+                cached = self._cache[doc_id] = self._decoder.decode(raw)
+            except msgspec.ValidationError as error:  # a store prepared by an older needlejudge
+                raise ConfigError(
+                    f"{self.store.path}: document {doc_id!r} is stored in an older format ({error}); "
+                    f"run `needlejudge prepare --store {self.store.path}` again"
+                ) from None
         return cached
 
     def _layout(self, document: StoredDocument) -> _Layout:
@@ -152,15 +158,33 @@ class Corpus:
             edit = document.neg if needle == "neg" else document.con
             return edit.sentence, document.sentences[edit.sentence], edit.perturbed
         if needle == "ner":
-            key = (doc_id, seed, "ner")
-            if key not in self._choices:
-                rng = item_rng(seed, "ner", doc_id)
-                option = document.ner_options[int(rng.integers(len(document.ner_options)))]
-                replacement = option.replacements[int(rng.integers(len(option.replacements)))]
-                before = document.sentences[document.ner_sentence]
-                self._choices[key] = (document.ner_sentence, before, apply_entity(before, option, replacement))
-            return self._choices[key]  # type: ignore[return-value]
+            return self._ner_choice(doc_id, seed)[:3]
         raise ValueError(f"needle must be one of {NEEDLES}, got {needle!r}")
+
+    def needle_edit(self, doc_id: str, needle: str, seed: int) -> TextEdit | None:
+        """What the needle changed in its sentence (None for "none"): the audit trail."""
+        if needle == "none":
+            return None
+        if needle == "ner":
+            return self._ner_choice(doc_id, seed)[3]
+        if needle in ("neg", "con"):
+            document = self.document(doc_id)
+            return (document.neg if needle == "neg" else document.con).edit
+        raise ValueError(f"needle must be one of {NEEDLES}, got {needle!r}")
+
+    def _ner_choice(self, doc_id: str, seed: int) -> tuple[int, str, str, TextEdit]:
+        """The seeded entity swap of a document: (sentence index, sentence, perturbed, edit)."""
+        key = (doc_id, seed, "ner")
+        if key not in self._choices:
+            document = self.document(doc_id)
+            rng = item_rng(seed, "ner", doc_id)
+            option = document.ner_options[int(rng.integers(len(document.ner_options)))]
+            replacement = option.replacements[int(rng.integers(len(option.replacements)))]
+            before = document.sentences[document.ner_sentence]
+            after = apply_entity(before, option, replacement)
+            edit = _entity_edit(before, after, option.start, option.end, option.label)
+            self._choices[key] = (document.ner_sentence, before, after, edit)
+        return self._choices[key]  # type: ignore[return-value]
 
     # -- windows ---------------------------------------------------------------
     def _hay(self, document: StoredDocument, center: int, i: int, j: int, joiner: str | None) -> tuple[str, str] | None:
@@ -278,3 +302,17 @@ class Corpus:
         key = reason.split(":", 1)[0]
         self.oracle_failure_reasons[key] = self.oracle_failure_reasons.get(key, 0) + 1
         return None
+
+
+def _entity_edit(before: str, after: str, start: int, end: int, label: str) -> TextEdit:
+    """The edit from `before` to `after`: the entity span start:end, widened to
+    whatever else the swap changed around it (an article, a capital)."""
+    prefix = 0
+    while prefix < min(len(before), len(after)) and before[prefix] == after[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < min(len(before), len(after)) - prefix and before[-1 - suffix] == after[-1 - suffix]:
+        suffix += 1
+    start = min(start, prefix)
+    end = max(end, len(before) - suffix)
+    return TextEdit(start, end, before[start:end], after[start : len(after) - (len(before) - end)], f"ner:{label}", label)

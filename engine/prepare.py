@@ -26,16 +26,17 @@ import msgspec
 
 from engine.contracts import ConfigError
 from engine.corpus import RawDocument, clean_text, read_documents
+from engine.conjunctions import swap_conjunction
 from engine.needles import (
     EntityOption,
+    TextEdit,
     document_entity_texts,
     entity_options,
     find_needle_sentence,
     iter_sentences,
-    negate,
     sentence_bounds,
-    swap_conjunctions,
 )
+from engine.negation import negate
 from engine.store import Store
 
 FORMAT_VERSION = 1
@@ -77,6 +78,7 @@ class CorpusSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw
 class NeedleEdit(msgspec.Struct, frozen=True, array_like=True):
     sentence: int  # index of the needle sentence
     perturbed: str  # the perturbed sentence text
+    edit: TextEdit  # what changed, by which rule (the audit trail)
 
 
 class StoredDocument(msgspec.Struct, frozen=True, array_like=True):
@@ -131,7 +133,7 @@ def rules_fingerprint() -> bytes:
     h = hashlib.blake2b(digest_size=16)
     # Located, not imported: importing engine.nlp would load spaCy (and torch
     # behind it) on every run start only to hash a file.
-    for name in ("engine.corpus", "engine.needles", "engine.nlp", __name__):
+    for name in ("engine.corpus", "engine.needles", "engine.negation", "engine.conjunctions", "engine.nlp", __name__):
         spec = importlib.util.find_spec(name)
         assert spec is not None and spec.origin is not None, name
         h.update(Path(spec.origin).read_bytes())
@@ -276,7 +278,7 @@ def screen_document(doc_id: str, title: str, doc: Any, settings: CorpusSettings)
     neg = find_needle_sentence(sents, middle, settings.scan_radius, negate)
     if neg is None:
         return None, "no_neg"
-    con = find_needle_sentence(sents, middle, settings.scan_radius, swap_conjunctions)
+    con = find_needle_sentence(sents, middle, settings.scan_radius, swap_conjunction)
     if con is None:
         return None, "no_con"
     entity_texts = document_entity_texts(doc)
@@ -291,8 +293,8 @@ def screen_document(doc_id: str, title: str, doc: Any, settings: CorpusSettings)
             sentences=texts,
             gaps=gaps,
             middle=middle,
-            neg=NeedleEdit(neg[0], neg[1]),
-            con=NeedleEdit(con[0], con[1]),
+            neg=NeedleEdit(neg[0], neg[1].apply(texts[neg[0]]), neg[1]),
+            con=NeedleEdit(con[0], con[1].apply(texts[con[0]]), con[1]),
             ner_sentence=ner[0],
             ner_options=ner[1],
         ),

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.conjunctions import swap_conjunction
 from engine.needles import (
     EntityOption,
     apply_entity,
@@ -14,97 +15,12 @@ from engine.needles import (
     entity_options,
     entity_shape,
     find_needle_sentence,
-    negate,
     scan_order,
-    swap_conjunctions,
 )
 
 
 def first_sentence(nlp, text):
     return next(iter(nlp(text).sents))
-
-
-# -- neg --------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        # the paper's own examples
-        ("The museum was popular with tourists.", "The museum was not popular with tourists."),
-        ("She has worked at the library since 2001.", "She has not worked at the library since 2001."),
-        ("The author published the book in 1990.", "The author did not publish the book in 1990."),
-        # do-support agrees in tense and person
-        ("He works at the factory near the river.", "He does not work at the factory near the river."),
-        ("The brothers work at the factory near the river.", "The brothers do not work at the factory near the river."),
-        ("From 1765 until 1772, he had a shop at Castlehill.", "From 1765 until 1772, he did not have a shop at Castlehill."),
-        # passive: "not" after the first auxiliary
-        ("The bridge was built by the army in 1850.", "The bridge was not built by the army in 1850."),
-        ("The bridge will be rebuilt by the city.", "The bridge will not be rebuilt by the city."),
-        # existential "be" is a copula even when tagged VERB
-        ("In addition, there are several decibel scales.", "In addition, there are not several decibel scales."),
-    ],
-)
-def test_negation_rules(nlp, text, expected):
-    assert negate(first_sentence(nlp, text)) == expected
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "The workers did not strike that year.",  # dep neg
-        "He never returned to the city.",  # lemma never
-        "No trains stopped at the station.",  # lemma no
-        "The workers didn't strike that year.",  # n't
-        "A list of rivers in Romania.",  # no verbal root
-        "Sunny skies over the harbour at dawn.",  # no verbal root
-    ],
-)
-def test_negation_skips(nlp, text):
-    assert negate(first_sentence(nlp, text)) is None
-
-
-def test_negation_never_edits_quoted_speech(nlp):
-    text = 'He held a sign bearing the words "Jesus Gives Peace, Jesus is Alive, Jesus is Lord".'
-    result = negate(first_sentence(nlp, text))
-    assert result is None or '"Jesus Gives Peace, Jesus is Alive, Jesus is Lord"' in result
-
-
-def test_negation_requires_a_subject(nlp):
-    assert negate(first_sentence(nlp, "Go to the station and buy two tickets.")) is None
-
-
-# -- con --------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("The team won the league and the cup.", "The team won the league or the cup."),
-        ("And the crowd cheered or left the stadium.", "Or the crowd cheered and left the stadium."),
-        ("AND the ships sailed OR sank.", "OR the ships sailed AND sank."),
-        ("Marks & Spencer sells food and clothing in London.", "Marks & Spencer sells food or clothing in London."),
-    ],
-)
-def test_conjunction_swap_keeps_casing_and_ampersand(nlp, text, expected):
-    assert swap_conjunctions(first_sentence(nlp, text)) == expected
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Either the mayor or the council decides.",
-        "Both the mayor and the council agreed.",
-        "It is unclear whether he left or stayed.",
-        "Between 1990 and 2000 the town grew.",
-        "Marks & Spencer sells food in London.",  # "&" is never swapped
-        "He and his wife were born in Ohio.",  # subject coordination: "or" would break agreement
-        "The brothers Paolo and Domenico Condello were arrested in January 1988.",  # inside the subject
-        "The Hay Head and Linley workings were both on a large scale.",  # "both"
-    ],
-)
-def test_conjunction_skips(nlp, text):
-    assert swap_conjunctions(first_sentence(nlp, text)) is None
 
 
 # -- ner --------------------------------------------------------------------
@@ -187,12 +103,12 @@ def test_fallback_scans_to_the_nearest_admitting_sentence(nlp):
     sentences = list(nlp(text).sents)
     assert len(sentences) == 11
     middle = 5
-    found = find_needle_sentence(sentences, middle, 5, swap_conjunctions)
+    found = find_needle_sentence(sentences, middle, 5, swap_conjunction)
     assert found is not None and found[0] == 4
-    assert found[1] == "The team won the league or the cup."
-    assert find_needle_sentence(sentences, middle, 0, swap_conjunctions) is None  # beyond the radius
+    assert found[1].apply(sentences[4].text.strip()) == "The team won the league or the cup."
+    assert find_needle_sentence(sentences, middle, 0, swap_conjunction) is None  # beyond the radius
     far = list(nlp(" ".join([plain] * 10 + ["The team won the league and the cup."])).sents)
-    assert find_needle_sentence(far, 4, 5, swap_conjunctions) is None  # 6 away from the middle
+    assert find_needle_sentence(far, 4, 5, swap_conjunction) is None  # 6 away from the middle
 
 
 def test_entity_option_is_compact_struct():
@@ -210,14 +126,3 @@ def test_hand_check_sample_is_complete():
     assert [sum(r["needle"] == n for r in rows) for n in ("neg", "con", "ner")] == [30, 30, 30]
     assert all(isinstance(r["fluent"], bool) and isinstance(r["correct"], bool) for r in rows)
     assert all(r["note"] for r in rows if not (r["fluent"] and r["correct"]))  # every failure explained
-
-
-def test_rules_still_produce_the_hand_approved_neg_and_con_sentences(nlp):
-    """Regression: re-parsing each approved needle sentence on its own gives
-    the same perturbation the person read and approved."""
-    rows = [json.loads(line) for line in HAND_CHECK.read_text(encoding="utf-8").splitlines()]
-    approved = [r for r in rows if r["needle"] in ("neg", "con") and r["fluent"] and r["correct"]]
-    assert len(approved) >= 55
-    rule = {"neg": negate, "con": swap_conjunctions}
-    for row, doc in zip(approved, nlp.pipe(r["needle_before"] for r in approved)):
-        assert rule[row["needle"]](next(iter(doc.sents))) == row["needle_after"], row["n"]

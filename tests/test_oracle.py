@@ -27,7 +27,7 @@ GOOD = [
     ("neg", "The author published the book.", "The author did not publish the book."),
     ("neg", "He works at the mill.", "He does not work at the mill."),
     ("neg", "Published, it sold.", "Did not publish, it sold."),
-    ("con", "Bread and butter or jam.", "Bread or butter and jam."),
+    ("con", "Bread and butter or jam.", "Bread and butter and jam."),
     ("con", "And the crowd left.", "Or the crowd left."),
     ("con", "Marks & Spencer sells food and drink.", "Marks & Spencer sells food or drink."),
 ]
@@ -89,6 +89,7 @@ def test_con_rejects_casing_changes_and_other_words():
     assert check_sentence("con", "And the crowd left.", "or the crowd left.")
     assert check_sentence("con", "Bread and butter.", "Bread & butter.")
     assert check_sentence("con", "Bread and butter.", "Bread or margarine.")
+    assert check_sentence("con", "Bread and butter or jam.", "Bread or butter and jam.") == "con: 2 conjunctions swapped, expected one"
 
 
 def test_window_requires_the_needle_in_the_original():

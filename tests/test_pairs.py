@@ -173,8 +173,38 @@ def test_pairs_cli(prepared_store, corpus):
     for row in lines:
         assert {"doc_id", "needle", "hay", "i", "j", "original", "perturbed", "needle_before", "needle_after", "seed"} <= row.keys()
         assert (row["needle"], row["hay"], row["i"], row["j"], row["seed"]) == ("neg", "rand", 2, 3, 9)
+        edit = row.pop("edit")
         assert row == msgspec.to_builtins(corpus.make_pair(row["doc_id"], "neg", "rand", 2, 3, 9))
+        assert edit["rule"] in ("neg:aux", "neg:copula", "neg:do-support")
+        before, after = row["needle_before"], row["needle_after"]
+        assert before[edit["start"] : edit["end"]] == edit["before"]
+        assert before[: edit["start"]] + edit["after"] + before[edit["end"] :] == after
     assert [r["doc_id"] for r in lines] == document_order(corpus.doc_ids, 9, 2, 3)[:4]
+
+
+@pytest.mark.parametrize("needle", ["neg", "con", "ner"])
+def test_needle_edit_is_the_audit_trail_of_the_needle_sentence(corpus, needle):
+    """The edit names the span changed, its replacement and the rule, and
+    applying it to the needle sentence gives exactly the perturbed sentence."""
+    for doc_id in corpus.doc_ids:
+        _, before, after = corpus.needle_sentence(doc_id, needle, 5)
+        edit = corpus.needle_edit(doc_id, needle, 5)
+        assert edit is not None and edit.apply(before) == after
+        assert edit.rule.startswith(f"{needle}:") and edit.before != edit.after
+        if needle == "ner":
+            assert edit.rule == f"ner:{edit.label}" and edit.label in ("PERSON", "GPE", "LOC", "LANGUAGE", "DATE")
+    assert corpus.needle_edit(corpus.doc_ids[0], "none", 5) is None
+
+
+def test_pairs_cli_audit_lines(prepared_store, corpus):
+    done = _cli("pairs", "--store", str(prepared_store.path), "--needle", "con", "--limit", "3", "--audit")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 3
+    for line, doc_id in zip(lines, document_order(corpus.doc_ids, 0, 0, 0)):
+        edit = corpus.needle_edit(doc_id, "con", 0)
+        assert line.startswith(f"{doc_id}\t{edit.rule}\t{edit.start}:{edit.end}\t")
+        assert f"[{edit.before} → {edit.after}]" in line
 
 
 def test_pairs_cli_errors(tmp_path, capsys):
@@ -184,3 +214,20 @@ def test_pairs_cli_errors(tmp_path, capsys):
     assert "no store here" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["pairs", "--store", str(tmp_path), "--position", "x,1"])
+
+
+def test_a_store_in_an_older_format_asks_to_prepare_again(prepared_store, corpus, tmp_path):
+    """A document stored before needle edits carried their audit trail
+    (NeedleEdit of two fields) gives a clear error, not a decoding trace."""
+    from engine.contracts import ConfigError
+    from engine.prepare import CORPUS_DB, META_DB, SUMMARY_KEY
+    from engine.store import Store
+
+    doc_id = corpus.doc_ids[0]
+    old = msgspec.to_builtins(corpus.document(doc_id))
+    old[5], old[6] = old[5][:2], old[6][:2]  # neg, con as (sentence, perturbed)
+    with Store(tmp_path / "old") as store:
+        store.put_many_raw(META_DB, [(SUMMARY_KEY, prepared_store.get_raw(META_DB, SUMMARY_KEY))])
+        store.put_many_raw(CORPUS_DB, [(doc_id.encode(), msgspec.msgpack.encode(old))])
+        with pytest.raises(ConfigError, match="older format.*run `needlejudge prepare --store"):
+            Corpus.open(store).document(doc_id)

@@ -1,12 +1,24 @@
-"""`needlejudge pairs --store DIR ...`: print verified pairs as JSON Lines."""
+"""`needlejudge pairs --store DIR ...`: print verified pairs as JSON Lines.
+
+Each line is the pair plus `edit`, the audit trail of its needle sentence:
+{"rule", "label", "start", "end", "before", "after"}: `before` at start:end
+of needle_before became `after` (which starts at `start` in needle_after),
+by `rule` (neg:copula, neg:aux, neg:do-support, con:and->or, con:or->and,
+ner:<LABEL>); null for the none needle and controls. `--audit` prints the
+same as one readable line per pair instead.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.contracts import HAYS, NEEDLES, ConfigError
+
+if TYPE_CHECKING:
+    from engine.needles import TextEdit
 
 HELP = "print needle/hay document pairs of one position as JSON Lines (oracle-verified)"
 
@@ -29,6 +41,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, default=10, help="number of pairs (in the position's document order)")
     parser.add_argument("--seed", type=int, default=0, help="experiment seed")
     parser.add_argument("--control", choices=("null_edit", "negative"), default=None, help="print control items instead")
+    parser.add_argument("--audit", action="store_true", help="one readable line per pair: doc, rule and the edit in context")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -57,7 +70,11 @@ def main(args: argparse.Namespace) -> int:
             if pair is None:
                 skipped += 1
                 continue
-            out.write(encoder.encode(pair) + b"\n")
+            edit = None if args.control else corpus.needle_edit(doc_id, args.needle, args.seed)
+            if args.audit:
+                out.write(audit_line(pair.doc_id, pair.needle_before, edit).encode("utf-8") + b"\n")
+            else:
+                out.write(encoder.encode({**msgspec.structs.asdict(pair), "edit": edit_fields(edit)}) + b"\n")
             emitted += 1
         out.flush()
     if corpus.oracle_failures or skipped:
@@ -65,3 +82,20 @@ def main(args: argparse.Namespace) -> int:
               f"{corpus.oracle_failure_reasons}", file=sys.stderr)  # fmt: skip
     return 0
 
+
+
+def edit_fields(edit: TextEdit | None) -> dict[str, object] | None:
+    if edit is None:
+        return None
+    return {"rule": edit.rule, "label": edit.label, "start": edit.start, "end": edit.end, "before": edit.before, "after": edit.after}
+
+
+def audit_line(doc_id: str, sentence: str, edit: TextEdit | None, width: int = 60) -> str:
+    """`doc_id  rule  start:end  …left [before → after] right…` with up to `width` characters of context a side."""
+    if edit is None:
+        return f"{doc_id}\tnone\t-\t{sentence}"
+    left = sentence[max(0, edit.start - width) : edit.start]
+    right = sentence[edit.end : edit.end + width]
+    left = ("…" if edit.start > width else "") + left
+    right = right + ("…" if edit.end + width < len(sentence) else "")
+    return f"{doc_id}\t{edit.rule}\t{edit.start}:{edit.end}\t{left}[{edit.before} → {edit.after}]{right}"
