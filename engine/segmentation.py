@@ -17,6 +17,9 @@ the position by one. So, after parsing:
 
 Each stored sentence is a span of the parsed doc (`doc[a:b]`), so the needle
 rules run on it unchanged and its text is `doc.text[start:end]` exactly. The
+parse is not edited: a fragment that was a sentence of its own keeps its own
+root, so a rule that wants one root per sentence (neg, today) skips the
+merged sentence rather than misread it. The
 gap stored between two sentences is the doc's own whitespace between them;
 where a sentence was dropped in between, it is "\\n" if a paragraph break was
 skipped and " " otherwise, so that gaps stay whitespace and the stored text
