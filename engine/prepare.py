@@ -1,17 +1,21 @@
 """Corpus preparation: read, clean, parse once, filter, screen, store.
 
-Each input document is cleaned (engine.corpus), parsed once with
-`nlp.pipe`, length-filtered and screened: a document is kept only if its
-needle sentence search (the middle sentence, then up to `scan_radius`
-sentences above and below) finds a sentence for each of neg, con and ner.
+Each input document is cleaned (engine.cleaning), parsed once with
+`nlp.pipe`, split into the sentences it is stored as (engine.segmentation:
+wordless fragments merged, sentences with template holes dropped),
+length-filtered and screened: a document is kept only if its needle
+sentence search (the middle sentence, then up to `scan_radius` sentences
+above and below) finds a sentence for each of neg, con and ner.
 Everything pair generation needs is stored per document as a
 `StoredDocument` in the store's "corpus" database, so later steps never
-touch spaCy. The summary (with a fingerprint of inputs + settings) goes to
-"corpus_meta"; preparing the same inputs with the same settings again
-returns the stored summary without parsing.
+touch spaCy. The summary (with a fingerprint of inputs + settings + rule
+sources) goes to "corpus_meta"; preparing the same inputs with the same
+settings and rules again returns the stored summary without parsing.
 
 A store holds one prepared corpus: preparing different inputs or settings
-replaces it.
+replaces it, once the new corpus has a document to store. A preparation
+that keeps no document raises EmptyCorpusError naming the filter that
+removed everything, and leaves the store as it was.
 """
 
 from __future__ import annotations
@@ -25,18 +29,18 @@ from typing import Any
 import msgspec
 
 from engine.contracts import ConfigError
-from engine.corpus import RawDocument, clean_text, read_documents
+from engine.cleaning import clean_text
 from engine.conjunctions import swap_conjunction
+from engine.corpus import RawDocument, check_inputs, read_documents
 from engine.needles import (
     EntityOption,
     TextEdit,
     document_entity_texts,
     entity_options,
     find_needle_sentence,
-    iter_sentences,
-    sentence_bounds,
 )
 from engine.negation import negate
+from engine.segmentation import Sentences, document_sentences
 from engine.store import Store
 
 FORMAT_VERSION = 1
@@ -95,17 +99,15 @@ class StoredDocument(msgspec.Struct, frozen=True, array_like=True):
     ner_options: tuple[EntityOption, ...]
 
 
-DROP_REASONS = (
-    "empty_after_cleaning",
-    "duplicate_id",
+CLEANING_DROPS = ("empty_after_cleaning", "duplicate_id")
+LENGTH_DROPS = (
     "too_short_text",  # fewer characters than min_sentences * min_chars_per_sentence: not parsed
     "too_few_sentences",
     "sentences_too_short",
     "sentences_too_long",
-    "no_neg",
-    "no_con",
-    "no_ner",
 )
+SCREENING_DROPS = ("no_neg", "no_con", "no_ner")
+DROP_REASONS = CLEANING_DROPS + LENGTH_DROPS + SCREENING_DROPS
 
 
 class PrepareSummary(msgspec.Struct, kw_only=True):
@@ -113,6 +115,8 @@ class PrepareSummary(msgspec.Struct, kw_only=True):
     kept_length: int = 0  # kept after cleaning and the length filter
     kept_screening: int = 0  # kept after screening (stored)
     drops: dict[str, int] = {}  # first failing reason per dropped document
+    fragments_merged: int = 0  # wordless "sentences" merged into a neighbour, over parsed documents
+    hole_sentences_dropped: int = 0  # sentences dropped for a template hole, over parsed documents
     model: str = ""  # model identity (engine.nlp.model_identity)
     settings: CorpusSettings = CorpusSettings()
     fingerprint: str = ""
@@ -124,6 +128,57 @@ class PrepareSummary(msgspec.Struct, kw_only=True):
         return self.kept_screening / self.kept_length if self.kept_length else 0.0
 
 
+class EmptyCorpusError(ConfigError):
+    """A preparation that kept no document; `summary` says what removed them."""
+
+    def __init__(self, message: str, summary: PrepareSummary) -> None:
+        super().__init__(message)
+        self.summary = summary
+
+
+def empty_corpus_message(inputs: list[Path], summary: PrepareSummary) -> str:
+    """Which input, and which filter removed every document."""
+    names = ", ".join(str(p) for p in inputs)
+    drops = summary.drops
+
+    def counts(reasons: tuple[str, ...]) -> str:
+        return ", ".join(f"{drops[r]} {r}" for r in reasons if drops.get(r))
+
+    def every(n: int) -> str:
+        return "the 1 document" if n == 1 else f"all {n} documents"
+
+    if summary.read == 0:
+        return f"{names}: no documents read (the input holds no records); nothing to prepare"
+    after_cleaning = summary.read - sum(drops.get(r, 0) for r in CLEANING_DROPS)
+    if after_cleaning == 0:
+        return f"{names}: cleaning removed {every(summary.read)} read ({counts(CLEANING_DROPS)}); no prose left to prepare"
+    if summary.kept_length == 0:
+        s = summary.settings
+        return (
+            f"{names}: the length filter removed {every(after_cleaning)} left after cleaning "
+            f"({counts(LENGTH_DROPS)}); it keeps documents of >= {s.min_sentences} sentences averaging "
+            f"{s.min_chars_per_sentence:g}..{s.max_chars_per_sentence:g} characters per sentence: lower "
+            "min_sentences or min_chars_per_sentence (--min-sentences, --min-chars-per-sentence), or give longer documents"
+        )
+    return (
+        f"{names}: screening removed {every(summary.kept_length)} that passed the length filter "
+        f"({counts(SCREENING_DROPS)}): none admits all three needle types"
+    )
+
+
+# modules whose source shapes the stored corpus: editing any re-prepares
+RULE_MODULES = (
+    "engine.corpus",
+    "engine.cleaning",
+    "engine.segmentation",
+    "engine.needles",
+    "engine.negation",
+    "engine.conjunctions",
+    "engine.nlp",
+    __name__,
+)
+
+
 def rules_fingerprint() -> bytes:
     """The source of the modules whose rules shape the stored corpus, and the
     installed spaCy model packages' versions: changing either re-prepares."""
@@ -133,7 +188,7 @@ def rules_fingerprint() -> bytes:
     h = hashlib.blake2b(digest_size=16)
     # Located, not imported: importing engine.nlp would load spaCy (and torch
     # behind it) on every run start only to hash a file.
-    for name in ("engine.corpus", "engine.needles", "engine.negation", "engine.conjunctions", "engine.nlp", __name__):
+    for name in RULE_MODULES:
         spec = importlib.util.find_spec(name)
         assert spec is not None and spec.origin is not None, name
         h.update(Path(spec.origin).read_bytes())
@@ -191,6 +246,7 @@ def prepare_corpus(
     """
     settings.validate()
     inputs = [Path(p) for p in inputs] or [BUNDLED_CORPUS]
+    check_inputs(inputs)
     started = time.perf_counter()
     fingerprint = inputs_fingerprint(inputs, settings)
     previous = stored_summary(store)
@@ -203,12 +259,21 @@ def prepare_corpus(
 
     if nlp is None:
         nlp = load_nlp(settings.model)
-    _clear(store)
     summary = PrepareSummary(settings=settings, fingerprint=fingerprint, model=model_identity(nlp))
     drops = dict.fromkeys(DROP_REASONS, 0)
     batch: list[tuple[bytes, bytes]] = []
     encoder = msgspec.msgpack.Encoder()
     pending: dict[int, RawDocument] = {}
+    cleared = False  # the previous corpus stays until the new one has a document to store
+
+    def write(rows: list[tuple[bytes, bytes]]) -> None:
+        nonlocal cleared
+        if not cleared:
+            _clear(store)
+            cleared = True
+        store.put_many_raw(CORPUS_DB, rows)
+        rows.clear()
+
     with _progress_bar(progress) as advance:
 
         def parse_inputs() -> Iterator[tuple[str, int]]:
@@ -234,8 +299,11 @@ def prepare_corpus(
             parse_inputs(), as_tuples=True, batch_size=settings.batch_size, n_process=settings.n_process
         ):
             raw = pending.pop(index)
-            stored, reason = screen_document(raw.doc_id, raw.title, doc, settings)
-            if reason in ("too_few_sentences", "sentences_too_short", "sentences_too_long"):
+            sentences = document_sentences(doc)
+            summary.fragments_merged += sentences.merged
+            summary.hole_sentences_dropped += sentences.holes
+            stored, reason = screen_document(raw.doc_id, raw.title, doc, settings, sentences)
+            if reason in LENGTH_DROPS:
                 drops[reason] += 1
                 continue
             summary.kept_length += 1
@@ -245,30 +313,33 @@ def prepare_corpus(
             summary.kept_screening += 1
             batch.append((raw.doc_id.encode("utf-8"), encoder.encode(stored)))
             if len(batch) >= _WRITE_BATCH:
-                store.put_many_raw(CORPUS_DB, batch)
-                batch.clear()
+                write(batch)
             advance(summary)
         advance(summary, force=True)
-    if batch:
-        store.put_many_raw(CORPUS_DB, batch)
     summary.drops = {k: v for k, v in drops.items() if v}
     summary.seconds = time.perf_counter() - started
+    if summary.kept_screening == 0:
+        raise EmptyCorpusError(empty_corpus_message(inputs, summary), summary)
+    if batch:
+        write(batch)
     store.put_many_raw(META_DB, [(SUMMARY_KEY, msgspec.msgpack.encode(summary))])
     return summary
 
 
-def screen_document(doc_id: str, title: str, doc: Any, settings: CorpusSettings) -> tuple[StoredDocument | None, str]:
-    """Length filter and needle screening of one parsed document.
+def screen_document(
+    doc_id: str, title: str, doc: Any, settings: CorpusSettings, sentences: Sentences | None = None
+) -> tuple[StoredDocument | None, str]:
+    """Length filter and needle screening of one parsed document, on the
+    sentences it is stored as (`sentences`: document_sentences(doc)).
 
     Returns (document, "") when kept, else (None, first failing reason).
     """
-    sents = list(iter_sentences(doc))
+    if sentences is None:
+        sentences = document_sentences(doc)
+    sents, texts = sentences.spans, sentences.texts
     n = len(sents)
     if n < settings.min_sentences:
         return None, "too_few_sentences"
-    bounds = [sentence_bounds(s) for s in sents]
-    full_text = doc.text  # Doc.text rebuilds the string from every token: once only
-    texts = tuple(full_text[a:b] for a, b in bounds)
     average = sum(map(len, texts)) / n
     if average < settings.min_chars_per_sentence:
         return None, "sentences_too_short"
@@ -285,13 +356,12 @@ def screen_document(doc_id: str, title: str, doc: Any, settings: CorpusSettings)
     ner = find_needle_sentence(sents, middle, settings.scan_radius, lambda s: entity_options(s, entity_texts))
     if ner is None:
         return None, "no_ner"
-    gaps = tuple(full_text[bounds[k][1] : bounds[k + 1][0]] for k in range(n - 1))
     return (
         StoredDocument(
             doc_id=doc_id,
             title=title,
             sentences=texts,
-            gaps=gaps,
+            gaps=sentences.gaps,
             middle=middle,
             neg=NeedleEdit(neg[0], neg[1].apply(texts[neg[0]]), neg[1]),
             con=NeedleEdit(con[0], con[1].apply(texts[con[0]]), con[1]),

@@ -1,4 +1,4 @@
-"""Corpus readers (every input shape, errors naming file and record) and cleaning."""
+"""Corpus readers: every input shape, errors naming file and record, input checks."""
 
 from __future__ import annotations
 
@@ -7,57 +7,8 @@ import json
 import pytest
 
 from engine.contracts import ConfigError
-from engine.corpus import clean_text, is_heading, read_documents
-
-ARTICLE = (
-    "Mill Town\n"
-    "\n"
-    "Mill Town is a village on the river. It was founded in 1850 and grew quickly.\n"
-    "History.\n"
-    "The mill opened in 1851. The railway arrived in 1870, and the\n"
-    "population doubled within ten years.\n"
-    "Early life and education.\n"
-    "Notable residents.\n"
-    "Famous people\n"
-    "* John Smith, miller\n"
-    "- Mary Jones\n"
-    "1. First item here.\n"
-    "{| class=wikitable\n"
-    "| a || b\n"
-    " for (i = 0; i < n; i++) { x[i] = 0; }\n"
-    "The energy is formula_1 where formula_2 is the mass.\n"
-    "The village holds a fair every May &amp; a market every week.\n"
-    "Economy.\n"
-    "Tourism and fishing are the main industries!\n"
-    "See also.\n"
-    "Other mill towns are listed elsewhere.\n"
-    "References.\n"
-    "Smith, J. (1990). Mill towns. Publisher.\n"
-)
-
-
-def test_cleaning_keeps_prose_only():
-    cleaned = clean_text(ARTICLE, "Mill Town")
-    assert cleaned.split("\n") == [
-        "Mill Town is a village on the river. It was founded in 1850 and grew quickly.",
-        "The mill opened in 1851. The railway arrived in 1870, and the population doubled within ten years.",
-        "The village holds a fair every May & a market every week.",
-        "Tourism and fishing are the main industries!",
-    ]
-
-
-def test_headings():
-    assert is_heading("Results.") and is_heading("Early life and education.")
-    assert not is_heading("He died in 1990. He was buried in Rome.")
-    assert not is_heading("The mill opened in 1851 and closed in 1900 after a long decline in trade.")
-    assert not is_heading("Famous people")
-
-
-def test_cleaning_drops_the_title_only_when_it_repeats():
-    assert clean_text("Alpha\nAlpha is a letter.", "Alpha") == "Alpha is a letter."
-    assert clean_text("Alpha is a letter.", "Alpha") == "Alpha is a letter."
-    assert clean_text("References.\nA book.", "") == ""
-
+from engine.cleaning import clean_text, is_heading
+from engine.corpus import check_inputs, read_documents
 
 RECORDS = [
     {"id": "1", "title": "One", "text": "One\nFirst text."},
@@ -116,6 +67,8 @@ def test_txt_folder(tmp_path):
         ("bad.jsonl", '{"id": "1", "text": 5}\n', "line 1: field 'text'"),
         ("wiki_01", '<doc id="1" title="A">\nunterminated', "no complete <doc"),
         ("data.csv", "id,text\n1,x\n", "unknown corpus file type"),
+        ("empty.json", "", "empty file"),
+        ("blank.jsonl", "\n\n", "empty file"),
     ],
 )
 def test_errors_name_the_file_and_record(tmp_path, name, content, message):
@@ -124,14 +77,29 @@ def test_errors_name_the_file_and_record(tmp_path, name, content, message):
     with pytest.raises(ConfigError, match=message) as info:
         list(read_documents([path]))
     assert str(path) in str(info.value)
+    if message in ("unknown corpus file type", "empty file"):  # found from the file's start: before any store exists
+        with pytest.raises(ConfigError, match=message):
+            check_inputs([path])
+    else:
+        check_inputs([path])
+
+
+def test_input_check_reads_only_the_start(tmp_path):
+    # a record error deep in a file is the reader's to find, not the check's
+    path = tmp_path / "late.json"
+    path.write_text(json.dumps(RECORDS + [{"id": "3"}]))
+    check_inputs([path, tmp_path])
+    with pytest.raises(ConfigError, match="record 2: field 'text'"):
+        list(read_documents([path]))
 
 
 def test_missing_inputs(tmp_path):
-    with pytest.raises(ConfigError, match="no such corpus file"):
-        list(read_documents([tmp_path / "missing.json"]))
-    (tmp_path / "empty").mkdir()
-    with pytest.raises(ConfigError, match="holds no corpus files"):
-        list(read_documents([tmp_path / "empty"]))
+    for read in (lambda paths: list(read_documents(paths)), check_inputs):
+        with pytest.raises(ConfigError, match="no such corpus file"):
+            read([tmp_path / "missing.json"])
+        (tmp_path / "empty").mkdir(exist_ok=True)
+        with pytest.raises(ConfigError, match="holds no corpus files"):
+            read([tmp_path / "empty"])
 
 
 def test_bundled_corpus_reads_and_cleans(bundled_corpus_path):

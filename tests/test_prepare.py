@@ -3,22 +3,32 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import msgspec
 import pytest
 
+from engine.cleaning import has_word, template_hole
+from engine.cli import main as cli_main
 from engine.contracts import ConfigError
 from engine.prepare import (
     CORPUS_DB,
+    META_DB,
     CorpusSettings,
+    EmptyCorpusError,
     PrepareSummary,
     StoredDocument,
+    inputs_fingerprint,
     prepare_corpus,
     stored_summary,
 )
-from engine.store import Store
+from engine.store import DATABASES, Store
+
+BUNDLED = Path(__file__).resolve().parents[1] / "engine" / "data" / "wiki_sample.json"
 
 
 def test_summary_counts_add_up(prepared_store, corpus_settings):
@@ -41,7 +51,7 @@ def test_stored_documents_meet_the_filters(prepared_store, corpus_settings):
         assert n >= corpus_settings.min_sentences and len(doc.gaps) == n - 1
         average = sum(map(len, doc.sentences)) / n
         assert corpus_settings.min_chars_per_sentence <= average <= corpus_settings.max_chars_per_sentence
-        assert all(s == s.strip() and s for s in doc.sentences)
+        assert all(s == s.strip() and has_word(s) and template_hole(s) is None for s in doc.sentences)
         assert all(not g.strip() for g in doc.gaps)  # gaps are whitespace only
         assert doc.neg.perturbed != doc.sentences[doc.neg.sentence]
         assert doc.con.perturbed != doc.sentences[doc.con.sentence]
@@ -65,36 +75,113 @@ def test_prepare_cli_reuses_the_prepared_store(prepared_store, corpus_slice_path
     assert summary.fingerprint == before.fingerprint
 
 
-def test_changed_settings_or_input_prepare_again(tmp_path):
-    # documents too short to parse: the pre-filter drops them without spaCy work
-    path = tmp_path / "tiny.jsonl"
-    path.write_text("\n".join(json.dumps({"id": str(k), "title": "T", "text": "It is a short text."}) for k in range(3)))
+# one short document that admits all three needle types, and one that is
+# cleaned away (a lone short line without a finite verb reads as a heading)
+TINY = [
+    {"id": "a", "title": "A", "text": "Peter Smith met Anna Jones in London in 1990. Peter Smith wrote books and songs in Paris in 1991. Anna Jones stayed in London in 1992."},
+    {"id": "b", "title": "B", "text": "Hello there, my friend."},
+]
+TINY_SETTINGS = CorpusSettings(min_sentences=2, min_chars_per_sentence=10)
+
+
+def _write(path, records):
+    path.write_text("\n".join(json.dumps(r) for r in records), encoding="utf-8")
+    return path
+
+
+def test_changed_settings_or_input_prepare_again(tmp_path, nlp):
+    path = _write(tmp_path / "tiny.jsonl", TINY)
     with Store(tmp_path / "store") as store:
-        first = prepare_corpus([path], store, CorpusSettings(), progress=True)
-        assert (first.read, first.kept_length, first.kept_screening, first.reused) == (3, 0, 0, False)
-        assert first.drops == {"too_short_text": 3}
-        again = prepare_corpus([path], store, CorpusSettings())
+        first = prepare_corpus([path], store, TINY_SETTINGS, progress=True, nlp=nlp)
+        assert (first.read, first.kept_length, first.kept_screening, first.reused) == (2, 1, 1, False)
+        assert first.drops == {"empty_after_cleaning": 1}
+        again = prepare_corpus([path], store, TINY_SETTINGS, nlp=nlp)
         assert again.reused and again.fingerprint == first.fingerprint
-        # settings that cannot change the stored corpus, and 150 == 150.0, keep it
-        same = prepare_corpus([path], store, CorpusSettings(min_chars_per_sentence=150, batch_size=7, n_process=2))
+        # settings that cannot change the stored corpus, and 10 == 10.0, keep it
+        same = prepare_corpus([path], store, msgspec.structs.replace(TINY_SETTINGS, min_chars_per_sentence=10.0, batch_size=7, n_process=2), nlp=nlp)
         assert same.reused
-        other = prepare_corpus([path], store, CorpusSettings(min_sentences=31))
+        other = prepare_corpus([path], store, msgspec.structs.replace(TINY_SETTINGS, scan_radius=4), nlp=nlp)
         assert not other.reused and other.fingerprint != first.fingerprint
-        path.write_text(path.read_text() + "\n" + json.dumps({"id": "3", "title": "T", "text": "It is new."}))
-        changed = prepare_corpus([path], store, CorpusSettings(min_sentences=31))
-        assert not changed.reused and changed.read == 4
+        _write(path, TINY + [{"id": "c", "title": "C", "text": "It is new."}])
+        changed = prepare_corpus([path], store, TINY_SETTINGS, nlp=nlp)
+        assert not changed.reused and changed.read == 3
 
 
-def test_duplicate_ids_and_empty_documents(tmp_path):
+def _fingerprint_with(copy, module: str, edit=None) -> str:
+    """inputs_fingerprint computed by a copy of the engine, its `module` source edited by `edit`."""
+    shutil.copytree(Path(__file__).resolve().parents[1] / "engine", copy / "engine", ignore=shutil.ignore_patterns("data", "__pycache__"))
+    if edit is not None:
+        source = copy / "engine" / f"{module}.py"
+        text = source.read_text(encoding="utf-8")
+        assert edit(text) != text, "the edit did not apply"
+        source.write_text(edit(text), encoding="utf-8")
+    code = (
+        "import sys; from pathlib import Path; from engine.prepare import CorpusSettings, inputs_fingerprint; "
+        f"print(inputs_fingerprint([Path({str(BUNDLED)!r})], CorpusSettings()))"
+    )
+    done = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, cwd=copy, env={**os.environ, "PYTHONPATH": str(copy)}, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+@pytest.mark.parametrize(
+    ("module", "edit"),
+    [
+        ("cleaning", lambda src: src.replace('"see also",', '"see also",\n        "gallery",')),
+        ("segmentation", lambda src: src.replace("_CLOSERS = frozenset(", "_CLOSERS = frozenset('-' + ")),
+        ("corpus", lambda src: src + "\n# reader changed\n"),
+    ],
+)
+def test_changing_a_cleaning_rule_changes_the_corpus_fingerprint(tmp_path, module, edit):
+    unchanged = inputs_fingerprint([BUNDLED], CorpusSettings())
+    assert _fingerprint_with(tmp_path / "same", module) == unchanged
+    assert _fingerprint_with(tmp_path / "edited", module, edit) != unchanged
+
+
+def test_duplicate_ids_and_empty_documents(tmp_path, nlp):
     path = tmp_path / "dups.json"
     path.write_text(json.dumps([
-        {"id": "1", "title": "A", "text": "It is a text."},
-        {"id": "1", "title": "A", "text": "It is a text."},
+        TINY[0],
+        TINY[0],
         {"id": "2", "title": "B", "text": "B\nReferences.\nA book."},
+        {"id": "3", "title": "C", "text": "It is a text."},
     ]))  # fmt: skip
     with Store(tmp_path / "store") as store:
-        summary = prepare_corpus([path], store, CorpusSettings())
+        summary = prepare_corpus([path], store, msgspec.structs.replace(TINY_SETTINGS, min_chars_per_sentence=20), nlp=nlp)
     assert summary.drops == {"duplicate_id": 1, "empty_after_cleaning": 1, "too_short_text": 1}
+    assert summary.kept_screening == 1
+
+
+@pytest.mark.parametrize(
+    ("records", "settings", "message"),
+    [
+        ([], TINY_SETTINGS, "no documents read"),
+        ([TINY[1], TINY[1] | {"id": "c"}], TINY_SETTINGS, "cleaning removed all 2 documents read \\(2 empty_after_cleaning\\)"),
+        (TINY, msgspec.structs.replace(TINY_SETTINGS, min_sentences=4), "the length filter removed the 1 document left after cleaning \\(1 too_few_sentences\\)"),
+        (TINY, CorpusSettings(), "the length filter removed the 1 document left after cleaning \\(1 too_short_text\\)"),
+        ([{"id": "x", "title": "X", "text": "Good morning to you, my dear friend. Hello again, dear friend."}], TINY_SETTINGS, "screening removed the 1 document that passed the length filter \\(1 no_neg\\)"),
+    ],
+)
+def test_an_empty_corpus_is_an_error_naming_the_input_and_the_filter(tmp_path, nlp, records, settings, message):
+    path = tmp_path / "input.json"
+    path.write_text(json.dumps(records))
+    with Store(tmp_path / "store") as store:
+        with pytest.raises(EmptyCorpusError, match=message) as info:
+            prepare_corpus([path], store, settings, nlp=nlp)
+        assert str(path) in str(info.value)
+        assert ("lower" in str(info.value)) == message.startswith("the length filter")
+        assert all(store.count(name) == 0 for name in DATABASES)  # nothing written
+
+
+def test_a_failed_preparation_keeps_the_corpus_prepared_before(tmp_path, nlp):
+    path = _write(tmp_path / "tiny.jsonl", TINY)
+    with Store(tmp_path / "store") as store:
+        first = prepare_corpus([path], store, TINY_SETTINGS, nlp=nlp)
+        before = dict(store.items_raw(CORPUS_DB)), dict(store.items_raw(META_DB))
+        with pytest.raises(EmptyCorpusError, match="length filter"):
+            prepare_corpus([path], store, msgspec.structs.replace(TINY_SETTINGS, min_sentences=5), nlp=nlp)
+        assert (dict(store.items_raw(CORPUS_DB)), dict(store.items_raw(META_DB))) == before
+        assert prepare_corpus([path], store, TINY_SETTINGS, nlp=nlp).fingerprint == first.fingerprint
 
 
 @pytest.mark.parametrize(
@@ -132,3 +219,85 @@ def test_worker_processes_store_the_same_corpus(corpus_slice_path, corpus_settin
     assert stored_one and stored_one == stored_two
     for key, raw in stored_one.items():  # and the same as the session's single-process run
         assert prepared_store.get_raw(CORPUS_DB, key) == raw
+
+
+def test_cli_checks_its_input_before_creating_the_store(tmp_path, capsys):
+    store = tmp_path / "store"
+    assert cli_main(["prepare", str(tmp_path / "missing.json"), "--store", str(store)]) == 2
+    assert "missing.json: no such corpus file" in capsys.readouterr().err
+    (tmp_path / "data.csv").write_text("id,text\n")
+    assert cli_main(["prepare", str(tmp_path / "data.csv"), "--store", str(store)]) == 2
+    assert "data.csv: unknown corpus file type" in capsys.readouterr().err
+    assert not store.exists()
+
+
+@pytest.mark.parametrize("store_folder", ["absent", "empty folder"])
+def test_cli_empty_corpus_exits_non_zero_and_leaves_no_store(tmp_path, capsys, store_folder):
+    path = tmp_path / "none.json"
+    path.write_text("[]")
+    store = tmp_path / "store"
+    if store_folder == "empty folder":
+        store.mkdir()
+    assert cli_main(["prepare", str(path), "--store", str(store), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: no documents read" in err and "lower" not in err
+    assert store.exists() == (store_folder == "empty folder")
+    assert not store.exists() or not any(store.iterdir())
+
+
+def test_cli_failure_never_deletes_a_store_that_held_data(tmp_path, capsys):
+    path = _write(tmp_path / "tiny.jsonl", TINY)
+    store = tmp_path / "store"
+    args = ["prepare", str(path), "--store", str(store), "--min-sentences", "2", "--min-chars-per-sentence", "10", "--no-progress"]
+    assert cli_main(args) == 0
+    assert "kept after screening:             1" in capsys.readouterr().out
+    assert cli_main([*args[:4], "--min-sentences", "5", *args[6:]]) == 2
+    assert "the length filter removed the 1 document" in capsys.readouterr().err
+    with Store(store) as reopened:
+        assert reopened.count(CORPUS_DB) == 1 and stored_summary(reopened).kept_screening == 1
+
+
+def test_run_on_an_empty_input_names_it_and_does_not_suggest_lower_bounds(tmp_path, capsys):
+    path = tmp_path / "none.jsonl"
+    path.write_text('{"id": "1", "title": "T", "text": "References.\\nA book."}\n')
+    (tmp_path / "exp.toml").write_text(
+        f'store = "store"\noutput = "out"\nneedles = ["none"]\nhays = ["orig"]\npositions = [[0, 0]]\n'
+        f"[corpus]\ninputs = [{str(path)!r}]\n"
+        '[stopping]\nkind = "fixed"\nn = 2\n'
+        '[[judges]]\nname = "jaccard"\nadapter = "baseline"\nmodel = "jaccard"\n',
+        encoding="utf-8",
+    )
+    assert cli_main(["run", str(tmp_path / "exp.toml")]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: cleaning removed the 1 document read (1 empty_after_cleaning)" in err
+    assert "lower" not in err
+
+
+@pytest.fixture(scope="module")
+def whole_sample_store(tmp_path_factory, nlp, bundled_corpus_path):
+    """The whole bundled sample prepared at the quickstart's floor (100)."""
+    with Store(tmp_path_factory.mktemp("whole_sample")) as store:
+        prepare_corpus([bundled_corpus_path], store, CorpusSettings(min_chars_per_sentence=100), nlp=nlp)
+        yield store
+
+
+@pytest.mark.slow
+def test_whole_bundled_sample_stores_worded_hole_free_sentences(whole_sample_store):
+    summary = stored_summary(whole_sample_store)
+    assert summary.read == 2349 and summary.kept_screening >= 0.9 * summary.kept_length
+    assert summary.hole_sentences_dropped > 0 and summary.fragments_merged > 0
+    from engine.pairs import Corpus
+
+    corpus = Corpus.open(whole_sample_store)
+    for doc_id in corpus.doc_ids:
+        doc = corpus.document(doc_id)
+        for k, sentence in enumerate(doc.sentences):  # every sentence any window can hold
+            assert has_word(sentence), (doc_id, k, sentence)
+            assert template_hole(sentence) is None, (doc_id, k, sentence)
+            assert "\n" not in sentence and sentence == sentence.strip()
+        assert all(not gap.strip() for gap in doc.gaps)
+        for needle in ("none", "neg", "con", "ner"):
+            for seed in (0, 1, 2):
+                _, before, after = corpus.needle_sentence(doc_id, needle, seed)
+                assert has_word(before) and template_hole(before) is None, (doc_id, needle, before)
+                assert template_hole(after) is None, (doc_id, needle, after)

@@ -1,8 +1,15 @@
-"""`needlejudge prepare [INPUTS...] --store DIR`: read, clean, parse once, screen, store."""
+"""`needlejudge prepare [INPUTS...] --store DIR`: read, clean, parse once, screen, store.
+
+The inputs are checked before the store is created. A preparation that
+fails (bad input found while reading, no document kept, an interrupt)
+exits non-zero and removes the store folder only if this command created
+it and it still holds nothing; a store that held data is never deleted.
+"""
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 from pathlib import Path
 
@@ -37,8 +44,29 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress display")
 
 
+def _remove_if_still_empty(path: Path, folder_existed: bool) -> None:
+    """Remove what a failed preparation created at `path`, if it holds no entry."""
+    from engine.store import DATABASES, Store
+
+    try:
+        with Store(path) as store:
+            if any(store.count(name) for name in DATABASES):
+                return
+    except Exception:  # not a store we can read: leave it alone
+        return
+    if not folder_existed:
+        shutil.rmtree(path)
+        return
+    for child in path.iterdir():  # an empty folder given as the store: keep the folder
+        if child.is_dir():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
+
+
 def main(args: argparse.Namespace) -> int:
-    from engine.prepare import CorpusSettings, prepare_corpus
+    from engine.corpus import check_inputs
+    from engine.prepare import BUNDLED_CORPUS, CorpusSettings, prepare_corpus
     from engine.store import Store
 
     settings = CorpusSettings(
@@ -51,8 +79,17 @@ def main(args: argparse.Namespace) -> int:
         scan_radius=args.scan_radius,
     )
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
-    with Store(args.store) as store:
-        summary = prepare_corpus(list(args.inputs), store, settings, progress=progress)
+    settings.validate()
+    check_inputs(list(args.inputs) or [BUNDLED_CORPUS])
+    folder_existed = args.store.exists()
+    created = not folder_existed or not any(args.store.iterdir())
+    try:
+        with Store(args.store) as store:
+            summary = prepare_corpus(list(args.inputs), store, settings, progress=progress)
+    except BaseException:
+        if created:
+            _remove_if_still_empty(args.store, folder_existed)
+        raise
     if args.json:
         print(msgspec.json.encode(summary).decode())
         return 0
@@ -63,4 +100,6 @@ def main(args: argparse.Namespace) -> int:
     print(f"  kept after screening:             {summary.kept_screening} ({100 * summary.screening_rate:.0f}% of length-kept)")
     for reason, count in summary.drops.items():
         print(f"  dropped, {reason + ':':<26}{count}")
+    print(f"  sentences: {summary.fragments_merged} wordless fragments merged, "
+          f"{summary.hole_sentences_dropped} dropped for a template hole")  # fmt: skip
     return 0
