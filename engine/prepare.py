@@ -26,10 +26,9 @@ import msgspec
 
 from engine.contracts import ConfigError
 from engine.corpus import RawDocument, clean_text, read_documents
+from engine.entities import document_entity_texts, entity_options
 from engine.needles import (
     EntityOption,
-    document_entity_texts,
-    entity_options,
     find_needle_sentence,
     iter_sentences,
     negate,
@@ -131,7 +130,7 @@ def rules_fingerprint() -> bytes:
     h = hashlib.blake2b(digest_size=16)
     # Located, not imported: importing engine.nlp would load spaCy (and torch
     # behind it) on every run start only to hash a file.
-    for name in ("engine.corpus", "engine.needles", "engine.nlp", __name__):
+    for name in ("engine.corpus", "engine.needles", "engine.entities", "engine.nlp", __name__):
         spec = importlib.util.find_spec(name)
         assert spec is not None and spec.origin is not None, name
         h.update(Path(spec.origin).read_bytes())
