@@ -50,7 +50,6 @@ if TYPE_CHECKING:  # spaCy objects come in as arguments
     from spacy.tokens import Doc, Span
 
 NER_LABELS = frozenset({"PERSON", "GPE", "LOC", "LANGUAGE", "DATE"})
-NAME_LABELS = frozenset({"PERSON", "GPE", "LOC", "LANGUAGE"})
 LABEL_AGREEMENT = 2 / 3  # share of a text's mentions that must carry its label
 MIN_SUPPORT = 2  # mentions (or full name / surname pairs) a one-word name needs for its label
 # last words that make a capitalised phrase a place, building, organisation or
