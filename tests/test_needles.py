@@ -272,6 +272,7 @@ def test_generator_still_produces_the_labelled_after_outputs(nlp):
         for (d, sentence), row in after.items():
             if d != doc_id:
                 continue
+            assert sentence in sentences, f"{doc_id}: cleaning or splitting changed this gold sentence; label it again"
             options = entity_options(sentences[sentence], entities)
             rng = item_rng(1, "ner", doc_id)
             option = options[int(rng.integers(len(options)))]
@@ -279,6 +280,7 @@ def test_generator_still_produces_the_labelled_after_outputs(nlp):
             assert apply_entity(sentence, option, replacement) == row["perturbed"], (doc_id, row["perturbed"])
         for d, sentence in refused:
             if d == doc_id:
+                assert sentence in sentences, f"{doc_id}: cleaning or splitting changed this gold sentence; label it again"
                 assert entity_options(sentences[sentence], entities) == (), (doc_id, sentence)
 
 
