@@ -8,19 +8,13 @@ that text. Rules (DESIGN.md):
 
 - neg and con live in engine.negation and engine.conjunctions (their rules
   and what they skip are documented there); they return a `TextEdit`.
-- ner: options are the sentence's entities labelled PERSON, GPE, LOC,
-  LANGUAGE or DATE that have at least one different same-label entity text
-  elsewhere in the document, of the same shape (`entity_shape`: a year for a
-  year, a day-month-year for a day-month-year; "the ..." for "the ...").
-  Possessive texts and texts the model also tags with another label are
-  never replacements; entities inside quotation marks and PERSON entities
-  after an article ("the Chincha") are not options. The seeded choice of option and replacement happens
-  at pair time (engine.pairs), applied by `apply_entity`.
+- ner: which entities may be swapped, and with what, is decided in
+  engine.entities (`entity_options`); the seeded choice of option and
+  replacement happens at pair time (engine.pairs), applied by `apply_entity`.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -29,7 +23,6 @@ import msgspec
 if TYPE_CHECKING:  # spaCy objects come in as arguments; importing them here is not needed at run time
     from spacy.tokens import Doc, Span, Token
 
-NER_LABELS = frozenset({"PERSON", "GPE", "LOC", "LANGUAGE", "DATE"})
 SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})  # neg and con
 
 
@@ -113,84 +106,6 @@ def _match_case(word: str, model: str) -> str:
 
 # ---------------------------------------------------------------------------
 # ner
-
-
-_MONTHS = frozenset(
-    "january february march april may june july august september october november december "
-    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
-)
-_SHAPE_PIECES = re.compile(r"\d+|[^\W\d_]+|\S")
-
-
-def entity_shape(text: str, label: str) -> str:
-    """What a replacement must share with the entity it replaces to read fluently.
-
-    DATE: the token pattern with years as Y, other numbers as 9 and month
-    names as M ("15 May 1873" -> "9 M Y", "the 1970s" -> "the Y s"), so a
-    year replaces a year and a day-month a day-month, never "four years"
-    by "March". Other labels: only whether the text starts with "the".
-    """
-    if label != "DATE":
-        return "the" if text.lower().startswith("the ") else ""
-    pieces = []
-    for piece in _SHAPE_PIECES.findall(text.lower()):
-        if piece.isdigit():
-            pieces.append("Y" if len(piece) == 4 else "9")
-        elif piece in _MONTHS:
-            pieces.append("M")
-        else:
-            pieces.append(piece)
-    return " ".join(pieces)
-
-
-def _usable_entity_text(text: str) -> bool:
-    return "\n" not in text and text.strip() == text and not text.endswith(("'s", "’s"))
-
-
-def document_entity_texts(doc: Doc) -> dict[str, frozenset[str]]:
-    """label -> distinct entity texts in the whole document (NER labels only).
-
-    Texts the model also tags with another label somewhere in the document
-    (e.g. a company tagged PERSON once and ORG elsewhere) are left out, as
-    are possessives ("Stan Kenton's")."""
-    found: dict[str, set[str]] = {}
-    labels_of: dict[str, set[str]] = {}
-    for ent in doc.ents:
-        labels_of.setdefault(ent.text, set()).add(ent.label_)
-        if ent.label_ in NER_LABELS and _usable_entity_text(ent.text):
-            found.setdefault(ent.label_, set()).add(ent.text)
-    return {
-        label: frozenset(t for t in texts if len(labels_of[t]) == 1) for label, texts in found.items()
-    }
-
-
-def entity_options(sent: Span, entity_texts: dict[str, frozenset[str]]) -> tuple[EntityOption, ...]:
-    options = []
-    base = sentence_bounds(sent)[0]
-    text = sentence_text(sent)
-    for ent in sent.ents:
-        if ent.label_ not in NER_LABELS or not _usable_entity_text(ent.text):
-            continue
-        if _inside_quotes(text, ent.start_char - base):  # titles and quoted names ("United States v. X")
-            continue
-        if ent.label_ == "PERSON" and ent.start > sent.start and ent.doc[ent.start - 1].lower_ in ("the", "a", "an"):
-            continue  # "the Chincha", "the Beatles": a people or a band tagged PERSON
-        shape = entity_shape(ent.text, ent.label_)
-        replacements = tuple(
-            sorted(t for t in entity_texts.get(ent.label_, ()) if t != ent.text and entity_shape(t, ent.label_) == shape)
-        )
-        if not replacements:
-            continue
-        options.append(
-            EntityOption(
-                start=ent.start_char - base,
-                end=ent.end_char - base,
-                label=ent.label_,
-                text=ent.text,
-                replacements=replacements,
-            )
-        )
-    return tuple(options)
 
 
 def apply_entity(text: str, option: EntityOption, replacement: str) -> str:

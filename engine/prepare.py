@@ -32,11 +32,10 @@ from engine.contracts import ConfigError
 from engine.cleaning import clean_text
 from engine.conjunctions import swap_conjunction
 from engine.corpus import RawDocument, check_inputs, read_documents
+from engine.entities import document_entity_texts, entity_options
 from engine.needles import (
     EntityOption,
     TextEdit,
-    document_entity_texts,
-    entity_options,
     find_needle_sentence,
 )
 from engine.negation import negate
@@ -172,6 +171,7 @@ RULE_MODULES = (
     "engine.cleaning",
     "engine.segmentation",
     "engine.needles",
+    "engine.entities",
     "engine.negation",
     "engine.conjunctions",
     "engine.nlp",

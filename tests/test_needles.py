@@ -1,4 +1,5 @@
-"""Needle rules on real spaCy parses (the `nlp` session fixture)."""
+"""Needle rules on real spaCy parses (the `nlp` session fixture). neg and con
+have their own modules' tests (test_negation, test_conjunctions)."""
 
 from __future__ import annotations
 
@@ -7,85 +8,199 @@ from pathlib import Path
 
 import pytest
 
+from engine.cleaning import clean_text, normalise_whitespace
 from engine.conjunctions import swap_conjunction
+from engine.entities import date_shaped, document_entity_texts, entity_options, entity_shape, name_shaped
 from engine.needles import (
     EntityOption,
     apply_entity,
-    document_entity_texts,
-    entity_options,
-    entity_shape,
     find_needle_sentence,
     scan_order,
 )
+from engine.segmentation import document_sentences
+from engine.seeding import item_rng
 
 
 def first_sentence(nlp, text):
     return next(iter(nlp(text).sents))
 
 
-# -- ner --------------------------------------------------------------------
-
-NER_TEXT = (
-    "John Smith met Mary Jones in Paris (France) on 3 May 1990. "
-    "Later, Mary Jones moved to London, England, on 5 June 1991. "
-    "She spoke French and English. The Microsoft office hired John Smith."
-)
+# -- ner (engine.entities) --------------------------------------------------
 
 
-def test_entity_options_labels_and_multi_token_spans(nlp):
-    doc = nlp(NER_TEXT)
-    texts = document_entity_texts(doc)
-    assert "ORG" not in texts  # only PERSON, GPE, LOC, LANGUAGE, DATE
-    options = entity_options(next(iter(doc.sents)), texts)
-    by_text = {o.text: o for o in options}
-    assert by_text["John Smith"].replacements == ("Mary Jones",)  # multi-token, one unit
-    assert by_text["Paris"].replacements == ("England", "France", "London")
-    assert by_text["3 May 1990"].replacements == ("5 June 1991",)  # same label and shape
-    sentence = next(iter(doc.sents)).text.strip()
-    for option in options:
-        assert sentence[option.start : option.end] == option.text
-        assert option.text not in option.replacements
+def options_by_sentence(nlp, text):
+    doc = nlp(text)
+    entities = document_entity_texts(doc)
+    return entities, [entity_options(s, entities) for s in doc.sents]
 
 
-def test_apply_entity_keeps_whitespace_and_punctuation(nlp):
-    doc = nlp(NER_TEXT)
-    sentence = next(iter(doc.sents))
-    options = {o.text: o for o in entity_options(sentence, document_entity_texts(doc))}
-    text = sentence.text.strip()
-    assert apply_entity(text, options["France"], "England") == (
-        "John Smith met Mary Jones in Paris (England) on 3 May 1990."
+def test_entity_options_swap_same_label_names_and_dates(nlp):
+    entities, per_sentence = options_by_sentence(
+        nlp, "Howard Roark met John Galt in Denver. John Galt lives in Colorado. Dagny Taggart met Galt in Chicago. Galt said nothing."
     )
-    assert apply_entity(text, options["John Smith"], "Mary Jones").startswith("Mary Jones met Mary Jones in")
-    with pytest.raises(ValueError, match="not at"):
-        apply_entity("Something else entirely.", options["France"], "England")
+    first = {o.text: o for o in per_sentence[0]}
+    assert first["John Galt"].replacements == ("Dagny Taggart",)  # multi-token, one unit; "Howard Roark" is in the sentence
+    text = "Howard Roark met John Galt in Denver."
+    for option in per_sentence[0]:
+        assert text[option.start : option.end] == option.text
 
 
-def test_entity_without_a_same_label_alternative_is_no_option(nlp):
-    doc = nlp("Alice Walker lives in Berlin. She likes the city.")
-    options = entity_options(next(iter(doc.sents)), document_entity_texts(doc))
-    assert options == ()
+def test_same_referent_is_never_a_replacement(nlp):
+    """"Galt" / "John Galt", "Europe" / "Southeastern Europe" name one referent."""
+    _, per_sentence = options_by_sentence(
+        nlp, "Howard Roark met John Galt in Denver. John Galt lives in Colorado. Dagny Taggart met Galt in Chicago. Galt said nothing."
+    )
+    for options in per_sentence:
+        for option in options:
+            assert not ({option.text, *option.replacements} >= {"Galt", "John Galt"})
+    entities, per_sentence = options_by_sentence(nlp, "Trade grew between Asia and Europe. Southeastern Europe traded with Asia.")
+    assert entities.labels.get("Europe") == "LOC" and entities.labels.get("Southeastern Europe") == "LOC"
+    assert all("Southeastern Europe" not in o.replacements for o in per_sentence[0] if o.text == "Europe")
 
 
-def test_quoted_entities_and_person_after_an_article_are_no_options(nlp):
-    doc = nlp('In "United States v. Smith", the court in Texas ruled for Mexico. The Chincha met John Smith and Mary Jones in Peru.')
-    texts = document_entity_texts(doc)
-    first, second = (entity_options(s, texts) for s in doc.sents)
-    assert [o.text for o in first] == ["Texas", "Mexico"]  # not the quoted "United States"
-    assert [o.text for o in second] == ["John Smith", "Mary Jones", "Peru"]  # not "the Chincha"
+def test_label_comes_from_the_document_not_one_tag(nlp):
+    """The model tags "Gershwin" PERSON once and GPE twice here; with no 2/3
+    agreement it is neither a span nor a replacement (the paper's rule swapped
+    it as a place: "Beverly Hills uses common time")."""
+    doc = nlp("George Gershwin wrote the song in 1924. Gershwin played it in New York. In the B section, Gershwin uses common time. Cole Porter admired Gershwin.")
+    assert {e.label_ for e in doc.ents if e.text == "Gershwin"} >= {"PERSON", "GPE"}
+    entities = document_entity_texts(doc)
+    assert "Gershwin" not in entities.labels
+    sentences = list(doc.sents)
+    assert entity_options(sentences[2], entities) == ()
+    assert all(r != "Gershwin" for values in entities.names.values() for r in values)
 
 
-def test_date_shapes():
+def test_articles_fit_the_replacement(nlp):
+    """A name heading its noun phrase with "the" is replaced only by a name the
+    document also uses with "the", and the other way round ("ties with the Europe")."""
+    entities, per_sentence = options_by_sentence(
+        nlp,
+        "The treaty ties Spain with the United States. Spain and France signed it with the Netherlands. "
+        "Later the United States and the Netherlands left, and Spain stayed with France.",
+    )
+    assert entities.articles.get("United States") == "the" and entities.articles.get("Spain") == "bare"
+    for options in per_sentence:
+        for option in options:
+            if option.label == "GPE":
+                slot = entities.articles.get(option.text)
+                assert all(entities.articles.get(r) == slot for r in option.replacements), option
+
+
+def test_sentence_initial_replacement_is_capitalised(nlp):
+    doc = nlp("The 1970s were calm in the town. In the 1980s the mill closed. The mill reopened in the 1990s.")
+    entities = document_entity_texts(doc)
+    first = entity_options(next(iter(doc.sents)), entities)
+    assert first and all(r[:1].isupper() for o in first if o.start == 0 for r in o.replacements)
+    assert {r.lower() for o in first for r in o.replacements} <= {"the 1980s", "the 1990s"}
+
+
+def test_date_swaps_are_date_shaped(nlp):
+    _, per_sentence = options_by_sentence(nlp, "The density is 1976 kg/m3 in 1990. The plant opened in 1985 and closed in May 1990.")
+    assert [o.text for o in per_sentence[0]] == ["1990"]  # "1976" counts kilograms here
+    assert date_shaped("1947") and date_shaped("15 May 1873") and date_shaped("the late 1970s") and date_shaped("the 14th century")
+    assert not date_shaped("today") and not date_shaped("four years") and not date_shaped("1976 kg/m3") and not date_shaped("2–0")
     assert entity_shape("1947", "DATE") == entity_shape("1923", "DATE")
     assert entity_shape("15 May 1873", "DATE") == entity_shape("2 June 1990", "DATE")
-    assert entity_shape("four years", "DATE") != entity_shape("March", "DATE")
     assert entity_shape("September 1988", "DATE") != entity_shape("October 13, 1985", "DATE")
-    assert entity_shape("the Netherlands", "GPE") != entity_shape("Belgium", "GPE")
 
 
-def test_possessive_and_ambiguous_entities_are_not_replacements(nlp):
-    doc = nlp("Paul Simon met Art Garfunkel. Paul Simon's band played in Ohio. Art Garfunkel sang.")
-    texts = document_entity_texts(doc)
-    assert all(not t.endswith("'s") for values in texts.values() for t in values)
+@pytest.mark.parametrize(
+    ("text", "ok"),
+    [
+        ("Andy Roddick", True),
+        ("J. D. Anderson", True),
+        ("Sea of Marmara", True),
+        ("O'Brien", True),
+        ("suffix", False),  # lower-case words the model stored as names
+        ("tuba", False),
+        ("Andy Roddick/", False),  # stray punctuation and markup
+        ("Bernardo de Galvez.jpg|", False),
+        ("Apollo 11", False),  # digits
+        ("Sultan Ali Syah I.", False),  # a sentence's full stop taken into the name
+    ],
+)
+def test_name_shape(text, ok):
+    assert name_shaped(text) is ok
+
+
+def test_mislabelled_and_partial_names_are_not_options(nlp):
+    """A PERSON after a place preposition, a name cut out of a longer one
+    ("Kilij Arslan I"), a person's name used as a modifier ("the Hall effect")."""
+    _, per_sentence = options_by_sentence(
+        nlp,
+        "Kilij Arslan I was unable to help. Kilij Arslan lost to John Comnenus. John Comnenus won. "
+        "In 1964 he opened a folk club in Hemel Hempstead. Wizz Jones played there with Clive Palmer.",
+    )
+    assert all(o.text != "Kilij Arslan" for o in per_sentence[0])
+    assert all(o.text != "Hemel Hempstead" for options in per_sentence for o in options)
+
+
+def test_quoted_entities_are_no_options(nlp):
+    _, per_sentence = options_by_sentence(
+        nlp, 'In "United States v. Smith", the court in Texas ruled. The United States and Mexico agreed. Texas and Mexico signed.'
+    )
+    assert all(o.text != "United States" for o in per_sentence[0])
+
+
+def test_apply_entity_keeps_whitespace_and_punctuation():
+    option = EntityOption(0, 5, "GPE", "Paris", ("Rome",))
+    assert apply_entity("Paris (France) is big.", option, "Rome") == "Rome (France) is big."
+    with pytest.raises(ValueError, match="not at"):
+        apply_entity("Something else entirely.", option, "Rome")
+
+
+# -- the hand-labelled gold set (tests/data/needle_gold/ner*.jsonl) ----------
+
+GOLD = Path(__file__).parent / "data" / "needle_gold"
+SAMPLE = Path(__file__).parents[1] / "engine" / "data" / "wiki_sample.json"
+
+
+def _gold(name):
+    return [json.loads(line) for line in (GOLD / name).read_text(encoding="utf-8").splitlines()]
+
+
+def test_gold_set_is_complete_and_labelled():
+    rows = _gold("ner.jsonl") + _gold("ner_fresh.jsonl")
+    assert all(r["label"] in ("correct", "meaning-odd", "ungrammatical", "wrong") and r["note"] for r in rows)
+    assert sum(r["generator"] == "before" for r in _gold("ner.jsonl")) >= 60
+    assert len(_gold("ner_fresh.jsonl")) >= 60
+    for r in rows:
+        head, tail = r["sentence"].split(r["span_before"], 1)[0], None
+        assert r["perturbed"].startswith(head) and r["span_after"] in r["perturbed"], r["doc_id"]
+
+
+def test_generator_still_produces_the_labelled_after_outputs(nlp):
+    """Re-derive every "after" needle of the gold set from its document (seed 1,
+    the draw engine.pairs makes): a change to the generator that alters one
+    fails here and forces the sentence to be labelled again. Sentences the
+    generator refused when labelled must still be refused."""
+    rows = _gold("ner.jsonl") + _gold("ner_fresh.jsonl")
+    after = {(r["doc_id"], r["sentence"]): r for r in rows if r["generator"] == "after"}
+    refused = {(r["doc_id"], r["sentence"]) for r in rows if r["generator"] == "before"} - set(after)
+    wanted = {doc_id for doc_id, _ in after.keys() | refused}
+    raw = {d["id"]: d for d in json.loads(SAMPLE.read_text(encoding="utf-8")) if d["id"] in wanted}
+    ids = sorted(wanted)
+    texts = (clean_text(raw[i]["text"], raw[i]["title"]) for i in ids)
+    for doc_id, doc in zip(ids, nlp.pipe(texts, batch_size=16)):
+        entities = document_entity_texts(doc)
+        sentences = {s.text.strip(): s for s in document_sentences(doc).spans}
+        for (d, labelled), row in after.items():
+            if d != doc_id:
+                continue
+            sentence = normalise_whitespace(labelled)  # cleaning turns odd spaces into plain ones
+            assert sentence in sentences, f"{doc_id}: cleaning or splitting changed this gold sentence; label it again"
+            options = entity_options(sentences[sentence], entities)
+            rng = item_rng(1, "ner", doc_id)
+            option = options[int(rng.integers(len(options)))]
+            replacement = option.replacements[int(rng.integers(len(option.replacements)))]
+            expected = normalise_whitespace(row["perturbed"])
+            assert apply_entity(sentence, option, replacement) == expected, (doc_id, row["perturbed"])
+        for d, labelled in refused:
+            if d == doc_id:
+                sentence = normalise_whitespace(labelled)
+                assert sentence in sentences, f"{doc_id}: cleaning or splitting changed this gold sentence; label it again"
+                assert entity_options(sentences[sentence], entities) == (), (doc_id, sentence)
 
 
 # -- the needle sentence ------------------------------------------------------
