@@ -72,28 +72,25 @@ def fatal_message(judge: str, result: CallResult) -> str | None:
 class JudgeHealth:
     """One judge's state under the failure policy (on the event loop)."""
 
-    __slots__ = ("judge", "policy", "clock", "consecutive", "down_since", "probing", "probes", "last", "_up")
+    __slots__ = ("judge", "policy", "clock", "consecutive", "down", "down_since", "probing", "probes", "last", "_up")
 
     def __init__(self, judge: str, policy: FailurePolicy, clock: Callable[[], float] = time.monotonic) -> None:
         self.judge = judge
         self.policy = policy
         self.clock = clock
         self.consecutive = 0
+        self.down = False  # a plain attribute: workers read it before every item
         self.down_since: float | None = None
         self.probing = False  # a worker holds the probe turn
         self.probes = 0  # failed probes in this outage
         self.last: CallResult | None = None
         self._up: anyio.Event | None = None
 
-    @property
-    def down(self) -> bool:
-        return self.down_since is not None
-
     def answered(self) -> None:
         """The judge answered (any answer about an item): it is up."""
         self.consecutive = 0
-        if self.down_since is not None:
-            self.down_since = None
+        if self.down:
+            self.down, self.down_since = False, None
             self.probes = 0
             if self._up is not None:
                 self._up.set()
@@ -105,7 +102,7 @@ class JudgeHealth:
         if self.down_since is None and (
             result.error_kind == CIRCUIT_OPEN or self.consecutive >= self.policy.consecutive_failures
         ):
-            self.down_since = self.clock()
+            self.down, self.down_since = True, self.clock()
 
     async def wait_up(self) -> None:
         if self.down_since is None:
