@@ -8,7 +8,8 @@ transport, timeout, rate limit, 5xx, malformed body, the adapter's circuit
 breaker — says nothing about the item: the item stays pending (its cell
 does not move past it), is asked again after a backoff, and, if the run has
 to stop, on the next run. A failure about the judge's configuration
-(`FATAL_ERROR_KINDS`: bad credentials, unknown model...) stops the run.
+(`FATAL_ERROR_KINDS`: bad credentials, unknown model...), or a dead
+in-process engine (`JUDGE_GONE_KINDS`), stops the run at once.
 
 `JudgeHealth` is the one failure policy of a judge (the adapter's circuit
 breaker only detects): after `consecutive_failures` transient failures in a
@@ -31,6 +32,9 @@ from engine.contracts import CallResult, ConfigError
 
 # Provider answers that no retry will fix: stop the run with the message.
 FATAL_ERROR_KINDS = frozenset({"auth", "forbidden", "not_found", "bad_request", "unsupported"})
+# An in-process judge that died or was shut down: it will not come back in
+# this run (the items stay pending for the next one).
+JUDGE_GONE_KINDS = frozenset({"engine_dead", "closed"})
 # Errors about the request's own content: the item's outcome (recorded as a
 # row; the cell moves on to its next document).
 ITEM_ERROR_KINDS = frozenset({"context_length"})
@@ -61,10 +65,18 @@ def is_transient(result: CallResult) -> bool:
 
 
 def fatal_message(judge: str, result: CallResult) -> str | None:
-    if result.status == "error" and result.error_kind in FATAL_ERROR_KINDS:
+    """The message that stops the run, for a failure no retry in this run fixes."""
+    if result.status != "error":
+        return None
+    if result.error_kind in FATAL_ERROR_KINDS:
         return (
             f"judge {judge!r}: the provider rejected the call ({result.error_kind}): "
             f"{result.text[:300]}; fix the judge's config (results so far are kept)"
+        )
+    if result.error_kind in JUDGE_GONE_KINDS:
+        return (
+            f"judge {judge!r} cannot go on ({result.error_kind}): {result.text[:300]}; "
+            "results so far are kept: run the same config again to resume"
         )
     return None
 

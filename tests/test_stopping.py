@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.contracts import ConfigError
-from engine.confseq import HEDGED_CAPITALS_BUDGET, HEDGED_MIN_BAND, grid_breaks, hedged_band, hedged_capital_cs, pprl_eb_cs
+from engine.confseq import grid_breaks, hedged_capital_cs, pprl_eb_cs
+from engine.hedged_run import HEDGED_CAPITALS_BUDGET, HEDGED_MIN_BAND, hedged_band
 from engine.stopping import CiRule, FixedRule, PaperRule, StoppingRule, StoppingSpec, make_rule_factory
 
 # ---------------------------------------------------------------------------
