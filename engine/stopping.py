@@ -65,7 +65,8 @@ from typing import Callable, Literal, Protocol, runtime_checkable
 
 import msgspec
 
-from engine.confseq import BET_TRUNCATION, HedgedRun, grid_breaks, hedged_band
+from engine.confseq import BET_TRUNCATION, grid_breaks
+from engine.hedged_run import HedgedRun, hedged_band
 from engine.contracts import ConfigError
 
 StoppingKind = Literal["paper", "fixed", "ci"]

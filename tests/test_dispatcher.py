@@ -68,12 +68,12 @@ def test_cached_answers_fill_the_item_and_only_missing_calls_go_out(tmp_path: Pa
         first, again = design.item(cell, 0), design.item(cell, 0)
         assert dispatcher.lookup(first) and first.missing == [0]
         dispatched = await dispatcher.dispatch("sim", first)
-        await dispatcher.writer.commit(dispatched.writes)
+        await dispatcher.writer.commit(dispatched[0])
         assert not dispatcher.lookup(again)  # answered by the cache now
         return first, again, dispatched
 
-    (first, again, dispatched), store, progress, _ = run_with(tmp_path, judge, body)
-    assert judge.calls == 1 and dispatched.failed == [] and not dispatched.shared
+    (first, again, (_, shared, failed)), store, progress, _ = run_with(tmp_path, judge, body)
+    assert judge.calls == 1 and failed == [] and not shared
     assert first.results[0].text == "Score: 70" and again.cached and again.results[0].text == "Score: 70"
     assert (progress.calls_network, progress.calls_cached, progress.cost_usd, progress.prompt_tokens) == (1, 1, 0.5, 9)
     store.close()
@@ -101,8 +101,8 @@ def test_identical_requests_in_flight_are_called_once(tmp_path: Path) -> None:
 
     (items, results), store, progress, _ = run_with(tmp_path, judge, body)
     assert judge.calls == 1
-    assert sorted(r.shared for r in results) == [False, True]
-    assert all(r.writes and r.writes[0][1] == items[0].keys[0] for r in results)  # both commit the answer
+    assert sorted(shared for _, shared, _ in results) == [False, True]
+    assert all(writes and writes[0][1] == items[0].keys[0] for writes, _, _ in results)  # both commit the answer
     assert items[0].results == items[1].results
     assert progress.calls_network == 1 and progress.calls_cached == 1
     store.close()
@@ -122,8 +122,8 @@ def failing(kind: str) -> Judge:
 
 
 def test_a_transient_failure_is_recorded_but_not_an_outcome(tmp_path: Path) -> None:
-    (item, dispatched), store, progress, health = run_with(tmp_path, failing("server"), first_item)
-    assert dispatched.failed == [0] and dispatched.writes == []
+    (item, (writes, _, failed)), store, progress, health = run_with(tmp_path, failing("server"), first_item)
+    assert failed == [0] and writes == []
     assert item.results == [None]  # no outcome for the item
     assert progress.calls_failed == 1 and progress.failures_by_kind == {"server": 1}
     assert health.consecutive == 1 and not health.down
@@ -158,9 +158,9 @@ def test_the_answers_of_an_item_with_a_failed_call_are_kept(tmp_path: Path) -> N
         assert dispatcher.lookup(item) and item.missing == [0, 1]
         return item, await dispatcher.dispatch("sim", item)
 
-    (item, dispatched), store, progress, _ = run_with(tmp_path, judge, body)
-    assert dispatched.failed == [1] and len(dispatched.writes) == 1
+    (item, (writes, _, failed)), store, progress, _ = run_with(tmp_path, judge, body)
+    assert failed == [1] and len(writes) == 1
     cache = CallCache(store)
     assert cache.get(item.keys[0]) is not None and cache.get(item.keys[1]) is None
-    assert encode_result(cache.get(item.keys[0])) == dispatched.writes[0][2]  # type: ignore[arg-type]
+    assert encode_result(cache.get(item.keys[0])) == writes[0][2]  # type: ignore[arg-type]
     store.close()
