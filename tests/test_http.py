@@ -212,6 +212,20 @@ async def test_circuit_breaker_stops_the_judge_after_a_burst_of_failures(server)
     assert server.stats()["requests"] == 3  # the open breaker made no calls
 
 
+async def test_reset_circuit_lets_the_next_call_through(server):
+    configure(server, faults=(Fault(kind="bad_request", schedule=(0, 1)),))
+    adapter = create_adapter(spec_for("openai", server.url, "sim-probe", options={"breaker_threshold": 2}))
+    try:
+        failed = [await adapter.complete(judge_request("sim-probe")) for _ in range(3)]
+        assert [r.error_kind for r in failed] == ["bad_request", "bad_request", "circuit_open"] and adapter.circuit_open
+        adapter.reset_circuit()  # the scheduler's probe
+        probe = await adapter.complete(judge_request("sim-probe"))
+    finally:
+        await adapter.aclose()
+    assert probe.status == "ok" and not adapter.circuit_open
+    assert server.stats()["requests"] == 3
+
+
 async def test_success_resets_the_breaker_count(server):
     configure(server, faults=(Fault(kind="bad_request", schedule=(0, 1, 3, 4)),))
     adapter = create_adapter(spec_for("openai", server.url, "sim-mixed", options={"breaker_threshold": 3}))
