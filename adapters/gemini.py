@@ -13,7 +13,8 @@ from typing import Any
 
 import msgspec
 
-from adapters.http import HttpAdapter, MalformedResponse, Reply, api_key_from_env, decode_json, parse_duration, settings_from_options
+from adapters.http import HttpAdapter, MalformedResponse, Reply, api_key_from_env, decode_json, settings_from_options
+from adapters.pacing import parse_duration
 from engine.contracts import Backend, Capabilities, CallRequest, JudgeSpec, Usage
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"

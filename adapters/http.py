@@ -4,12 +4,10 @@ A provider module supplies a `Dialect` (how to build a request and read a
 response in its wire format); `HttpAdapter` does everything else the same
 way for every provider:
 
-- the transport: for `http://` URLs (self-hosted servers, where the
-  client's CPU bounds the throughput) the lean keep-alive client of
-  `adapters.plain_http`; for `https://` (and with the option
-  `transport = "aiohttp"`) one aiohttp session per adapter, its connection
-  pool sized to the judge's concurrency, keep-alive, DNS cached;
-- requests-per-minute and tokens-per-minute limiters (aiolimiter);
+- the transport: aiohttp for every URL (adapters/transport.py), with the
+  keep-alive race handled there (a reused connection the server closed
+  before answering is replayed at once on a fresh one);
+- requests-per-minute and tokens-per-minute limiters (adapters/pacing.py);
 - a judge-wide pause gate fed by `retry-after` / `retry-after-ms` and by the
   `x-ratelimit-*` / `anthropic-ratelimit-*` headers, so the judge slows
   down *before* a 429 when the provider says the budget is spent;
@@ -17,9 +15,11 @@ way for every provider:
   rate-limit feedback (429, 529);
 - retries with jittered exponential backoff on 429, 5xx, timeouts, dropped
   connections and malformed bodies, bounded by attempts and total time;
-  400/401/403/404 fail fast; after a burst of failed calls a circuit
-  breaker answers `circuit_open` at once (the scheduler then pauses the
-  judge, probes it and closes the breaker with `reset_circuit`).
+  400/401/403/404 fail fast, and so does a `101 Switching Protocols`
+  answer (kind `protocol`: the URL is an upgrade endpoint, not an API);
+  after a burst of failed calls a circuit breaker answers `circuit_open`
+  at once (the scheduler then pauses the judge, probes it and closes the
+  breaker with `reset_circuit`).
 
 Rate limits are recognised by status code only, never by message text.
 `complete()` never raises for provider failures: it returns a classified
@@ -29,24 +29,19 @@ never logged, repr'd or put into results.
 
 from __future__ import annotations
 
-import asyncio
-import email.utils
 import hashlib
 import logging
-import math
 import os
-import re
 import time
-from collections import deque
 from collections.abc import Callable, Mapping
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 import aiohttp
 import anyio
 import msgspec
-from aiolimiter import AsyncLimiter
 
-from adapters.plain_http import PlainHttpClient, TransportError
+from adapters.pacing import Pacer, budget_pause_s, retry_after_s
+from adapters.transport import REPLAY_NOTE, AiohttpTransport
 
 from engine.contracts import (
     AdapterConfigError,
@@ -67,7 +62,6 @@ RATE_LIMIT_STATUSES = frozenset({429, 529})
 RETRYABLE_STATUSES = frozenset({408, 409, 425, 500, 502, 503, 504, 520, 522, 524}) | RATE_LIMIT_STATUSES
 TERMINAL_KINDS = {400: "bad_request", 401: "auth", 403: "forbidden", 404: "not_found", 413: "context_length", 422: "bad_request"}
 MAX_ERROR_TEXT = 4000
-MAX_JUDGE_PAUSE_S = 60.0
 
 
 # ---------------------------------------------------------------------------
@@ -117,10 +111,8 @@ class HttpSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_o
     backoff_cap_s: float = 30.0
     breaker_threshold: int = 20  # consecutive failed calls that stop the judge
     min_concurrency: int = 1
-    keepalive_s: float = 30.0
+    keepalive_s: float | None = None  # idle connection lifetime; default by scheme (adapters/transport.py)
     dns_ttl_s: float = 300.0
-    # "auto": the lean client for http:// URLs, aiohttp for https://; "aiohttp": aiohttp for both
-    transport: Literal["auto", "aiohttp"] = "auto"
 
 
 # Options earlier versions took, and why they are gone: a config setting one
@@ -129,14 +121,20 @@ RETIRED_OPTIONS = {
     "item_metadata": "the simulated judge now recovers each item from the texts it is shown "
     "(start the fake server with --store STORE); remove the option",
 }
+# Options that no longer do anything: accepted with a warning, so configs keep running.
+DEPRECATED_OPTIONS = {
+    "transport": "every judge now uses aiohttp, for http:// and https:// alike; the option is ignored",
+}
 
 
 def settings_from_options(spec: JudgeSpec, own_keys: frozenset[str]) -> HttpSettings:
     """The HttpSettings part of `spec.options`; unknown keys are a ConfigError."""
     for name in sorted(set(spec.options) & set(RETIRED_OPTIONS)):
         raise AdapterConfigError(f"judge {spec.name!r}: option {name!r} was removed: {RETIRED_OPTIONS[name]}")
+    for name in sorted(set(spec.options) & set(DEPRECATED_OPTIONS)):
+        log.warning("judge %s: option %r is deprecated: %s", spec.name, name, DEPRECATED_OPTIONS[name])
     fields = set(HttpSettings.__struct_fields__)
-    unknown = set(spec.options) - fields - own_keys
+    unknown = set(spec.options) - fields - own_keys - set(DEPRECATED_OPTIONS)
     if unknown:
         expected = ", ".join(sorted(fields | own_keys))
         raise AdapterConfigError(
@@ -177,99 +175,6 @@ def estimated_tokens(request: CallRequest) -> int:
 # ---------------------------------------------------------------------------
 # Rate-limit headers
 
-_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
-_DURATION_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
-
-
-def parse_duration(value: str) -> float | None:
-    """OpenAI's reset durations ("20ms", "1.5s", "6m0s") or plain seconds."""
-    value = value.strip()
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    parts = _DURATION_PART.findall(value)
-    if not parts or "".join(n + u for n, u in parts) != value:
-        return None
-    return sum(float(n) * _DURATION_UNITS[u] for n, u in parts)
-
-
-def _seconds_until(value: str, now: float) -> float | None:
-    """An RFC 3339 / HTTP date as seconds from `now` (anthropic-ratelimit-*-reset, retry-after dates)."""
-    from datetime import datetime
-
-    try:
-        when = datetime.fromisoformat(value.strip().replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(value).timestamp()
-        except (TypeError, ValueError):
-            return None
-    return max(when - now, 0.0)
-
-
-def retry_after_s(headers: Mapping[str, str], now: float) -> float | None:
-    """`retry-after-ms` (milliseconds) or `retry-after` (seconds or an HTTP date)."""
-    ms = headers.get("retry-after-ms")
-    if ms is not None:
-        try:
-            return max(float(ms) / 1000.0, 0.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        return _seconds_until(value, now)
-
-
-def _int_header(headers: Mapping[str, str], name: str) -> int | None:
-    value = headers.get(name)
-    if value is None:
-        return None
-    try:
-        return int(float(value))
-    except ValueError:
-        return None
-
-
-def budget_pause_s(headers: Mapping[str, str], tokens_needed: int, now: float) -> float:
-    """How long to hold new sends because the provider says the budget is spent.
-
-    Reads OpenAI/Azure `x-ratelimit-remaining-{requests,tokens}` with
-    `x-ratelimit-reset-*` (durations) and Anthropic
-    `anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-remaining`
-    with `-reset` (RFC 3339 times). Returns 0 when there is budget left.
-    """
-    pause = 0.0
-    for kind, need in (("requests", 1), ("tokens", tokens_needed)):
-        remaining = _int_header(headers, f"x-ratelimit-remaining-{kind}")
-        if remaining is not None and 0 <= remaining < need:
-            reset = parse_duration(headers.get(f"x-ratelimit-reset-{kind}", "") or "")
-            limit = _int_header(headers, f"x-ratelimit-limit-{kind}")
-            if reset is not None:
-                # the budget refills continuously: wait for what we need, not for the full window
-                if limit and limit > 0 and kind == "requests":
-                    reset = min(reset, 60.0 / limit)
-                pause = max(pause, reset)
-    for kind, need in (("requests", 1), ("tokens", tokens_needed), ("input-tokens", tokens_needed)):
-        remaining = _int_header(headers, f"anthropic-ratelimit-{kind}-remaining")
-        if remaining is not None and 0 <= remaining < need:
-            reset = _seconds_until(headers.get(f"anthropic-ratelimit-{kind}-reset", "") or "", now)
-            limit = _int_header(headers, f"anthropic-ratelimit-{kind}-limit")
-            if reset is not None:
-                if limit and limit > 0 and kind == "requests":
-                    reset = min(reset, 60.0 / limit)
-                pause = max(pause, reset)
-    return min(pause, 60.0)
-
-
-# ---------------------------------------------------------------------------
-# The adapter
-
-
 class _Attempt(msgspec.Struct, kw_only=True):
     """What one HTTP exchange produced (internal)."""
 
@@ -278,57 +183,13 @@ class _Attempt(msgspec.Struct, kw_only=True):
     text: str = ""
     retry_after: float | None = None
     latency_s: float = 0.0
+    sent: int = 1  # requests on the wire: 2 when the transport replayed it (adapters/transport.py)
 
 
 def _jitter(key: bytes, attempt: int) -> float:
     """A uniform [0, 1) draw keyed by the request and attempt (decorrelates retries, reproducibly)."""
     digest = hashlib.blake2b(key + attempt.to_bytes(4, "little"), digest_size=8).digest()
     return int.from_bytes(digest, "little") / 2**64
-
-
-class _InflightWindow:
-    """The adaptive (AIMD) in-flight limit of one judge.
-
-    Under the limit, `acquire` takes a slot without suspending: an anyio
-    CapacityLimiter would pass twice through the event loop per call, which
-    costs more than the rest of the adapter's bookkeeping. Over the limit,
-    callers wait in FIFO order; a cancelled waiter gives back a slot it was
-    granted meanwhile."""
-
-    __slots__ = ("limit", "in_use", "_waiters")
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.in_use = 0
-        self._waiters: deque[anyio.Event] = deque()
-
-    async def acquire(self) -> None:
-        if self.in_use < self.limit and not self._waiters:
-            self.in_use += 1
-            return
-        granted = anyio.Event()
-        self._waiters.append(granted)
-        try:
-            await granted.wait()
-        except BaseException:
-            if granted.is_set():
-                self.release()
-            else:
-                self._waiters.remove(granted)
-            raise
-
-    def release(self) -> None:
-        self.in_use -= 1
-        self._grant()
-
-    def set_limit(self, limit: int) -> None:
-        self.limit = limit
-        self._grant()
-
-    def _grant(self) -> None:
-        while self._waiters and self.in_use < self.limit:
-            self.in_use += 1
-            self._waiters.popleft().set()
 
 
 class HttpAdapter:
@@ -354,17 +215,10 @@ class HttpAdapter:
         self._headers = {"Content-Type": "application/json", **headers}  # holds the key: never log or repr
         self._settings = settings
         self._retry_delay = retry_delay  # a delay some providers put in the error body
-        self._session: aiohttp.ClientSession | None = None
-        self._plain: PlainHttpClient | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._timeout = aiohttp.ClientTimeout(total=spec.timeout_s)
-        self._rpm = _limiter(spec.rpm, window_s=1.0) if spec.rpm else None
-        self._tpm = _limiter(spec.tpm, window_s=6.0) if spec.tpm else None
-        # AIMD in-flight limit (its limit changes while calls are in flight)
-        self._window = float(spec.concurrency)
-        self._inflight = _InflightWindow(self.concurrency_limit)
-        self._last_decrease = 0.0
-        self._pause_until = 0.0  # judge-wide gate (monotonic clock)
+        self._transport = AiohttpTransport(
+            concurrency=spec.concurrency, timeout_s=spec.timeout_s, keepalive_s=settings.keepalive_s, dns_ttl_s=settings.dns_ttl_s
+        )
+        self._pace = Pacer(spec.concurrency, settings.min_concurrency, rpm=spec.rpm, tpm=spec.tpm)
         self._consecutive_failures = 0
         self._breaker_cause = ""
 
@@ -374,7 +228,7 @@ class HttpAdapter:
     @property
     def concurrency_limit(self) -> int:
         """The current (adaptive) in-flight limit."""
-        return max(int(self._window), self._settings.min_concurrency)
+        return self._pace.limit
 
     @property
     def circuit_open(self) -> bool:
@@ -387,32 +241,7 @@ class HttpAdapter:
         self._consecutive_failures = 0
 
     async def aclose(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
-        if self._plain is not None:
-            await self._plain.aclose()
-
-    def _ensure_session(self) -> aiohttp.ClientSession:
-        session = self._session
-        loop = asyncio.get_running_loop()
-        if session is None or session.closed or self._loop is not loop:
-            # a session belongs to one event loop; a new run on a new loop gets a new one
-            self._loop = loop
-            connector = aiohttp.TCPConnector(
-                limit=self.spec.concurrency,
-                limit_per_host=self.spec.concurrency,
-                ttl_dns_cache=self._settings.dns_ttl_s,
-                use_dns_cache=True,
-                keepalive_timeout=self._settings.keepalive_s,
-            )
-            session = self._session = aiohttp.ClientSession(
-                connector=connector,
-                timeout=self._timeout,
-                auto_decompress=True,
-                skip_auto_headers=("User-Agent",),
-            )
-        return session
+        await self._transport.aclose()
 
     # -- the call --------------------------------------------------------
 
@@ -436,12 +265,13 @@ class HttpAdapter:
         last = _Attempt(kind="timeout", text="no attempt made")
         while True:
             attempt += 1
-            await self._wait_for_budget(tokens)
-            await self._inflight.acquire()
+            await self._pace.wait_for_budget(tokens)
+            await self._pace.inflight.acquire()
             try:
                 last = await self._exchange(url, body, headers, tokens)
             finally:
-                self._inflight.release()
+                self._pace.inflight.release()
+            attempt += last.sent - 1  # every request sent counts, replays too
             if last.result is not None:
                 result = last.result
                 result = msgspec.structs.replace(
@@ -455,7 +285,7 @@ class HttpAdapter:
                     self._record_failure(result.error_kind, result.text)
                 else:
                     self._consecutive_failures = 0
-                    self._increase_window()
+                    self._pace.increase()
                 return result
             # retryable failure
             if attempt >= self.spec.max_attempts:
@@ -480,31 +310,28 @@ class HttpAdapter:
 
     async def _exchange(self, url: str, body: bytes, headers: dict[str, str], tokens: int) -> _Attempt:
         sent = time.monotonic()
-        response_headers: Mapping[str, str]
         try:
-            if self._settings.transport == "auto" and url.startswith("http://"):
-                if self._plain is None:
-                    self._plain = PlainHttpClient(timeout_s=self.spec.timeout_s, keepalive_s=self._settings.keepalive_s)
-                plain = await self._plain.post(url, body, headers)
-                raw, status, response_headers = plain.body, plain.status, plain.headers
-            else:
-                async with self._ensure_session().post(url, data=body, headers=headers) as response:
-                    raw = await response.read()
-                    status = response.status
-                    response_headers = response.headers
-        except TimeoutError:
-            return _Attempt(kind="timeout", text=f"no complete answer within {self.spec.timeout_s:g}s", latency_s=time.monotonic() - sent)
-        except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, TransportError) as exc:
-            return _Attempt(kind="connection", text=f"{type(exc).__name__}: {exc}", latency_s=time.monotonic() - sent)
+            answer = await self._transport.post(url, body, headers)
+        except TimeoutError as exc:
+            return _Attempt(kind="timeout", text=f"no complete answer within {self.spec.timeout_s:g}s",
+                            latency_s=time.monotonic() - sent, sent=_requests_sent(exc))
+        except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, aiohttp.ClientResponseError) as exc:
+            return _Attempt(kind="connection", text=f"{type(exc).__name__}: {exc}", latency_s=time.monotonic() - sent,
+                            sent=_requests_sent(exc))
         except ValueError as exc:  # a header value that cannot go on the wire (a line break, non-Latin-1 text)
             text = f"judge {self.spec.name!r}: cannot send the request: {exc}"
             return _Attempt(result=CallResult(status="error", text=text, error_kind="bad_request"), latency_s=0.0)
-        latency = time.monotonic() - sent
+        outcome = self._read(answer.status, answer.headers, answer.body, time.monotonic() - sent, tokens)
+        outcome.sent = answer.sent
+        return outcome
+
+    def _read(self, status: int, response_headers: Mapping[str, str], raw: bytes, latency: float, tokens: int) -> _Attempt:
+        """Classify one answer: a result (success or terminal failure) or a retryable failure."""
         now = time.time()
         pause = budget_pause_s(response_headers, tokens, now)
         if 200 <= status < 300:
             if pause:
-                self._pause(pause)
+                self._pace.pause(pause)
             try:
                 reply = self._dialect.read_reply(raw)
             except MalformedResponse as exc:
@@ -521,13 +348,19 @@ class HttpAdapter:
                 latency_s=latency,
             )
         text = _text(raw)
+        if status == 101:
+            message = (f"judge {self.spec.name!r} ({self._dialect.provider}): HTTP 101 Switching Protocols: the server "
+                       f"switched to another protocol ({response_headers.get('Upgrade', 'unnamed')}) instead of answering "
+                       f"the POST; base_url points at an upgrade endpoint, not the API")
+            log.warning("judge %s: HTTP 101 Switching Protocols (not retried)", self.spec.name)
+            return _Attempt(result=CallResult(status="error", text=message, error_kind="protocol"), latency_s=latency)
         if status in RATE_LIMIT_STATUSES:
             wait = retry_after_s(response_headers, now)
             if wait is None:
                 wait = self._retry_delay(raw)
-            self._decrease_window()
+            self._pace.decrease()
             # everyone waits: the key is throttled, not just this call
-            self._pause(max(wait if wait is not None else self._settings.backoff_base_s, pause))
+            self._pace.pause(max(wait if wait is not None else self._settings.backoff_base_s, pause))
             kind = "rate_limit" if status == 429 else "overloaded"
             return _Attempt(kind=kind, text=f"HTTP {status}: {text}", retry_after=wait, latency_s=latency)
         refined = self._dialect.error_kind(status, raw)
@@ -542,43 +375,6 @@ class HttpAdapter:
         message = f"judge {self.spec.name!r} ({self._dialect.provider}): HTTP {status} {kind}: {text}"
         log.warning("judge %s: HTTP %d %s (not retried)", self.spec.name, status, kind)
         return _Attempt(result=CallResult(status="error", text=message, error_kind=kind), latency_s=latency)
-
-    # -- rate-limit feedback ----------------------------------------------
-
-    def _pause(self, seconds: float) -> None:
-        # capped: a provider asking for an hour (a spent daily quota) must not freeze the
-        # judge silently; calls keep failing as rate_limit and the breaker stops the judge
-        if seconds > 0:
-            self._pause_until = max(self._pause_until, time.monotonic() + min(seconds, MAX_JUDGE_PAUSE_S))
-
-    async def _wait_for_budget(self, tokens: int) -> None:
-        while True:
-            wait = self._pause_until - time.monotonic()
-            if wait <= 0:
-                break
-            await anyio.sleep(wait)
-        if self._rpm is not None:
-            await self._rpm.acquire()
-        if self._tpm is not None:
-            await self._tpm.acquire(min(tokens, self._tpm.max_rate))
-
-    def _decrease_window(self) -> None:
-        now = time.monotonic()
-        # one decrease per burst: all the 429s of one window are one signal
-        if now - self._last_decrease < 1.0:
-            return
-        self._last_decrease = now
-        self._window = max(float(self._settings.min_concurrency), self._window / 2)
-        self._apply_window()
-
-    def _increase_window(self) -> None:
-        if self._window < self.spec.concurrency:
-            self._window = min(float(self.spec.concurrency), self._window + 1.0 / self._window)
-            self._apply_window()
-
-    def _apply_window(self) -> None:
-        if self._inflight.limit != self.concurrency_limit:
-            self._inflight.set_limit(self.concurrency_limit)
 
     # -- failures ---------------------------------------------------------
 
@@ -604,14 +400,8 @@ class HttpAdapter:
         )
 
 
-def _limiter(per_minute: float, window_s: float) -> AsyncLimiter:
-    """A leaky bucket holding `window_s` worth of the rate (at least one unit),
-    so a fresh judge does not burst a whole minute's budget at once."""
-    if per_minute <= 0 or not math.isfinite(per_minute):
-        raise AdapterConfigError(f"rate limits must be positive per-minute numbers, got {per_minute!r}")
-    per_second = per_minute / 60.0
-    window = max(window_s, 1.0 / per_second)
-    return AsyncLimiter(per_second * window, window)
+def _requests_sent(exc: BaseException) -> int:
+    return 2 if REPLAY_NOTE in getattr(exc, "__notes__", ()) else 1
 
 
 def _text(raw: bytes) -> str:

@@ -1,5 +1,7 @@
-"""Shared, session-scoped fixtures: the bundled corpus, the spaCy pipeline,
-and a real store prepared from a small slice of the bundled corpus.
+"""Shared fixtures: the bundled corpus, the spaCy pipeline, a real store
+prepared from a small slice of the bundled corpus (session-scoped), and for
+the HTTP tests a fake
+provider server per module, test API keys and the asyncio backend.
 
 The slice is the 20 articles of the bundled sample whose raw text is 5,000 to
 6,500 characters long (chosen by length, then id): enough prose to pass the
@@ -69,6 +71,28 @@ def corpus(prepared_store):
     from engine.pairs import Corpus
 
     return Corpus.open(prepared_store)
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"  # aiohttp runs on asyncio only
+
+
+@pytest.fixture(scope="module")
+def server():  # type: ignore[no-untyped-def]
+    """The fake provider server, one per test module (tests reconfigure it)."""
+    from simulation.fake_server import serve_in_thread
+
+    with serve_in_thread() as running:
+        yield running
+
+
+@pytest.fixture
+def keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Test API keys in every provider's environment variable."""
+    from http_fixtures import set_keys
+
+    set_keys(monkeypatch)
 
 
 def _scripted_backend_unused_create(spec):  # type: ignore[no-untyped-def]

@@ -1,15 +1,12 @@
-"""Helpers shared by the HTTP adapter tests: fixtures (asyncio backend, a
-fake provider server per module, test keys), judge specs pointed at the
-server, and distinct judge requests. Test modules import the fixtures they use."""
+"""Helpers shared by the HTTP adapter tests: judge specs pointed at a
+server, distinct judge requests, test keys. (Their fixtures, `server`,
+`keys` and `anyio_backend`, live in conftest.py.)"""
 
 from __future__ import annotations
 
 import itertools
 
 import msgspec
-import pytest
-
-from simulation.fake_server import serve_in_thread
 
 from engine.contracts import CallRequest, Decoding, JudgeSpec, Message, Pair
 from engine.prompts.documents import document_block, pair_blocks
@@ -17,22 +14,6 @@ from engine.prompts.documents import document_block, pair_blocks
 ADAPTERS = ("openai", "azure", "openai-compatible", "anthropic", "gemini")
 KEY_ENVS = {"openai": "OPENAI_API_KEY", "azure": "AZURE_OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY"}
 _counter = itertools.count()
-
-
-@pytest.fixture(scope="module")
-def anyio_backend():
-    return "asyncio"  # aiohttp runs on asyncio only
-
-
-@pytest.fixture(scope="module")
-def server():
-    with serve_in_thread() as running:
-        yield running
-
-
-@pytest.fixture
-def keys(monkeypatch):
-    set_keys(monkeypatch)
 
 
 def body_of(adapter, request) -> tuple[str, dict]:

@@ -8,7 +8,7 @@ import time
 
 import msgspec
 import pytest
-from http_fixtures import anyio_backend, body_of, judge_request, keys, server, spec_for  # noqa: F401 (fixtures)
+from http_fixtures import body_of, judge_request, spec_for
 
 from adapters.anthropic import MessagesDialect, create
 from simulation.fake_config import FakeConfig

@@ -12,7 +12,7 @@ import time
 import aiohttp
 import msgspec
 import pytest
-from http_fixtures import anyio_backend, judge_request  # noqa: F401 (fixtures)
+from http_fixtures import judge_request
 
 from simulation import judge as sim
 from simulation.fake_config import FakeConfig, Fault, Latency, load_judges

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import msgspec
 import pytest
-from http_fixtures import anyio_backend, body_of, judge_request, keys, server, spec_for  # noqa: F401 (fixtures)
+from http_fixtures import body_of, judge_request, spec_for
 
 from simulation.fake_config import FakeConfig, Fault
 from adapters.gemini import GenerateContentDialect, create, retry_delay_from_body

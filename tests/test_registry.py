@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 from http_fixtures import spec_for
-
 from engine.contracts import AdapterConfigError, Backend, Capabilities, JudgeSpec
 from engine.registry import BACKENDS, backend, capabilities, create_adapter
 

@@ -11,18 +11,13 @@ import pytest
 from engine.cli import main as cli_main
 from engine.config import ExperimentConfig, load_config
 from engine.runner import plan_experiment, run_experiment
+from experiments import write_experiment
 
 EXPERIMENT = """
-store = "store"
-output = "out"
 seed = 5
 needles = ["none", "neg", "con"]
 hays = ["orig", "rand"]
 positions = [[0, 0], [2, 2]]
-[corpus]
-inputs = [{inputs!r}]
-[corpus.settings]
-min_chars_per_sentence = {min_chars}
 [stopping]
 kind = "fixed"
 n = 6
@@ -46,12 +41,7 @@ model = "seqratio"
 
 def make_experiment(folder: Path, prepared_store, corpus_slice_path: Path, corpus_settings, judges: str = BASELINE_JUDGES) -> ExperimentConfig:  # type: ignore[no-untyped-def]
     """A config in `folder` whose store is a copy of the session's prepared store."""
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "store").mkdir()
-    prepared_store.env.copy(str(folder / "store"))
-    text = EXPERIMENT.format(inputs=str(corpus_slice_path), min_chars=corpus_settings.min_chars_per_sentence, judges=judges)
-    (folder / "exp.toml").write_text(text, encoding="utf-8")
-    return load_config(folder / "exp.toml")
+    return write_experiment(folder, prepared_store, corpus_slice_path, corpus_settings, EXPERIMENT.format(judges=judges))
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import pytest
 from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
-from http_fixtures import anyio_backend, judge_request, server  # noqa: F401 (fixtures)
+from http_fixtures import judge_request
 
 from simulation.fake_config import FakeConfig, Fault
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from http_fixtures import ADAPTERS, KEY_ENVS, anyio_backend, judge_request, server, spec_for  # noqa: F401 (fixtures)
+from http_fixtures import ADAPTERS, KEY_ENVS, judge_request, spec_for
 
 from simulation.fake_config import FakeConfig, Fault
 from engine.registry import create_adapter

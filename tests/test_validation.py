@@ -42,17 +42,11 @@ PLANTED = sim.SimJudgeParams(
 )
 
 CONFIG = """
-store = "store"
-output = "out"
 seed = {seed}
 needles = ["none", "neg", "con", "ner"]
 hays = ["orig", "rand"]
 k = 9
 prompts = ["bands"]
-[corpus]
-inputs = [{inputs!r}]
-[corpus.settings]
-min_chars_per_sentence = {min_chars}
 [stopping]
 kind = "fixed"
 n = 10
@@ -73,23 +67,18 @@ def _item(row: dict) -> sim.ItemInfo:
 
 @pytest.fixture(scope="module")
 def planted_run(tmp_path_factory, prepared_store, corpus_slice_path, corpus_settings):  # type: ignore[no-untyped-def]
-    from engine.config import load_config
     from engine.runner import run_experiment
+    from experiments import write_experiment
     from simulation.fake_config import FakeConfig
     from simulation.fake_server import serve_in_thread
     from simulation.items import ItemIndex
 
     folder = tmp_path_factory.mktemp("validation")
-    (folder / "store").mkdir()
-    prepared_store.env.copy(str(folder / "store"))
     fake = FakeConfig(seed=SEED, judges={"sim-planted": PLANTED}, keyless_models=("*",))
     # the judge reads each item back from the texts it is shown, with the prepared corpus at hand
     with serve_in_thread(fake, items=ItemIndex.from_store(prepared_store)) as server:
-        text = CONFIG.format(
-            seed=SEED, inputs=str(corpus_slice_path), min_chars=corpus_settings.min_chars_per_sentence, url=server.url
-        )
-        (folder / "exp.toml").write_text(text, encoding="utf-8")
-        config = load_config(folder / "exp.toml")
+        body = CONFIG.format(seed=SEED, url=server.url)
+        config = write_experiment(folder, prepared_store, corpus_slice_path, corpus_settings, body)
         summary = run_experiment(config)
         assert server.stats()["repeated_completions"] == 0
     assert summary.status_counts == {"ok": summary.rows}, summary.status_counts
