@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import shlex
+import signal
+import sys
+from collections.abc import Iterator
 
 import msgspec
 
@@ -19,6 +24,32 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--quiet", action="store_true", help="no live progress display (CI); print the summary only")
     parser.add_argument("--json", action="store_true", help="print the summary / plan as JSON")
+
+
+@contextlib.contextmanager
+def _graceful_stop() -> Iterator[dict[str, str]]:
+    """SIGTERM stops a run the way Ctrl-C does: the event loop's SIGINT
+    handler (asyncio's runner) cancels the run, which commits every answer
+    it holds before the process exits. Yields which signal came."""
+    seen: dict[str, str] = {}
+
+    def on_term(signum: int, frame: object) -> None:
+        seen["signal"] = "SIGTERM"
+        handler = signal.getsignal(signal.SIGINT)
+        if callable(handler):
+            handler(signal.SIGINT, frame)
+        else:
+            raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, on_term)
+    except ValueError:  # not the main thread: leave signals alone
+        yield seen
+        return
+    try:
+        yield seen
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -40,7 +71,18 @@ def main(args: argparse.Namespace) -> int:
         )
         print(f"cost upper bound: ${plan.upper_bound_cost_usd:,.2f} (input tokens bounded by characters/3, output by max_tokens)")
         return 0
-    summary = run_experiment(config, quiet=args.quiet)
+    with _graceful_stop() as stop:
+        try:
+            summary = run_experiment(config, quiet=args.quiet)
+        except KeyboardInterrupt:
+            name = stop.get("signal", "SIGINT")
+            print(
+                f"needlejudge run: stopped by {name}: every answer received before the stop is committed; "
+                "calls still in flight were abandoned.\n"
+                f"needlejudge run: resume with: needlejudge run {shlex.quote(args.config)}",
+                file=sys.stderr,
+            )
+            return 128 + signal.Signals[name].value
     if args.json:
         print(json.dumps(msgspec.to_builtins(summary), indent=2))
         return 0
