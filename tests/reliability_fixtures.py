@@ -281,13 +281,20 @@ def wait_for_requests(server: FakeServerProcess, target: int, run: RunProcess, t
 # What a run left behind
 
 
-def store_rows(store_path: Path) -> dict[bytes, tuple]:
-    """Every stored result row (all runs), keyed by its row key, on the science columns."""
+def store_records(store_path: Path) -> dict[bytes, dict[str, Any]]:
+    """Every stored result row (all runs), keyed by its row key."""
+    import msgspec
+
     from engine.results import ROWS_DB, decode_row
     from engine.store import Store
 
     with Store(store_path) as store:
-        return {key: _science(decode_row(raw)) for key, raw in store.items_raw(ROWS_DB)}
+        return {key: msgspec.to_builtins(decode_row(raw)) for key, raw in store.items_raw(ROWS_DB)}
+
+
+def store_rows(store_path: Path) -> dict[bytes, tuple]:
+    """Every stored result row (all runs), keyed by its row key, on the science columns."""
+    return {key: tuple(row[c] for c in SCIENCE_COLUMNS) for key, row in store_records(store_path).items()}
 
 
 def cached_calls(store_path: Path) -> int:
@@ -297,10 +304,6 @@ def cached_calls(store_path: Path) -> int:
 
     with Store(store_path) as store:
         return store.count(RESULTS_DB)
-
-
-def _science(row: Any) -> tuple:
-    return tuple(getattr(row, column) for column in SCIENCE_COLUMNS)
 
 
 def results(path: Path) -> list[dict[str, Any]]:
