@@ -18,7 +18,8 @@ way for every provider:
 - retries with jittered exponential backoff on 429, 5xx, timeouts, dropped
   connections and malformed bodies, bounded by attempts and total time;
   400/401/403/404 fail fast; after a burst of failed calls a circuit
-  breaker stops the judge.
+  breaker answers `circuit_open` at once (the scheduler then pauses the
+  judge, probes it and closes the breaker with `reset_circuit`).
 
 Rate limits are recognised by status code only, never by message text.
 `complete()` never raises for provider failures: it returns a classified
@@ -372,6 +373,12 @@ class HttpAdapter:
     @property
     def circuit_open(self) -> bool:
         return bool(self._breaker_cause)
+
+    def reset_circuit(self) -> None:
+        """Close the breaker: the scheduler, which owns the failure policy,
+        lets one probe call through after pausing the judge."""
+        self._breaker_cause = ""
+        self._consecutive_failures = 0
 
     async def aclose(self) -> None:
         if self._session is not None:

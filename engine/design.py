@@ -14,16 +14,30 @@ same documents in the same order.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal, Protocol
 
 import msgspec
 
 from engine.config import ExperimentConfig, JudgeConfig
 from adapters.registry import accepts_guided_regex
-from engine.contracts import CallRequest, ConfigError, Decoding, Pair, Prompt, item_tag, request_key
+from engine.contracts import CallRequest, ConfigError, Control, Decoding, Pair, Prompt, item_tag, request_key
 from engine.stopping import StoppingRule, StoppingSpec, make_rule_factory
 
 CHECK_CONTROLS = ("null_edit", "negative")
+
+
+class PairSource(Protocol):
+    """What the design needs of a corpus: engine.pairs.Corpus, or any
+    in-memory corpus (the scheduler's tests use one, without spaCy)."""
+
+    @property
+    def doc_ids(self) -> Sequence[str]: ...
+
+    def make_pair(self, doc_id: str, needle: str, hay: str, i: int, j: int, seed: int) -> Pair | None: ...
+
+    def make_control(self, doc_id: str, kind: Literal["null_edit", "negative"], i: int, j: int, seed: int) -> Pair:
+        """Raise ValueError when the document has no window at (i, j)."""
+        ...
 
 
 class Cell(msgspec.Struct, frozen=True, kw_only=True):
@@ -36,7 +50,7 @@ class Cell(msgspec.Struct, frozen=True, kw_only=True):
     j: int
     replicate: int = 0
     order: str = "12"  # "21": Document 1 and 2 swapped (order-swap check)
-    control: str = ""  # "", "null_edit", "negative"
+    control: Control = ""
     check_n: int = 0  # >0: an instrument-check cell of exactly this many documents
 
     @property
@@ -53,7 +67,7 @@ class Cell(msgspec.Struct, frozen=True, kw_only=True):
 class Item:
     """One (cell, document) unit of work: the pair and the calls it needs."""
 
-    __slots__ = ("cell", "doc_index", "pair", "requests", "keys", "results", "cached", "missing")
+    __slots__ = ("cell", "doc_index", "pair", "requests", "keys", "results", "cached", "missing", "failures")
 
     def __init__(self, cell: Cell, doc_index: int, pair: Pair, requests: tuple[CallRequest, ...], keys: tuple[bytes, ...]) -> None:
         self.cell = cell
@@ -64,6 +78,7 @@ class Item:
         self.results: list[Any] = [None] * len(requests)
         self.cached = False
         self.missing: list[int] = []
+        self.failures = 0  # rounds of transient failures (the item stayed pending)
 
 
 def enumerate_cells(config: ExperimentConfig) -> list[Cell]:
@@ -102,7 +117,7 @@ class Design:
     def __init__(
         self,
         config: ExperimentConfig,
-        corpus: Any,
+        corpus: PairSource,
         prompts: dict[str, Prompt],
         *,
         document_order: Callable[[Sequence[str], int, int, int], list[str]],

@@ -13,7 +13,9 @@ Store layout (values msgpack):
   stopping point), so the stored data never depend on timing; a prefix scan
   exports a run in (cell, document) order.
 - "runs": run_id + b"C" + cell_no -> CellState (written when the cell ends);
-  run_id + b"M" -> the latest manifest.
+  run_id + b"M" -> the latest manifest;
+  run_id + b"F" + cell_no + doc_index + time (ns, 8) -> the CallResult of a
+  transient failure (kept for the record; the item stayed pending).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import hashlib
 import json
 import os
 import struct
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -42,6 +45,7 @@ _ROW = struct.Struct(">II")
 
 _encode = msgspec.msgpack.Encoder().encode
 _decode_row = msgspec.msgpack.Decoder(ResultRow).decode
+_decode_result = msgspec.msgpack.Decoder(CallResult).decode
 _json_encode = msgspec.json.Encoder().encode
 
 
@@ -54,7 +58,7 @@ class CellState(msgspec.Struct, kw_only=True):
     n: int  # ok scores the stopping rule consumed
     mean: float | None
     rows: int  # rows stored (ok + failed documents)
-    failed: int  # refused / unparseable / error documents (replaced by the next)
+    failed: int  # refused / unparseable / item-error documents (replaced by the next)
     next_doc: int  # first document index not consumed
 
 
@@ -77,6 +81,49 @@ def cell_state_key(run_id: bytes, cell_no: int) -> bytes:
 
 def manifest_key(run_id: bytes) -> bytes:
     return run_id + b"M"
+
+
+_FAILURE = struct.Struct(">IIQ")
+
+
+def failure_key(run_id: bytes, cell_no: int, doc_index: int, stamp_ns: int) -> bytes:
+    return run_id + b"F" + _FAILURE.pack(cell_no, doc_index, stamp_ns)
+
+
+def failure_item(run_id: bytes, cell_no: int, doc_index: int, result: CallResult) -> tuple[str, bytes, bytes]:
+    """A store write recording a transient failure of the item's call."""
+    return (RUNS_DB, failure_key(run_id, cell_no, doc_index, time.time_ns()), _encode(result))
+
+
+class FailureRecord(msgspec.Struct, frozen=True, kw_only=True):
+    cell_no: int
+    doc_index: int
+    result: CallResult
+
+
+def iter_failures(store: Store, run_id: bytes) -> Iterator[FailureRecord]:
+    """The run's recorded transient failures, by cell, document and time."""
+    prefix = run_id + b"F"
+    for key, raw in store.items_raw(RUNS_DB, prefix):
+        cell_no, doc_index, _ = _FAILURE.unpack(key[len(prefix) :])
+        yield FailureRecord(cell_no=cell_no, doc_index=doc_index, result=_decode_result(raw))
+
+
+def drop_rows_from(store: Store, run_id: bytes, cell_no: int, doc_index: int) -> int:
+    """Delete a cell's rows from `doc_index` on, and its end state (the cell
+    continues from there). Returns how many rows were deleted."""
+    start = row_key(run_id, cell_no, doc_index)
+    prefix = cell_prefix(run_id, cell_no)
+    deleted = 0
+    with store.begin(write=True) as txn:
+        cursor = txn.cursor(db=store.db(ROWS_DB))
+        if cursor.set_range(start):
+            while cursor.key().startswith(prefix):
+                if not cursor.delete():
+                    break
+                deleted += 1
+        txn.delete(cell_state_key(run_id, cell_no), db=store.db(RUNS_DB))
+    return deleted
 
 
 def make_row(

@@ -39,7 +39,7 @@ from engine.results import (
     run_id_for,
     write_manifest,
 )
-from engine.scheduler import Progress, Scheduler
+from engine.scheduler import FailurePolicy, Progress, Scheduler
 from engine.store import Store
 
 
@@ -60,6 +60,8 @@ class RunSummary(msgspec.Struct, kw_only=True):
     calls_network: int
     calls_cached: int
     items_dropped: int  # completions past a cell's stopping point (calls kept in the cache)
+    calls_failed: int  # transient failures in this run (their items stayed pending, asked again)
+    failures_by_kind: dict[str, int]
     status_counts: dict[str, int]
     stop_reasons: dict[str, int]
     cost_usd_run: float  # paid in this run
@@ -144,7 +146,9 @@ def _git_commit() -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
-async def arun_experiment(config: ExperimentConfig, *, quiet: bool = True, export: bool = True) -> RunSummary:
+async def arun_experiment(
+    config: ExperimentConfig, *, quiet: bool = True, export: bool = True, failure_policy: FailurePolicy | None = None
+) -> RunSummary:
     """Run (or resume, or re-read) an experiment and export its results."""
     from adapters.registry import create_adapter
 
@@ -164,6 +168,7 @@ async def arun_experiment(config: ExperimentConfig, *, quiet: bool = True, expor
                     run_id=experiment.run_id,
                     prompt_versions=experiment.prompt_versions,
                     progress=progress,
+                    failure_policy=failure_policy,
                 )
                 scheduler.restore()
                 # Adapters only for judges with work left: a finished run opens no connection.
@@ -189,9 +194,11 @@ async def arun_experiment(config: ExperimentConfig, *, quiet: bool = True, expor
         experiment.close()
 
 
-def run_experiment(config: ExperimentConfig, *, quiet: bool = True, export: bool = True) -> RunSummary:
+def run_experiment(
+    config: ExperimentConfig, *, quiet: bool = True, export: bool = True, failure_policy: FailurePolicy | None = None
+) -> RunSummary:
     """Blocking wrapper of `arun_experiment` (its own event loop)."""
-    return anyio.run(lambda: arun_experiment(config, quiet=quiet, export=export))
+    return anyio.run(lambda: arun_experiment(config, quiet=quiet, export=export, failure_policy=failure_policy))
 
 
 def _finish(experiment: Experiment, scheduler: Scheduler, progress: Progress, started_at: str, t0: float, *, export: bool) -> RunSummary:
@@ -239,6 +246,8 @@ def _finish(experiment: Experiment, scheduler: Scheduler, progress: Progress, st
         calls_network=progress.calls_network,
         calls_cached=progress.calls_cached,
         items_dropped=progress.items_dropped,
+        calls_failed=progress.calls_failed,
+        failures_by_kind=dict(progress.failures_by_kind),
         status_counts=dict(status_counts),
         stop_reasons=dict(stop_reasons),
         cost_usd_run=progress.cost_usd,
@@ -278,6 +287,8 @@ def _finish(experiment: Experiment, scheduler: Scheduler, progress: Progress, st
                 "calls_network",
                 "calls_cached",
                 "items_dropped",
+                "calls_failed",
+                "failures_by_kind",
                 "status_counts",
                 "stop_reasons",
                 "cost_usd_run",

@@ -23,10 +23,17 @@ room for another document.
   only for the consumed prefix, so the stopping point and the data do not
   depend on timing. Completions past the stopping point are dropped (their
   calls stay cached).
-- A refused / unparseable / failed document is recorded as a row and the
-  cell moves to the next document.
+- Failures never change the data (engine.judge_health): a refused /
+  unparseable document, or an error about its content, is recorded as a
+  row and the cell moves to the next document; a transient failure
+  (transport, timeout, rate limit, 5xx, circuit breaker) leaves the item
+  pending: it is asked again after a backoff (the cell does not move past
+  it) and, should the run stop first, on the next run. The failed call is
+  recorded beside the run (`results.failure_key`), never as the item's row.
 - Resumable: a cell's stored rows are replayed into a fresh rule at start;
-  ended cells are skipped from their stored state.
+  ended cells are skipped from their stored state. A stored row of a
+  transient error (written by versions before this rule) is dropped with
+  the rows after it, so the re-run asks it again.
 """
 
 from __future__ import annotations
@@ -44,25 +51,23 @@ import msgspec
 from engine.cache import RESULTS_DB, CallCache, GroupCommitWriter, encode_result, is_cacheable
 from engine.contracts import Adapter, CallResult, ConfigError
 from engine.design import Cell, Design, Item
+from engine.judge_health import ITEM_ERROR_KINDS, FailurePolicy, JudgeHealth, RunAborted, fatal_message, is_transient
 from engine.results import (
     ROWS_DB,
     RUNS_DB,
     CellState,
     cell_rows,
     cell_state_key,
+    drop_rows_from,
     encode_row,
+    failure_item,
     load_cell_states,
     make_row,
     row_key,
 )
 from engine.stopping import StoppingRule
 
-# Provider answers that no retry will fix: stop the run with the message.
-FATAL_ERROR_KINDS = frozenset({"auth", "forbidden", "not_found", "bad_request", "unsupported"})
-
-
-class RunAborted(ConfigError):
-    """A judge cannot go on (bad credentials, unknown model, persistent failures)."""
+__all__ = ["FailurePolicy", "Progress", "RunAborted", "Scheduler"]
 
 
 class Progress:
@@ -80,7 +85,10 @@ class Progress:
         self.rows_written = 0
         self.rows_reused = 0
         self.items_dropped = 0  # completions past a cell's stopping point
-        self.failed_items = 0
+        self.failed_items = 0  # consumed as refused / unparseable / item errors
+        self.calls_failed = 0  # transient failures (the item stays pending)
+        self.failures_by_kind: dict[str, int] = {}
+        self.items_retried = 0
         self.prompt_tokens = 0
         self.completion_tokens = 0
         self.cost_usd = 0.0
@@ -186,7 +194,7 @@ class Scheduler:
         run_id: str,
         prompt_versions: dict[str, str],
         progress: Progress | None = None,
-        max_consecutive_errors: int = 100,
+        failure_policy: FailurePolicy | None = None,
     ) -> None:
         self.design = design
         self.cache = cache
@@ -196,7 +204,7 @@ class Scheduler:
         self._run_key = bytes.fromhex(run_id)
         self.prompt_versions = prompt_versions
         self.progress = progress or Progress()
-        self.max_consecutive_errors = max_consecutive_errors
+        self.failure_policy = failure_policy or FailurePolicy()
         self.runs: list[CellRun] = []
         self._by_judge: dict[str, list[CellRun]] = {name: [] for name in design.judges}
         self._heaps: dict[str, list[tuple[int, int]]] = {}
@@ -204,7 +212,11 @@ class Scheduler:
         self._window: dict[str, int] = {}
         self._window_basis: dict[str, int] = {}
         self._wake: dict[str, anyio.Event] = {}
-        self._consecutive_errors: dict[str, int] = {}
+        self._health: dict[str, JudgeHealth] = {}
+        # per judge: items whose call failed transiently, (due, seq, item), a heap
+        self._retries: dict[str, list[tuple[float, int, Item]]] = {}
+        self._retry_seq = 0
+        self._stale: list[tuple[int, int]] = []  # (cell_no, doc_index): stored rows to drop from
         self._calls_in_flight: dict[bytes, _SharedCall] = {}
         self._state_encoder = msgspec.msgpack.Encoder()
 
@@ -223,7 +235,7 @@ class Scheduler:
                 self.design.min_docs(cell),
             )
             state = states.get(cell.cell_no)
-            if state is not None:
+            if state is not None and not (state.failed and self._first_transient_row(cell.cell_no) is not None):
                 run.done, run.reason = True, state.reason
                 run.rows, run.failed = state.rows, state.failed
                 run.next_doc = run.consumed_to = state.next_doc
@@ -231,6 +243,10 @@ class Scheduler:
                 progress.rows_reused += state.rows
             else:
                 for row in cell_rows(store, self._run_key, cell.cell_no):
+                    if row.status == "error" and row.error_kind not in ITEM_ERROR_KINDS:
+                        # a transient failure stored as an outcome by an older version: pending again
+                        self._stale.append((cell.cell_no, row.doc_index))
+                        break
                     run.rows += 1
                     run.issued += 1
                     run.next_doc = run.consumed_to = row.doc_index + 1
@@ -249,6 +265,12 @@ class Scheduler:
         progress.cells_done = sum(run.done for run in self.runs)
         progress.planned_items = sum(max(0, run.cap - run.rule.n) for run in self.runs if not run.done)
 
+    def _first_transient_row(self, cell_no: int) -> int | None:
+        for row in cell_rows(self.cache.store, self._run_key, cell_no):
+            if row.status == "error" and row.error_kind not in ITEM_ERROR_KINDS:
+                return row.doc_index
+        return None
+
     def unfinished_ended_cells(self) -> list[CellRun]:
         """Cells that ended during restore (replayed) but have no stored state yet."""
         return [run for run in self.runs if run.done and run.reason and not self._has_state(run)]
@@ -260,6 +282,9 @@ class Scheduler:
     async def run(self) -> None:
         if not self.runs:
             self.restore()
+        for cell_no, doc_index in self._stale:
+            drop_rows_from(self.cache.store, self._run_key, cell_no, doc_index)
+        self._stale.clear()
         # Cells that ended during replay get their state record now.
         ended = self.unfinished_ended_cells()
         if ended:
@@ -287,7 +312,8 @@ class Scheduler:
                 self._heaps[judge] = [(run.issued, run.cell.cell_no) for run in pending]
                 heapq.heapify(self._heaps[judge])
                 self._wake[judge] = anyio.Event()
-                self._consecutive_errors[judge] = 0
+                self._health[judge] = JudgeHealth(judge, self.failure_policy)
+                self._retries[judge] = []
                 # One call per worker at a time: the worker count is the in-flight bound.
                 for _ in range(spec.concurrency):
                     tg.start_soon(self._work, judge)
@@ -322,6 +348,9 @@ class Scheduler:
         cache answers completely is consumed on the spot. Returns None when
         no cell has room now, `_YIELD` after CACHED_ITEMS_PER_YIELD cached
         items."""
+        retries = self._retries[judge]
+        if retries and (retries[0][0] <= time.monotonic() or self._health[judge].down):
+            return heapq.heappop(retries)[2]
         heap = self._heaps[judge]
         cache = self.cache
         progress = self.progress
@@ -361,94 +390,155 @@ class Scheduler:
     # -- workers ---------------------------------------------------------------
     async def _work(self, judge: str) -> None:
         adapter = self.adapters[judge]
-        progress = self.progress
-        writer = self.writer
-        in_flight = self._calls_in_flight
+        health = self._health[judge]
         while True:
+            if health.down:
+                if health.probing:  # another worker probes: wait for the judge to come back
+                    await health.wait_up()
+                    continue
+                health.probing = True
+                try:
+                    await health.pause_before_probe(self._pending(judge))
+                    reset = getattr(adapter, "reset_circuit", None)
+                    if reset is not None:
+                        reset()
+                    item = self._take(judge)
+                    if item is None:  # nothing left to ask
+                        health.answered()
+                    elif item is not _YIELD:
+                        await self._dispatch(judge, adapter, item)
+                finally:
+                    health.probing = False
+                continue
             item = self._take(judge)
             if item is None:
                 if self._active[judge] <= 0:
                     self._wake[judge].set()  # the judge is finished: release the idle workers
                     return
-                wake = self._wake[judge]
-                if wake.is_set():
-                    wake = self._wake[judge] = anyio.Event()
-                await wake.wait()
+                await self._idle(judge)
                 continue
             if item is _YIELD:
-                await writer.wait_for_room()
+                await self.writer.wait_for_room()
                 await anyio.lowlevel.checkpoint()
                 continue
-            to_commit: list[tuple[str, bytes, bytes]] = []
-            shared = False
-            for n in item.missing:
-                key = item.keys[n]
-                twin = in_flight.get(key)
-                if twin is not None:
-                    # The same request is already in flight for another cell
-                    # (e.g. identical pairs): share its answer, never pay twice.
-                    await twin.wait()
-                    if twin.result is None:  # the call raised: the run is failing
-                        return
-                    item.results[n] = twin.result
-                    progress.calls_cached += 1
-                    shared = True
-                    if is_cacheable(twin.result):
-                        # committed again with this item (same key, same bytes), so the
-                        # item never counts before the answer it used is stored
-                        to_commit.append((RESULTS_DB, key, encode_result(twin.result)))
-                    continue
-                call = in_flight[key] = _SharedCall()
-                progress.in_flight += 1
-                result = None
-                try:
-                    result = await adapter.complete(item.requests[n])
-                finally:
-                    progress.in_flight -= 1
-                    call.finish(result)
-                    if result is None or not is_cacheable(result):
-                        del in_flight[key]
-                self._account(judge, result)
-                item.results[n] = result
-                if is_cacheable(result):
-                    to_commit.append((RESULTS_DB, key, encode_result(result)))
-            judged = self._judge(item)  # the row, built now: the item itself is released
-            if to_commit or shared:
-                # The item counts only once its answers are committed: it is
-                # consumed in the commit callback (a shared answer's commit was
-                # queued first; FIFO keeps the order). The worker moves on.
-                # Until then a twin request finds the answer here, not in the cache.
-                done = partial(self._committed, tuple(k for _, k, _ in to_commit), item.cell.cell_no, item.doc_index, judged)
-                await writer.submit(to_commit, callback=done)
-            else:
-                self._consume(item.cell.cell_no, item.doc_index, judged)
+            await self._dispatch(judge, adapter, item)
 
-    def _committed(self, keys: tuple[bytes, ...], cell_no: int, doc_index: int, judged: Any) -> None:
+    async def _idle(self, judge: str) -> None:
+        """Wait for room in a cell, or for the next retry to be due."""
+        wake = self._wake[judge]
+        if wake.is_set():
+            wake = self._wake[judge] = anyio.Event()
+        retries = self._retries[judge]
+        if not retries:
+            await wake.wait()
+            return
+        with anyio.move_on_after(max(0.0, retries[0][0] - time.monotonic())):
+            await wake.wait()
+
+    def _pending(self, judge: str) -> int:
+        return sum(len(run.outstanding) for run in self._by_judge[judge] if not run.done)
+
+    async def _dispatch(self, judge: str, adapter: Adapter, item: Item) -> None:
+        """Make the item's missing calls; commit and consume it, or queue it again."""
+        progress = self.progress
+        writer = self.writer
+        in_flight = self._calls_in_flight
+        to_commit: list[tuple[str, bytes, bytes]] = []
+        shared = False
+        failed: list[int] = []
+        for n in item.missing:
+            key = item.keys[n]
+            twin = in_flight.get(key)
+            if twin is not None:
+                # The same request is already in flight for another cell
+                # (e.g. identical pairs): share its answer, never pay twice.
+                await twin.wait()
+                if twin.result is None:  # the call raised: the run is failing
+                    return
+                if is_transient(twin.result):
+                    failed.append(n)
+                    continue
+                item.results[n] = twin.result
+                progress.calls_cached += 1
+                shared = True
+                if is_cacheable(twin.result):
+                    # committed again with this item (same key, same bytes), so the
+                    # item never counts before the answer it used is stored
+                    to_commit.append((RESULTS_DB, key, encode_result(twin.result)))
+                continue
+            call = in_flight[key] = _SharedCall()
+            progress.in_flight += 1
+            result = None
+            try:
+                result = await adapter.complete(item.requests[n])
+            finally:
+                progress.in_flight -= 1
+                call.finish(result)
+                if result is None or not is_cacheable(result):
+                    del in_flight[key]
+            if self._account(judge, item, result):
+                failed.append(n)
+                continue
+            item.results[n] = result
+            if is_cacheable(result):
+                to_commit.append((RESULTS_DB, key, encode_result(result)))
+        if failed:
+            # Pending: nothing is recorded as the item's outcome. The answers it
+            # did get are stored now (they are answers), the rest asked again.
+            if to_commit:
+                await writer.submit(to_commit, callback=partial(self._release, tuple(k for _, k, _ in to_commit)))
+            self._retry_later(judge, item, failed)
+            return
+        judged = self._judge(item)  # the row, built now: the item itself is released
+        if to_commit or shared:
+            # The item counts only once its answers are committed: it is
+            # consumed in the commit callback (a shared answer's commit was
+            # queued first; FIFO keeps the order). The worker moves on.
+            # Until then a twin request finds the answer here, not in the cache.
+            done = partial(self._committed, tuple(k for _, k, _ in to_commit), item.cell.cell_no, item.doc_index, judged)
+            await writer.submit(to_commit, callback=done)
+        else:
+            self._consume(item.cell.cell_no, item.doc_index, judged)
+
+    def _retry_later(self, judge: str, item: Item, failed: list[int]) -> None:
+        for n in failed:
+            item.results[n] = None
+        item.missing = failed
+        item.failures += 1
+        self.progress.items_retried += 1
+        self._retry_seq += 1
+        due = time.monotonic() + self.failure_policy.retry_delay(item.failures)
+        heapq.heappush(self._retries[judge], (due, self._retry_seq, item))
+
+    def _release(self, keys: tuple[bytes, ...]) -> None:
         for key in keys:
             self._calls_in_flight.pop(key, None)
+
+    def _committed(self, keys: tuple[bytes, ...], cell_no: int, doc_index: int, judged: Any) -> None:
+        self._release(keys)
         self._consume(cell_no, doc_index, judged)
 
-    def _account(self, judge: str, result: CallResult) -> None:
+    def _account(self, judge: str, item: Item, result: CallResult) -> bool:
+        """Count the call; True when it failed transiently (the item stays pending)."""
         progress = self.progress
-        progress.calls_network += 1
+        progress.calls_network += result.attempts > 0  # an open breaker answers without a call
         progress.prompt_tokens += result.usage.prompt_tokens
         progress.completion_tokens += result.usage.completion_tokens
         progress.cost_usd += result.cost_usd
-        if result.status != "error":
-            self._consecutive_errors[judge] = 0
-            return
-        if result.error_kind in FATAL_ERROR_KINDS:
-            raise RunAborted(
-                f"judge {judge!r}: the provider rejected the call ({result.error_kind}): "
-                f"{result.text[:300]}; fix the judge's config (results so far are kept)"
-            )
-        self._consecutive_errors[judge] += 1
-        if self._consecutive_errors[judge] >= self.max_consecutive_errors:
-            raise RunAborted(
-                f"judge {judge!r}: {self._consecutive_errors[judge]} calls in a row failed "
-                f"(last: {result.error_kind or 'error'}: {result.text[:200]}); stopping the run. "
-                "Results so far are kept; run again to resume"
-            )
+        health = self._health[judge]
+        if not is_transient(result):
+            health.answered()
+            return False
+        fatal = fatal_message(judge, result)
+        if fatal is not None:
+            raise RunAborted(fatal)
+        progress.calls_failed += 1
+        kind = result.error_kind or "error"
+        progress.failures_by_kind[kind] = progress.failures_by_kind.get(kind, 0) + 1
+        health.failed(result)
+        # kept for the record (raw text, error class), never as the item's outcome
+        self.writer.submit_nowait([failure_item(self._run_key, item.cell.cell_no, item.doc_index, result)])
+        return True
 
     # -- completion ------------------------------------------------------------
     def _judge(self, item: Item) -> tuple[tuple[str, bytes, bytes], bool, float | None]:

@@ -17,7 +17,7 @@ from engine.config import ExperimentConfig, parse_config
 from engine.contracts import CallRequest, CallResult, Capabilities, ResultRow, Usage
 from engine.design import Design
 from engine.results import iter_rows, load_cell_states
-from engine.scheduler import RunAborted, Scheduler
+from engine.scheduler import FailurePolicy, RunAborted, Scheduler
 from engine.store import Store
 
 RUN_ID = "00112233445566ff"
@@ -58,11 +58,12 @@ class ScriptedJudge:
 
     capabilities = Capabilities()
 
-    def __init__(self, *, seed: int = 0, max_latency: float = 0.0, refuse=None, fail=None, fatal_after: int | None = None) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, *, seed: int = 0, max_latency: float = 0.0, refuse=None, fail=None, too_long=None, fatal_after: int | None = None) -> None:  # type: ignore[no-untyped-def]
         self.rng = random.Random(seed)
         self.max_latency = max_latency
         self.refuse = refuse or (lambda request: False)
         self.fail = fail or (lambda request: False)
+        self.too_long = too_long or (lambda request: False)
         self.fatal_after = fatal_after
         self.calls = 0
         self.in_flight = 0
@@ -86,6 +87,8 @@ class ScriptedJudge:
             return CallResult(status="error", text="HTTP 401: invalid api key", error_kind="auth")
         if self.fail(request):
             return CallResult(status="error", text="HTTP 503", error_kind="server")
+        if self.too_long(request):
+            return CallResult(status="error", text="HTTP 400: maximum context length exceeded", error_kind="context_length")
         if self.refuse(request):
             return CallResult(status="refused", text="I cannot help with that.", error_kind="content_filter")
         self.answered.append(request)
@@ -199,6 +202,8 @@ def test_item_tag_only_for_judges_that_ask_for_item_metadata(corpus, store: Stor
 
 
 def test_refused_and_failed_documents_are_recorded_and_replaced(corpus, store: Store, tmp_path: Path) -> None:
+    # failed: an error about the document itself (too long for the model's
+    # context); transient failures never become rows (test_scheduler_failures)
     doc_ids = sorted(corpus.doc_ids)
     refused_docs, failed_docs = set(doc_ids[:3]), set(doc_ids[3:5])
 
@@ -206,7 +211,7 @@ def test_refused_and_failed_documents_are_recorded_and_replaced(corpus, store: S
         return json.loads(request.item_tag)["doc_id"]
 
     judges = {
-        "sim": ScriptedJudge(refuse=lambda r: doc_of(r) in refused_docs, fail=lambda r: doc_of(r) in failed_docs),
+        "sim": ScriptedJudge(refuse=lambda r: doc_of(r) in refused_docs, too_long=lambda r: doc_of(r) in failed_docs),
         "other": ScriptedJudge(),
     }
     run_design(make_config(tmp_path), corpus, store, judges)
@@ -216,7 +221,7 @@ def test_refused_and_failed_documents_are_recorded_and_replaced(corpus, store: S
         by_status[r.status] = by_status.get(r.status, 0) + 1
         if r.status != "ok":
             assert r.score is None  # no failure ever becomes a score
-            assert r.error_kind in ("content_filter", "server")
+            assert r.error_kind in ("content_filter", "context_length")
     assert by_status.get("refused", 0) > 0 and by_status.get("error", 0) > 0
     cells: dict[tuple, list] = {}
     for r in rows:
@@ -225,7 +230,7 @@ def test_refused_and_failed_documents_are_recorded_and_replaced(corpus, store: S
         assert sum(r.status == "ok" for r in cell_rows) == 6  # replaced until n ok scores
         indices = [r.doc_index for r in cell_rows]
         assert indices == sorted(indices)
-    # refusals are answers (cached); transient errors are not cached
+    # refusals are answers (cached); errors are not cached
     cache = CallCache(store)
     for r in rows:
         cached = [cache.get(bytes.fromhex(k)) for k in r.cache_keys]
@@ -292,9 +297,11 @@ def test_an_aborted_run_resumes_to_the_same_results(corpus, tmp_path: Path) -> N
 
 def test_persistent_failures_abort_instead_of_burning_through_the_corpus(corpus, store: Store, tmp_path: Path) -> None:
     judges = {"sim": ScriptedJudge(fail=lambda r: True), "other": ScriptedJudge()}
-    with pytest.raises(RunAborted, match="20 calls in a row failed"):
-        run_design(make_config(tmp_path), corpus, store, judges, max_consecutive_errors=20)
+    policy = FailurePolicy(consecutive_failures=20, max_outage_s=0.0)  # no probing: stop at once
+    with pytest.raises(RunAborted, match="judge 'sim' is failing: 20 calls in a row failed"):
+        run_design(make_config(tmp_path), corpus, store, judges, failure_policy=policy)
     assert judges["sim"].calls < 20 + 8  # stopped within one round of in-flight calls after the threshold
+    assert all(r.judge != "sim" for r in iter_rows(store, bytes.fromhex(RUN_ID)))  # no failure became a row
 
 
 def test_identical_requests_in_flight_together_are_called_once(corpus, store: Store, tmp_path: Path) -> None:

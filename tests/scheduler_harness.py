@@ -1,0 +1,91 @@
+"""Running the real scheduler on an in-memory corpus, real prompts and a real
+LMDB store, against any adapters (the fake provider server's HTTP adapters,
+or in-process doubles). Shared by the scheduler's tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from engine.cache import CallCache, GroupCommitWriter
+from engine.config import ExperimentConfig, parse_config
+from engine.design import Design
+from engine.results import iter_rows
+from engine.scheduler import Scheduler
+from engine.store import Store
+from tests.memory_corpus import MemoryCorpus, document_order
+
+RUN_ID = "0123456789abcdef"
+
+SERVER_CONFIG = """
+store = "unused"
+output = "unused"
+seed = 11
+needles = ["none", "neg", "con"]
+hays = ["orig", "rand"]
+positions = [[0, 0], [1, 2], [2, 1]]
+window = 2
+[stopping]
+{stopping}
+[[judges]]
+name = "sim"
+adapter = "openai-compatible"
+model = "local-sim"  # the fake server asks no key of local-* models
+base_url = "{url}/v1"
+concurrency = {concurrency}
+max_attempts = {max_attempts}
+timeout_s = 2.0
+options = {{ backoff_base_s = 0.005, backoff_cap_s = 0.02{options} }}
+"""
+
+
+def server_config(tmp_path: Path, url: str, *, stopping: str = 'kind = "fixed"\nn = 5', concurrency: int = 8, max_attempts: int = 1, options: str = "") -> ExperimentConfig:
+    text = SERVER_CONFIG.format(url=url, stopping=stopping, concurrency=concurrency, max_attempts=max_attempts, options=options)
+    return parse_config(text, base_dir=tmp_path)
+
+
+def make_design(config: ExperimentConfig, corpus: Any = None) -> Design:
+    from engine.prompts import load_prompt
+
+    names = sorted({name for judge in config.judges for name in config.judge_prompts(judge)})
+    prompts = {name: load_prompt(name) for name in names}
+    return Design(config, corpus if corpus is not None else MemoryCorpus(), prompts, document_order=document_order)
+
+
+def run_scheduler(design: Design, store: Store, adapters: dict[str, Any] | None = None, run_id: str = RUN_ID, **options: Any) -> Scheduler:
+    """One run of the scheduler; adapters default to the registry's for each judge."""
+
+    async def main() -> Scheduler:
+        from adapters.registry import create_adapter
+
+        made = adapters if adapters is not None else {name: create_adapter(judge.spec()) for name, judge in design.judges.items()}
+        try:
+            async with GroupCommitWriter(store) as writer:
+                scheduler = Scheduler(
+                    design,
+                    cache=CallCache(store),
+                    writer=writer,
+                    adapters=made,
+                    run_id=run_id,
+                    prompt_versions={name: p.version for name, p in design.prompts.items()},
+                    **options,
+                )
+                scheduler.restore()
+                await scheduler.run()
+            return scheduler
+        finally:
+            if adapters is None:
+                for adapter in made.values():
+                    await adapter.aclose()
+
+    return anyio.run(main)
+
+
+def outcomes(store: Store, run_id: str = RUN_ID) -> list[tuple]:
+    """Every stored row's identity and outcome, in (cell, document) order."""
+    return [
+        (r.judge, r.needle, r.hay, r.i, r.j, r.order, r.control, r.doc_index, r.doc_id, r.status, r.score, r.raw_text)
+        for r in iter_rows(store, bytes.fromhex(run_id))
+    ]
