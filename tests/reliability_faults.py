@@ -7,7 +7,9 @@ Outcomes of the first run, per scenario:
   ok_first      ok at the first attempt
   retried_ok    ok after more than one attempt (the fault was retried)
   refused / unparseable / error:KIND   rows with that status
-  pending       items of the fault-free run with no row (left for a resume)
+  pending:KIND  calls that failed transiently after their retries: recorded
+                beside the run, the item left pending and asked again
+  unfinished    items of the fault-free run with no row after the first run
   scored_failures  rows with a score that is not an ok answer whose raw
                 text parses to that score (must be 0)
   crashed       a traceback, or an exit by a signal
@@ -55,10 +57,24 @@ def transient_mix(total: float) -> list[dict[str, Any]]:
     return [fault(kind, share) for kind in TRANSIENT_KINDS]
 
 
-def breaker_burst(start: int = 20, length: int = 140) -> list[dict[str, Any]]:
+def breaker_burst(start: int = 20, length: int = 100) -> list[dict[str, Any]]:
     """Consecutive 500s, long enough to open the adapter's circuit breaker
-    (20 failed calls x 4 attempts), then none."""
+    (by default 20 failed calls x 4 attempts), then none."""
     return [fault("server_error", schedule=list(range(start, start + length)))]
+
+
+def failures_beside(store_path: Path) -> Counter[str]:
+    """Transient failures recorded beside the run (engine.results.iter_failures), by kind."""
+    from engine.cache import decode_result
+    from engine.results import RUNS_DB
+    from engine.store import Store
+
+    kinds: Counter[str] = Counter()
+    with Store(store_path) as store:
+        for key, raw in store.items_raw(RUNS_DB):
+            if key[8:9] == b"F":  # run_id (8 bytes) + b"F" + cell, document, time
+                kinds[decode_result(raw).error_kind] += 1
+    return kinds
 
 
 def item_key(row: dict[str, Any]) -> tuple:
@@ -104,9 +120,11 @@ def run_scenario(
             outcome[f"error:{row['error_kind']}"] += 1
         else:
             outcome[row["status"]] += 1
+    for kind, count in failures_beside(store).items():
+        outcome[f"pending:{kind}"] = count
     seen = {item_key(row) for row in first}
     if reference is not None:
-        outcome["pending"] = sum(key not in seen for key in reference)
+        outcome["unfinished"] = sum(key not in seen for key in reference)
     crashed = "Traceback" in err or code < 0
     exits = [code]
     messages = [err.strip().splitlines()[-1] if err.strip() else ""]
