@@ -24,10 +24,12 @@ import hashlib
 import json
 import os
 import struct
+import secrets
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import msgspec
 
@@ -205,10 +207,6 @@ def encode_row(row: ResultRow) -> bytes:
     return _encode(row)
 
 
-def decode_row(raw: bytes) -> ResultRow:
-    return _decode_row(raw)
-
-
 # ---------------------------------------------------------------------------
 # Reading a run back
 
@@ -226,11 +224,6 @@ def iter_rows(store: Store, run_id: bytes) -> Iterator[ResultRow]:
 def cell_rows(store: Store, run_id: bytes, cell_no: int) -> Iterator[ResultRow]:
     for _, value in store.items_raw(ROWS_DB, cell_prefix(run_id, cell_no)):
         yield _decode_row(value)
-
-
-def load_cell_state(store: Store, run_id: bytes, cell_no: int) -> CellState | None:
-    raw = store.get_raw(RUNS_DB, cell_state_key(run_id, cell_no))
-    return None if raw is None else msgspec.msgpack.decode(raw, type=CellState)
 
 
 def load_cell_states(store: Store, run_id: bytes) -> dict[int, CellState]:
@@ -252,38 +245,60 @@ class RowStats(msgspec.Struct, kw_only=True):
     cost_usd: float = 0.0
 
 
+def _unique_beside(target: Path, suffix: str) -> Path:
+    """A new empty file beside `target` that no other writer uses (created
+    with O_EXCL; the umask's usual mode, unlike mkstemp's 0600)."""
+    while True:
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}{suffix}")
+        try:
+            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        except FileExistsError:
+            continue
+        return tmp
+
+
+@contextmanager
+def _replacing(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """A temp file beside `path`, unique to this writer (two processes
+    exporting to one folder never share one), renamed over `path` when the
+    block ends without error and removed otherwise."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _unique_beside(target, ".tmp")
+    try:
+        yield tmp
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 def export_jsonl(store: Store, run_id: bytes, path: str | os.PathLike[str] | None) -> RowStats:
-    """Write the run's rows as JSON Lines (atomically: temp file, then rename)
-    and count them; `path=None` only counts."""
+    """Write the run's rows as JSON Lines (atomically: a temp file, then a
+    rename) and count them; `path=None` only counts."""
+    if path is None:
+        return _write_jsonl(store, run_id, None)
+    with _replacing(path) as tmp, open(tmp, "wb") as out:
+        return _write_jsonl(store, run_id, out)
+
+
+def _write_jsonl(store: Store, run_id: bytes, out: BinaryIO | None) -> RowStats:
     stats = RowStats()
     counts: dict[str, int] = {}
     cost = 0.0
-    out = None
-    if path is not None:
-        target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(target.name + ".tmp")
-        out = open(tmp, "wb")
-    try:
-        buffer: list[bytes] = []
-        for raw in iter_rows_raw(store, run_id):
-            row = _decode_row(raw)
-            counts[row.status] = counts.get(row.status, 0) + 1
-            cost += row.cost_usd
-            if out is not None:
-                buffer.append(_json_encode(row))
-                if len(buffer) >= 4096:
-                    buffer.append(b"")
-                    out.write(b"\n".join(buffer))
-                    buffer.clear()
-        if out is not None and buffer:
-            buffer.append(b"")
-            out.write(b"\n".join(buffer))
-    finally:
+    buffer: list[bytes] = []
+    for raw in iter_rows_raw(store, run_id):
+        row = _decode_row(raw)
+        counts[row.status] = counts.get(row.status, 0) + 1
+        cost += row.cost_usd
         if out is not None:
-            out.close()
-    if path is not None:
-        os.replace(tmp, target)
+            buffer.append(_json_encode(row))
+            if len(buffer) >= 4096:
+                buffer.append(b"")
+                out.write(b"\n".join(buffer))
+                buffer.clear()
+    if out is not None and buffer:
+        buffer.append(b"")
+        out.write(b"\n".join(buffer))
     stats.rows = sum(counts.values())
     stats.status_counts = counts
     stats.cost_usd = cost
@@ -341,9 +356,11 @@ def jsonl_to_parquet(jsonl: str | os.PathLike[str], path: str | os.PathLike[str]
     (pyarrow's C++ JSON reader: no Python object per row)."""
     pa, pj, pq = _pyarrow()
     schema = _parquet_schema(pa)
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(target.name + ".tmp")
+    with _replacing(path) as tmp:
+        return _write_parquet(pa, pj, pq, schema, jsonl, tmp)
+
+
+def _write_parquet(pa: Any, pj: Any, pq: Any, schema: Any, jsonl: str | os.PathLike[str], tmp: Path) -> int:
     rows = 0
     with pq.ParquetWriter(tmp, schema) as writer:
         if Path(jsonl).stat().st_size:
@@ -366,7 +383,6 @@ def jsonl_to_parquet(jsonl: str | os.PathLike[str], path: str | os.PathLike[str]
                 rows += _write_row_group(pa, writer, group)
         else:
             writer.write_table(schema.empty_table())
-    os.replace(tmp, target)
     return rows
 
 
@@ -374,17 +390,16 @@ def export_parquet(store: Store, run_id: bytes, path: str | os.PathLike[str]) ->
     """Write the run's rows as Parquet. Needs pyarrow (`pip install needlejudge[parquet]`)."""
     _pyarrow()
     target = Path(path)
-    jsonl = target.with_name(target.name + ".jsonl.tmp")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    jsonl = _unique_beside(target, ".jsonl.tmp")
     try:
-        export_jsonl(store, run_id, jsonl)
+        with open(jsonl, "wb") as out:
+            _write_jsonl(store, run_id, out)
         return jsonl_to_parquet(jsonl, target)
     finally:
         jsonl.unlink(missing_ok=True)
 
 
 def write_manifest(path: str | os.PathLike[str], manifest: dict[str, Any]) -> None:
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(target.name + ".tmp")
-    tmp.write_text(json.dumps(manifest, indent=2, sort_keys=False, default=str) + "\n", encoding="utf-8")
-    os.replace(tmp, target)
+    with _replacing(path) as tmp:
+        tmp.write_text(json.dumps(manifest, indent=2, sort_keys=False, default=str) + "\n", encoding="utf-8")

@@ -147,3 +147,41 @@ def test_manifest_is_written_atomically_as_json(tmp_path: Path) -> None:
     write_manifest(tmp_path / "o" / "manifest.json", {"run_id": "x", "counts": {"rows": 3}})
     assert json.loads((tmp_path / "o" / "manifest.json").read_text()) == {"run_id": "x", "counts": {"rows": 3}}
     assert not list((tmp_path / "o").glob("*.tmp"))
+
+
+EXPORTER = """
+import sys
+from engine.results import export_jsonl, jsonl_to_parquet, write_manifest
+from engine.store import Store
+store_path, out, run = sys.argv[1], sys.argv[2], bytes.fromhex(sys.argv[3])
+store = Store(store_path)
+for n in range(25):
+    export_jsonl(store, run, out + "/results.jsonl")
+    jsonl_to_parquet(out + "/results.jsonl", out + "/results.parquet")
+    write_manifest(out + "/manifest.json", {"n": n})
+store.close()
+"""
+
+
+def test_two_processes_exporting_to_one_folder_never_share_a_temp_file(tmp_path: Path) -> None:
+    import os
+    import subprocess
+
+    import pyarrow.parquet as pq
+
+    store = Store(tmp_path / "s")
+    run = bytes.fromhex("12" * 8)
+    r = row(Verdict(status="ok", score=50.0, raw_score=50.0, scale="0-100"), [call("50", prompt=10, completion=1, cost=0.0, latency=0.1)])
+    store.put_many_raw(ROWS_DB, [(row_key(run, 0, d), encode_row(msgspec.structs.replace(r, doc_index=d))) for d in range(300)])
+    expected = b"".join(msgspec.json.encode(x) + b"\n" for x in iter_rows(store, run))
+    store.close()
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1]) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    command = [sys.executable, "-c", EXPORTER, str(tmp_path / "s"), str(out), run.hex()]
+    processes = [subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env) for _ in range(2)]
+    errors = [p.communicate(timeout=300)[1] for p in processes]
+    assert [p.returncode for p in processes] == [0, 0], errors
+    assert (out / "results.jsonl").read_bytes() == expected
+    assert pq.read_table(out / "results.parquet").num_rows == 300
+    assert json.loads((out / "manifest.json").read_text())["n"] == 24
+    assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "results.jsonl", "results.parquet"]  # no temp left

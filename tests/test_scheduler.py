@@ -348,12 +348,18 @@ class CommitCheckingScheduler(Scheduler):
         super().__init__(*args, **kwargs)
         self.consumed_before_commit: list[str] = []
 
-    def _consume(self, cell_no, doc_index, judged) -> None:  # type: ignore[no-untyped-def]
-        row = msgspec.msgpack.decode(judged[0][2], type=ResultRow)
-        for key in row.cache_keys:
-            if self.cache.store.get_raw(RESULTS_DB, bytes.fromhex(key)) is None:
-                self.consumed_before_commit.append(key)
-        super()._consume(cell_no, doc_index, judged)
+    def restore(self) -> None:
+        super().restore()
+        consume = self.output.consume
+
+        def checked(cell_no, doc_index, judged) -> None:  # type: ignore[no-untyped-def]
+            row = msgspec.msgpack.decode(judged[0][2], type=ResultRow)
+            for key in row.cache_keys:
+                if self.cache.store.get_raw(RESULTS_DB, bytes.fromhex(key)) is None:
+                    self.consumed_before_commit.append(key)
+            consume(cell_no, doc_index, judged)
+
+        self.output.consume = checked  # type: ignore[method-assign]
 
 
 def test_an_item_never_counts_before_the_answers_it_used_are_stored(corpus, store: Store, tmp_path: Path) -> None:

@@ -1,0 +1,33 @@
+"""The live counters of a run (plain attributes, updated on the event loop;
+the progress display and the run summary read them)."""
+
+from __future__ import annotations
+
+import time
+
+
+class Progress:
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+        self.items_done = 0
+        self.calls_network = 0
+        self.calls_cached = 0
+        self.in_flight = 0
+        self.cells_total = 0
+        self.cells_done = 0
+        self.cells_reused = 0
+        self.rows_written = 0
+        self.rows_reused = 0
+        self.items_dropped = 0  # completions past a cell's stopping point
+        self.failed_items = 0  # consumed as refused / unparseable / item errors
+        self.calls_failed = 0  # transient failures (the item stays pending)
+        self.failures_by_kind: dict[str, int] = {}
+        self.items_retried = 0
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+        self.cost_usd = 0.0
+        self.planned_items = 0  # upper bound of items still to consume at start
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started

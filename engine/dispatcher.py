@@ -1,0 +1,173 @@
+"""The dispatcher: runs an item's calls.
+
+- Cache first: `lookup` fills an item's answers from the call cache; only
+  the calls it lacks go out.
+- Never pay twice: a request already in flight for another item (identical
+  pairs of different cells) is not sent again; the item waits for that
+  call's answer. The answer stays findable here until its commit landed.
+- Each call is counted (calls, tokens, cost) and judged by the failure
+  policy (engine.judge_health): a fatal failure raises RunAborted; a
+  transient one is recorded beside the run (never as the item's outcome)
+  and reported back, so the item is asked again.
+
+It decides nothing about cells or document order (engine.cell_policy,
+engine.ordered_output).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import anyio
+
+from engine.cache import RESULTS_DB, CallCache, GroupCommitWriter, encode_result, is_cacheable
+from engine.contracts import Adapter, CallResult
+from engine.counters import Progress
+from engine.design import Item
+from engine.judge_health import JudgeHealth, RunAborted, fatal_message, is_transient
+from engine.results import failure_item
+
+Write = tuple[str, bytes, bytes]
+
+
+class SharedCall:
+    """A call in flight that identical requests of other items wait for."""
+
+    __slots__ = ("done", "finished", "result")
+
+    def __init__(self) -> None:
+        self.done: anyio.Event | None = None  # made only when a twin waits (rare)
+        self.finished = False
+        self.result: CallResult | None = None
+
+    async def wait(self) -> None:
+        if self.finished:  # answered, its commit not yet landed
+            return
+        if self.done is None:
+            self.done = anyio.Event()
+        await self.done.wait()
+
+    def finish(self, result: CallResult | None) -> None:
+        self.result = result
+        self.finished = True
+        if self.done is not None:
+            self.done.set()
+
+
+class Dispatched:
+    """What one dispatch produced: the answers to commit with the item,
+    whether it used a twin's answer, and the calls that failed transiently."""
+
+    __slots__ = ("writes", "shared", "failed")
+
+    def __init__(self, writes: list[Write], shared: bool, failed: list[int]) -> None:
+        self.writes = writes
+        self.shared = shared
+        self.failed = failed
+
+
+class Dispatcher:
+    def __init__(
+        self,
+        cache: CallCache,
+        writer: GroupCommitWriter,
+        adapters: dict[str, Adapter],
+        health: dict[str, JudgeHealth],
+        progress: Progress,
+        run_key: bytes,
+    ) -> None:
+        self.cache = cache
+        self.writer = writer
+        self.adapters = adapters
+        self.health = health
+        self.progress = progress
+        self._run_key = run_key
+        self._in_flight: dict[bytes, SharedCall] = {}
+
+    def lookup(self, item: Item) -> bool:
+        """Fill the item's answers from the cache; True when calls are missing."""
+        hits = self.cache.get_many(item.keys)
+        item.results = hits
+        missing = [n for n, hit in enumerate(hits) if hit is None]
+        self.progress.calls_cached += len(hits) - len(missing)
+        if missing:
+            item.missing = missing
+            return True
+        item.cached = True
+        return False
+
+    async def dispatch(self, judge: str, item: Item) -> Dispatched | None:
+        """Make the item's missing calls. None when a shared call raised (the
+        run is failing). Answers of an item with failed calls are committed
+        here (they are answers); the item is not."""
+        progress = self.progress
+        in_flight = self._in_flight
+        adapter = self.adapters[judge]
+        writes: list[Write] = []
+        shared = False
+        failed: list[int] = []
+        for n in item.missing:
+            key = item.keys[n]
+            twin = in_flight.get(key)
+            if twin is not None:
+                await twin.wait()
+                result = twin.result
+                if result is None:
+                    return None
+                if is_transient(result):
+                    failed.append(n)
+                    continue
+                item.results[n] = result
+                progress.calls_cached += 1
+                shared = True
+                if is_cacheable(result):
+                    # committed again with this item (same key, same bytes), so the
+                    # item never counts before the answer it used is stored
+                    writes.append((RESULTS_DB, key, encode_result(result)))
+                continue
+            call = in_flight[key] = SharedCall()
+            progress.in_flight += 1
+            result = None
+            try:
+                result = await adapter.complete(item.requests[n])
+            finally:
+                progress.in_flight -= 1
+                call.finish(result)
+                if result is None or not is_cacheable(result):
+                    del in_flight[key]
+            if self._account(judge, item, result):
+                failed.append(n)
+                continue
+            item.results[n] = result
+            if is_cacheable(result):
+                writes.append((RESULTS_DB, key, encode_result(result)))
+        if failed and writes:
+            await self.writer.submit(writes, callback=partial(self.release, tuple(k for _, k, _ in writes)))
+        return Dispatched(writes, shared, failed)
+
+    def release(self, keys: tuple[bytes, ...]) -> None:
+        """Answers committed: twins find them in the cache from now on."""
+        for key in keys:
+            self._in_flight.pop(key, None)
+
+    def _account(self, judge: str, item: Item, result: CallResult) -> bool:
+        """Count the call; True when it failed transiently (the item stays pending)."""
+        progress = self.progress
+        progress.calls_network += result.attempts > 0  # an open breaker answers without a call
+        progress.prompt_tokens += result.usage.prompt_tokens
+        progress.completion_tokens += result.usage.completion_tokens
+        progress.cost_usd += result.cost_usd
+        health = self.health[judge]
+        if not is_transient(result):
+            health.answered()
+            return False
+        fatal = fatal_message(judge, result)
+        if fatal is not None:
+            raise RunAborted(fatal)
+        progress.calls_failed += 1
+        kind = result.error_kind or "error"
+        progress.failures_by_kind[kind] = progress.failures_by_kind.get(kind, 0) + 1
+        health.failed(result)
+        # kept for the record (raw text, error class), never as the item's outcome
+        self.writer.submit_nowait([failure_item(self._run_key, item.cell.cell_no, item.doc_index, result)])
+        return True

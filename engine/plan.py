@@ -1,0 +1,102 @@
+"""The dry run (`needlejudge run --dry-run`): the design's size, the calls
+the cache already answers and upper bounds on calls and cost, without any
+call and without writing to the store."""
+
+from __future__ import annotations
+
+import math
+
+import msgspec
+
+from engine.cache import CallCache
+from engine.config import ExperimentConfig
+from engine.experiment import Experiment
+from engine.resume import restore_runs
+
+
+class PlanReport(msgspec.Struct, kw_only=True):
+    run_id: str
+    cells: int
+    cells_ended: int  # ended in an earlier run of this experiment
+    documents: int  # documents in the prepared corpus
+    calls_per_item: dict[str, int]  # per prompt
+    upper_bound_items: int  # items still to judge at most (sum over open cells of min(cap, documents))
+    upper_bound_calls: int
+    cache_answered_calls: int  # of the first-window items of each open cell (see plan_experiment)
+    cache_checked_calls: int
+    upper_bound_cost_usd: float
+    est_tokens_per_call: dict[str, int]  # per judge/prompt: ceil(prompt chars / 3) + max_tokens
+
+
+def plan_experiment(config: ExperimentConfig, *, window_docs: int | None = None) -> PlanReport:
+    """The `--dry-run` report, without any network call.
+
+    - upper bound: each open cell consumes at most min(its rule's document
+      cap, the documents at its position) items, minus what it already
+      consumed; times the calls per item of its prompt.
+    - cache answered: for each open cell, the items of its first window —
+      the `window_docs` documents from where it stands (default: the rule's
+      minimum documents, which any run must judge) — are built and their
+      calls looked up in the cache; reported as answered / checked calls.
+    - cost bound: per call ceil(prompt characters / 3) input tokens (English
+      runs ~4 characters per token, so this overestimates) plus the prompt's
+      max_tokens output, at the judge's prices, for every call of the upper
+      bound (cached calls are not subtracted: it stays a bound).
+    """
+    experiment = Experiment(config)
+    try:
+        design = experiment.design
+        cache = CallCache(experiment.store)
+        runs = restore_runs(design, experiment.store, bytes.fromhex(experiment.run_id)).runs
+        calls_per_item: dict[str, int] = {}
+        est_tokens: dict[str, int] = {}
+        answered = checked = items_bound = calls_bound = 0
+        cost = 0.0
+        for run in runs:
+            if run.done:
+                continue
+            cell = run.cell
+            judge = design.judges[cell.judge]
+            remaining = max(0, min(run.cap, run.limit) - run.rule.n)
+            items_bound += remaining
+            probe_docs = window_docs if window_docs is not None else max(1, run.min_docs - run.rule.n)
+            first = None
+            probed = 0
+            doc = run.next_doc
+            while probed < probe_docs and doc < run.limit:
+                item = design.item(cell, doc)
+                doc += 1
+                if item is None:
+                    continue
+                probed += 1
+                first = first or item
+                hits = cache.get_many(item.keys)
+                checked += len(hits)
+                answered += sum(hit is not None for hit in hits)
+            if first is None:
+                continue
+            per_item = len(first.requests)
+            calls_per_item[cell.prompt] = per_item
+            calls = remaining * per_item
+            calls_bound += calls
+            tokens_in = [math.ceil(sum(len(m.content) for m in r.messages) / 3) for r in first.requests]
+            tokens_out = [r.decoding.max_tokens for r in first.requests]
+            est_tokens[f"{cell.judge}/{cell.prompt}"] = (sum(tokens_in) + sum(tokens_out)) // per_item
+            prices = judge.prices
+            per_item_cost = (sum(tokens_in) * prices.input + sum(tokens_out) * prices.output) / 1e6
+            cost += per_item_cost * remaining
+        return PlanReport(
+            run_id=experiment.run_id,
+            cells=len(runs),
+            cells_ended=sum(run.done for run in runs),
+            documents=len(experiment.corpus.doc_ids),
+            calls_per_item=calls_per_item,
+            upper_bound_items=items_bound,
+            upper_bound_calls=calls_bound,
+            cache_answered_calls=answered,
+            cache_checked_calls=checked,
+            upper_bound_cost_usd=cost,
+            est_tokens_per_call=est_tokens,
+        )
+    finally:
+        experiment.close()
