@@ -106,6 +106,18 @@ class FakeServerProcess:
             self.proc.stdout.close()
 
 
+def server_fixture(latency: str) -> Any:
+    """A module-scoped pytest fixture: the fake server process with this latency."""
+    import pytest
+
+    @pytest.fixture(scope="module")
+    def server() -> Any:
+        with FakeServerProcess(latency=latency) as running:
+            yield running
+
+    return server
+
+
 def paid_twice(stats: dict[str, Any]) -> int:
     """Completed answers the server gave more than once for the same request body."""
     return sum(n - 1 for n in stats["repeated"].values())
@@ -285,11 +297,13 @@ def store_records(store_path: Path) -> dict[bytes, dict[str, Any]]:
     """Every stored result row (all runs), keyed by its row key."""
     import msgspec
 
-    from engine.results import ROWS_DB, decode_row
+    from engine.contracts import ResultRow
+    from engine.results import ROWS_DB
     from engine.store import Store
 
+    decode = msgspec.msgpack.Decoder(ResultRow).decode
     with Store(store_path) as store:
-        return {key: msgspec.to_builtins(decode_row(raw)) for key, raw in store.items_raw(ROWS_DB)}
+        return {key: msgspec.to_builtins(decode(raw)) for key, raw in store.items_raw(ROWS_DB)}
 
 
 def store_rows(store_path: Path) -> dict[bytes, tuple]:

@@ -30,6 +30,7 @@ from reliability_fixtures import (
     experiment_toml,
     paid_twice,
     run_to_end,
+    results,
     science,
     store_rows,
 )
@@ -38,8 +39,9 @@ TINY_MAP = 256 * 1024
 
 
 def last_line(text: str) -> str:
+    """stderr's last two lines (an error and, after it, how to resume)."""
     lines = [line for line in text.strip().splitlines() if line.strip()]
-    return lines[-1] if lines else ""
+    return " / ".join(lines[-2:])
 
 
 def _config(folder: Path, source: Any, corpus: Path, min_chars: float, url: str, *, store: Path | None = None,
@@ -84,6 +86,9 @@ def two_processes(server: FakeServerProcess, folder: Path, source: Any, corpus: 
             "message": last_line(err),
             "traceback": "Traceback" in err,
         })
+    keys = [{key for row in results(cfg.parent / "out" / "results.jsonl") for key in row["cache_keys"]}
+            for cfg, (code, _, _) in zip((first, second), ended) if code == 0]
+    report["shared_calls"] = len(keys[0] & keys[1]) if len(keys) == 2 else 0
     if same:
         report["identical_results"] = all(
             science(cfg.parent / "out" / "results.jsonl") == reference for cfg, (code, _, _) in zip((first, second), ended) if code == 0
@@ -129,15 +134,20 @@ def _map_size(store: Path) -> int:
 
 
 def _digest(folder: Path) -> dict[str, str]:
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir()) if p.is_file()}
+    """The store's data file (lock.mdb is LMDB's reader table: rewritten by any opener)."""
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir()) if p.is_file() and p.name != "lock.mdb"}
 
 
-def bad_store_files(server: FakeServerProcess, folder: Path, source: Any, corpus: Path, min_chars: float) -> list[dict[str, Any]]:
-    """Corrupt, foreign and other-program stores: the message, and whether any byte changed."""
+BAD_STORES = ("corrupt meta pages", "corrupt data page", "non-LMDB file", "another program's LMDB")
+
+
+def bad_store_files(server: FakeServerProcess, folder: Path, source: Any, corpus: Path, min_chars: float,
+                    names: tuple[str, ...] = BAD_STORES) -> list[dict[str, Any]]:
+    """Corrupt, foreign and other-program stores: the message, and whether data.mdb changed."""
     import lmdb
 
     cases = []
-    for name in ("corrupt meta pages", "corrupt data page", "non-LMDB file", "another program's LMDB"):
+    for name in names:
         case = folder / name.replace(" ", "_").replace("'", "")
         config = _config(case, source, corpus, min_chars, server.url)
         store = case / "store"
@@ -192,7 +202,7 @@ def full_disk(server: FakeServerProcess, folder: Path, source: Any, corpus: Path
         server.reset()
         code, _, err = run_to_end(config)
         rows_before = store_rows(mount / "store")
-        report: dict[str, Any] = {"tmpfs_kb": size_kb, "exit": code, "message": last_line(err)[:400], "traceback": "Traceback" in err,
+        report: dict[str, Any] = {"tmpfs_kb": size_kb, "exit": code, "message": last_line(err)[:600], "traceback": "Traceback" in err,
                                   "rows_committed": len(rows_before), "calls": server.stats()["requests"]}
         subprocess.run(["mount", "-o", f"remount,size={size_kb + 64 * 1024}k", str(mount)], check=True)
         code, _, err = run_to_end(config)

@@ -21,7 +21,6 @@ from pathlib import Path
 
 import pytest
 from reliability_fixtures import (
-    FakeServerProcess,
     RunProcess,
     cached_calls,
     copy_store,
@@ -29,6 +28,7 @@ from reliability_fixtures import (
     paid_twice,
     run_to_end,
     science,
+    server_fixture,
     store_rows,
     wait_for_requests,
 )
@@ -36,10 +36,7 @@ from reliability_fixtures import (
 CONCURRENCY = 8
 
 
-@pytest.fixture(scope="module")
-def server():
-    with FakeServerProcess(latency="fixed:0.03") as running:
-        yield running
+server = server_fixture("fixed:0.03")
 
 
 def make_config(folder: Path, prepared_store, corpus_slice_path, corpus_settings, server, **fields) -> Path:  # type: ignore[no-untyped-def]

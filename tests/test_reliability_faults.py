@@ -11,13 +11,10 @@ from pathlib import Path
 
 import pytest
 from reliability_faults import TERMINAL_KINDS, TRANSIENT_KINDS, breaker_burst, fault, run_scenario, science_by_item, transient_mix
-from reliability_fixtures import FakeServerProcess, results
+from reliability_fixtures import results, server_fixture
 
 
-@pytest.fixture(scope="module")
-def server():
-    with FakeServerProcess(latency="fixed:0.01") as running:
-        yield running
+server = server_fixture("fixed:0.01")
 
 
 @pytest.fixture(scope="module")

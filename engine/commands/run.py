@@ -52,6 +52,35 @@ def _graceful_stop() -> Iterator[dict[str, str]]:
         signal.signal(signal.SIGTERM, previous)
 
 
+def _store_failure(exc: BaseException, store: str) -> str | None:
+    """A clear message for a store that cannot be used or written (corrupt,
+    foreign, disk full), found in `exc` or the exception groups around it;
+    None for anything else."""
+    import shutil
+
+    import lmdb
+
+    from engine.cache import CommitError
+
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            found = _store_failure(inner, store)
+            if found is not None:
+                return found
+        return None
+    try:
+        free = f"{shutil.disk_usage(store).free // 1024:,} kB free on its file system"
+    except OSError:
+        free = "free space unknown"
+    if isinstance(exc, CommitError):
+        return (f"store {store}: could not commit ({exc}; {free}). Every answer committed before is kept; "
+                "free disk space and resume")
+    if isinstance(exc, lmdb.Error):
+        return (f"store {store}: not usable as a needlejudge store ({type(exc).__name__}: {exc}; {free}). "
+                "Check the path, or point `store` at an empty folder")
+    return None
+
+
 def main(args: argparse.Namespace) -> int:
     from engine.config import load_config
     from engine.runner import plan_experiment, run_experiment
@@ -74,6 +103,13 @@ def main(args: argparse.Namespace) -> int:
     with _graceful_stop() as stop:
         try:
             summary = run_experiment(config, quiet=args.quiet)
+        except Exception as exc:
+            message = _store_failure(exc, config.store)
+            if message is None:
+                raise
+            print(f"needlejudge run: error: {message}", file=sys.stderr)
+            print(f"needlejudge run: resume with: needlejudge run {shlex.quote(args.config)}", file=sys.stderr)
+            return 1
         except KeyboardInterrupt:
             name = stop.get("signal", "SIGINT")
             print(
