@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import platform
 import random
 import signal
@@ -160,19 +161,23 @@ def bench_crash(bench_dir: Path, corpus: Path, kills: int, seed: int) -> dict[st
         out["paid_twice_total"] = paid_twice(final_stats)
         out["concurrency"] = CRASH_DESIGN["concurrency"]
         out["requests_total"] = final_stats["requests"]
-        out["graceful"] = [graceful_stop(bench_dir, corpus, server, signum, calls) for signum in (signal.SIGINT, signal.SIGTERM)]
-        out["graceful"].append(graceful_stop(bench_dir, corpus, server, signal.SIGTERM, calls, group=True))
+        out["graceful"] = []
+        for trial in range(3):
+            for signum, group in ((signal.SIGINT, False), (signal.SIGTERM, False), (signal.SIGINT, True), (signal.SIGTERM, True)):
+                moment = calls * (trial + 1) // 4
+                out["graceful"].append(graceful_stop(bench_dir, corpus, server, signum, moment, group=group))
+                print(f"crash: {json.dumps(out['graceful'][-1])}", flush=True)
     return out
 
 
-def graceful_stop(bench_dir: Path, corpus: Path, server: FakeServerProcess, signum: int, calls: int, *, group: bool = False) -> dict[str, Any]:
+def graceful_stop(bench_dir: Path, corpus: Path, server: FakeServerProcess, signum: int, moment: int, *, group: bool = False) -> dict[str, Any]:
     import os
 
     name = signal.Signals(signum).name + (" to the process group" if group else "")
     config = write_config(bench_dir / f"stop-{signum}-{group}", corpus, server.url, **CRASH_DESIGN)
     server.reset()
     run = RunProcess(config)
-    wait_for_requests(server, calls // 3, run)
+    wait_for_requests(server, moment, run)
     at_signal = server.stats()
     if group:
         run.children()
@@ -188,6 +193,7 @@ def graceful_stop(bench_dir: Path, corpus: Path, server: FakeServerProcess, sign
     final = server.stats()
     return {
         "signal": name,
+        "at_request": moment,
         "exit": code,
         "stopped_in_s": round(stopped_in, 2),
         "message": " / ".join(line for line in err.strip().splitlines() if line)[-400:],
@@ -236,7 +242,7 @@ def bench_faults(bench_dir: Path, corpus: Path) -> dict[str, Any]:
 def bench_load(bench_dir: Path, corpus: Path, calls: int, concurrency: int, latency: str) -> dict[str, Any]:
     # k = 9: 800 experimental cells; n documents each, and replicates, to reach `calls`
     replicates = 2
-    n = max(1, round(calls / (800 * replicates)))
+    n = max(1, math.ceil(calls / (800 * replicates)))
     design = dict(needles='["none", "neg", "con", "ner"]', positions="k = 9", n=n, checks=(0, 0, 0), replicates=replicates,
                   concurrency=concurrency, timeout_s=60.0)
     samples: list[dict[str, Any]] = []

@@ -213,6 +213,10 @@ def copy_store(source: Any, target: Path) -> Path:
 # `needlejudge run` in its own process
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class RunProcess:
     def __init__(self, config: Path, *args: str, env: dict[str, str] | None = None) -> None:
         self.proc = subprocess.Popen(
@@ -222,6 +226,8 @@ class RunProcess:
             text=True,
             env=env or child_env(),
             start_new_session=True,
+            # as from a terminal: a shell's background job would inherit SIGINT ignored
+            preexec_fn=_default_sigint,
         )
         self.children_seen: set[int] = set()
 

@@ -170,6 +170,10 @@ def bad_store_files(server: FakeServerProcess, folder: Path, source: Any, corpus
             with env.begin(write=True) as txn:
                 txn.put(b"user:1", b"another program's record")
             env.close()
+            # accepted, it would be prepared from the corpus: a two-document one keeps that short
+            tiny = case / "tiny.json"
+            tiny.write_text(json.dumps([{"id": str(n), "title": f"T{n}", "text": "A short text. It has two sentences."} for n in range(2)]))
+            config.write_text(config.read_text().replace(f'inputs = ["{corpus}"]', f'inputs = ["{tiny}"]'))
         before = _digest(store)
         server.reset()
         code, _, err = run_to_end(config, timeout=300)

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import shlex
 import signal
 import sys
-from collections.abc import Iterator
 
 import msgspec
 
@@ -26,30 +24,43 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the summary / plan as JSON")
 
 
-@contextlib.contextmanager
-def _graceful_stop() -> Iterator[dict[str, str]]:
-    """SIGTERM stops a run the way Ctrl-C does: the event loop's SIGINT
-    handler (asyncio's runner) cancels the run, which commits every answer
-    it holds before the process exits. Yields which signal came."""
-    seen: dict[str, str] = {}
+def _run_stoppable(config: object, *, quiet: bool) -> tuple[object | None, str]:
+    """Run the experiment; SIGTERM (and Ctrl-C, through asyncio's runner)
+    cancels it, which commits every answer it holds before returning.
+    Returns (summary, "") or (None, the signal's name) after a stop."""
+    import asyncio
 
-    def on_term(signum: int, frame: object) -> None:
-        seen["signal"] = "SIGTERM"
-        handler = signal.getsignal(signal.SIGINT)
-        if callable(handler):
-            handler(signal.SIGINT, frame)
-        else:
-            raise KeyboardInterrupt
+    import anyio
+
+    from engine.runner import arun_experiment
+
+    stopped_by = ""
+
+    async def stoppable() -> object:
+        nonlocal stopped_by
+        task = asyncio.current_task()
+        loop = asyncio.get_running_loop()
+
+        def on_term() -> None:
+            nonlocal stopped_by
+            stopped_by = stopped_by or "SIGTERM"
+            assert task is not None
+            task.cancel()
+
+        loop.add_signal_handler(signal.SIGTERM, on_term)
+        try:
+            return await arun_experiment(config, quiet=quiet)  # type: ignore[arg-type]
+        finally:
+            loop.remove_signal_handler(signal.SIGTERM)
 
     try:
-        previous = signal.signal(signal.SIGTERM, on_term)
-    except ValueError:  # not the main thread: leave signals alone
-        yield seen
-        return
-    try:
-        yield seen
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+        return anyio.run(stoppable), ""
+    except KeyboardInterrupt:
+        return None, stopped_by or "SIGINT"
+    except asyncio.CancelledError:
+        if not stopped_by:
+            raise
+        return None, stopped_by
 
 
 def _store_failure(exc: BaseException, store: str) -> str | None:
@@ -73,8 +84,7 @@ def _store_failure(exc: BaseException, store: str) -> str | None:
     except OSError:
         free = "free space unknown"
     if isinstance(exc, CommitError):
-        return (f"store {store}: could not commit ({exc}; {free}). Every answer committed before is kept; "
-                "free disk space and resume")
+        return f"store {store}: could not commit ({exc}; {free}). Everything committed before is kept; fix the cause and resume"
     if isinstance(exc, lmdb.Error):
         return (f"store {store}: not usable as a needlejudge store ({type(exc).__name__}: {exc}; {free}). "
                 "Check the path, or point `store` at an empty folder")
@@ -83,7 +93,7 @@ def _store_failure(exc: BaseException, store: str) -> str | None:
 
 def main(args: argparse.Namespace) -> int:
     from engine.config import load_config
-    from engine.runner import plan_experiment, run_experiment
+    from engine.runner import RunSummary, plan_experiment
 
     config = load_config(args.config)
     if args.dry_run:
@@ -100,25 +110,23 @@ def main(args: argparse.Namespace) -> int:
         )
         print(f"cost upper bound: ${plan.upper_bound_cost_usd:,.2f} (input tokens bounded by characters/3, output by max_tokens)")
         return 0
-    with _graceful_stop() as stop:
-        try:
-            summary = run_experiment(config, quiet=args.quiet)
-        except Exception as exc:
-            message = _store_failure(exc, config.store)
-            if message is None:
-                raise
-            print(f"needlejudge run: error: {message}", file=sys.stderr)
-            print(f"needlejudge run: resume with: needlejudge run {shlex.quote(args.config)}", file=sys.stderr)
-            return 1
-        except KeyboardInterrupt:
-            name = stop.get("signal", "SIGINT")
-            print(
-                f"needlejudge run: stopped by {name}: every answer received before the stop is committed; "
-                "calls still in flight were abandoned.\n"
-                f"needlejudge run: resume with: needlejudge run {shlex.quote(args.config)}",
-                file=sys.stderr,
-            )
-            return 128 + signal.Signals[name].value
+    resume = f"needlejudge run: resume with: needlejudge run {shlex.quote(args.config)}"
+    try:
+        summary, stopped_by = _run_stoppable(config, quiet=args.quiet)
+    except Exception as exc:
+        message = _store_failure(exc, config.store)
+        if message is None:
+            raise
+        print(f"needlejudge run: error: {message}\n{resume}", file=sys.stderr)
+        return 1
+    if summary is None:
+        print(
+            f"needlejudge run: stopped by {stopped_by}: everything committed before the stop is kept; "
+            f"calls still in flight were abandoned.\n{resume}",
+            file=sys.stderr,
+        )
+        return 128 + signal.Signals[stopped_by].value
+    assert isinstance(summary, RunSummary)
     if args.json:
         print(json.dumps(msgspec.to_builtins(summary), indent=2))
         return 0
