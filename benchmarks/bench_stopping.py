@@ -27,13 +27,8 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from engine.contracts import CallRequest, Decoding, Message, request_key
-from engine.stopping import (
-    StoppingSpec,
-    grid_breaks,
-    hedged_capital_cs,
-    make_rule_factory,
-    pprl_eb_cs,
-)
+from engine.confseq import grid_breaks, hedged_capital_cs, pprl_eb_cs
+from engine.stopping import StoppingSpec, make_rule_factory
 
 # Judge-like score distributions on [0, 1] (x100 = points): name -> sampler.
 Sampler = Callable[[np.random.Generator, tuple[int, ...]], np.ndarray]

@@ -107,8 +107,8 @@ class CellPolicy:
         self._active: dict[str, int] = {}
         self._window: dict[str, int] = {}
         self._window_basis: dict[str, int] = {}
-        # per judge: items whose call failed transiently, (due, seq, item)
-        self._retries: dict[str, list[tuple[float, int, Item]]] = {}
+        # per judge: items whose call failed transiently, (due, seq, item), a heap
+        self.retries: dict[str, list[tuple[float, int, Item]]] = {}
         self._retry_seq = 0
 
     # -- setup -----------------------------------------------------------------
@@ -121,7 +121,7 @@ class CellPolicy:
         self._set_window(judge)
         heap = self._heaps[judge] = [(run.issued, run.cell.cell_no) for run in pending]
         heapq.heapify(heap)
-        self._retries[judge] = []
+        self.retries[judge] = []
         return True
 
     def active(self, judge: str) -> int:
@@ -148,13 +148,13 @@ class CellPolicy:
     # -- issuing -----------------------------------------------------------------
     def next_retry(self, judge: str, *, any_due: bool = False) -> Item | None:
         """A failed item whose backoff is over (the earliest, if `any_due`)."""
-        retries = self._retries[judge]
+        retries = self.retries[judge]
         if retries and (any_due or retries[0][0] <= time.monotonic()):
             return heapq.heappop(retries)[2]
         return None
 
     def retry_due_in(self, judge: str) -> float | None:
-        retries = self._retries[judge]
+        retries = self.retries[judge]
         return None if not retries else max(0.0, retries[0][0] - time.monotonic())
 
     def issue(self, judge: str) -> Item | None:
@@ -194,7 +194,7 @@ class CellPolicy:
         item.failures += 1
         self._retry_seq += 1
         due = time.monotonic() + self._retry_delay(item.failures)
-        heapq.heappush(self._retries[judge], (due, self._retry_seq, item))
+        heapq.heappush(self.retries[judge], (due, self._retry_seq, item))
 
     # -- feedback from the output stage ---------------------------------------------
     def consumed(self, run: CellRun) -> bool:

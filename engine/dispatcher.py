@@ -54,16 +54,10 @@ class SharedCall:
             self.done.set()
 
 
-class Dispatched:
-    """What one dispatch produced: the answers to commit with the item,
-    whether it used a twin's answer, and the calls that failed transiently."""
-
-    __slots__ = ("writes", "shared", "failed")
-
-    def __init__(self, writes: list[Write], shared: bool, failed: list[int]) -> None:
-        self.writes = writes
-        self.shared = shared
-        self.failed = failed
+# What one dispatch produced: the answers to commit with the item, whether it
+# used a twin's answer, and the calls that failed transiently (a plain tuple:
+# one per item, on the hot path).
+Dispatched = tuple[list[Write], bool, list[int]]
 
 
 class Dispatcher:
@@ -143,7 +137,7 @@ class Dispatcher:
                 writes.append((RESULTS_DB, key, encode_result(result)))
         if failed and writes:
             await self.writer.submit(writes, callback=partial(self.release, tuple(k for _, k, _ in writes)))
-        return Dispatched(writes, shared, failed)
+        return writes, shared, failed
 
     def release(self, keys: tuple[bytes, ...]) -> None:
         """Answers committed: twins find them in the cache from now on."""
@@ -158,8 +152,9 @@ class Dispatcher:
         progress.completion_tokens += result.usage.completion_tokens
         progress.cost_usd += result.cost_usd
         health = self.health[judge]
-        if not is_transient(result):
-            health.answered()
+        if result.status != "error" or not is_transient(result):
+            if health.consecutive:
+                health.answered()
             return False
         fatal = fatal_message(judge, result)
         if fatal is not None:

@@ -8,7 +8,8 @@ transport, timeout, rate limit, 5xx, malformed body, the adapter's circuit
 breaker — says nothing about the item: the item stays pending (its cell
 does not move past it), is asked again after a backoff, and, if the run has
 to stop, on the next run. A failure about the judge's configuration
-(`FATAL_ERROR_KINDS`: bad credentials, unknown model...) stops the run.
+(`FATAL_ERROR_KINDS`: bad credentials, unknown model...), or a dead
+in-process engine (`JUDGE_GONE_KINDS`), stops the run at once.
 
 `JudgeHealth` is the one failure policy of a judge (the adapter's circuit
 breaker only detects): after `consecutive_failures` transient failures in a
@@ -31,6 +32,9 @@ from engine.contracts import CallResult, ConfigError
 
 # Provider answers that no retry will fix: stop the run with the message.
 FATAL_ERROR_KINDS = frozenset({"auth", "forbidden", "not_found", "bad_request", "unsupported"})
+# An in-process judge that died or was shut down: it will not come back in
+# this run (the items stay pending for the next one).
+JUDGE_GONE_KINDS = frozenset({"engine_dead", "closed"})
 # Errors about the request's own content: the item's outcome (recorded as a
 # row; the cell moves on to its next document).
 ITEM_ERROR_KINDS = frozenset({"context_length"})
@@ -61,10 +65,18 @@ def is_transient(result: CallResult) -> bool:
 
 
 def fatal_message(judge: str, result: CallResult) -> str | None:
-    if result.status == "error" and result.error_kind in FATAL_ERROR_KINDS:
+    """The message that stops the run, for a failure no retry in this run fixes."""
+    if result.status != "error":
+        return None
+    if result.error_kind in FATAL_ERROR_KINDS:
         return (
             f"judge {judge!r}: the provider rejected the call ({result.error_kind}): "
             f"{result.text[:300]}; fix the judge's config (results so far are kept)"
+        )
+    if result.error_kind in JUDGE_GONE_KINDS:
+        return (
+            f"judge {judge!r} cannot go on ({result.error_kind}): {result.text[:300]}; "
+            "results so far are kept: run the same config again to resume"
         )
     return None
 
@@ -72,28 +84,25 @@ def fatal_message(judge: str, result: CallResult) -> str | None:
 class JudgeHealth:
     """One judge's state under the failure policy (on the event loop)."""
 
-    __slots__ = ("judge", "policy", "clock", "consecutive", "down_since", "probing", "probes", "last", "_up")
+    __slots__ = ("judge", "policy", "clock", "consecutive", "down", "down_since", "probing", "probes", "last", "_up")
 
     def __init__(self, judge: str, policy: FailurePolicy, clock: Callable[[], float] = time.monotonic) -> None:
         self.judge = judge
         self.policy = policy
         self.clock = clock
         self.consecutive = 0
+        self.down = False  # a plain attribute: workers read it before every item
         self.down_since: float | None = None
         self.probing = False  # a worker holds the probe turn
         self.probes = 0  # failed probes in this outage
         self.last: CallResult | None = None
         self._up: anyio.Event | None = None
 
-    @property
-    def down(self) -> bool:
-        return self.down_since is not None
-
     def answered(self) -> None:
         """The judge answered (any answer about an item): it is up."""
         self.consecutive = 0
-        if self.down_since is not None:
-            self.down_since = None
+        if self.down:
+            self.down, self.down_since = False, None
             self.probes = 0
             if self._up is not None:
                 self._up.set()
@@ -105,7 +114,7 @@ class JudgeHealth:
         if self.down_since is None and (
             result.error_kind == CIRCUIT_OPEN or self.consecutive >= self.policy.consecutive_failures
         ):
-            self.down_since = self.clock()
+            self.down, self.down_since = True, self.clock()
 
     async def wait_up(self) -> None:
         if self.down_since is None:

@@ -144,7 +144,7 @@ class OrderedOutput:
             return
         if writes:
             self.writer.submit_nowait(writes)
-        if self.events.consumed(run):
+        if run.parked and self.events.consumed(run):
             self.wake(run.cell.judge)
 
     def end(self, run: CellRun, reason: str) -> None:

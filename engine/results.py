@@ -29,12 +29,15 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import msgspec
 
-from engine.contracts import CallResult, ConfigError, ResultRow, Verdict
+from engine.contracts import CallResult, ConfigError, Pair, ResultRow, Verdict
 from engine.store import Store
+
+if TYPE_CHECKING:
+    from engine.design import Cell
 
 ROWS_DB = "rows"
 RUNS_DB = "runs"
@@ -136,9 +139,9 @@ def make_row(
     model: str,
     prompt_id: str,
     prompt_version: str,
-    cell: Any,
+    cell: Cell,
     doc_index: int,
-    pair: Any,
+    pair: Pair,
     verdict: Verdict,
     results: list[CallResult],
     keys: tuple[bytes, ...],

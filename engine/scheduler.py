@@ -37,7 +37,7 @@ from engine.cache import CallCache, GroupCommitWriter
 from engine.cell_policy import CellPolicy, CellRun
 from engine.contracts import Adapter, ConfigError
 from engine.counters import Progress
-from engine.design import Design, Item
+from engine.design import Design
 from engine.dispatcher import Dispatcher
 from engine.judge_health import FailurePolicy, JudgeHealth, RunAborted
 from engine.ordered_output import OrderedOutput
@@ -141,9 +141,10 @@ class Scheduler:
         the cache answers completely on the spot. None when no cell has room
         now, `_YIELD` after CACHED_ITEMS_PER_YIELD cached items."""
         policy = self.policy
-        item = policy.next_retry(judge, any_due=probing)
-        if item is not None:
-            return item
+        if policy.retries[judge]:
+            item = policy.next_retry(judge, any_due=probing)
+            if item is not None:
+                return item
         lookup = self.dispatcher.lookup
         output = self.output
         for _ in range(CACHED_ITEMS_PER_YIELD):
@@ -156,34 +157,38 @@ class Scheduler:
     async def _work(self, judge: str) -> None:
         policy = self.policy
         health = self.health[judge]
+        dispatch = self.dispatcher.dispatch
         while True:
-            if health.down:
-                await self._probe(judge, health)
-                continue
-            item = self._take(judge)
+            probing = health.down
+            if probing:
+                if health.probing:  # another worker probes: wait for the judge to come back
+                    await health.wait_up()
+                    continue
+                item = await self._probe_turn(judge, health)
+            else:
+                item = self._take(judge)
             if item is None:
                 if policy.active(judge) <= 0:
                     self._wake[judge].set()  # the judge is finished: release the idle workers
                     return
-                await self._idle(judge)
-            elif item is _YIELD:
+                if not probing:
+                    await self._idle(judge)
+                continue
+            if item is _YIELD:
+                health.probing = False
                 await self.writer.wait_for_room()
                 await anyio.lowlevel.checkpoint()
-            elif not await self._dispatch(judge, item):
+                continue
+            dispatched = await dispatch(judge, item)
+            health.probing = False
+            if dispatched is None:  # a shared call raised: the run is failing
                 return
-
-    async def _dispatch(self, judge: str, item: Item) -> bool:
-        """One item through the dispatcher, then the output stage or the
-        retry heap. False when the run is failing."""
-        dispatched = await self.dispatcher.dispatch(judge, item)
-        if dispatched is None:
-            return False
-        if dispatched.failed:
-            self.progress.items_retried += 1
-            self.policy.retry_later(judge, item, dispatched.failed)
-        else:
-            await self.output.complete(item, dispatched.writes, dispatched.shared, self.dispatcher.release)
-        return True
+            writes, shared, failed = dispatched
+            if failed:
+                self.progress.items_retried += 1
+                policy.retry_later(judge, item, failed)
+            else:
+                await self.output.complete(item, writes, shared, self.dispatcher.release)
 
     async def _idle(self, judge: str) -> None:
         """Wait for room in a cell, or for the next retry to be due."""
@@ -191,28 +196,26 @@ class Scheduler:
         if wake.is_set():
             wake = self._wake[judge] = anyio.Event()
         due_in = self.policy.retry_due_in(judge)
-        with anyio.move_on_after(due_in if due_in is not None else float("inf")):
+        if due_in is None:
+            await wake.wait()
+            return
+        with anyio.move_on_after(due_in):
             await wake.wait()
 
-    async def _probe(self, judge: str, health: JudgeHealth) -> None:
-        """The judge is down: one worker probes it with one item after a
-        pause, the others wait until it answers (or the run stops)."""
-        if health.probing:
-            await health.wait_up()
-            return
+    async def _probe_turn(self, judge: str, health: JudgeHealth) -> Any:
+        """The judge is down and this worker probes it: after a pause (or
+        RunAborted once the outage is too long), the item to ask, retries
+        first. The other workers wait until the judge answers."""
         health.probing = True
-        try:
-            await health.pause_before_probe(self.policy.pending(judge))
-            reset = getattr(self.dispatcher.adapters[judge], "reset_circuit", None)
-            if reset is not None:  # an HTTP adapter's breaker: let the probe through
-                reset()
-            item = self._take(judge, probing=True)
-            if item is None:  # nothing left to ask
-                health.answered()
-            elif item is not _YIELD:
-                await self._dispatch(judge, item)
-        finally:
+        await health.pause_before_probe(self.policy.pending(judge))
+        reset = getattr(self.dispatcher.adapters[judge], "reset_circuit", None)
+        if reset is not None:  # an HTTP adapter's breaker: let the probe through
+            reset()
+        item = self._take(judge, probing=True)
+        if item is None:  # nothing left to ask
             health.probing = False
+            health.answered()
+        return item
 
 
 def _first_of(group: BaseExceptionGroup, kind: type[BaseException]) -> BaseException | None:

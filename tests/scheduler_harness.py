@@ -19,16 +19,17 @@ from tests.memory_corpus import MemoryCorpus, document_order
 
 RUN_ID = "0123456789abcdef"
 
-SERVER_CONFIG = """
-store = "unused"
-output = "unused"
-seed = 11
-needles = ["none", "neg", "con"]
-hays = ["orig", "rand"]
-positions = [[0, 0], [1, 2], [2, 1]]
-window = 2
-[stopping]
-{stopping}
+
+def design_toml(*, seed: int, stopping: str, window: int, needles: str = '["none", "neg", "con"]',
+                positions: str = "[[0, 0], [1, 2], [2, 1]]") -> str:
+    """The design part of a config (hays orig and rand); judges follow."""
+    return (
+        f'store = "unused"\noutput = "unused"\nseed = {seed}\nneedles = {needles}\nhays = ["orig", "rand"]\n'
+        f"positions = {positions}\nwindow = {window}\n[stopping]\n{stopping}\n"
+    )
+
+
+SERVER_JUDGE = """
 [[judges]]
 name = "sim"
 adapter = "openai-compatible"
@@ -42,7 +43,7 @@ options = {{ backoff_base_s = 0.005, backoff_cap_s = 0.02{options} }}
 
 
 def server_config(tmp_path: Path, url: str, *, stopping: str = 'kind = "fixed"\nn = 5', concurrency: int = 8, max_attempts: int = 1, options: str = "") -> ExperimentConfig:
-    text = SERVER_CONFIG.format(url=url, stopping=stopping, concurrency=concurrency, max_attempts=max_attempts, options=options)
+    text = design_toml(seed=11, stopping=stopping, window=2) + SERVER_JUDGE.format(url=url, concurrency=concurrency, max_attempts=max_attempts, options=options)
     return parse_config(text, base_dir=tmp_path)
 
 
@@ -89,3 +90,20 @@ def outcomes(store: Store, run_id: str = RUN_ID) -> list[tuple]:
         (r.judge, r.needle, r.hay, r.i, r.j, r.order, r.control, r.doc_index, r.doc_id, r.status, r.score, r.raw_text)
         for r in iter_rows(store, bytes.fromhex(run_id))
     ]
+
+
+SCRIPTED_JUDGE = """
+[[judges]]
+name = "sim"
+adapter = "scripted"
+model = "sim-1"
+prompts = ["bands"]
+concurrency = {concurrency}
+"""
+
+
+def scripted_design(tmp_path: Path, *, stopping: str = 'kind = "fixed"\nn = 4', concurrency: int = 4, window: int = 2, corpus: Any = None) -> Design:
+    """A one-judge design (8 cells) on the in-memory corpus, for in-process adapter doubles."""
+    text = design_toml(seed=5, stopping=stopping, window=window, needles='["none", "neg"]', positions="[[0, 0], [1, 2]]")
+    text += SCRIPTED_JUDGE.format(concurrency=concurrency)
+    return make_design(parse_config(text, base_dir=tmp_path), corpus)

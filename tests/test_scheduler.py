@@ -19,19 +19,11 @@ from engine.design import Design
 from engine.results import iter_rows, load_cell_states
 from engine.scheduler import FailurePolicy, RunAborted, Scheduler
 from engine.store import Store
+from tests.scheduler_harness import design_toml
 
 RUN_ID = "00112233445566ff"
 
-CONFIG = """
-store = "unused"
-output = "unused"
-seed = 7
-needles = ["none", "neg", "con"]
-hays = ["orig", "rand"]
-positions = [[0, 0], [1, 2], [2, 1]]
-window = {window}
-[stopping]
-{stopping}
+JUDGES = """
 [[judges]]
 name = "sim"
 adapter = "scripted"
@@ -45,6 +37,10 @@ model = "sim-2"
 prompts = ["bands"]
 concurrency = {concurrency}
 """
+
+
+def config_text(*, stopping: str, concurrency: int, window: int) -> str:
+    return design_toml(seed=7, stopping=stopping, window=window) + JUDGES.format(concurrency=concurrency)
 
 
 def score_for(request: CallRequest) -> int:
@@ -104,7 +100,7 @@ class ScriptedJudge:
 
 
 def make_config(tmp_path: Path, *, stopping: str = 'kind = "fixed"\nn = 6', concurrency: int = 8, window: int = 2) -> ExperimentConfig:
-    text = CONFIG.format(stopping=stopping, concurrency=concurrency, window=window)
+    text = config_text(stopping=stopping, concurrency=concurrency, window=window)
     return parse_config(text, base_dir=tmp_path)
 
 
@@ -306,7 +302,7 @@ def test_persistent_failures_abort_instead_of_burning_through_the_corpus(corpus,
 
 def test_identical_requests_in_flight_together_are_called_once(corpus, store: Store, tmp_path: Path) -> None:
     # at (0, 0) a window is the needle sentence alone: orig and rand hay give the same pair
-    text = CONFIG.format(stopping='kind = "fixed"\nn = 5', concurrency=8, window=2).replace(
+    text = config_text(stopping='kind = "fixed"\nn = 5', concurrency=8, window=2).replace(
         "positions = [[0, 0], [1, 2], [2, 1]]", "positions = [[0, 0]]"
     )
     config = parse_config(text, base_dir=tmp_path)
@@ -365,7 +361,7 @@ class CommitCheckingScheduler(Scheduler):
 def test_an_item_never_counts_before_the_answers_it_used_are_stored(corpus, store: Store, tmp_path: Path) -> None:
     # triples items make two calls, and one document's extraction is shared by
     # many items (the same window under several needles): twins in flight
-    text = CONFIG.format(stopping='kind = "fixed"\nn = 4', concurrency=8, window=2)
+    text = config_text(stopping='kind = "fixed"\nn = 4', concurrency=8, window=2)
     text = text.replace('model = "sim-1"\n', 'model = "sim-1"\nprompts = ["triples"]\n').replace('prompts = ["bands"]', 'prompts = ["triples"]')
     config = parse_config(text, base_dir=tmp_path)
     # latencies spread well past the 10 ms commit gather, so a twin can finish first
