@@ -308,6 +308,29 @@ def bench_load(bench_dir: Path, corpus: Path, calls: int, concurrency: int, late
     }
 
 
+def _memory_rows(samples: list[dict[str, Any]], total: int) -> list[list[Any]]:
+    """RssAnon (MB) while calls are made, at 10% and 90% of the calls, and at
+    the end of the calls; then the peak after them (export: JSONL, Parquet)."""
+    calling = [s for s in samples if s["rss_anon_kb"] and s["requests"] and s["requests"] < total]
+    after = [s for s in samples if s["rss_anon_kb"] and s["requests"] == total]
+    if not calling:
+        return []
+
+    def at(share: float, key: str) -> float:
+        point = next((s for s in calling if s["requests"] >= share * total), calling[-1])
+        return round(point[key] / 1024, 1)
+
+    fds = [s["fds"] for s in calling if s["fds"]]
+    return [
+        ["open fds while calling (min / max)", f"{min(fds)} / {max(fds)}"],
+        ["RssAnon MB of the run at 10% / 50% / 90% of the calls; max while calling", f"{at(0.1, 'rss_anon_kb')} / {at(0.5, 'rss_anon_kb')} / "
+         f"{at(0.9, 'rss_anon_kb')}; {round(max(s['rss_anon_kb'] for s in calling) / 1024, 1)}"],
+        ["RssAnon MB of its commit process at 10% / 50% / 90%", f"{at(0.1, 'commit_rss_anon_kb')} / {at(0.5, 'commit_rss_anon_kb')} / {at(0.9, 'commit_rss_anon_kb')}"],
+        ["RssAnon MB of the run after the calls (export) peak", round(max((s["rss_anon_kb"] for s in after), default=0) / 1024, 1)],
+        ["RssAnon MB of the fake server at 10% / 90%", f"{at(0.1, 'server_rss_anon_kb')} / {at(0.9, 'server_rss_anon_kb')}"],
+    ]
+
+
 def _fd_limit() -> tuple[int, int]:
     import resource
 
@@ -372,8 +395,7 @@ def markdown(figures: dict[str, Any]) -> str:
             ["calls (server requests)", f"{load['requests']:,}"], ["rows", load["rows"]], ["statuses", load["statuses"]],
             ["exit", load["exit"]], ["concurrency / latency", f"{load['concurrency']} / {load['latency']}"], ["wall s", load["wall_s"]],
             ["fd limit (soft, hard)", load["fd_limit"]], ["open fds, max (run / server)", f"{load['fds_max']} / {load['server_fds_max']}"],
-            ["RssAnon MB of the run (min / median / max; max of first / last third)", load["rss_anon_mb"]],
-            ["RssAnon MB of its commit process", load["commit_rss_anon_mb"]],
+            *_memory_rows(load["samples"], load["requests"]),
             ["calls/s per 10 s window", load["rate_per_10s"]]]))
     storage = figures.get("storage")
     if storage:
