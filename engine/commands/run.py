@@ -47,7 +47,10 @@ def _run_stoppable(config: object, *, quiet: bool) -> tuple[object | None, str]:
             assert task is not None
             task.cancel()
 
-        loop.add_signal_handler(signal.SIGTERM, on_term)
+        try:
+            loop.add_signal_handler(signal.SIGTERM, on_term)
+        except (ValueError, RuntimeError, NotImplementedError):  # not the main thread: SIGTERM keeps its handler
+            return await arun_experiment(config, quiet=quiet)  # type: ignore[arg-type]
         try:
             return await arun_experiment(config, quiet=quiet)  # type: ignore[arg-type]
         finally:
@@ -97,7 +100,14 @@ def main(args: argparse.Namespace) -> int:
 
     config = load_config(args.config)
     if args.dry_run:
-        plan = plan_experiment(config)
+        try:
+            plan = plan_experiment(config)
+        except Exception as exc:
+            message = _store_failure(exc, config.store)
+            if message is None:
+                raise
+            print(f"needlejudge run: error: {message}", file=sys.stderr)
+            return 1
         if args.json:
             print(json.dumps(msgspec.to_builtins(plan), indent=2))
             return 0
