@@ -7,6 +7,7 @@ import json
 import shlex
 import signal
 import sys
+from typing import Any
 
 import msgspec
 
@@ -94,40 +95,36 @@ def _store_failure(exc: BaseException, store: str) -> str | None:
     return None
 
 
+def _print_plan(plan: Any, *, as_json: bool) -> int:
+    if as_json:
+        print(json.dumps(msgspec.to_builtins(plan), indent=2))
+        return 0
+    print(f"run {plan.run_id}: {plan.cells:,} cells ({plan.cells_ended:,} already ended), {plan.documents:,} documents in the corpus")
+    print(f"calls per item: {', '.join(f'{k}={v}' for k, v in plan.calls_per_item.items()) or '-'}")
+    print(f"at most {plan.upper_bound_items:,} items = {plan.upper_bound_calls:,} calls still to make")
+    print(
+        f"cache answers {plan.cache_answered_calls:,} of the {plan.cache_checked_calls:,} calls of each open cell's "
+        "first window (its rule's minimum documents)"
+    )
+    print(f"cost upper bound: ${plan.upper_bound_cost_usd:,.2f} (input tokens bounded by characters/3, output by max_tokens)")
+    return 0
+
+
 def main(args: argparse.Namespace) -> int:
     from engine.config import load_config
     from engine.runner import RunSummary, plan_experiment
 
     config = load_config(args.config)
-    if args.dry_run:
-        try:
-            plan = plan_experiment(config)
-        except Exception as exc:
-            message = _store_failure(exc, config.store)
-            if message is None:
-                raise
-            print(f"needlejudge run: error: {message}", file=sys.stderr)
-            return 1
-        if args.json:
-            print(json.dumps(msgspec.to_builtins(plan), indent=2))
-            return 0
-        print(f"run {plan.run_id}: {plan.cells:,} cells ({plan.cells_ended:,} already ended), {plan.documents:,} documents in the corpus")
-        print(f"calls per item: {', '.join(f'{k}={v}' for k, v in plan.calls_per_item.items()) or '-'}")
-        print(f"at most {plan.upper_bound_items:,} items = {plan.upper_bound_calls:,} calls still to make")
-        print(
-            f"cache answers {plan.cache_answered_calls:,} of the {plan.cache_checked_calls:,} calls of each open cell's "
-            "first window (its rule's minimum documents)"
-        )
-        print(f"cost upper bound: ${plan.upper_bound_cost_usd:,.2f} (input tokens bounded by characters/3, output by max_tokens)")
-        return 0
     resume = f"needlejudge run: resume with: needlejudge run {shlex.quote(args.config)}"
     try:
+        if args.dry_run:
+            return _print_plan(plan_experiment(config), as_json=args.json)
         summary, stopped_by = _run_stoppable(config, quiet=args.quiet)
     except Exception as exc:
         message = _store_failure(exc, config.store)
         if message is None:
             raise
-        print(f"needlejudge run: error: {message}\n{resume}", file=sys.stderr)
+        print(f"needlejudge run: error: {message}" + ("" if args.dry_run else f"\n{resume}"), file=sys.stderr)
         return 1
     if summary is None:
         print(
