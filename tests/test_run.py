@@ -253,3 +253,39 @@ def test_api_judges_without_guided_decoding_run_the_default_score_prompt(tmp_pat
     assert {r["judge"] for r in rows} == {"gpt", "claude", "gemini"}
     assert summary.status_counts == {"ok": summary.rows}
     assert all(r["prompt_id"] == "bands" and 0 <= r["score"] <= 100 for r in rows)
+
+
+FLAKY_JUDGE = """
+[[judges]]
+name = "sim"
+adapter = "openai-compatible"
+model = "local-sim"
+base_url = "{url}/v1"
+concurrency = 8
+max_attempts = 1
+options = {{ backoff_base_s = 0.01 }}
+"""
+
+
+def test_transient_faults_are_retried_and_reported_not_exported(tmp_path: Path, prepared_store, corpus_slice_path, corpus_settings) -> None:  # type: ignore[no-untyped-def]
+    from adapters.fake_server import Fault, serve_in_thread
+    from engine.judge_health import FailurePolicy
+
+    policy = FailurePolicy(retry_base_s=0.005, retry_cap_s=0.05)
+    with serve_in_thread() as server:
+        clean = make_experiment(tmp_path / "clean", prepared_store, corpus_slice_path, corpus_settings, judges=FLAKY_JUDGE.format(url=server.url))
+        reference = run_experiment(clean, failure_policy=policy)
+        server.configure(faults=(Fault(kind="server_error", rate=0.2), Fault(kind="reset", rate=0.1)), seed=9)
+        flaky = make_experiment(tmp_path / "flaky", prepared_store, corpus_slice_path, corpus_settings, judges=FLAKY_JUDGE.format(url=server.url))
+        summary = run_experiment(flaky, failure_policy=policy)
+    assert summary.run_id == reference.run_id and summary.calls_failed > 0
+    assert set(summary.failures_by_kind) == {"server", "connection"}
+    assert summary.status_counts == reference.status_counts  # no failure became a row
+
+    def data(path: str) -> list[tuple]:  # the results, without timings
+        fields = ("judge", "needle", "hay", "i", "j", "order", "control", "doc_index", "doc_id", "status", "score", "raw_text")
+        return [tuple(row[f] for f in fields) for row in map(json.loads, Path(path).read_text().splitlines())]
+
+    assert data(summary.results_jsonl) == data(reference.results_jsonl)
+    counts = json.loads(Path(summary.manifest).read_text())["counts"]
+    assert counts["calls_failed"] == summary.calls_failed and counts["failures_by_kind"] == summary.failures_by_kind
