@@ -126,6 +126,7 @@ def run_scenario(
     if reference is not None:
         outcome["unfinished"] = sum(key not in seen for key in reference)
     crashed = "Traceback" in err or code < 0
+    first_stderr = err[-4000:]
     exits = [code]
     messages = [err.strip().splitlines()[-1] if err.strip() else ""]
     resumes = 0
@@ -145,6 +146,7 @@ def run_scenario(
         "requests": stats["requests"],
         "exits": exits,
         "messages": messages,
+        "first_stderr": first_stderr,
         "crashed": crashed,
         "resumes": resumes,
         "scored_failures": scored_failures(first) + scored_failures(final),
