@@ -68,6 +68,7 @@ from reliability_fixtures import (  # noqa: E402
     results,
     run_to_end,
     science,
+    settled_stats,
     store_rows,
     wait_for_requests,
 )
@@ -133,7 +134,7 @@ def bench_crash(bench_dir: Path, corpus: Path, kills: int, seed: int) -> dict[st
             at_kill = server.stats()
             run.signal(signal.SIGKILL)
             code, _, _ = run.wait()
-            after = server.stats()
+            after = settled_stats(server)
             rows = store_rows(store)
             lost += sum(rows.get(key) != value for key, value in kept.items())
             kept = rows
@@ -187,7 +188,7 @@ def graceful_stop(bench_dir: Path, corpus: Path, server: FakeServerProcess, sign
     t0 = time.perf_counter()
     code, _, err = run.wait(120)
     stopped_in = time.perf_counter() - t0
-    stopped = server.stats()
+    stopped = settled_stats(server)
     cached = cached_calls(config.parent / "store")
     resumed, _, resume_err = run_to_end(config)
     final = server.stats()

@@ -118,6 +118,17 @@ def server_fixture(latency: str) -> Any:
     return server
 
 
+def settled_stats(server: FakeServerProcess, timeout: float = 10.0) -> dict[str, Any]:
+    """The server's counters once every request it received is answered (a
+    killed client's requests still complete, and count, on the server)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        stats = server.stats()
+        if stats["requests"] == sum(stats["by_status"].values()) or time.monotonic() > deadline:
+            return stats
+        time.sleep(0.02)
+
+
 def paid_twice(stats: dict[str, Any]) -> int:
     """Completed answers the server gave more than once for the same request body."""
     return sum(n - 1 for n in stats["repeated"].values())

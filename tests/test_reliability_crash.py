@@ -29,6 +29,7 @@ from reliability_fixtures import (
     run_to_end,
     science,
     server_fixture,
+    settled_stats,
     store_rows,
     wait_for_requests,
 )
@@ -80,7 +81,7 @@ def test_sigkill_at_random_moments_loses_nothing_and_pays_little_twice(tmp_path:
         assert code == -signal.SIGKILL
         kills += 1
         # answers the server gave that the store does not hold: the most a resume can pay again
-        uncommitted.append(server.stats()["distinct_completed"] - cached_calls(config.parent / "store"))
+        uncommitted.append(settled_stats(server)["distinct_completed"] - cached_calls(config.parent / "store"))
         rows = store_rows(config.parent / "store")
         lost += sum(rows.get(key) != value for key, value in kept.items())
         kept = rows
@@ -115,7 +116,7 @@ def test_a_graceful_stop_commits_what_completed_and_says_how_to_resume(signum, t
     assert code == 128 + signum  # 130 for SIGINT, 143 for SIGTERM
     assert "Traceback" not in err
     assert f"stopped by {signal.Signals(signum).name}" in err and f"resume with: needlejudge run {config}" in err, err
-    stopped = server.stats()
+    stopped = settled_stats(server)
     cached = cached_calls(config.parent / "store")
     assert cached > 0 and len(store_rows(config.parent / "store")) > 0
     # answered by the server but never received: the calls in flight at the stop, abandoned
