@@ -1,0 +1,130 @@
+"""Crash safety and graceful stops of `needlejudge run` (issue 15), as real
+processes against the fake provider server in its own process.
+
+- SIGKILL at seeded random moments (a random number of server requests into
+  the run), resuming each time: no committed row is ever lost or changed,
+  the final results equal an uninterrupted run's on the science columns,
+  and a resume pays again only for answers the kill lost (in flight, or
+  answered but not yet committed): never for a committed one.
+- SIGINT / SIGTERM: the run stops with a clear status, says how to resume,
+  exits 128 + the signal, keeps every answer it received, and the resume
+  pays again at most for the calls it abandoned in flight.
+
+benchmarks/bench_reliability.py runs the same with 20 kills.
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+from pathlib import Path
+
+import pytest
+from reliability_fixtures import (
+    RunProcess,
+    cached_calls,
+    copy_store,
+    experiment_toml,
+    paid_twice,
+    run_to_end,
+    science,
+    server_fixture,
+    settled_stats,
+    store_rows,
+    wait_for_requests,
+)
+
+CONCURRENCY = 8
+
+
+server = server_fixture("fixed:0.03")
+
+
+def make_config(folder: Path, prepared_store, corpus_slice_path, corpus_settings, server, **fields) -> Path:  # type: ignore[no-untyped-def]
+    store = copy_store(prepared_store, folder / "store")
+    text = experiment_toml(store=store, output=folder / "out", url=server.url, corpus=corpus_slice_path,
+                           min_chars=corpus_settings.min_chars_per_sentence, concurrency=CONCURRENCY, **fields)
+    path = folder / "exp.toml"
+    path.write_text(text)
+    return path
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory, prepared_store, corpus_slice_path, corpus_settings, server):  # type: ignore[no-untyped-def]
+    """The uninterrupted run: its results and how many calls it made."""
+    config = make_config(tmp_path_factory.mktemp("reference"), prepared_store, corpus_slice_path, corpus_settings, server)
+    server.reset()
+    code, out, err = run_to_end(config)
+    assert code == 0, err
+    stats = server.stats()
+    assert stats["requests"] == stats["completed"] > 100 and paid_twice(stats) == 0
+    return science(config.parent / "out" / "results.jsonl"), stats["requests"]
+
+
+def test_sigkill_at_random_moments_loses_nothing_and_pays_little_twice(tmp_path: Path, reference, prepared_store, corpus_slice_path, corpus_settings, server) -> None:  # type: ignore[no-untyped-def]
+    expected, calls = reference
+    config = make_config(tmp_path, prepared_store, corpus_slice_path, corpus_settings, server)
+    rng = random.Random(15)
+    server.reset()
+    kept: dict[bytes, tuple] = {}
+    kills = lost = 0
+    repeats_before = 0
+    per_kill, uncommitted = [], []
+    while kills < 3:
+        run = RunProcess(config)
+        stats = server.stats()
+        target = stats["requests"] + rng.randint(5, max(6, (calls - stats["completed"]) // 3))
+        if not wait_for_requests(server, target, run):
+            break  # finished before the moment came
+        run.signal(signal.SIGKILL)
+        code, _, _ = run.wait()
+        assert code == -signal.SIGKILL
+        kills += 1
+        # answers the server gave that the store does not hold: the most a resume can pay again
+        uncommitted.append(settled_stats(server)["distinct_completed"] - cached_calls(config.parent / "store"))
+        rows = store_rows(config.parent / "store")
+        lost += sum(rows.get(key) != value for key, value in kept.items())
+        kept = rows
+        if kills > 1:  # the repeats paid by this run were caused by the previous kill
+            repeated = paid_twice(server.stats())
+            per_kill.append(repeated - repeats_before)
+            repeats_before = repeated
+    assert kills == 3
+    code, out, err = run_to_end(config)
+    assert code == 0, err
+    stats = server.stats()
+    per_kill.append(paid_twice(stats) - repeats_before)
+    final = store_rows(config.parent / "store")
+    lost += sum(final.get(key) != value for key, value in kept.items())
+    assert lost == 0
+    assert science(config.parent / "out" / "results.jsonl") == expected
+    # a kill costs again only answers it lost: calls in flight and answers
+    # still in the group commit (so it can exceed the judge's concurrency)
+    assert all(0 <= paid <= lost_answers for paid, lost_answers in zip(per_kill, uncommitted)), (per_kill, uncommitted)
+    assert stats["distinct_completed"] == calls  # every call paid at least once, no other call made
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_graceful_stop_commits_what_completed_and_says_how_to_resume(signum, tmp_path: Path, reference, prepared_store, corpus_slice_path, corpus_settings, server) -> None:  # type: ignore[no-untyped-def]
+    expected, calls = reference
+    config = make_config(tmp_path, prepared_store, corpus_slice_path, corpus_settings, server)
+    server.reset()
+    run = RunProcess(config)
+    assert wait_for_requests(server, calls // 3, run)
+    run.signal(signum)
+    code, out, err = run.wait(60)
+    assert code == 128 + signum  # 130 for SIGINT, 143 for SIGTERM
+    assert "Traceback" not in err
+    assert f"stopped by {signal.Signals(signum).name}" in err and f"resume with: needlejudge run {config}" in err, err
+    stopped = settled_stats(server)
+    cached = cached_calls(config.parent / "store")
+    assert cached > 0 and len(store_rows(config.parent / "store")) > 0
+    # answered by the server but never received: the calls in flight at the stop, abandoned
+    abandoned = stopped["distinct_completed"] - cached
+    assert 0 <= abandoned <= CONCURRENCY
+    code, out, err = run_to_end(config)
+    assert code == 0, err
+    stats = server.stats()
+    # no answer the run received is paid again; only the abandoned ones may be
+    assert paid_twice(stats) <= abandoned, (paid_twice(stats), abandoned)
+    assert science(config.parent / "out" / "results.jsonl") == expected
