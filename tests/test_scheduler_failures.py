@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from simulation.fake_server import Fault, serve_in_thread
+from engine.counters import Progress
 from engine.judge_health import FailurePolicy, RunAborted
 from engine.results import iter_failures, iter_rows, load_cell_states
 from engine.store import Store
@@ -26,6 +27,34 @@ TRANSIENT_FAULTS = (
     Fault(kind="malformed", rate=0.05),
     Fault(kind="http_error", status=502, rate=0.04),
 )
+
+
+class OutageWatch:
+    """Observes the real HTTP adapter's calls once the judge answered
+    `circuit_open` (the scheduler then holds it down): how many went out and
+    how many were in flight at once."""
+
+    def __init__(self, adapter) -> None:  # type: ignore[no-untyped-def]
+        self.adapter = adapter
+        self.down = False
+        self.in_flight = 0
+        self.most_in_flight = 0
+        self.sent = 0
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        return getattr(self.adapter, name)  # reset_circuit, concurrency_limit...
+
+    async def complete(self, request):  # type: ignore[no-untyped-def]
+        watching = self.down
+        self.in_flight += watching
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            result = await self.adapter.complete(request)
+        finally:
+            self.in_flight -= watching
+        self.sent += watching and result.attempts > 0
+        self.down = self.down or result.error_kind == "circuit_open"
+        return result
 
 
 @pytest.fixture(scope="module")
@@ -73,8 +102,11 @@ def test_a_dead_judge_leaves_items_pending_and_a_rerun_completes_them(server, re
     server.configure(faults=(Fault(kind="server_error", schedule=tuple(range(40, 20_000))),))
     config = server_config(tmp_path, server.url, options=", breaker_threshold = 3")
     store = Store(tmp_path / "store")
+    progress = Progress()
+    watches: list[OutageWatch] = []
     with pytest.raises(RunAborted) as caught:
-        run_scheduler(make_design(config), store, failure_policy=FAST)
+        run_scheduler(make_design(config), store, failure_policy=FAST, progress=progress,
+                      watch=lambda adapter: watches.append(OutageWatch(adapter)) or watches[-1])
     message = str(caught.value)
     assert "judge 'sim' is failing" in message and "run the same config again to resume" in message
     assert "pending" in message
@@ -86,8 +118,16 @@ def test_a_dead_judge_leaves_items_pending_and_a_rerun_completes_them(server, re
     assert {f.result.error_kind for f in failures} >= {"server", "circuit_open"}
     # the breaker did not turn into a stream of instant failures: the judge was paused
     assert sum(f.result.error_kind == "circuit_open" for f in failures) <= 2 * 8
-    requests_dead = server.stats()["requests"]
-    assert requests_dead < 40 + 3 * 8 + 20
+    # Once down, the judge gets one call per probe and nothing else: the
+    # failed requests are those that failed before the breaker opened
+    # (threshold), those already in flight (concurrency), and the probes.
+    # A count, not a time: how many probes fit in max_outage_s varies with load.
+    failed_requests = server.stats()["requests"] - 40
+    assert progress.judge_probes >= 1
+    assert failed_requests <= 3 + 8 + progress.judge_probes, (failed_requests, progress.judge_probes)
+    # ...and a probe is the only call in flight until it answers
+    (watch,) = watches
+    assert watch.most_in_flight == 1 and watch.sent == progress.judge_probes
 
     server.configure(faults=())  # the provider recovers
     run_scheduler(make_design(config), store, failure_policy=FAST)
