@@ -21,6 +21,8 @@ def test_only_answers_about_the_item_are_not_transient() -> None:
     assert not is_transient(CallResult(status="ok", text="Score: 3"))
     assert fatal_message("j", error("auth")) is not None and "judge 'j'" in fatal_message("j", error("auth"))  # type: ignore[operator]
     assert fatal_message("j", error("server")) is None
+    wrong_url = fatal_message("j", error("protocol"))  # a 101 Switching Protocols answer
+    assert wrong_url is not None and "judge 'j'" in wrong_url and "base_url" in wrong_url
     gone = fatal_message("j", error("engine_dead"))  # a dead in-process vLLM engine: no waiting for it
     assert gone is not None and "run the same config again to resume" in gone
 

@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from simulation.fake_server import Fault, serve_in_thread
+from simulation.fake_server import Fault, async_server_in_thread, serve_in_thread
 from engine.counters import Progress
 from engine.judge_health import FailurePolicy, RunAborted
 from engine.results import iter_failures, iter_rows, load_cell_states
 from engine.store import Store
 from tests.scheduler_harness import RUN_ID, make_design, outcomes, run_scheduler, server_config
+from tests.test_transport import ScriptedServer, switch_protocols
 
 FAST = FailurePolicy(retry_base_s=0.005, retry_cap_s=0.05, probe_base_s=0.01, probe_cap_s=0.05, max_outage_s=0.3)
 # every transient fault the fake server injects, ~45% of all requests
@@ -191,4 +192,25 @@ def test_a_transient_error_row_of_an_older_version_is_asked_again(server, refere
     assert outcomes(store) == reference
     assert server.stats()["requests"] - before == 1  # only the failed call; the rest from the cache
     assert isinstance(victim, ResultRow)
+    store.close()
+
+
+def test_a_url_that_switches_protocols_stops_the_run_at_once(tmp_path: Path) -> None:
+    """101 Switching Protocols: the URL is an upgrade endpoint, not an API.
+    No retry can fix it, so the run stops at its first answer, not after
+    the outage limit, and says what to fix."""
+    # were it transient, the judge would be probed until the outage limit, then "is failing"
+    patient = FailurePolicy(retry_base_s=0.01, probe_base_s=0.05, probe_cap_s=0.1, max_outage_s=3.0)
+    # the transport tests' raw TCP server, on its own loop (the scheduler runs its own)
+    with async_server_in_thread(lambda: ScriptedServer(*[switch_protocols] * 64), name="raw-101") as server:
+        config = server_config(tmp_path, f"http://127.0.0.1:{server.port}")
+        store = Store(tmp_path / "store")
+        with pytest.raises(RunAborted) as caught:
+            run_scheduler(make_design(config), store, failure_policy=patient)
+        requests = len(server.requests)
+    message = str(caught.value)
+    assert "judge 'sim'" in message and "(protocol)" in message and "Switching Protocols" in message
+    assert "fix the judge's base_url" in message and "websocket" in message
+    assert 1 <= requests <= 8  # the calls of the first wave (concurrency 8), none retried
+    assert outcomes(store) == []  # no failure becomes a row
     store.close()
