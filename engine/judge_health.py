@@ -29,6 +29,7 @@ from collections.abc import Callable
 import anyio
 import msgspec
 
+from engine.config import FailuresSection
 from engine.contracts import CallResult, ConfigError
 
 # Provider answers that no retry will fix: stop the run with the message.
@@ -60,6 +61,12 @@ class FailurePolicy(msgspec.Struct, frozen=True, kw_only=True):
 
     def retry_delay(self, failures: int) -> float:
         return min(self.retry_cap_s, self.retry_base_s * 2 ** max(0, failures - 1))
+
+    @classmethod
+    def from_config(cls, section: FailuresSection) -> FailurePolicy:
+        """The policy a config's `[failures]` table sets (defaults for unset keys)."""
+        given = {name: value for name, value in msgspec.structs.asdict(section).items() if value is not None}
+        return cls(**given)
 
 
 def is_transient(result: CallResult) -> bool:

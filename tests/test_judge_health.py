@@ -27,6 +27,17 @@ def test_only_answers_about_the_item_are_not_transient() -> None:
     assert gone is not None and "run the same config again to resume" in gone
 
 
+def test_a_configs_failures_table_sets_the_policy_and_unset_keys_keep_the_defaults() -> None:
+    from engine.config import parse_config
+
+    judge = '[[judges]]\nname = "j"\nadapter = "baseline"\nmodel = "jaccard"\n'
+    config = parse_config('store = "s"\noutput = "o"\n[failures]\nmax_outage_s = 45\nconsecutive_failures = 5\n' + judge)
+    policy = FailurePolicy.from_config(config.failures)
+    assert (policy.max_outage_s, policy.consecutive_failures) == (45.0, 5)
+    assert policy.probe_cap_s == FailurePolicy().probe_cap_s and policy.retry_base_s == FailurePolicy().retry_base_s
+    assert FailurePolicy.from_config(parse_config('store = "s"\noutput = "o"\n' + judge).failures) == FailurePolicy()
+
+
 def test_retry_delays_double_up_to_the_cap() -> None:
     policy = FailurePolicy(retry_base_s=0.5, retry_cap_s=3.0)
     assert [policy.retry_delay(n) for n in range(1, 6)] == [0.5, 1.0, 2.0, 3.0, 3.0]
