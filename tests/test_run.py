@@ -258,7 +258,7 @@ options = {{ backoff_base_s = 0.01 }}
 
 
 def test_transient_faults_are_retried_and_reported_not_exported(tmp_path: Path, prepared_store, corpus_slice_path, corpus_settings) -> None:  # type: ignore[no-untyped-def]
-    from adapters.fake_server import Fault, serve_in_thread
+    from simulation.fake_server import Fault, serve_in_thread
     from engine.judge_health import FailurePolicy
 
     policy = FailurePolicy(retry_base_s=0.005, retry_cap_s=0.05)
