@@ -31,9 +31,9 @@ TRANSIENT_FAULTS = (
 
 
 class OutageWatch:
-    """Observes the real HTTP adapter's calls once the judge answered
-    `circuit_open` (the scheduler then holds it down): how many went out and
-    how many were in flight at once."""
+    """Observes the real HTTP adapter's calls while the judge is down (from a
+    `circuit_open` answer, as the scheduler takes it down, until an answer):
+    how many went out and how many were in flight at once."""
 
     def __init__(self, adapter) -> None:  # type: ignore[no-untyped-def]
         self.adapter = adapter
@@ -54,7 +54,10 @@ class OutageWatch:
         finally:
             self.in_flight -= watching
         self.sent += watching and result.attempts > 0
-        self.down = self.down or result.error_kind == "circuit_open"
+        if result.error_kind == "circuit_open":
+            self.down = True
+        elif result.status != "error":  # an answer (a late one to an earlier call): the judge is up
+            self.down = False
         return result
 
 
