@@ -30,6 +30,9 @@ Example::
     null_edit = 20             # control items per judge x prompt
     negative = 20
 
+    [failures]                 # optional: riding out a failing judge
+    max_outage_s = 300         # a judge down this long stops the run (resumable)
+
     [[judges]]                 # engine.contracts.JudgeSpec fields, plus `prompts`
     name = "gpt"
     adapter = "openai"
@@ -88,6 +91,17 @@ class ChecksSection(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_
     position: tuple[NonNegInt, NonNegInt] | None = None
 
 
+class FailuresSection(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """How a run rides out a failing judge (engine.judge_health.FailurePolicy;
+    unset keys keep its defaults). Not part of the run's identity: a resumed
+    run may change them."""
+
+    consecutive_failures: Annotated[int, msgspec.Meta(ge=1)] | None = None  # transient failures in a row that take a judge down (20)
+    max_outage_s: Annotated[float, msgspec.Meta(gt=0)] | None = None  # a judge down this long stops the run, resumable (300)
+    probe_cap_s: Annotated[float, msgspec.Meta(gt=0)] | None = None  # longest pause between probes of a down judge (30)
+    retry_cap_s: Annotated[float, msgspec.Meta(gt=0)] | None = None  # longest wait before a failed document is asked again (30)
+
+
 class ExperimentConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     store: str
     output: str
@@ -103,6 +117,7 @@ class ExperimentConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, 
     corpus: CorpusSection = CorpusSection()
     stopping: StoppingSpec = msgspec.field(default_factory=lambda: StoppingSpec(kind="paper"))
     checks: ChecksSection = ChecksSection()
+    failures: FailuresSection = FailuresSection()
     source: str = ""  # the file this config was read from (not part of the experiment)
 
     # -- derived -------------------------------------------------------------

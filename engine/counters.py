@@ -23,6 +23,7 @@ class Progress:
         self.calls_failed = 0  # transient failures (the item stays pending)
         self.failures_by_kind: dict[str, int] = {}
         self.items_retried = 0
+        self.judge_probes = 0  # single calls that test whether a down judge is back
         self.prompt_tokens = 0
         self.completion_tokens = 0
         self.cost_usd = 0.0

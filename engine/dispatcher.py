@@ -90,17 +90,26 @@ class Dispatcher:
         item.cached = True
         return False
 
-    async def dispatch(self, judge: str, item: Item) -> Dispatched | None:
+    async def dispatch(self, judge: str, item: Item, *, probe: bool = False) -> Dispatched | None:
         """Make the item's missing calls. None when a shared call raised (the
         run is failing). Answers of an item with failed calls are committed
-        here (they are answers); the item is not."""
+        here (they are answers); the item is not. While the judge is down no
+        call goes out but one `probe` (its item's first call): the item's
+        other calls wait, unsent, with it for its retry."""
         progress = self.progress
         in_flight = self._in_flight
         adapter = self.adapters[judge]
+        health = self.health[judge]
         writes: list[Write] = []
         shared = False
         failed: list[int] = []
+        may_probe = probe
         for n in item.missing:
+            if health.down:
+                if not may_probe:
+                    failed.append(n)
+                    continue
+                may_probe = False
             key = item.keys[n]
             twin = in_flight.get(key)
             if twin is not None:

@@ -8,8 +8,9 @@ transport, timeout, rate limit, 5xx, malformed body, the adapter's circuit
 breaker — says nothing about the item: the item stays pending (its cell
 does not move past it), is asked again after a backoff, and, if the run has
 to stop, on the next run. A failure about the judge's configuration
-(`FATAL_ERROR_KINDS`: bad credentials, unknown model...), or a dead
-in-process engine (`JUDGE_GONE_KINDS`), stops the run at once.
+(`FATAL_ERROR_KINDS`: bad credentials, unknown model, a URL that is not
+an API...), or a dead in-process engine (`JUDGE_GONE_KINDS`), stops the
+run at once.
 
 `JudgeHealth` is the one failure policy of a judge (the adapter's circuit
 breaker only detects): after `consecutive_failures` transient failures in a
@@ -28,10 +29,13 @@ from collections.abc import Callable
 import anyio
 import msgspec
 
+from engine.config import FailuresSection
 from engine.contracts import CallResult, ConfigError
 
 # Provider answers that no retry will fix: stop the run with the message.
-FATAL_ERROR_KINDS = frozenset({"auth", "forbidden", "not_found", "bad_request", "unsupported"})
+# `protocol`: the URL answered 101 Switching Protocols (an upgrade endpoint,
+# not an API); it would answer every call the same way.
+FATAL_ERROR_KINDS = frozenset({"auth", "forbidden", "not_found", "bad_request", "unsupported", "protocol"})
 # An in-process judge that died or was shut down: it will not come back in
 # this run (the items stay pending for the next one).
 JUDGE_GONE_KINDS = frozenset({"engine_dead", "closed"})
@@ -58,6 +62,12 @@ class FailurePolicy(msgspec.Struct, frozen=True, kw_only=True):
     def retry_delay(self, failures: int) -> float:
         return min(self.retry_cap_s, self.retry_base_s * 2 ** max(0, failures - 1))
 
+    @classmethod
+    def from_config(cls, section: FailuresSection) -> FailurePolicy:
+        """The policy a config's `[failures]` table sets (defaults for unset keys)."""
+        given = {name: value for name, value in msgspec.structs.asdict(section).items() if value is not None}
+        return cls(**given)
+
 
 def is_transient(result: CallResult) -> bool:
     """A failure that says nothing about the item (fatal kinds are raised before)."""
@@ -68,6 +78,11 @@ def fatal_message(judge: str, result: CallResult) -> str | None:
     """The message that stops the run, for a failure no retry in this run fixes."""
     if result.status != "error":
         return None
+    if result.error_kind == "protocol":
+        return (
+            f"judge {judge!r}: its URL is not an API endpoint (protocol): {result.text[:300]}; "
+            "fix the judge's base_url (results so far are kept)"
+        )
     if result.error_kind in FATAL_ERROR_KINDS:
         return (
             f"judge {judge!r}: the provider rejected the call ({result.error_kind}): "

@@ -60,7 +60,8 @@ async def _run_and_finish(
                 run_id=experiment.run_id,
                 prompt_versions=experiment.prompt_versions,
                 progress=progress,
-                failure_policy=failure_policy,
+                # an explicit policy (tests, embedding code) wins over the config's [failures]
+                failure_policy=failure_policy or FailurePolicy.from_config(config.failures),
             )
             scheduler.restore()
             # Adapters only for judges with work left: a finished run opens no connection.

@@ -159,6 +159,8 @@ class Scheduler:
         health = self.health[judge]
         dispatch = self.dispatcher.dispatch
         while True:
+            # Only the worker that holds the probe turn may clear it: while it
+            # is held, the probe is the judge's only new call.
             probing = health.down
             if probing:
                 if health.probing:  # another worker probes: wait for the judge to come back
@@ -175,12 +177,16 @@ class Scheduler:
                     await self._idle(judge)
                 continue
             if item is _YIELD:
-                health.probing = False
+                if probing:
+                    health.probing = False
                 await self.writer.wait_for_room()
                 await anyio.lowlevel.checkpoint()
                 continue
-            dispatched = await dispatch(judge, item)
-            health.probing = False
+            if probing:
+                self.progress.judge_probes += 1
+            dispatched = await dispatch(judge, item, probe=probing)
+            if probing:
+                health.probing = False
             if dispatched is None:  # a shared call raised: the run is failing
                 return
             writes, shared, failed = dispatched

@@ -42,8 +42,9 @@ import statistics
 import threading
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AbstractAsyncContextManager
+from typing import Any, TypeVar
 
 import msgspec
 from aiohttp import web
@@ -56,6 +57,8 @@ from simulation.wire import ENCODER, JSON, Budget, Call, Reject, WireDialect
 from simulation.wire_anthropic import MessagesWire
 from simulation.wire_gemini import GenerateContentWire
 from simulation.wire_openai import AzureWire, ChatCompletionsWire
+
+T = TypeVar("T")
 
 WIRES: tuple[WireDialect, ...] = (ChatCompletionsWire(), AzureWire(), MessagesWire(), GenerateContentWire())
 
@@ -396,13 +399,21 @@ async def serve(
 @contextlib.contextmanager
 def serve_in_thread(config: FakeConfig = FakeConfig(), *, items: ItemIndex | None = None, port: int = 0) -> Iterator[FakeServer]:
     """Run the fake server on its own event loop in a thread (for sync tests and benchmarks)."""
+    with async_server_in_thread(lambda: serve(config, items=items, port=port), name="fake-server") as server:
+        yield server
+
+
+@contextlib.contextmanager
+def async_server_in_thread(open_server: Callable[[], AbstractAsyncContextManager[T]], *, name: str) -> Iterator[T]:
+    """Enter the async context `open_server()` makes on its own event loop in
+    a thread, and yield what it gives (a server, for sync tests)."""
     ready = threading.Event()
     holder: dict[str, Any] = {}
     loop = asyncio.new_event_loop()
 
     async def main() -> None:
         try:
-            async with serve(config, items=items, port=port) as server:
+            async with open_server() as server:
                 holder["server"] = server
                 holder["stop"] = stop = asyncio.Event()
                 ready.set()
@@ -416,12 +427,12 @@ def serve_in_thread(config: FakeConfig = FakeConfig(), *, items: ItemIndex | Non
             task.cancel()
         await asyncio.gather(*leftovers, return_exceptions=True)
 
-    thread = threading.Thread(target=loop.run_until_complete, args=(main(),), name="fake-server", daemon=True)
+    thread = threading.Thread(target=loop.run_until_complete, args=(main(),), name=name, daemon=True)
     thread.start()
     ready.wait(30)
     if "error" in holder or "server" not in holder:
         thread.join(5)
-        raise RuntimeError(f"fake server did not start: {holder.get('error')!r}")
+        raise RuntimeError(f"{name} did not start: {holder.get('error')!r}")
     try:
         yield holder["server"]
     finally:

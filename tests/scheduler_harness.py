@@ -4,6 +4,7 @@ or in-process doubles). Shared by the scheduler's tests."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -55,8 +56,10 @@ def make_design(config: ExperimentConfig, corpus: Any = None) -> Design:
     return Design(config, corpus if corpus is not None else MemoryCorpus(), prompts, document_order=document_order)
 
 
-def run_scheduler(design: Design, store: Store, adapters: dict[str, Any] | None = None, run_id: str = RUN_ID, **options: Any) -> Scheduler:
-    """One run of the scheduler; adapters default to the registry's for each judge."""
+def run_scheduler(design: Design, store: Store, adapters: dict[str, Any] | None = None, run_id: str = RUN_ID,
+                  watch: Callable[[Any], Any] | None = None, **options: Any) -> Scheduler:
+    """One run of the scheduler; adapters default to the registry's for each
+    judge; `watch` wraps each adapter the scheduler calls (an observer)."""
 
     async def main() -> Scheduler:
         from engine.registry import create_adapter
@@ -68,7 +71,7 @@ def run_scheduler(design: Design, store: Store, adapters: dict[str, Any] | None 
                     design,
                     cache=CallCache(store),
                     writer=writer,
-                    adapters=made,
+                    adapters={name: watch(adapter) for name, adapter in made.items()} if watch else made,
                     run_id=run_id,
                     prompt_versions={name: p.version for name, p in design.prompts.items()},
                     **options,

@@ -107,6 +107,10 @@ def test_prompt_files_resolve_but_builtin_names_do_not(tmp_path: Path) -> None:
         ('store = "s\noutput="o"\n', ["exp.toml", "invalid TOML"]),
         ('store="s"\noutput="o"\n' + JUDGE + "rpm = -5\n", ["exp.toml", "rpm", "> 0"]),
         ('store="s"\noutput="o"\n' + JUDGE + "prompts = []\n", ["exp.toml", "prompts", "non-empty"]),
+        ('store="s"\noutput="o"\n[failures]\nmax_outage_s = 0\n' + JUDGE, ["exp.toml", "failures.max_outage_s", "> 0"]),
+        ('store="s"\noutput="o"\n[failures]\nmax_outage_s = "5m"\n' + JUDGE, ["exp.toml", "failures.max_outage_s", "float"]),
+        ('store="s"\noutput="o"\n[failures]\nconsecutive_failures = 0\n' + JUDGE, ["exp.toml", "failures.consecutive_failures", ">= 1"]),
+        ('store="s"\noutput="o"\n[failures]\nmax_outage = 60\n' + JUDGE, ["exp.toml", "failures", "max_outage"]),
     ],
 )
 def test_bad_configs_name_the_file_the_key_and_what_was_expected(tmp_path: Path, text: str, expected: list[str]) -> None:

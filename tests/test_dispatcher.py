@@ -164,3 +164,28 @@ def test_the_answers_of_an_item_with_a_failed_call_are_kept(tmp_path: Path) -> N
     assert cache.get(item.keys[0]) is not None and cache.get(item.keys[1]) is None
     assert encode_result(cache.get(item.keys[0])) == writes[0][2]  # type: ignore[arg-type]
     store.close()
+
+
+def test_a_down_judge_gets_no_call_but_a_probes_first(tmp_path: Path) -> None:
+    """Two-call (triples) items while the judge is down: an item that is not
+    the probe sends nothing; the probe sends its first call only and, that
+    call failing, leaves the second unsent for the retry."""
+    judge = failing("server")
+
+    async def body(dispatcher, design):  # type: ignore[no-untyped-def]
+        design.prompts["bands"] = load_prompt("triples")
+        dispatcher.health["sim"].failed(CallResult(status="error", text="breaker", error_kind="circuit_open"))
+        assert dispatcher.health["sim"].down
+        items = [design.item(design.cells[0], n) for n in (2, 3)]
+        for item in items:
+            assert dispatcher.lookup(item) and item.missing == [0, 1]
+        waiting = await dispatcher.dispatch("sim", items[0])
+        calls_before_probe = judge.calls
+        probe = await dispatcher.dispatch("sim", items[1], probe=True)
+        return calls_before_probe, waiting, probe
+
+    (calls_before_probe, waiting, probe), store, progress, health = run_with(tmp_path, judge, body)
+    assert calls_before_probe == 0 and waiting == ([], False, [0, 1])
+    assert judge.calls == 1 and probe == ([], False, [0, 1])
+    assert progress.calls_failed == 1 and health.down  # only the probe's call was made (and recorded)
+    store.close()

@@ -21,8 +21,21 @@ def test_only_answers_about_the_item_are_not_transient() -> None:
     assert not is_transient(CallResult(status="ok", text="Score: 3"))
     assert fatal_message("j", error("auth")) is not None and "judge 'j'" in fatal_message("j", error("auth"))  # type: ignore[operator]
     assert fatal_message("j", error("server")) is None
+    wrong_url = fatal_message("j", error("protocol"))  # a 101 Switching Protocols answer
+    assert wrong_url is not None and "judge 'j'" in wrong_url and "base_url" in wrong_url
     gone = fatal_message("j", error("engine_dead"))  # a dead in-process vLLM engine: no waiting for it
     assert gone is not None and "run the same config again to resume" in gone
+
+
+def test_a_configs_failures_table_sets_the_policy_and_unset_keys_keep_the_defaults() -> None:
+    from engine.config import parse_config
+
+    judge = '[[judges]]\nname = "j"\nadapter = "baseline"\nmodel = "jaccard"\n'
+    config = parse_config('store = "s"\noutput = "o"\n[failures]\nmax_outage_s = 45\nconsecutive_failures = 5\n' + judge)
+    policy = FailurePolicy.from_config(config.failures)
+    assert (policy.max_outage_s, policy.consecutive_failures) == (45.0, 5)
+    assert policy.probe_cap_s == FailurePolicy().probe_cap_s and policy.retry_base_s == FailurePolicy().retry_base_s
+    assert FailurePolicy.from_config(parse_config('store = "s"\noutput = "o"\n' + judge).failures) == FailurePolicy()
 
 
 def test_retry_delays_double_up_to_the_cap() -> None:

@@ -258,7 +258,7 @@ options = {{ backoff_base_s = 0.01 }}
 
 
 def test_transient_faults_are_retried_and_reported_not_exported(tmp_path: Path, prepared_store, corpus_slice_path, corpus_settings) -> None:  # type: ignore[no-untyped-def]
-    from adapters.fake_server import Fault, serve_in_thread
+    from simulation.fake_server import Fault, serve_in_thread
     from engine.judge_health import FailurePolicy
 
     policy = FailurePolicy(retry_base_s=0.005, retry_cap_s=0.05)
@@ -279,3 +279,26 @@ def test_transient_faults_are_retried_and_reported_not_exported(tmp_path: Path, 
     assert data(summary.results_jsonl) == data(reference.results_jsonl)
     counts = json.loads(Path(summary.manifest).read_text())["counts"]
     assert counts["calls_failed"] == summary.calls_failed and counts["failures_by_kind"] == summary.failures_by_kind
+
+
+def test_the_configs_failures_table_governs_a_failing_judge(tmp_path: Path, prepared_store, corpus_slice_path, corpus_settings) -> None:  # type: ignore[no-untyped-def]
+    """[failures] takes effect without a failure_policy argument: 2 failures
+    in a row take the judge down (not the default 20), one probe after a
+    pause, and the run stops at max_outage_s. It is not part of the run's
+    identity, so a resumed run may change it."""
+    from engine.judge_health import RunAborted
+    from simulation.fake_server import Fault, serve_in_thread
+
+    failures = "[failures]\nconsecutive_failures = 2\nmax_outage_s = 0.5\n"
+    judge = FLAKY_JUDGE.replace("concurrency = 8", "concurrency = 1")
+    with serve_in_thread() as server:
+        server.configure(faults=(Fault(kind="server_error", rate=1.0),))
+        config = make_experiment(tmp_path / "a", prepared_store, corpus_slice_path, corpus_settings, judges=failures + judge.format(url=server.url))
+        assert config.failures.max_outage_s == 0.5
+        with pytest.raises(RunAborted) as caught:
+            run_experiment(config)
+        requests = server.stats()["requests"]
+    assert "judge 'sim' is failing" in str(caught.value) and "within 0.5 s of probing" in str(caught.value)
+    assert requests == 2 + 1  # two failures take it down, then a single probe
+    plain = make_experiment(tmp_path / "b", prepared_store, corpus_slice_path, corpus_settings, judges=judge.format(url=server.url))
+    assert plan_experiment(plain).run_id == plan_experiment(config).run_id

@@ -8,11 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from simulation.fake_server import Fault, serve_in_thread
+from simulation.fake_server import Fault, async_server_in_thread, serve_in_thread
+from engine.counters import Progress
 from engine.judge_health import FailurePolicy, RunAborted
 from engine.results import iter_failures, iter_rows, load_cell_states
 from engine.store import Store
 from tests.scheduler_harness import RUN_ID, make_design, outcomes, run_scheduler, server_config
+from tests.test_transport import ScriptedServer, switch_protocols
 
 FAST = FailurePolicy(retry_base_s=0.005, retry_cap_s=0.05, probe_base_s=0.01, probe_cap_s=0.05, max_outage_s=0.3)
 # every transient fault the fake server injects, ~45% of all requests
@@ -26,6 +28,37 @@ TRANSIENT_FAULTS = (
     Fault(kind="malformed", rate=0.05),
     Fault(kind="http_error", status=502, rate=0.04),
 )
+
+
+class OutageWatch:
+    """Observes the real HTTP adapter's calls while the judge is down (from a
+    `circuit_open` answer, as the scheduler takes it down, until an answer):
+    how many went out and how many were in flight at once."""
+
+    def __init__(self, adapter) -> None:  # type: ignore[no-untyped-def]
+        self.adapter = adapter
+        self.down = False
+        self.in_flight = 0
+        self.most_in_flight = 0
+        self.sent = 0
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        return getattr(self.adapter, name)  # reset_circuit, concurrency_limit...
+
+    async def complete(self, request):  # type: ignore[no-untyped-def]
+        watching = self.down
+        self.in_flight += watching
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            result = await self.adapter.complete(request)
+        finally:
+            self.in_flight -= watching
+        self.sent += watching and result.attempts > 0
+        if result.error_kind == "circuit_open":
+            self.down = True
+        elif result.status != "error":  # an answer (a late one to an earlier call): the judge is up
+            self.down = False
+        return result
 
 
 @pytest.fixture(scope="module")
@@ -73,8 +106,11 @@ def test_a_dead_judge_leaves_items_pending_and_a_rerun_completes_them(server, re
     server.configure(faults=(Fault(kind="server_error", schedule=tuple(range(40, 20_000))),))
     config = server_config(tmp_path, server.url, options=", breaker_threshold = 3")
     store = Store(tmp_path / "store")
+    progress = Progress()
+    watches: list[OutageWatch] = []
     with pytest.raises(RunAborted) as caught:
-        run_scheduler(make_design(config), store, failure_policy=FAST)
+        run_scheduler(make_design(config), store, failure_policy=FAST, progress=progress,
+                      watch=lambda adapter: watches.append(OutageWatch(adapter)) or watches[-1])
     message = str(caught.value)
     assert "judge 'sim' is failing" in message and "run the same config again to resume" in message
     assert "pending" in message
@@ -86,8 +122,16 @@ def test_a_dead_judge_leaves_items_pending_and_a_rerun_completes_them(server, re
     assert {f.result.error_kind for f in failures} >= {"server", "circuit_open"}
     # the breaker did not turn into a stream of instant failures: the judge was paused
     assert sum(f.result.error_kind == "circuit_open" for f in failures) <= 2 * 8
-    requests_dead = server.stats()["requests"]
-    assert requests_dead < 40 + 3 * 8 + 20
+    # Once down, the judge gets one call per probe and nothing else: the
+    # failed requests are those that failed before the breaker opened
+    # (threshold), those already in flight (concurrency), and the probes.
+    # A count, not a time: how many probes fit in max_outage_s varies with load.
+    failed_requests = server.stats()["requests"] - 40
+    assert progress.judge_probes >= 1
+    assert failed_requests <= 3 + 8 + progress.judge_probes, (failed_requests, progress.judge_probes)
+    # ...and a probe is the only call in flight until it answers
+    (watch,) = watches
+    assert watch.most_in_flight == 1 and watch.sent == progress.judge_probes
 
     server.configure(faults=())  # the provider recovers
     run_scheduler(make_design(config), store, failure_policy=FAST)
@@ -151,4 +195,25 @@ def test_a_transient_error_row_of_an_older_version_is_asked_again(server, refere
     assert outcomes(store) == reference
     assert server.stats()["requests"] - before == 1  # only the failed call; the rest from the cache
     assert isinstance(victim, ResultRow)
+    store.close()
+
+
+def test_a_url_that_switches_protocols_stops_the_run_at_once(tmp_path: Path) -> None:
+    """101 Switching Protocols: the URL is an upgrade endpoint, not an API.
+    No retry can fix it, so the run stops at its first answer, not after
+    the outage limit, and says what to fix."""
+    # were it transient, the judge would be probed until the outage limit, then "is failing"
+    patient = FailurePolicy(retry_base_s=0.01, probe_base_s=0.05, probe_cap_s=0.1, max_outage_s=3.0)
+    # the transport tests' raw TCP server, on its own loop (the scheduler runs its own)
+    with async_server_in_thread(lambda: ScriptedServer(*[switch_protocols] * 64), name="raw-101") as server:
+        config = server_config(tmp_path, f"http://127.0.0.1:{server.port}")
+        store = Store(tmp_path / "store")
+        with pytest.raises(RunAborted) as caught:
+            run_scheduler(make_design(config), store, failure_policy=patient)
+        requests = len(server.requests)
+    message = str(caught.value)
+    assert "judge 'sim'" in message and "(protocol)" in message and "Switching Protocols" in message
+    assert "fix the judge's base_url" in message and "websocket" in message
+    assert 1 <= requests <= 8  # the calls of the first wave (concurrency 8), none retried
+    assert outcomes(store) == []  # no failure becomes a row
     store.close()
