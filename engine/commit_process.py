@@ -144,7 +144,6 @@ def serve(store_path: str, requests: BinaryIO, replies: BinaryIO) -> int:
                 # stable, so a key written twice keeps its last value)
                 batch = sorted(_decode_batch(frame), key=_database_and_key)
                 store.put_batch_raw(batch)  # grows the map when full
-                store.trim_residency()
                 error = None
             except Exception as exc:  # the batch is not committed; the parent reports it
                 error = f"{type(exc).__name__}: {exc}"
