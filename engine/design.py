@@ -21,7 +21,8 @@ import msgspec
 from engine.config import ExperimentConfig, JudgeConfig
 from adapters.registry import accepts_guided_regex
 from engine.contracts import CallRequest, ConfigError, Decoding, Pair, Prompt, item_tag, request_key
-from engine.stopping import StoppingRule, StoppingSpec, make_rule_factory
+from engine.stopping import StoppingRule, make_rule_factory
+from engine.stopping_spec import FixedSpec
 
 CHECK_CONTROLS = ("null_edit", "negative")
 
@@ -145,7 +146,7 @@ class Design:
             return self._rule_factory()
         factory = self._check_factories.get(cell.check_n)
         if factory is None:
-            factory = make_rule_factory(StoppingSpec(kind="fixed", n=cell.check_n), 1)
+            factory = make_rule_factory(FixedSpec(n=cell.check_n), 1)
             self._check_factories[cell.check_n] = factory
         return factory()
 
