@@ -12,7 +12,7 @@ Part 2 (accuracy): simulated cells with known true means, scored by
 judge-like score distributions on 0-100.  For the paper rule and for ``ci``
 (epsilon 2 points, alpha 0.05 split over ``--cells`` cells, both CS methods)
 it reports the documents used and the absolute error of the cell mean at the
-stopping point.  DESIGN.md expects the paper rule to behave like n = 100 with
+stopping point.  ARCHITECTURE.md expects the paper rule to behave like n = 100 with
 errors of 2-4 points.
 """
 

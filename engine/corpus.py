@@ -8,7 +8,7 @@ Readers accept, per input path (a file or a folder of files):
 - .txt files holding one document each (id = file stem, title = first line).
 Errors name the file and the record and what was expected.
 
-Cleaning (DESIGN.md "The experiment") turns WikiExtractor-style text into
+Cleaning (ARCHITECTURE.md "The experiment") turns WikiExtractor-style text into
 prose paragraphs joined by "\\n": the repeated title line, section headings,
 appendix sections, tables, code, formulas and list stubs are dropped, and
 lines hard-wrapped inside a paragraph are re-joined.

@@ -3,7 +3,7 @@
 Each function takes one sentence (a `spacy.tokens.Span`) and returns the
 perturbed sentence text, or None when the sentence does not admit that
 needle type. Sentence texts are the sentence without surrounding
-whitespace; offsets are relative to that text. Rules (DESIGN.md):
+whitespace; offsets are relative to that text. Rules (ARCHITECTURE.md, "The experiment"):
 
 - neg: skip sentences that already hold a negation; require a unique verbal
   root with a subject; copula / auxiliary root -> "not" after it; root with
