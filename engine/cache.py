@@ -141,9 +141,9 @@ class GroupCommitWriter:
     def __init__(self, store: Store, *, max_pending: int = 8192, max_batch: int = 2048, gather_s: float = 0.05) -> None:
         self.store = store
         # an idle writer waits this long for more background work (group commit):
-        # each transaction costs ~0.5 ms of CPU and an fdatasync whatever it holds
+        # each transaction costs CPU and an fdatasync whatever it holds
         self.gather_s = gather_s
-        # items per transaction: LMDB keeps a transaction's dirty pages (~4 kB per
+        # items per transaction: LMDB keeps a transaction's dirty pages (a page per
         # put) in the commit process's memory until it commits
         self.max_batch = max_batch
         self.max_pending = max_pending

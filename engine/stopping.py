@@ -311,8 +311,9 @@ def pprl_eb_cs(x: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
 # at each end of its CS run, as wide as this allows (at least
 # HEDGED_MIN_BAND points, at most the whole grid), and recomputes the
 # interior from its score history only when an end reaches it.  Keeping the
-# whole 2,001-point grid took 32 kB a cell, ~360 MB for the 11,200 cells of
-# a 1M-call design; a few hundred cells still keep it whole (the fastest).
+# whole grid in every cell of a 1M-call design took hundreds of MB
+# (benchmarks/RESULTS.md, "Peak memory"); a few hundred cells still keep it
+# whole (the fastest).
 HEDGED_CAPITALS_BUDGET = 16 * 2**20
 HEDGED_MIN_BAND = 64
 # Row 0 of a capital pair bets up (K+), row 1 down (K-): the factor of row r
