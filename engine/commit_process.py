@@ -13,7 +13,7 @@ What it buys depends on the rate. The convoy only costs the loop time when
 the loop is saturated: a judge served at a few hundred calls/s (a GPU
 serving a 4B model, a commercial API) leaves the loop idle most of the time,
 and the process then buys nothing measurable over a writer thread. The
-speed-up matters only above ~1,000 calls/s per process (a fast local server,
+speed-up matters only above ~1,500 calls/s per process (a fast local server,
 the fake server at zero latency), where the loop is the bottleneck.
 benchmarks/RESULTS.md ("The commit process at a judge's rate") holds the
 figures; `benchmarks/bench_engine.py --only commit` measures them.
