@@ -3,7 +3,13 @@
     python benchmarks/bench_engine.py                    # everything
     python benchmarks/bench_engine.py --only dispatch    # or cache, rss, profile
 
-dispatch  Judged calls/s through the whole engine (pair, render, key, cache
+whole     A whole `needlejudge run` process (start-up, run and exports; ~5,000
+          calls at concurrency 64) against an independent OpenAI-compatible
+          server whose judge answers in JSON (benchmarks/json_judge_server.py:
+          Starlette + uvicorn, not our fake server), vs a bare aiohttp loop
+          posting the same bodies (recorded by the server from a warm-up run)
+          and vs the official `openai` SDK; alternating rounds, medians.
+dispatch  `whole`, then judged calls/s through the warm engine (pair, render, key, cache
           miss, adapter, group commit, stopping, rows) against the fake
           provider server with zero latency (its own process), vs a bare
           aiohttp loop posting the same bodies at the same concurrency and
@@ -12,6 +18,11 @@ dispatch  Judged calls/s through the whole engine (pair, render, key, cache
           client the engine uses for http:// (adapters/plain_http.py). Same
           run, interleaved rounds, medians (and each round's own ratio). CPU
           per call of this process (for the engine: with its commit process).
+commit    The engine at a judge's rate (fake server latency 0.32 s and 0.064 s
+          at concurrency 64: ~200 and ~1,000 calls/s) and at the server's max,
+          with its commit process vs an in-process writer thread doing the
+          same puts: calls/s, CPU per call and share of a core (with the
+          writer's CPU), alternating rounds.
 cache     A finished ~100,000-call experiment (baseline judge `seqratio`)
           re-run: (a) the same config (stored rows, no call; unchanged
           exports are kept), the same with results.jsonl removed (every
@@ -52,6 +63,8 @@ from engine.prepare import BUNDLED_CORPUS  # noqa: E402
 from engine.store import Store  # noqa: E402
 
 MIN_CHARS = 100.0
+# the lean http:// client (adapters/plain_http.py) until its retirement: one transport (aiohttp) after it
+LEAN_CLIENT = (ROOT / "adapters" / "plain_http.py").exists()
 
 
 def experiment_text(
@@ -70,9 +83,8 @@ def experiment_text(
         min_chars_per_sentence = {MIN_CHARS}
         [stopping]
         kind = "{kind}"
-        n = {n}
         """
-    ) + textwrap.dedent(stopping) + textwrap.dedent(judge)
+    ) + (f"n = {n}\n" if kind == "fixed" else "") + textwrap.dedent(stopping) + textwrap.dedent(judge)
 
 
 def baseline_judge(concurrency: int = 64) -> str:
@@ -86,6 +98,7 @@ def baseline_judge(concurrency: int = 64) -> str:
 
 
 def fake_judge(url: str, concurrency: int, transport: str = "auto") -> str:
+    options = f'{{ transport = "{transport}" }}' if LEAN_CLIENT else "{}"
     return f"""
     [[judges]]
     name = "sim"
@@ -94,7 +107,7 @@ def fake_judge(url: str, concurrency: int, transport: str = "auto") -> str:
     base_url = "{url}/v1"
     concurrency = {concurrency}
     timeout_s = 60.0
-    options = {{ transport = "{transport}" }}
+    options = {options}
     """
 
 
@@ -146,40 +159,51 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-class FakeServerProcess:
+class ServerProcess:
+    """A server in its own process on a free port, ready once `probe` answers."""
+
+    probe = "/"
+
     def __init__(self) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
 
-    def __enter__(self) -> FakeServerProcess:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "engine.cli", "fake-server", "--port", str(self.port), "--latency", "zero"],
-            cwd=ROOT,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+    def command(self) -> list[str]:
+        raise NotImplementedError
+
+    def __enter__(self):  # type: ignore[no-untyped-def]
+        self.proc = subprocess.Popen(self.command(), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         import urllib.request
 
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
-                urllib.request.urlopen(f"{self.url}/_fake/stats", timeout=1).read()
+                urllib.request.urlopen(f"{self.url}{self.probe}", timeout=1).read()
                 return self
             except OSError:
                 time.sleep(0.2)
         self.__exit__()
-        raise RuntimeError("fake server did not start")
-
-    def stats(self) -> dict:
-        import urllib.request
-
-        return json.loads(urllib.request.urlopen(f"{self.url}/_fake/stats", timeout=5).read())
+        raise RuntimeError(f"{type(self).__name__} did not start")
 
     def __exit__(self, *exc: object) -> None:
         if self.proc is not None:
             self.proc.terminate()
             self.proc.wait(10)
+
+
+class FakeServerProcess(ServerProcess):
+    """Our fake provider server (simulated judge), zero latency."""
+
+    probe = "/_fake/stats"
+
+    def command(self) -> list[str]:
+        return [sys.executable, "-m", "engine.cli", "fake-server", "--port", str(self.port), "--latency", "zero"]
+
+    def stats(self) -> dict:
+        import urllib.request
+
+        return json.loads(urllib.request.urlopen(f"{self.url}/_fake/stats", timeout=5).read())
 
 
 # ---------------------------------------------------------------------------
@@ -258,31 +282,6 @@ async def bare_plain(url: str, bodies: list[bytes], concurrency: int) -> float:
     return elapsed
 
 
-async def openai_sdk(url: str, requests: list, concurrency: int) -> float:
-    from openai import AsyncOpenAI
-
-    client = AsyncOpenAI(base_url=f"{url}/v1", api_key="bench", max_retries=0)
-    semaphore = asyncio.Semaphore(concurrency)
-
-    async def one(request) -> None:  # type: ignore[no-untyped-def]
-        d = request.decoding
-        async with semaphore:
-            completion = await client.chat.completions.create(
-                model=request.model,
-                messages=[{"role": m.role, "content": m.content} for m in request.messages],
-                temperature=d.temperature,
-                max_tokens=d.max_tokens,
-                extra_body={"structured_outputs": {"regex": d.guided_regex}} if d.guided_regex else None,
-            )
-            assert completion.choices[0].message.content
-
-    start = time.perf_counter()
-    await asyncio.gather(*(one(r) for r in requests))
-    elapsed = time.perf_counter() - start
-    await client.close()
-    return elapsed
-
-
 def engine_round(bench_dir: Path, url: str, calls: int, concurrency: int, n_per_cell: int, transport: str = "auto") -> tuple[float, float, int]:
     from engine.runner import run_experiment
 
@@ -322,21 +321,24 @@ def bench_dispatch(bench_dir: Path, calls: int, concurrency: int, rounds: int) -
         url = f"{server.url}/v1/chat/completions"
         # warm-up: imports (the corpus fingerprint imports spaCy once), connections, page cache
         anyio.run(bare_aiohttp, url, bodies[:2000], concurrency)
-        anyio.run(bare_plain, url, bodies[:2000], concurrency)
+        if LEAN_CLIENT:
+            anyio.run(bare_plain, url, bodies[:2000], concurrency)
+            engine_round(bench_dir, server.url, cells, concurrency, 1, "aiohttp")
         engine_round(bench_dir, server.url, cells, concurrency, 1)
-        engine_round(bench_dir, server.url, cells, concurrency, 1, "aiohttp")
-        asyncio.run(openai_sdk(server.url, requests[:500], concurrency))
+        asyncio.run(openai_sdk_bodies(server.url, bodies[:500], concurrency))
         for _ in range(rounds):
             wall, cpu = timed_cpu(lambda: anyio.run(bare_aiohttp, url, bodies, concurrency))
             results["aiohttp"].append((wall, cpu, len(bodies)))
-            wall, cpu = timed_cpu(lambda: anyio.run(bare_plain, url, bodies, concurrency))
-            results["bare_plain"].append((wall, cpu, len(bodies)))
             results["engine"].append(engine_round(bench_dir, server.url, calls, concurrency, n_per_cell))
-            results["engine_over_aiohttp"].append(engine_round(bench_dir, server.url, calls, concurrency, n_per_cell, "aiohttp"))
-            wall, cpu = timed_cpu(lambda: asyncio.run(openai_sdk(server.url, requests, concurrency)))
-            results["openai_sdk"].append((wall, cpu, len(requests)))
+            if LEAN_CLIENT:
+                wall, cpu = timed_cpu(lambda: anyio.run(bare_plain, url, bodies, concurrency))
+                results["bare_plain"].append((wall, cpu, len(bodies)))
+                results["engine_over_aiohttp"].append(engine_round(bench_dir, server.url, calls, concurrency, n_per_cell, "aiohttp"))
+            wall, cpu = timed_cpu(lambda: asyncio.run(openai_sdk_bodies(server.url, bodies, concurrency)))
+            results["openai_sdk"].append((wall, cpu, len(bodies)))
             print({k: [f"{n / w:,.0f}/s" for w, _, n in v] for k, v in results.items()}, flush=True)
         stats = server.stats()
+    results = {k: v for k, v in results.items() if v}
     rate = {k: statistics.median(n / w for w, _, n in v) for k, v in results.items()}
     cpu_us = {k: statistics.median(c / n * 1e6 for _, c, n in v) for k, v in results.items()}
     # Each round runs the three back to back: a round's own ratio is immune to the
@@ -353,11 +355,210 @@ def bench_dispatch(bench_dir: Path, calls: int, concurrency: int, rounds: int) -
         "engine_vs_aiohttp": rate["engine"] / rate["aiohttp"],
         "engine_vs_aiohttp_by_round": by_round("engine"),
         "engine_vs_aiohttp_paired_median": statistics.median(by_round("engine")),
-        "engine_over_aiohttp_vs_aiohttp": rate["engine_over_aiohttp"] / rate["aiohttp"],
-        "engine_over_aiohttp_vs_aiohttp_by_round": by_round("engine_over_aiohttp"),
+        **(
+            {
+                "engine_over_aiohttp_vs_aiohttp": rate["engine_over_aiohttp"] / rate["aiohttp"],
+                "engine_over_aiohttp_vs_aiohttp_by_round": by_round("engine_over_aiohttp"),
+            }
+            if LEAN_CLIENT
+            else {}
+        ),
         "engine_vs_openai_sdk": rate["engine"] / rate["openai_sdk"],
         "server_requests": stats["requests"],
         "server_repeated_completions": stats["repeated_completions"],
+    }
+
+
+# ---------------------------------------------------------------------------
+# commit: what the commit process buys over an in-process writer thread
+
+
+class InThreadCommitter:
+    """The writer before engine.commit_process: the writer thread does the
+    puts itself (same sort, same transactions), in this process."""
+
+    def __init__(self, store_path: Path) -> None:
+        import gc
+
+        # the run's own Store: LMDB forbids opening one environment twice in a process
+        self.store = next(o for o in gc.get_objects() if isinstance(o, Store) and o.path == Path(store_path))
+        self.pid = os.getpid()
+
+    def commit(self, items: list[tuple[str, bytes, bytes]]) -> None:
+        self.store.put_batch_raw(sorted(items, key=lambda item: (item[0], item[1])))
+
+    def close(self, timeout: float = 60.0) -> int:
+        return 0
+
+
+class LatencyServerProcess(FakeServerProcess):
+    def __init__(self, latency: str) -> None:
+        super().__init__()
+        self.latency = latency
+
+    def command(self) -> list[str]:
+        return [sys.executable, "-m", "engine.cli", "fake-server", "--port", str(self.port), "--latency", self.latency]
+
+
+def bench_commit(bench_dir: Path, concurrency: int, rounds: int, rates: list[str]) -> dict:
+    """The engine's calls/s and CPU per call (with its writer) at a judge's
+    latency, writer = commit process vs an in-process writer thread."""
+    import engine.cache
+
+    real = engine.cache.CommitProcess
+    cells = 4 * 2 * 100
+    out: dict[str, dict] = {}
+    for latency in rates:
+        # about 16 s of calls per round at the rate the latency allows (concurrency / latency)
+        expected_rate = 2000.0 if latency == "zero" else concurrency / float(latency.split(":")[1])
+        n_per_cell = max(1, round(expected_rate * 16 / cells))
+        series: dict[str, list[tuple[float, float, int]]] = {"commit_process": [], "writer_thread": []}
+        with LatencyServerProcess(latency) as server:
+            engine_round(bench_dir, server.url, cells, concurrency, 1, "aiohttp")  # warm-up
+            for r in range(rounds):
+                for name in ("commit_process", "writer_thread") if r % 2 == 0 else ("writer_thread", "commit_process"):
+                    engine.cache.CommitProcess = real if name == "commit_process" else InThreadCommitter  # type: ignore[misc]
+                    try:
+                        series[name].append(engine_round(bench_dir, server.url, cells * n_per_cell, concurrency, n_per_cell, "aiohttp"))
+                    finally:
+                        engine.cache.CommitProcess = real  # type: ignore[misc]
+                print(latency, {k: [f"{n / w:,.0f}/s {c / n * 1e6:,.0f} µs" for w, c, n in v] for k, v in series.items()}, flush=True)
+        out[latency] = {
+            name: {
+                "calls_per_s": statistics.median(n / w for w, _, n in v),
+                "cpu_us_per_call": statistics.median(c / n * 1e6 for _, c, n in v),
+                "cpu_share_of_a_core": statistics.median(c / w for w, c, _ in v),
+            }
+            for name, v in series.items()
+        }
+        print(f"commit {latency}: {json.dumps(out[latency])}", flush=True)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# whole: a `needlejudge run` process against an independent JSON judge server
+
+
+class JsonJudgeServer(ServerProcess):
+    """benchmarks/json_judge_server.py (Starlette + uvicorn): an independent OpenAI-compatible server."""
+
+    probe = "/stats"
+
+    def __init__(self, record: Path | None = None) -> None:
+        super().__init__()
+        self.record = record
+
+    def command(self) -> list[str]:
+        command = [sys.executable, str(ROOT / "benchmarks" / "json_judge_server.py"), "--port", str(self.port)]
+        return command + (["--record", str(self.record)] if self.record is not None else [])
+
+
+def whole_run_config(bench_dir: Path, url: str, n_per_cell: int, concurrency: int) -> Path:
+    """A config file for `needlejudge run`: 800 cells x n documents, bands prompt, a fresh store."""
+    store = fresh_store(bench_dir, "whole-store")
+    # the repository's only transport after plain_http.py's retirement; before it, ask for aiohttp
+    options = '{ transport = "aiohttp" }' if LEAN_CLIENT else "{}"
+    judge = f"""
+    [[judges]]
+    name = "json-judge"
+    adapter = "openai-compatible"
+    model = "json-judge"
+    base_url = "{url}/v1"
+    concurrency = {concurrency}
+    timeout_s = 60.0
+    options = {options}
+    """
+    path = bench_dir / "whole.toml"
+    path.write_text(experiment_text(store=store, output=bench_dir / "whole-out", n=n_per_cell, replicates=1, judge=judge))
+    return path
+
+
+def whole_run(config: Path) -> tuple[float, float, int]:
+    """(wall s, CPU s, calls made) of one `needlejudge run` process, start-up and exports included."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    before, t0 = os.times(), time.perf_counter()
+    out = subprocess.run(
+        [sys.executable, "-m", "engine.cli", "run", str(config), "--quiet", "--json"], env=env, capture_output=True, text=True, check=False
+    )
+    wall, after = time.perf_counter() - t0, os.times()
+    if out.returncode:
+        raise RuntimeError(out.stderr[-3000:])
+    summary = json.loads(out.stdout)
+    # reaped children: the run and, through it, its commit process
+    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    return wall, cpu, summary["calls_network"]
+
+
+async def openai_sdk_bodies(url: str, bodies: list[bytes], concurrency: int) -> float:
+    """The official SDK posting the same requests (fields the SDK does not name go in extra_body)."""
+    import httpx
+    from openai import AsyncOpenAI
+
+    # connect timeout 60 s (the SDK's default 5 s fails on a box this busy), no retries
+    client = AsyncOpenAI(base_url=f"{url}/v1", api_key="bench", max_retries=0, timeout=httpx.Timeout(600.0, connect=60.0))
+    semaphore = asyncio.Semaphore(concurrency)
+    requests = [json.loads(body) for body in bodies]
+
+    async def one(request: dict) -> None:
+        request = dict(request)
+        model, messages = request.pop("model"), request.pop("messages")
+        temperature, max_tokens = request.pop("temperature", None), request.pop("max_tokens", None)
+        async with semaphore:
+            completion = await client.chat.completions.create(
+                model=model, messages=messages, temperature=temperature, max_tokens=max_tokens, extra_body=request or None
+            )
+            assert completion.choices[0].message.content
+
+    start = time.perf_counter()
+    await asyncio.gather(*(one(r) for r in requests))
+    elapsed = time.perf_counter() - start
+    await client.close()
+    return elapsed
+
+
+def bench_whole(bench_dir: Path, calls: int, concurrency: int, rounds: int) -> dict:
+    cells = 4 * 2 * 100
+    n_per_cell = max(1, round(calls / cells))
+    record = bench_dir / "whole-bodies.jsonl"
+    record.unlink(missing_ok=True)
+    # warm-up (page cache, imports' .pyc) and the bodies the engine sends, recorded by the server
+    with JsonJudgeServer(record) as server:
+        whole_run(whole_run_config(bench_dir, server.url, n_per_cell, concurrency))
+    bodies = record.read_bytes().splitlines()
+    results: dict[str, list[tuple[float, float, int]]] = {"needlejudge_run": [], "aiohttp": [], "openai_sdk": []}
+    with JsonJudgeServer() as server:
+        url = f"{server.url}/v1/chat/completions"
+        anyio.run(bare_aiohttp, url, bodies[:500], concurrency)
+        asyncio.run(openai_sdk_bodies(server.url, bodies[:200], concurrency))
+
+        def bare() -> None:
+            wall, cpu = timed_cpu(lambda: anyio.run(bare_aiohttp, url, bodies, concurrency))
+            results["aiohttp"].append((wall, cpu, len(bodies)))
+
+        def engine() -> None:
+            results["needlejudge_run"].append(whole_run(whole_run_config(bench_dir, server.url, n_per_cell, concurrency)))
+
+        def sdk() -> None:
+            wall, cpu = timed_cpu(lambda: asyncio.run(openai_sdk_bodies(server.url, bodies, concurrency)))
+            results["openai_sdk"].append((wall, cpu, len(bodies)))
+
+        for r in range(rounds):  # alternating order: no client always runs on a warmer box
+            for step in (bare, engine, sdk) if r % 2 == 0 else (sdk, engine, bare):
+                step()
+            print({k: [f"{n / w:,.0f}/s" for w, _, n in v] for k, v in results.items()}, flush=True)
+    rate = {k: statistics.median(n / w for w, _, n in v) for k, v in results.items()}
+    cpu_us = {k: statistics.median(c / n * 1e6 for _, c, n in v) for k, v in results.items()}
+    by_round = [(e[2] / e[0]) / (a[2] / a[0]) for e, a in zip(results["needlejudge_run"], results["aiohttp"])]
+    return {
+        "calls_per_round": len(bodies),
+        "concurrency": concurrency,
+        "rounds": rounds,
+        "walls_s": {k: [round(w, 2) for w, _, _ in v] for k, v in results.items()},
+        "calls_per_s": rate,
+        "cpu_us_per_call": cpu_us,
+        "run_vs_aiohttp": rate["needlejudge_run"] / rate["aiohttp"],
+        "run_vs_aiohttp_by_round": by_round,
+        "run_vs_openai_sdk": rate["needlejudge_run"] / rate["openai_sdk"],
     }
 
 
@@ -466,12 +667,14 @@ stop = threading.Event()
 def sample():
     # RssAnon: the process's own memory; RssFile: mapped file pages (the LMDB store's mmap)
     while not stop.is_set():
-        rss = 0
+        rss = anon = 0
         with open("/proc/self/status") as fh:
             for line in fh:
                 key = line.split(":")[0]
                 if key == "VmRSS":
                     rss = int(line.split()[1])
+                if key == "RssAnon":
+                    anon = int(line.split()[1])
                 if key in peak:
                     kb = int(line.split()[1])
                     peak[key] = max(peak[key], kb)
@@ -489,7 +692,9 @@ def sample():
             for key in ("RssAnon", "RssFile"):
                 commit_parts[key] = max(commit_parts[key], status.get(key, 0))
             rss += status.get("VmRSS", 0)
+            anon += status.get("RssAnon", 0)
         combined[0] = max(combined[0], rss)
+        combined_anon[0] = max(combined_anon[0], anon)
         stop.wait(0.2)
 
 def read_status(pid):
@@ -513,6 +718,7 @@ def vm_hwm_kb():
 commit_peak = {{}}
 commit_parts = {{"RssAnon": 0, "RssFile": 0}}
 combined = [0]  # sampled every 0.2 s: this process + its commit process at the same moment
+combined_anon = [0]  # the same for anonymous memory (RssAnon): what the pair really holds
 
 threading.Thread(target=sample, daemon=True).start()
 config = parse_config({text!r}, source="<bench-rss>")
@@ -540,6 +746,9 @@ print(json.dumps({{"planned_calls": plan.upper_bound_calls, "cells": plan.cells,
     "commit_process_peak_file_mapped_mb": commit_parts["RssFile"] / 1024,
     "sum_of_peaks_rss_mb": (vm_hwm_kb() + max(commit_peak.values(), default=0)) / 1024,
     "combined_sampled_peak_rss_mb": combined[0] / 1024,
+    # the figure that matters: anonymous memory (not page cache) of the run + its commit process
+    "combined_sampled_peak_anon_mb": combined_anon[0] / 1024,
+    "sum_of_peaks_anon_mb": (peak["RssAnon"] + commit_parts["RssAnon"]) / 1024,
     "ru_maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     "peak_anon_mb": peak["RssAnon"] / 1024, "peak_file_mapped_mb": peak["RssFile"] / 1024,
     "by_phase_mb": {{k: {{kk: (vv if kk.endswith("_s") else vv / 1024) for kk, vv in v.items()}} for k, v in by_phase.items()}}}}))
@@ -597,9 +806,13 @@ def bench_profile(bench_dir: Path, calls: int, concurrency: int) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", default="dispatch,cache,rss", help="comma list of dispatch, cache, rss, profile")
+    parser.add_argument("--only", default="dispatch,cache,rss", help="comma list of dispatch (= whole + the warm engine), whole, commit, cache, rss, profile")
     parser.add_argument("--dir", default=os.environ.get("NEEDLEJUDGE_BENCH_DIR", "/tmp/needlejudge-bench"), type=Path)
-    parser.add_argument("--calls", type=int, default=16000, help="dispatch: calls per round")
+    parser.add_argument("--calls", type=int, default=16000, help="dispatch: calls per round (warm engine vs the fake server)")
+    parser.add_argument(
+        "--commit-latencies", default="fixed:0.32,fixed:0.064,zero", help="commit: fake-server latencies (64 in flight: ~200, ~1,000 calls/s, max)"
+    )
+    parser.add_argument("--whole-calls", type=int, default=5000, help="dispatch/whole: calls of the whole `needlejudge run`")
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--rss-replicates", type=int, default=14, help="rss: 800 x this many cells of 95 documents")
@@ -614,7 +827,13 @@ def main() -> None:
     for part in args.only.split(","):
         t0 = time.perf_counter()
         if part == "dispatch":
+            report["whole"] = bench_whole(args.dir, args.whole_calls, args.concurrency, args.rounds)
+            print(f"whole: {json.dumps(report['whole'], indent=2)}", flush=True)
             report["dispatch"] = bench_dispatch(args.dir, args.calls, args.concurrency, args.rounds)
+        elif part == "commit":
+            report["commit"] = bench_commit(args.dir, args.concurrency, args.rounds, args.commit_latencies.split(","))
+        elif part == "whole":
+            report["whole"] = bench_whole(args.dir, args.whole_calls, args.concurrency, args.rounds)
         elif part == "cache":
             report["cache"] = bench_cache(args.dir)
         elif part == "rss":

@@ -12,7 +12,7 @@ Part 2 (accuracy): simulated cells with known true means, scored by
 judge-like score distributions on 0-100.  For the paper rule and for ``ci``
 (epsilon 2 points, alpha 0.05 split over ``--cells`` cells, both CS methods)
 it reports the documents used and the absolute error of the cell mean at the
-stopping point.  DESIGN.md expects the paper rule to behave like n = 100 with
+stopping point.  ARCHITECTURE.md expects the paper rule to behave like n = 100 with
 errors of 2-4 points.
 """
 
@@ -28,7 +28,8 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from engine.contracts import CallRequest, Decoding, Message, request_key
 from engine.confseq import grid_breaks, hedged_capital_cs, pprl_eb_cs
-from engine.stopping import StoppingSpec, make_rule_factory
+from engine.stopping import make_rule_factory
+from engine.stopping_spec import CiSpec, FixedSpec, PaperSpec
 
 # Judge-like score distributions on [0, 1] (x100 = points): name -> sampler.
 Sampler = Callable[[np.random.Generator, tuple[int, ...]], np.ndarray]
@@ -101,11 +102,11 @@ def cost_table(cells: int) -> list[str]:
     baseline = min(time_baseline(scores) for _ in range(5))
     key_cost = min(time_request_key() for _ in range(3))
     specs = {
-        "fixed n=20000": StoppingSpec(kind="fixed", n=20000),
-        "paper (tol 0, runs all)": StoppingSpec(kind="paper", tolerance=0.0),
-        "ci eb, eps 2": StoppingSpec(kind="ci", method="eb", epsilon=2.0),
-        "ci hedged, eps 2": StoppingSpec(kind="ci", method="hedged", epsilon=2.0),
-        "ci hedged, eps 0.5": StoppingSpec(kind="ci", method="hedged", epsilon=0.5),
+        "fixed n=20000": FixedSpec(n=20000),
+        "paper (tol 0, runs all)": PaperSpec(tolerance=0.0),
+        "ci eb, eps 2": CiSpec(method="eb", epsilon=2.0),
+        "ci hedged, eps 2": CiSpec(method="hedged", epsilon=2.0),
+        "ci hedged, eps 0.5": CiSpec(method="hedged", epsilon=0.5),
     }
     lines = [
         f"baseline (bare loop: float, count, add): {baseline * 1e6:.3f} us/score; "

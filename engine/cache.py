@@ -35,8 +35,6 @@ from engine.store import Store
 
 RESULTS_DB = "results"
 CACHEABLE_STATUSES = frozenset({"ok", "refused"})
-# Lookups between two residency checks (each maps a B-tree path; see engine.residency).
-TRIM_EVERY_LOOKUPS = 64
 
 _encode_result = msgspec.msgpack.Encoder().encode
 _decode_result = msgspec.msgpack.Decoder(CallResult).decode
@@ -61,7 +59,6 @@ class CallCache:
     def __init__(self, store: Store) -> None:
         self.store = store
         self._db = store.db(RESULTS_DB)
-        self._lookups = 0
 
     def get(self, key: bytes) -> CallResult | None:
         with self.store.begin(db=self._db, buffers=True) as txn:
@@ -74,11 +71,6 @@ class CallCache:
             for key in keys:
                 raw = txn.get(key)
                 out.append(None if raw is None else _decode_result(raw))
-        self._lookups += 1
-        if self._lookups % TRIM_EVERY_LOOKUPS == 0:
-            # each lookup maps a random B-tree path (and its neighbours): keep
-            # the loop's share of the map out of RSS too (engine.residency)
-            self.store.trim_residency()
         return out
 
     def contains(self, key: bytes) -> bool:
@@ -149,9 +141,9 @@ class GroupCommitWriter:
     def __init__(self, store: Store, *, max_pending: int = 8192, max_batch: int = 2048, gather_s: float = 0.05) -> None:
         self.store = store
         # an idle writer waits this long for more background work (group commit):
-        # each transaction costs ~0.5 ms of CPU and an fdatasync whatever it holds
+        # each transaction costs CPU and an fdatasync whatever it holds
         self.gather_s = gather_s
-        # items per transaction: LMDB keeps a transaction's dirty pages (~4 kB per
+        # items per transaction: LMDB keeps a transaction's dirty pages (a page per
         # put) in the commit process's memory until it commits
         self.max_batch = max_batch
         self.max_pending = max_pending

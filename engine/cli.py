@@ -2,7 +2,10 @@
 
 Each subcommand lives in its own module exposing `HELP`, `configure(parser)`
 and `main(args) -> int`, imported only when that subcommand runs so that
-`needlejudge prepare` never imports aiohttp or vLLM.
+`needlejudge prepare` never imports aiohttp or vLLM. A command module imports
+nothing heavy at its top: `--help` and argument errors load no more than
+argparse (tests/test_cli.py), and a command loads its heavy modules
+(spaCy, numpy, aiohttp, matplotlib, vLLM) only once its input is checked.
 """
 
 from __future__ import annotations
@@ -12,7 +15,6 @@ import importlib
 import sys
 
 from engine import __version__
-from engine.contracts import ConfigError
 
 # subcommand -> (module under engine.commands, one-line summary for --help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -50,6 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     if module is None:
         parser.print_help()
         return 2
+    from engine.contracts import ConfigError  # not before: help and argument errors need no msgspec
+
     try:
         return int(module.main(args) or 0)
     except ConfigError as exc:

@@ -3,13 +3,20 @@
 Why a process: py-lmdb releases the GIL around every put. A writer *thread*
 doing a few hundred puts per transaction therefore takes the GIL back a few
 hundred times per commit, each time from the event loop, which is busy with
-HTTP. On a 2-core machine that convoy cost the loop about a fifth of its
-throughput (benchmarks/RESULTS.md, "commit process"). Here the writer
-thread only ships each batch down a pipe and blocks on the reply (GIL
-released), and this process does the puts and the commit with a GIL of its
-own. LMDB is multi-process safe, so the parent's readers see each batch as
-soon as its transaction commits; the reply is sent only after that, which
-keeps "reported done = committed".
+HTTP. Here the writer thread only ships each batch down a pipe and blocks on
+the reply (GIL released), and this process does the puts and the commit
+with a GIL of its own. LMDB is multi-process safe, so the parent's readers
+see each batch as soon as its transaction commits; the reply is sent only
+after that, which keeps "reported done = committed".
+
+What it buys depends on the rate. The convoy only costs the loop time when
+the loop is saturated: a judge served at a few hundred calls/s (a GPU
+serving a 4B model, a commercial API) leaves the loop idle most of the time,
+and the process then buys nothing measurable over a writer thread. The
+speed-up matters only above ~1,500 calls/s per process (a fast local server,
+the fake server at zero latency), where the loop is the bottleneck.
+benchmarks/RESULTS.md ("The commit process at a judge's rate") holds the
+figures; `benchmarks/bench_engine.py --only commit` measures them.
 
 Wire format, both ways: an 8-byte little-endian length, then msgpack.
 Request: a list of [database, key, value]. Reply: null when the batch
@@ -144,7 +151,6 @@ def serve(store_path: str, requests: BinaryIO, replies: BinaryIO) -> int:
                 # stable, so a key written twice keeps its last value)
                 batch = sorted(_decode_batch(frame), key=_database_and_key)
                 store.put_batch_raw(batch)  # grows the map when full
-                store.trim_residency()
                 error = None
             except Exception as exc:  # the batch is not committed; the parent reports it
                 error = f"{type(exc).__name__}: {exc}"

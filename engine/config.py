@@ -22,8 +22,8 @@ Example::
     [corpus.settings]          # engine.prepare.CorpusSettings fields
     min_chars_per_sentence = 100
 
-    [stopping]                 # engine.stopping.StoppingSpec
-    kind = "paper"
+    [stopping]                 # engine.stopping_spec: one Struct per kind
+    kind = "paper"             # paper | fixed | ci (default paper)
 
     [checks]                   # instrument-check items the design adds
     order_swap = 20            # per judge x prompt x needle x hay, Document 1/2 swapped
@@ -52,7 +52,7 @@ import msgspec
 
 from engine.contracts import HAYS, NEEDLES, ConfigError, Hay, JudgeSpec, Needle
 from engine.prepare import CorpusSettings
-from engine.stopping import StoppingSpec
+from engine.stopping_spec import SPEC_TYPES, PaperSpec, StoppingSpec, settings_of
 
 NonNegInt = Annotated[int, msgspec.Meta(ge=0)]
 PosInt = Annotated[int, msgspec.Meta(ge=1)]
@@ -115,7 +115,7 @@ class ExperimentConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, 
     replicates: PosInt = 1
     window: PosInt = 4  # minimum in-flight documents per cell
     corpus: CorpusSection = CorpusSection()
-    stopping: StoppingSpec = msgspec.field(default_factory=lambda: StoppingSpec(kind="paper"))
+    stopping: StoppingSpec = msgspec.field(default_factory=PaperSpec)
     checks: ChecksSection = ChecksSection()
     failures: FailuresSection = FailuresSection()
     source: str = ""  # the file this config was read from (not part of the experiment)
@@ -218,10 +218,13 @@ def parse_config(text: str | bytes, *, source: str = "", base_dir: str | os.Path
         raise ConfigError(f"{where}: `source` is reserved (set from the file name); remove it")
     if "k" in raw and "positions" in raw:
         raise ConfigError(f"{where}: give either `k` or `positions`, not both")
+    stopping = raw.get("stopping")
+    if isinstance(stopping, dict) and "kind" not in stopping:
+        raw["stopping"] = {"kind": "paper", **stopping}  # the paper's rule unless told otherwise
     try:
         config = msgspec.convert(raw, ExperimentConfig)
     except msgspec.ValidationError as exc:
-        raise ConfigError(f"{where}: {_describe(exc)}") from None
+        raise ConfigError(f"{where}: {_describe(exc, raw)}") from None
     base = Path(base_dir) if base_dir is not None else Path.cwd()
     config = msgspec.structs.replace(
         config,
@@ -239,7 +242,7 @@ def parse_config(text: str | bytes, *, source: str = "", base_dir: str | os.Path
     return config
 
 
-def _describe(exc: msgspec.ValidationError) -> str:
+def _describe(exc: msgspec.ValidationError, raw: dict[str, Any]) -> str:
     """msgspec says "Expected `int`, got `str` - at `$.judges[0].concurrency`"; say it key-first,
     and list the allowed values where msgspec only says "Invalid enum value"."""
     message = str(exc)
@@ -250,6 +253,11 @@ def _describe(exc: msgspec.ValidationError) -> str:
             choices = _literal_choices(path)
             if choices:
                 what += f"; expected one of {', '.join(map(repr, choices))}"
+        elif path == "stopping.kind":  # the tag of the stopping rules' union
+            what += f"; expected one of {', '.join(map(repr, SPEC_TYPES))}"
+        elif path == "stopping" and what.startswith("Object contains unknown field"):
+            kind = raw["stopping"]["kind"]
+            what += f"; a {kind} rule takes {', '.join(settings_of(kind))}"
         return f"`{path}`: {what}"
     return message
 

@@ -1,4 +1,4 @@
-"""The typed contracts between needlejudge's parts (see DESIGN.md "Contracts").
+"""The typed contracts between needlejudge's parts (see ARCHITECTURE.md "Contracts").
 
 Small msgspec Structs only: validation happens at the boundaries (config
 decoding, adapter responses); inside, these are plain data. Every other

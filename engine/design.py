@@ -21,7 +21,8 @@ import msgspec
 from engine.config import ExperimentConfig, JudgeConfig
 from engine.contracts import CallRequest, ConfigError, Control, Decoding, Pair, Prompt, request_key
 from engine.registry import capabilities
-from engine.stopping import StoppingRule, StoppingSpec, make_rule_factory
+from engine.stopping import StoppingRule, make_rule_factory
+from engine.stopping_spec import FixedSpec, StoppingSpec
 
 CHECK_CONTROLS = ("null_edit", "negative")
 
@@ -159,7 +160,7 @@ class Design:
             return self._rule_factory()
         factory = self._check_factories.get(cell.check_n)
         if factory is None:
-            factory = make_rule_factory(StoppingSpec(kind="fixed", n=cell.check_n), 1)
+            factory = make_rule_factory(FixedSpec(n=cell.check_n), 1)
             self._check_factories[cell.check_n] = factory
         return factory()
 

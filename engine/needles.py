@@ -4,7 +4,7 @@ Each needle function takes one sentence (a `spacy.tokens.Span`) and returns
 what to change (a `TextEdit` for neg/con, `EntityOption`s for ner), or None
 / empty when the sentence does not admit that needle type. Sentence texts
 are the sentence without surrounding whitespace; offsets are relative to
-that text. Rules (DESIGN.md):
+that text. Rules (ARCHITECTURE.md, "The experiment"):
 
 - neg and con live in engine.negation and engine.conjunctions (their rules
   and what they skip are documented there); they return a `TextEdit`.

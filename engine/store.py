@@ -19,18 +19,9 @@ from typing import Any
 import lmdb
 import msgspec
 
-from engine.residency import MappedFile
-
 DATABASES = ("results", "corpus", "corpus_meta", "runs", "rows", "meta")
 _INITIAL_MAP_SIZE = 64 * 1024 * 1024
 _MAX_MAP_SIZE = 1 << 40
-# A scan drops the map's resident pages every this many entries (engine.residency):
-# the kernel maps 16 neighbouring pages per page fault, so even ~1,000 rows of
-# a copy-on-write B-tree map tens of megabytes.
-SCAN_RELEASE_ROWS = 2048
-# A group commit checks the map's residency every this many puts: one put maps
-# ~200 kB, so this bounds the overshoot past the release slack to ~13 MB.
-TRIM_EVERY_PUTS = 64
 
 _encode = msgspec.msgpack.Encoder().encode
 _decode = msgspec.msgpack.Decoder().decode
@@ -59,8 +50,6 @@ class Store:
         )
         self._dbs = {name: self.env.open_db(name.encode(), create=not readonly) for name in DATABASES} if not readonly else {}
         self._grow_lock = threading.Lock()
-        # the map's resident pages are dropped now and then (see engine.residency)
-        self.mapped = MappedFile(self.path / "data.mdb")
 
     # -- databases -----------------------------------------------------------
     def db(self, name: str) -> Any:
@@ -95,10 +84,6 @@ class Store:
         raw = self.get_raw(db, key)
         return None if raw is None else _decode(raw)
 
-    def get_many_raw(self, db: str, keys: Iterable[bytes]) -> list[bytes | None]:
-        with self.begin(db=self.db(db), buffers=False) as txn:
-            return [txn.get(k) for k in keys]
-
     def contains(self, db: str, key: bytes) -> bool:
         return self.get_raw(db, key) is not None
 
@@ -108,18 +93,10 @@ class Store:
             cur = txn.cursor()
             if not cur.set_range(prefix):
                 return
-            for n, (k, v) in enumerate(cur, 1):
+            for k, v in cur:
                 if not k.startswith(prefix):
                     break
                 yield k, v
-                if n % SCAN_RELEASE_ROWS == 0:  # a long scan (an export) would map the whole database
-                    self.mapped.release()
-
-    def trim_residency(self) -> None:
-        """Drop the map's resident pages once enough accumulated (cheap to
-        call often; see engine.residency): the store's pages stay in the page
-        cache, not in this process's RSS."""
-        self.mapped.maybe_release()
 
     def count(self, db: str) -> int:
         with self.begin(db=self.db(db)) as txn:
@@ -154,12 +131,8 @@ class Store:
         while True:
             try:
                 with self.env.begin(write=True) as txn:
-                    for n, (name, k, v) in enumerate(batch, 1):
+                    for name, k, v in batch:
                         txn.put(k, v, db=self.db(name))
-                        if n % TRIM_EVERY_PUTS == 0:
-                            # a big group commit's B-tree walks map ~200 kB per put
-                            # (safe mid-transaction: its own writes are not in the map)
-                            self.trim_residency()
                 return
             except (lmdb.MapFullError, lmdb.MapResizedError):
                 self._grow()

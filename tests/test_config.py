@@ -104,7 +104,14 @@ def test_prompt_files_resolve_but_builtin_names_do_not(tmp_path: Path) -> None:
             ["exp.toml", "corpus.settings", "min_chars_per_sentence"],
         ),
         ('store="s"\noutput="o"\nsource = "x"\n' + JUDGE, ["exp.toml", "source", "reserved"]),
-        ('store = "s\noutput="o"\n', ["exp.toml", "invalid TOML"]),
+        ('store = "s\noutput="o"\n', ["exp.toml", "invalid TOML", "line 1, column"]),
+        ('store="s"\noutput="o"\n[stopping\nkind = "ci"\n' + JUDGE, ["exp.toml", "invalid TOML", "line 3, column 10"]),
+        ('store="s"\noutput="o"\n[stopping]\nkind = "bayes"\n' + JUDGE, ["'paper', 'fixed', 'ci'"]),
+        (
+            'store="s"\noutput="o"\n[stopping]\nkind = "paper"\nepsilon = 2.0\n' + JUDGE,
+            ["exp.toml", "`stopping`", "unknown field `epsilon`", "a paper rule takes kind, min_docs, max_docs, window, tolerance"],
+        ),
+        ('store="s"\noutput="o"\n[stopping]\nwindow = 0\n' + JUDGE, ["exp.toml", "stopping.window", ">= 1"]),
         ('store="s"\noutput="o"\n' + JUDGE + "rpm = -5\n", ["exp.toml", "rpm", "> 0"]),
         ('store="s"\noutput="o"\n' + JUDGE + "prompts = []\n", ["exp.toml", "prompts", "non-empty"]),
         ('store="s"\noutput="o"\n[failures]\nmax_outage_s = 0\n' + JUDGE, ["exp.toml", "failures.max_outage_s", "> 0"]),
@@ -120,6 +127,18 @@ def test_bad_configs_name_the_file_the_key_and_what_was_expected(tmp_path: Path,
     message = str(info.value)
     for fragment in expected:
         assert fragment in message, f"{fragment!r} not in {message!r}"
+
+
+def test_stopping_table_decodes_into_its_rules_struct(tmp_path: Path) -> None:
+    from engine.stopping_spec import CiSpec, FixedSpec, PaperSpec
+
+    def stopping(table: str):
+        return load_config(write(tmp_path, 'store="s"\noutput="o"\n' + table + JUDGE)).stopping
+
+    assert stopping("") == PaperSpec()
+    assert stopping("[stopping]\nwindow = 5\n") == PaperSpec(window=5)  # kind defaults to paper
+    assert stopping('[stopping]\nkind = "fixed"\nn = 30\n') == FixedSpec(n=30)
+    assert stopping('[stopping]\nkind = "ci"\nepsilon = 3.0\nmethod = "eb"\n') == CiSpec(epsilon=3.0, method="eb")
 
 
 def test_missing_file_and_non_utf8_are_config_errors(tmp_path: Path) -> None:

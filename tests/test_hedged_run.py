@@ -11,7 +11,8 @@ import pytest
 
 from engine.confseq import grid_breaks, hedged_capital_cs
 from engine.hedged_run import HEDGED_CAPITALS_BUDGET, HEDGED_MIN_BAND, hedged_band
-from engine.stopping import CiRule, StoppingSpec, make_rule_factory
+from engine.stopping import CiRule, make_rule_factory
+from engine.stopping_spec import CiSpec
 from tests.test_stopping import feed
 
 
@@ -46,7 +47,7 @@ def test_banded_hedged_rule_is_bit_identical_to_the_batch_cs(kind, band, cells):
     rng = np.random.default_rng([4, 14, ["beta", "bernoulli", "constant", "shift", "bands"].index(kind)])
     scores = hedged_stream(kind, rng)
     alpha = 0.05 / cells
-    spec = StoppingSpec(kind="ci", epsilon=2.0, method="hedged", min_docs=len(scores) + 1)
+    spec = CiSpec(epsilon=2.0, method="hedged", min_docs=len(scores) + 1)
     rule = CiRule(spec, alpha, band=band)
     bounds, cut, resumed = [], 97, None
     for n, score in enumerate(scores, 1):
@@ -70,7 +71,7 @@ def test_banded_hedged_rule_is_bit_identical_to_the_batch_cs(kind, band, cells):
 
 def test_hedged_cells_of_a_large_design_keep_bands_not_the_grid():
     # 11,200 fresh cells kept 32 kB of capitals each (~360 MB) before.
-    spec = StoppingSpec(kind="ci", epsilon=2.0, method="hedged")
+    spec = CiSpec(epsilon=2.0, method="hedged")
     factory = make_rule_factory(spec, 11_200)
     factory()  # the shared grid is built once, outside the measurement
     rng = np.random.default_rng([4, 13])

@@ -161,3 +161,41 @@ def test_the_fast_path_gives_the_lenient_readers_verdict(number, sign, form, sca
     text = form.format(n=number.lstrip("+-") if "{sign}" in form else number, sign=sign)
     scale = BUILTIN_SCALES[scale_name]
     assert parse_score(text, scale) == _parse_lenient(text, scale)
+
+
+_JSON_KEYS = st.sampled_from(["score", "Score", "similarity", "rating", "final_score", "semantic-similarity", "answer", "reasoning", "note", "scores"])
+_JSON_VALUES = st.one_of(
+    st.integers(-200, 200),
+    st.floats(-150, 150, allow_nan=False),
+    st.booleans(),
+    st.none(),
+    st.text(alphabet="0123456789 .-abc{}<\\", max_size=6),
+    st.dictionaries(st.just("score"), st.integers(0, 100), max_size=1),
+)
+
+
+@settings(max_examples=600)
+@given(
+    fields=st.lists(st.tuples(_JSON_KEYS, _JSON_VALUES), min_size=0, max_size=3),
+    separators=st.sampled_from([(", ", ": "), (",", ":"), (",\n  ", ": ")]),
+    padding=st.sampled_from(["", " ", "\n", "  \n"]),
+    scale_name=st.sampled_from(sorted(BUILTIN_SCALES)),
+)
+def test_the_json_fast_path_gives_the_lenient_readers_verdict(fields, separators, padding, scale_name):
+    # parse_score reads a one-line {"score": 73} directly; the full lenient reader must agree
+    from engine.prompts.parse import _parse_lenient
+
+    text = padding + json.dumps(dict(fields), separators=separators) + padding
+    scale = BUILTIN_SCALES[scale_name]
+    assert parse_score(text, scale) == _parse_lenient(text, scale)
+
+
+def test_the_json_fast_path_reads_well_formed_answers():
+    from engine.prompts.parse import _plain_json_answer
+
+    assert _plain_json_answer('{"score": 73}', SCALE_0_100).raw_score == 73.0
+    assert _plain_json_answer(' {"similarity": 12.5, "score": 12.5} ', SCALE_0_100).raw_score == 12.5
+    assert _plain_json_answer('{"score": 173}', SCALE_0_100).status == "unparseable"
+    # anything else is left to the lenient reader
+    for text in ('{"score": 73, "reasoning": "x"}', '{"score": 7, "rating": 8}', '{"score": "73"}', '{\n"score": 73\n}', "Score: 73"):
+        assert _plain_json_answer(text, SCALE_0_100) is None

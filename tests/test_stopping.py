@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from engine.contracts import ConfigError
 from engine.confseq import hedged_capital_cs, pprl_eb_cs
-from engine.stopping import CiRule, FixedRule, PaperRule, StoppingRule, StoppingSpec, make_rule_factory
+from engine.stopping import CiRule, FixedRule, PaperRule, StoppingRule, make_rule_factory
+from engine.stopping_spec import SPEC_TYPES, CiSpec, FixedSpec, PaperSpec, StoppingSpec
 
 # ---------------------------------------------------------------------------
 # Spec
@@ -22,51 +23,58 @@ from engine.stopping import CiRule, FixedRule, PaperRule, StoppingRule, Stopping
 @pytest.mark.parametrize(
     ("settings", "key"),
     [
-        ({"epsilon": 0.0}, "stopping.epsilon"),
-        ({"epsilon": -1.0}, "stopping.epsilon"),
-        ({"epsilon": 50.0}, "stopping.epsilon"),
-        ({"alpha": 0.0}, "stopping.alpha"),
-        ({"alpha": 1.0}, "stopping.alpha"),
-        ({"n": 0}, "stopping.n"),
-        ({"window": 0}, "stopping.window"),
-        ({"tolerance": -0.5}, "stopping.tolerance"),
-        ({"min_docs": 0}, "stopping.min_docs"),
-        ({"max_docs": 0}, "stopping.max_docs"),
+        ({"kind": "ci", "epsilon": 0.0}, "stopping.epsilon"),
+        ({"kind": "ci", "epsilon": -1.0}, "stopping.epsilon"),
+        ({"kind": "ci", "epsilon": 50.0}, "stopping.epsilon"),
+        ({"kind": "ci", "alpha": 0.0}, "stopping.alpha"),
+        ({"kind": "ci", "alpha": 1.0}, "stopping.alpha"),
+        ({"kind": "fixed", "n": 0}, "stopping.n"),
+        ({"kind": "paper", "window": 0}, "stopping.window"),
+        ({"kind": "paper", "tolerance": -0.5}, "stopping.tolerance"),
+        ({"kind": "paper", "min_docs": 0}, "stopping.min_docs"),
+        ({"kind": "ci", "max_docs": 0}, "stopping.max_docs"),
         ({"kind": "paper", "max_docs": 50}, "stopping.max_docs"),  # below the default min 100
         ({"kind": "ci", "min_docs": 20, "max_docs": 10}, "stopping.max_docs"),
-        ({"kind": "fixed", "n": 200, "max_docs": 100}, "stopping.max_docs"),
         ({"kind": "paper", "min_docs": 1, "window": 20, "max_docs": 20}, "stopping.max_docs"),
     ],
 )
 def test_impossible_settings_name_the_key_and_range(settings, key):
+    kind = settings.pop("kind")
     with pytest.raises(ConfigError) as caught:
-        StoppingSpec(**settings)
+        SPEC_TYPES[kind](**settings)
     message = str(caught.value)
     assert message.startswith(key + ": expected ")
     assert "got" in message
 
 
-def test_decoding_keeps_the_key_path_and_rejects_unknown_keys():
+def test_decoding_picks_the_rules_struct_by_kind_and_rejects_other_rules_keys():
     class Config(msgspec.Struct):
         stopping: StoppingSpec
 
     with pytest.raises(msgspec.ValidationError, match=r"stopping\.alpha.*\$\.stopping"):
         msgspec.toml.decode(b'[stopping]\nkind = "ci"\nalpha = 1.5\n', type=Config)
     with pytest.raises(msgspec.ValidationError, match="epsilom"):
-        msgspec.toml.decode(b"[stopping]\nepsilom = 1.0\n", type=Config)
+        msgspec.toml.decode(b'[stopping]\nkind = "ci"\nepsilom = 1.0\n', type=Config)
+    # a setting of another rule is an unknown key, not a value silently ignored
+    with pytest.raises(msgspec.ValidationError, match="unknown field `epsilon`"):
+        msgspec.toml.decode(b'[stopping]\nkind = "paper"\nepsilon = 1.0\n', type=Config)
+    with pytest.raises(msgspec.ValidationError, match="unknown field `min_docs`"):
+        msgspec.toml.decode(b'[stopping]\nkind = "fixed"\nmin_docs = 3\n', type=Config)
     decoded = msgspec.toml.decode(b'[stopping]\nkind = "ci"\nepsilon = 1.5\n', type=Config)
-    assert decoded.stopping == StoppingSpec(kind="ci", epsilon=1.5)
+    assert decoded.stopping == CiSpec(epsilon=1.5)
+    assert msgspec.toml.decode(b'[stopping]\nkind = "fixed"\nn = 7\n', type=Config).stopping == FixedSpec(n=7)
+    assert msgspec.to_builtins(PaperSpec())["kind"] == "paper"
 
 
 def test_per_kind_defaults():
-    assert StoppingSpec(kind="paper").resolved_min_docs == 100
-    assert StoppingSpec(kind="ci").resolved_min_docs == 1
-    assert StoppingSpec(kind="ci", min_docs=30).resolved_min_docs == 30
-    assert StoppingSpec(kind="paper", min_docs=1).resolved_min_docs == 11  # window 10 + 1
-    assert StoppingSpec(kind="fixed", n=40).resolved_min_docs == 40
-    assert StoppingSpec(kind="fixed", n=40).doc_cap == 40
-    assert StoppingSpec(kind="ci", max_docs=500).doc_cap == 500
-    assert StoppingSpec(kind="paper").doc_cap is None
+    assert PaperSpec().resolved_min_docs == 100
+    assert CiSpec().resolved_min_docs == 1
+    assert CiSpec(min_docs=30).resolved_min_docs == 30
+    assert PaperSpec(min_docs=1).resolved_min_docs == 11  # window 10 + 1
+    assert FixedSpec(n=40).resolved_min_docs == 40
+    assert FixedSpec(n=40).doc_cap == 40
+    assert CiSpec(max_docs=500).doc_cap == 500
+    assert PaperSpec().doc_cap is None
 
 
 # ---------------------------------------------------------------------------
@@ -83,7 +91,7 @@ def feed(rule: StoppingRule, scores) -> int | None:
 
 
 def test_fixed_stops_at_n_and_refuses_more():
-    rule = make_rule_factory(StoppingSpec(kind="fixed", n=7), n_cells=3)()
+    rule = make_rule_factory(FixedSpec(n=7), n_cells=3)()
     assert isinstance(rule, FixedRule) and isinstance(rule, StoppingRule)
     assert feed(rule, [10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0]) == 7
     assert rule.reason == "n_reached"
@@ -94,7 +102,7 @@ def test_fixed_stops_at_n_and_refuses_more():
 
 @pytest.mark.parametrize("bad", [-0.1, 100.5, math.nan, math.inf])
 def test_scores_outside_0_100_are_rejected(bad):
-    rule = make_rule_factory(StoppingSpec(kind="paper"), 1)()
+    rule = make_rule_factory(PaperSpec(), 1)()
     with pytest.raises(ValueError, match="score must be"):
         rule.update(bad)
     assert rule.n == 0
@@ -110,7 +118,7 @@ def test_paper_rule_hand_worked_default_settings():
     #   n = 218: 218 * 208 = 45344 >= 45000  (range 0.9924, settled)
     # n >= 100 holds, so the rule stops at document 218.
     stream = [50.0] * 90 + [100.0] * 200
-    rule = make_rule_factory(StoppingSpec(kind="paper"), n_cells=10)()
+    rule = make_rule_factory(PaperSpec(), n_cells=10)()
     assert isinstance(rule, PaperRule)
     assert feed(rule, stream) == 218
     assert rule.reason == "converged"
@@ -123,7 +131,7 @@ def test_paper_rule_hand_worked_default_settings():
 def test_paper_rule_waits_for_min_docs():
     # A constant stream has a flat running mean from the start, so only the
     # 100-document minimum holds the rule back.
-    rule = make_rule_factory(StoppingSpec(kind="paper"), 1)()
+    rule = make_rule_factory(PaperSpec(), 1)()
     assert feed(rule, [50.0] * 150) == 100
 
 
@@ -138,13 +146,13 @@ def test_paper_rule_uses_the_whole_path_of_the_mean_not_its_end_points():
     # n=5: {50, 51.5, 50}   range 1.5  (end points equal: |m5 - m3| = 0 would stop here)
     # n=6: {51.5, 50, 50}   range 1.5
     # n=7: {50, 50, 50}     range 0    -> stop at 7
-    spec = StoppingSpec(kind="paper", window=2, tolerance=1.0, min_docs=1)
+    spec = PaperSpec(window=2, tolerance=1.0, min_docs=1)
     rule = make_rule_factory(spec, 1)()
     assert feed(rule, [40.0, 60.0, 50.0, 56.0, 44.0, 50.0, 50.0, 50.0]) == 7
 
 
 def test_paper_rule_max_docs_reason():
-    spec = StoppingSpec(kind="paper", max_docs=120)
+    spec = PaperSpec(max_docs=120)
     rule = make_rule_factory(spec, 1)()
     assert feed(rule, [50.0] * 90 + [100.0] * 200) == 120
     assert rule.reason == "max_docs"
@@ -174,7 +182,7 @@ def test_incremental_rule_matches_the_batch_cs(method):
     rng = np.random.default_rng([4, 9])
     scores = rng.beta(2.0, 3.0, size=3000) * 100.0
     x = scores / 100.0  # exactly what the rule does to a score
-    spec = StoppingSpec(kind="ci", epsilon=3.0, method=method)
+    spec = CiSpec(epsilon=3.0, method=method)
     rule, bounds = ci_run(spec, scores)
     assert rule.reason == "converged"
     if method == "hedged":
@@ -194,7 +202,7 @@ def test_incremental_rule_matches_the_batch_cs(method):
 def test_union_bound_gives_each_cell_a_smaller_alpha_and_a_wider_cs():
     rng = np.random.default_rng([4, 10])
     scores = rng.beta(2.0, 3.0, size=4000) * 100.0
-    spec = StoppingSpec(kind="ci", epsilon=3.0, alpha=0.05)
+    spec = CiSpec(epsilon=3.0, alpha=0.05)
     single, single_bounds = ci_run(spec, scores, n_cells=1)
     many, many_bounds = ci_run(spec, scores, n_cells=200)
     assert single.alpha == 0.05
@@ -207,10 +215,10 @@ def test_union_bound_gives_each_cell_a_smaller_alpha_and_a_wider_cs():
 def test_ci_min_and_max_docs():
     rng = np.random.default_rng([4, 11])
     scores = rng.beta(2.0, 3.0, size=2000) * 100.0
-    capped, _ = ci_run(StoppingSpec(kind="ci", epsilon=1.0, max_docs=150), scores)
+    capped, _ = ci_run(CiSpec(epsilon=1.0, max_docs=150), scores)
     assert (capped.n, capped.reason) == (150, "max_docs")
     assert capped.half_width > 1.0
-    late, _ = ci_run(StoppingSpec(kind="ci", epsilon=20.0, min_docs=300), scores)
+    late, _ = ci_run(CiSpec(epsilon=20.0, min_docs=300), scores)
     assert (late.n, late.reason) == (300, "converged")
 
 
@@ -241,7 +249,7 @@ def paper_stop_by_definition(scores, window, tolerance, min_docs):
     min_docs=st.integers(1, 120),
 )
 def test_paper_rule_agrees_with_its_definition(scores, window, tolerance, min_docs):
-    spec = StoppingSpec(kind="paper", window=window, tolerance=tolerance, min_docs=min_docs)
+    spec = PaperSpec(window=window, tolerance=tolerance, min_docs=min_docs)
     expected = paper_stop_by_definition(scores, window, tolerance, min_docs)
     assert feed(make_rule_factory(spec, 1)(), scores) == expected
 
@@ -250,7 +258,7 @@ def test_paper_rule_agrees_with_its_definition(scores, window, tolerance, min_do
 @given(scores=score_lists, cut=st.integers(0, 400), cells=st.sampled_from([1, 30, 20_000]))
 def test_hedged_rule_equals_batch_cs_and_survives_any_cut(scores, cut, cells):
     # a resumed run replays the stored scores into a fresh rule (engine.resume)
-    spec = StoppingSpec(kind="ci", epsilon=10.0, min_docs=len(scores) + 1)  # never converges
+    spec = CiSpec(epsilon=10.0, min_docs=len(scores) + 1)  # never converges
     rule = make_rule_factory(spec, cells)()
     cut = min(cut, len(scores))
     feed(rule, scores[:cut])

@@ -7,9 +7,10 @@ import json
 import shlex
 import signal
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import msgspec
+if TYPE_CHECKING:
+    from engine.config import ExperimentConfig
 
 HELP = "Run an experiment config: resumes an interrupted run; a finished one makes no calls."
 
@@ -97,6 +98,8 @@ def _store_failure(exc: BaseException, store: str) -> str | None:
 
 def _print_plan(plan: Any, *, as_json: bool) -> int:
     if as_json:
+        import msgspec
+
         print(json.dumps(msgspec.to_builtins(plan), indent=2))
         return 0
     print(f"run {plan.run_id}: {plan.cells:,} cells ({plan.cells_ended:,} already ended), {plan.documents:,} documents in the corpus")
@@ -112,9 +115,20 @@ def _print_plan(plan: Any, *, as_json: bool) -> int:
 
 def main(args: argparse.Namespace) -> int:
     from engine.config import load_config
+    from engine.contracts import AdapterConfigError
+
+    config = load_config(args.config)  # a bad config fails before numpy, the store or the adapters load
+    try:
+        return _run(args, config)
+    except AdapterConfigError as exc:  # a judge's table in this file is wrong: say which file
+        raise AdapterConfigError(f"{config.source}: {exc}") from None
+
+
+def _run(args: argparse.Namespace, config: ExperimentConfig) -> int:
+    import msgspec
+
     from engine.runner import RunSummary, plan_experiment
 
-    config = load_config(args.config)
     resume = f"needlejudge run: resume with: needlejudge run {shlex.quote(args.config)}"
     try:
         if args.dry_run:

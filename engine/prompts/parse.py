@@ -121,7 +121,40 @@ def parse_score(text: str, scale: Scale, *, mode: ParserMode = "lenient") -> Ver
     simple = _SIMPLE_ANSWER.fullmatch(text)
     if simple is not None:
         return _checked(float(simple.group(1)), scale)
+    verdict = _plain_json_answer(text, scale)
+    if verdict is not None:
+        return verdict
     return _parse_lenient(text, scale)
+
+
+def _plain_json_answer(text: str, scale: Scale) -> Verdict | None:
+    """`{"score": 73}` on one line, read directly; None for anything else.
+
+    Only where the lenient reader provably gives the same verdict: one ASCII
+    line (no think block, answer tag, boxed answer or unicode minus to
+    rewrite, no second line that could be an answer line), a flat object
+    (no inner object for the flat-object search to find) whose every key is
+    a score key and every value a number (no mention search is reached), all
+    values equal. tests/test_parse.py compares the two on generated answers.
+    """
+    body = text.strip()
+    if not (body[:1] == "{" and body[-1:] == "}") or "\n" in body or "\r" in body or "<" in body or "\\" in body or not body.isascii():
+        return None
+    try:
+        decoded = msgspec.json.decode(body)
+    except msgspec.DecodeError:
+        return None
+    if not isinstance(decoded, dict) or not decoded:
+        return None
+    value: float | None = None
+    for key, number in decoded.items():
+        if type(number) not in (int, float) or not _is_score_key(key):
+            return None
+        if value is not None and float(number) != value:
+            return None  # conflicting scores: the lenient reader words that
+        value = float(number)
+    assert value is not None
+    return _checked(value, scale)
 
 
 def _parse_lenient(text: str, scale: Scale) -> Verdict:

@@ -1,0 +1,69 @@
+"""engine.cli: help and argument errors load no heavy module; config errors name the file."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.cli import main as cli_main
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ("numpy", "scipy", "matplotlib", "spacy", "aiohttp", "vllm", "torch", "pyarrow", "engine.runner", "adapters.http")
+
+PROBE = """
+import json, sys
+sys.path.insert(0, {root!r})
+from engine.cli import main
+try:
+    code = main({argv!r})
+except SystemExit as exit:
+    code = exit.code
+print(json.dumps({{"code": code, "heavy": sorted(m for m in {heavy!r} if m in sys.modules)}}))
+"""
+
+
+def probe(argv: list[str], cwd: Path) -> dict:
+    """Run the CLI in a fresh interpreter; its exit code and the heavy modules it imported."""
+    script = PROBE.format(root=str(ROOT), argv=argv, heavy=HEAVY)
+    out = subprocess.run([sys.executable, "-c", script], cwd=cwd, capture_output=True, text=True, check=True, timeout=120)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["run", "--help"],
+        ["report", "--help"],
+        ["quickstart", "--help"],
+        ["run", "--no-such-flag"],
+        ["prepare"],  # missing argument
+        ["run", "bad.toml"],  # a config error
+    ],
+)
+def test_help_and_argument_errors_import_no_heavy_module(argv: list[str], tmp_path: Path) -> None:
+    (tmp_path / "bad.toml").write_text('store = "s"\noutput = "o"\n[stopping\n', encoding="utf-8")
+    result = probe(argv, tmp_path)
+    assert result["heavy"] == []
+    assert result["code"] == (0 if "--help" in argv else 2)
+
+
+def test_an_unknown_adapter_names_the_config_file(tmp_path: Path, prepared_store, corpus_slice_path, corpus_settings, capsys) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "store").mkdir()
+    prepared_store.env.copy(str(tmp_path / "store"))
+    config = tmp_path / "exp.toml"
+    config.write_text(
+        f'store = "store"\noutput = "out"\npositions = [[0, 0]]\nneedles = ["neg"]\nhays = ["orig"]\n'
+        f"[corpus]\ninputs = [{str(corpus_slice_path)!r}]\n"
+        f"[corpus.settings]\nmin_chars_per_sentence = {corpus_settings.min_chars_per_sentence}\n"
+        '[stopping]\nkind = "fixed"\nn = 1\n'
+        '[[judges]]\nname = "mystery"\nadapter = "no-such-adapter"\nmodel = "m"\n',
+        encoding="utf-8",
+    )
+    assert cli_main(["run", str(config), "--quiet"]) == 2
+    error = capsys.readouterr().err
+    assert f"{config}: judge 'mystery': unknown adapter 'no-such-adapter'" in error
