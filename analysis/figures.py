@@ -177,7 +177,7 @@ def hay_figure(curves: Sequence[PercentileShift]) -> Figure:
     """Percentile shift: each percentile of the orig scores (x) against its
     change under rand hay (y), one line per needle."""
     judge, prompt_id, prompt_version = curves[0].judge, curves[0].prompt_id, curves[0].prompt_version
-    fig, ax = plt.subplots(layout="constrained", figsize=(5.5, 3.8))
+    fig, ax = plt.subplots(layout="constrained", figsize=(7.0, 3.8))
     ax.axhline(0, color="k", lw=0.8)
     for needle in sorted({c.needle for c in curves}):
         pts = [c for c in curves if c.needle == needle]
@@ -185,8 +185,8 @@ def hay_figure(curves: Sequence[PercentileShift]) -> Figure:
                 color=NEEDLE_COLORS.get(needle), label=f"{needle} (n={pts[0].n_orig}+{pts[0].n_rand})")  # fmt: skip
     ax.set_xlabel("score at percentile p under orig hay")
     ax.set_ylabel("rand − orig at percentile p")
-    fig.legend(loc="outside right upper", fontsize=7, title="needle (n orig+rand)", title_fontsize=7)
-    ax.set_title(f"Percentile shift orig → rand — {judge} · {prompt_label(prompt_id, prompt_version)}", fontsize=9)
+    fig.legend(loc="outside lower center", ncols=4, fontsize=7, title="needle (n orig+rand)", title_fontsize=7)
+    fig.suptitle(f"Percentile shift orig → rand — {judge} · {prompt_label(prompt_id, prompt_version)}", fontsize=9)
     return fig
 
 

@@ -52,7 +52,7 @@ def clipped_texts(fig) -> list[str]:
 
 
 def legends_over_axes(fig) -> list[str]:
-    """Legends whose box overlaps the data area of any axes."""
+    """Legends whose box overlaps the data area of any axes or a title."""
     renderer = _drawn(fig)
     hits = []
     for legend in fig.findobj(Legend):
@@ -60,6 +60,10 @@ def legends_over_axes(fig) -> list[str]:
         for ax in fig.axes:
             if ax.get_visible() and box.overlaps(ax.get_window_extent(renderer)):
                 hits.append(f"{[t.get_text() for t in legend.get_texts()]} over {ax.get_title()!r}")
+        titles = [fig._suptitle] + [t for ax in fig.axes for t in (ax.title, ax._left_title)]
+        for title in titles:
+            if title is not None and title.get_text() and box.overlaps(title.get_window_extent(renderer)):
+                hits.append(f"{[t.get_text() for t in legend.get_texts()]} over title {title.get_text()!r}")
     return hits
 
 
