@@ -56,7 +56,8 @@ def measure_report(run_dir: Path, code: Path, extra: list[str]) -> dict[str, flo
         env = dict(os.environ, PYTHONPATH=str(code))
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
-        child = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # cwd=code too: `python -m` puts the working directory first on sys.path
+        child = subprocess.Popen(cmd, env=env, cwd=code, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         hwm = anon = 0
         while child.poll() is None:
             sample = _status_kib(child.pid, "VmHWM", "RssAnon")
