@@ -52,7 +52,7 @@ def _status_kib(pid: int, *fields: str) -> dict[str, int]:
 
 def measure_report(run_dir: Path, code: Path, extra: list[str]) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [sys.executable, "-m", "engine.cli", "report", str(run_dir), "--out", str(Path(tmp) / "report"), *extra]
+        cmd = [sys.executable, "-m", "engine.cli", "report", str(run_dir.resolve()), "--out", str(Path(tmp) / "report"), *extra]
         env = dict(os.environ, PYTHONPATH=str(code))
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
