@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Any, NamedTuple
+from typing import Any
 
+import msgspec
 import numpy as np
 
 from analysis.fingerprint import adjacent_levels_share
@@ -21,6 +22,10 @@ from analysis.stats import cohen_kappa_linear, krippendorff_alpha, mean_ci
 ITEM_KEYS = ("needle", "hay", "i", "j", "doc_id", "replicate")
 
 
+def _rater_key(row: Any) -> tuple[str, str, str]:
+    return (row.judge, row.prompt_id, row.prompt_version)
+
+
 def _ok_scores(t: Table) -> np.ndarray:
     return t["score"][(t["status"] == "ok") & ~np.isnan(t["score"])]
 
@@ -29,7 +34,7 @@ def _ok_scores(t: Table) -> np.ndarray:
 # Item oracle
 
 
-class OracleRow(NamedTuple):
+class OracleRow(msgspec.Struct, frozen=True):
     needle: str
     hay: str
     n_pairs: int  # distinct (document, position) pairs behind the results
@@ -67,7 +72,7 @@ def manifest_oracle_counts(manifest: dict[str, Any]) -> dict[str, Any]:
 # Failures and output length per condition
 
 
-class FailureRow(NamedTuple):
+class FailureRow(msgspec.Struct, frozen=True):
     judge: str
     prompt_id: str
     prompt_version: str
@@ -111,7 +116,7 @@ def failure_rates(rows: Table, options: AnalysisOptions) -> list[FailureRow]:
 # Order swap
 
 
-class OrderSwapRow(NamedTuple):
+class OrderSwapRow(msgspec.Struct, frozen=True):
     judge: str
     prompt_id: str
     prompt_version: str
@@ -173,7 +178,7 @@ def _retest_abs_diffs(scores: dict[tuple, float], items: set[tuple]) -> np.ndarr
 # Controls
 
 
-class NullEditRow(NamedTuple):
+class NullEditRow(msgspec.Struct, frozen=True):
     judge: str
     prompt_id: str
     prompt_version: str
@@ -188,7 +193,7 @@ class NullEditRow(NamedTuple):
     confidence: float
 
 
-class NegativeRow(NamedTuple):
+class NegativeRow(msgspec.Struct, frozen=True):
     judge: str
     prompt_id: str
     prompt_version: str
@@ -230,7 +235,7 @@ def control_checks(rows: Table, options: AnalysisOptions) -> tuple[list[NullEdit
 # Resolution
 
 
-class ResolutionRow(NamedTuple):
+class ResolutionRow(msgspec.Struct, frozen=True):
     judge: str
     prompt_id: str
     prompt_version: str
@@ -254,7 +259,7 @@ def resolution(scored: Table, options: AnalysisOptions) -> list[ResolutionRow]:
 # Agreement
 
 
-class HumanAgreementRow(NamedTuple):
+class HumanAgreementRow(msgspec.Struct, frozen=True):
     judge: str
     prompt_id: str
     prompt_version: str
@@ -300,7 +305,7 @@ def human_agreement(scored: Table, labels: Table) -> list[HumanAgreementRow]:
     return out
 
 
-class JudgeAgreementRow(NamedTuple):
+class JudgeAgreementRow(msgspec.Struct, frozen=True):
     judge_a: str
     prompt_a_id: str
     prompt_a_version: str
@@ -314,26 +319,45 @@ class JudgeAgreementRow(NamedTuple):
 
 def judge_agreement(scored: Table) -> list[JudgeAgreementRow]:
     """Pairwise Krippendorff's alpha (interval) between every two judge ×
-    prompt raters over the items both scored."""
-    raters: dict[tuple, dict[tuple, float]] = {}
-    for key, t in scored.groups(*GROUP_KEYS):
-        raters[key] = {tuple(item): s for *item, s in zip(*(t[k].tolist() for k in ITEM_KEYS), t["score"].tolist())}
+    prompt raters over the items both scored (an item scored twice by one
+    rater counts with its last score)."""
+    items = scored.key_codes(*ITEM_KEYS)
+    scores = scored["score"]
+    order, starts, keys = scored.group_index(*GROUP_KEYS)
+    raters: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+    for g, key in enumerate(keys):
+        rows = np.sort(order[starts[g] : starts[g + 1]])[::-1]  # last row first: np.unique keeps it
+        unique_items, first = np.unique(items[rows], return_index=True)
+        raters[key] = (unique_items, scores[rows[first]])
     out = []
     for a, b in itertools.combinations(sorted(raters), 2):
-        common = sorted(raters[a].keys() & raters[b].keys())
-        if len(common) < 2:
+        _, in_a, in_b = np.intersect1d(raters[a][0], raters[b][0], assume_unique=True, return_indices=True)
+        if in_a.size < 2:
             continue
-        xa = np.array([raters[a][c] for c in common])
-        xb = np.array([raters[b][c] for c in common])
-        out.append(JudgeAgreementRow(*a, *b, len(common), krippendorff_alpha(np.vstack([xa, xb]), "interval"), float(np.abs(xa - xb).mean())))
+        xa, xb = raters[a][1][in_a], raters[b][1][in_b]
+        out.append(JudgeAgreementRow(*a, *b, int(in_a.size), krippendorff_alpha(np.vstack([xa, xb]), "interval"), float(np.abs(xa - xb).mean())))
     return out
+
+
+def alpha_sentence(alpha: float) -> str:
+    """One sentence reading an agreement α for someone who sees a number."""
+    if math.isnan(alpha):
+        return "α is undefined here (no variation in the scores)."
+    if alpha < 0:
+        return ("below 0, the two disagree more than scores paired at random would: a systematic difference "
+                "(one scores on another part of the scale, or orders the items differently), not mere noise.")  # fmt: skip
+    if alpha < 0.667:
+        return "below 0.667, the usual floor for even tentative conclusions: they measure the items differently."
+    if alpha < 0.8:
+        return "between 0.667 and 0.8: tentative agreement."
+    return "0.8 or above: the two largely agree."
 
 
 # ---------------------------------------------------------------------------
 # Verdict
 
 
-class JudgeVerdict(NamedTuple):
+class JudgeVerdict(msgspec.Struct, frozen=True):
     judge: str
     prompt_id: str
     prompt_version: str
@@ -350,23 +374,29 @@ def judge_verdicts(
     negatives: list[NegativeRow],
     resolutions: list[ResolutionRow],
 ) -> list[JudgeVerdict]:
-    """One line per judge × prompt: fit for analysis, or which checks failed."""
+    """One line per judge × prompt: fit for analysis, or which checks failed,
+    each failed check with the n it rests on (not the judge's total rows)."""
     reasons: dict[tuple, list[str]] = {}
-    unfit: dict[tuple, int] = {}
+    unfit: dict[tuple, list[FailureRow]] = {}
     for r in failures:
         if not r.fit_for_analysis:
-            unfit[r[:3]] = unfit.get(r[:3], 0) + 1
-    for key, count in unfit.items():
-        reasons.setdefault(key, []).append(f"{count} condition(s) above the failure-rate threshold")
-    for label, checked in (("order-swap asymmetry", swaps), ("null edits scored unlike identical text", nulls),
-                           ("negative controls not at the bottom of the scale", negatives),
-                           ("scores on two adjacent levels", resolutions)):  # fmt: skip
-        for r in checked:
+            unfit.setdefault(_rater_key(r), []).append(r)
+    for key, conditions in unfit.items():
+        n = sum(r.n for r in conditions)
+        reasons.setdefault(key, []).append(f"{len(conditions)} condition(s) above the failure-rate threshold (n={n} items in them)")
+    checked: list[tuple[str, list[Any], str, str]] = [
+        ("order-swap asymmetry", swaps, "n_pairs", "swapped pairs"),
+        ("null edits scored unlike identical text", nulls, "n", "null edits"),
+        ("negative controls not at the bottom of the scale", negatives, "n", "negative controls"),
+        ("scores on two adjacent levels", resolutions, "n", "scores"),
+    ]
+    for label, results, n_field, unit in checked:
+        for r in results:
             if r.flagged:
-                reasons.setdefault(tuple(r[:3]), []).append(label)
+                reasons.setdefault(_rater_key(r), []).append(f"{label} (n={getattr(r, n_field)} {unit})")
     out = []
     for key, t in rows.groups(*GROUP_KEYS):
-        n = int(np.count_nonzero((t["control"] == "") & (t["order"] == "12")))
+        n = int(np.count_nonzero(t.mask(control="", order="12")))
         why = reasons.get(key, [])
         out.append(JudgeVerdict(*key, n, not why, "; ".join(why)))
     return out

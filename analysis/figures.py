@@ -13,7 +13,6 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-from matplotlib.collections import LineCollection  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from analysis.fingerprint import score_histogram  # noqa: E402
@@ -22,10 +21,9 @@ from analysis.length import LengthRow, overlap_reference  # noqa: E402
 from analysis.load import Table  # noqa: E402
 from analysis.needles import NeedleMean  # noqa: E402
 from analysis.positionality import CellEmdRow, PositionalityRow, PositionGrid  # noqa: E402
-from analysis.stats import kde_curve  # noqa: E402
 
 NEEDLE_COLORS = {"none": "#7f7f7f", "neg": "#d62728", "con": "#1f77b4", "ner": "#2ca02c", "all": "#000000"}
-DPI = 90
+DPI = 100
 
 
 def prompt_label(prompt_id: str, prompt_version: str) -> str:
@@ -43,60 +41,77 @@ def figure_bytes(fig: Figure, path: Path | None = None) -> bytes:
     return data
 
 
-def position_figure(grid: PositionGrid, emd_rows: Sequence[CellEmdRow], kde_points: int = 64) -> Figure:
-    """Upper triangle (i ≤ j): mean score heatmap, '*' where the EMD to the
-    mirror cell exceeds its permutation null. Lower triangle (i > j): KDE of
-    the scores at (i, j) (red) over those at its mirror (j, i) (blue);
-    constant data are drawn as a spike."""
+def _mirror_histograms(grid: PositionGrid, distance: int, bins: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """Scores pooled over the cells at distance j − i = d (needle early) and
+    over their mirrors i − j = d (needle late), as shares per bin."""
+    early = [grid.scores[(i, i + distance)] for i in range(grid.size - distance) if (i, i + distance) in grid.scores]
+    late = [grid.scores[(i + distance, i)] for i in range(grid.size - distance) if (i + distance, i) in grid.scores]
+    out = []
+    for parts in (early, late):
+        values = np.concatenate(parts) if parts else np.zeros(0)
+        counts, _ = np.histogram(values, bins=bins)
+        out.append((counts / max(1, values.size), values.size))
+    (h_early, n_early), (h_late, n_late) = out
+    return h_early, h_late, n_early, n_late
+
+
+def position_figure(grid: PositionGrid, emd_rows: Sequence[CellEmdRow]) -> Figure:
+    """Left: mean score per cell (i, j), '*' where the EMD between a cell and
+    its mirror exceeds its permutation null. Right: one panel per distance
+    d = |i − j|, the score distribution of early needles (i < j, pooled over
+    the cells at that distance) over that of late ones (i > j)."""
     judge, prompt_id, prompt_version, needle, hay = grid.key
     size = grid.size
-    upper = np.where(np.triu(np.ones((size, size), dtype=bool)), grid.mean, np.nan)
-    width = max(5.5, 1.6 + 0.55 * size)
-    height = 1.5 + 0.55 * size
-    fig = plt.figure(figsize=(width, height))
-    # fixed margins: a layout engine would redraw the ~200 artists several times
-    ax = fig.add_axes((0.9 / width, 0.7 / height, (width - 2.1) / width, (height - 1.6) / height))
-    cax = fig.add_axes(((width - 1.0) / width, 0.7 / height, 0.15 / width, (height - 1.6) / height))
-    image = ax.imshow(upper, cmap="viridis", vmin=0, vmax=100, aspect="auto")
+    # Fixed margins, sized for the labels (a test checks nothing is clipped):
+    # a layout engine measures every cell label and costs ~1 s a figure.
+    fig = plt.figure(figsize=(12.0, 5.8))
+    ax = fig.add_axes((0.055, 0.10, 0.36, 0.76))
+    cax = fig.add_axes((0.425, 0.10, 0.012, 0.76))
+    image = ax.imshow(grid.mean, cmap="viridis", vmin=0, vmax=100, aspect="auto")
     fig.colorbar(image, cax=cax, label="mean score")
     exceeding = {(r.i, r.j) for r in emd_rows if r.exceeds}
+    font = 9 if size <= 10 else 7
     for i in range(size):
-        for j in range(i, size):
-            if not np.isnan(grid.mean[i, j]):
-                mark = "*" if (i, j) in exceeding else ""
-                value = grid.mean[i, j]
-                ax.text(j, i, f"{value:.0f}{mark}", ha="center", va="center", fontsize=7,
+        for j in range(size):
+            value = grid.mean[i, j]
+            if not np.isnan(value):
+                mark = "*" if (min(i, j), max(i, j)) in exceeding else ""
+                ax.text(j, i, f"{value:.0f}{mark}", ha="center", va="center", fontsize=font, clip_on=True,
                         color="white" if value < 60 else "black")  # fmt: skip
-    xs = np.linspace(0, 100, kde_points)
-    segments: dict[str, list[np.ndarray]] = {"#d62728": [], "#1f77b4": []}
-    for i in range(size):
-        for j in range(i):
-            for cell, color in (((i, j), "#d62728"), ((j, i), "#1f77b4")):
-                if cell not in grid.scores:
-                    continue
-                curve = kde_curve(grid.scores[cell], xs)
-                if curve.density is not None:
-                    d = curve.density / max(curve.density.max(), 1e-12)
-                    segments[color].append(np.column_stack([j - 0.45 + 0.9 * xs / 100.0, i + 0.45 - 0.85 * d]))
-                elif curve.point is not None:
-                    x = j - 0.45 + 0.9 * curve.point / 100.0
-                    segments[color].append(np.array([[x, i + 0.45], [x, i - 0.4]]))
-    for color, segs in segments.items():
-        ax.add_collection(LineCollection(segs, colors=color, linewidths=0.9))
-    edges = np.arange(size + 1) - 0.5
-    ax.hlines(edges, -0.5, size - 0.5, colors="#cccccc", linewidths=0.3)
-    ax.vlines(edges, -0.5, size - 0.5, colors="#cccccc", linewidths=0.3)
-    ax.set_xlim(-0.5, size - 0.5)
-    ax.set_ylim(size - 0.5, -0.5)
     ax.set_xticks(range(size))
     ax.set_yticks(range(size))
     ax.set_xlabel("j (sentences after the needle)")
     ax.set_ylabel("i (sentences before the needle)")
-    ax.set_title(
-        f"{judge} · {prompt_label(prompt_id, prompt_version)} · needle {needle} · hay {hay} · n={int(grid.n.sum())}\n"
-        "upper: mean score (* EMD to mirror cell above its null)\nlower: KDE of (i,j) red over its mirror (j,i) blue",
-        fontsize=8,
-    )
+    ax.set_title("mean score per cell (* the cell and its mirror differ: EMD above null)", fontsize=9)
+    distances = list(range(1, size))
+    if distances:
+        columns = min(3, len(distances))
+        rows = -(-len(distances) // columns)
+        spec = fig.add_gridspec(rows, columns, left=0.555, right=0.99, bottom=0.10, top=0.82, wspace=0.15, hspace=0.55)
+        bins = np.linspace(0.0, 100.0, 21)
+        centers = (bins[:-1] + bins[1:]) / 2
+        first = None
+        for n, distance in enumerate(distances):
+            panel = fig.add_subplot(spec[n // columns, n % columns], sharex=first, sharey=first)
+            first = first or panel
+            h_early, h_late, n_early, n_late = _mirror_histograms(grid, distance, bins)
+            panel.step(centers, h_early, where="mid", color="#d62728", lw=1.2)
+            panel.step(centers, h_late, where="mid", color="#1f77b4", lw=1.2, ls="--")
+            panel.set_title(f"|i − j| = {distance} (n={n_early}+{n_late})", fontsize=8, pad=2)
+            panel.tick_params(labelsize=7, pad=1)
+            panel.set_xlim(0, 100)
+            panel.set_xticks((0, 50, 100))
+            if n % columns:
+                panel.tick_params(labelleft=False)
+            if n < len(distances) - columns:
+                panel.tick_params(labelbottom=False)
+        fig.text(0.77, 0.015, "score (5-point bins)", ha="center", fontsize=8)
+        fig.text(0.512, 0.46, "share of scores", va="center", rotation="vertical", fontsize=8)
+        handles = [plt.Line2D([], [], color="#d62728", lw=1.2), plt.Line2D([], [], color="#1f77b4", lw=1.2, ls="--")]
+        fig.legend(handles, ["early needle (i < j)", "late needle (i > j)"], loc="upper center", bbox_to_anchor=(0.76, 0.925),
+                   ncols=2, fontsize=8, frameon=False)  # fmt: skip
+    fig.suptitle(f"{judge} · {prompt_label(prompt_id, prompt_version)} · needle {needle} · hay {hay} · n={int(grid.n.sum())}",
+                 fontsize=10, y=0.985)  # fmt: skip
     return fig
 
 
@@ -124,7 +139,7 @@ def length_figure(rows: Sequence[LengthRow]) -> Figure:
         ax.set_xlabel("document length k = i + j + 1")
         ax.set_ylim(0, 102)
     axes[0][0].set_ylabel("score (mean; band ±1 sd pooled)")
-    axes[0][-1].legend(fontsize=7, loc="lower right")
+    fig.legend(*axes[0][0].get_legend_handles_labels(), loc="outside right upper", fontsize=7)
     fig.suptitle(f"Score by document length — {judge} · {prompt_label(prompt_id, prompt_version)}", fontsize=10)
     return fig
 
@@ -153,7 +168,7 @@ def needle_figure(means: Sequence[NeedleMean]) -> Figure:
         ax.set_title(f"hay {hay} (n={n})", fontsize=9)
         ax.set_ylim(0, 105)
     axes[0][0].set_ylabel("mean score ± sd")
-    axes[0][-1].legend(fontsize=7, loc="lower right")
+    fig.legend(*axes[0][0].get_legend_handles_labels(), title="needle", loc="outside right upper", fontsize=7)
     fig.suptitle("Mean score by needle type", fontsize=10)
     return fig
 
@@ -162,7 +177,7 @@ def hay_figure(curves: Sequence[PercentileShift]) -> Figure:
     """Percentile shift: each percentile of the orig scores (x) against its
     change under rand hay (y), one line per needle."""
     judge, prompt_id, prompt_version = curves[0].judge, curves[0].prompt_id, curves[0].prompt_version
-    fig, ax = plt.subplots(layout="constrained", figsize=(5.5, 3.8))
+    fig, ax = plt.subplots(layout="constrained", figsize=(7.0, 3.8))
     ax.axhline(0, color="k", lw=0.8)
     for needle in sorted({c.needle for c in curves}):
         pts = [c for c in curves if c.needle == needle]
@@ -170,27 +185,36 @@ def hay_figure(curves: Sequence[PercentileShift]) -> Figure:
                 color=NEEDLE_COLORS.get(needle), label=f"{needle} (n={pts[0].n_orig}+{pts[0].n_rand})")  # fmt: skip
     ax.set_xlabel("score at percentile p under orig hay")
     ax.set_ylabel("rand − orig at percentile p")
-    ax.legend(fontsize=7)
-    ax.set_title(f"Percentile shift orig → rand — {judge} · {prompt_label(prompt_id, prompt_version)}", fontsize=9)
+    fig.legend(loc="outside lower center", ncols=4, fontsize=7, title="needle (n orig+rand)", title_fontsize=7)
+    fig.suptitle(f"Percentile shift orig → rand — {judge} · {prompt_label(prompt_id, prompt_version)}", fontsize=9)
     return fig
 
 
 def bias_figure(rows: Sequence[PositionalityRow]) -> Figure:
-    """Forest plot of the early-positionality bias with its CI per
-    judge × prompt × needle × hay; filled markers are significant (Holm)."""
-    fig, ax = plt.subplots(layout="constrained", figsize=(7, 0.28 * len(rows) + 1.2))
-    ax.axvline(0, color="k", lw=0.8)
-    labels = []
-    for y, r in enumerate(rows):
-        color = NEEDLE_COLORS.get(r.needle)
-        ax.plot([r.bias_low, r.bias_high], [y, y], color=color, lw=1.2)
-        ax.plot([r.bias], [y], marker="o", color=color, mfc=color if r.significant else "white", ms=5)
-        labels.append(f"{r.judge} · {prompt_label(r.prompt_id, r.prompt_version)} · {r.needle}/{r.hay} (n={r.n_first}+{r.n_second})")
-    ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels(labels, fontsize=7)
-    ax.invert_yaxis()
-    ax.set_xlabel("early-positionality bias = mean(i > j) − mean(i < j), points")
-    ax.set_title("Early-positionality bias (filled: KS significant after Holm)", fontsize=9)
+    """Forest plot of the early-positionality bias with its CI, one panel per
+    judge × prompt (facet title), one short line per needle/hay with its n;
+    filled markers are significant (Holm)."""
+    raters: dict[tuple[str, str, str], list[PositionalityRow]] = {}
+    for r in rows:
+        raters.setdefault((r.judge, r.prompt_id, r.prompt_version), []).append(r)
+    heights = [len(group) for group in raters.values()]
+    fig, axes = plt.subplots(len(raters), 1, layout="constrained", sharex=True, squeeze=False,
+                             figsize=(8.0, 1.2 + sum(0.26 * h + 0.5 for h in heights)), height_ratios=heights)  # fmt: skip
+    for ax, ((judge, pid, pver), group) in zip(axes[:, 0], raters.items()):
+        ax.axvline(0, color="k", lw=0.8)
+        for y, r in enumerate(group):
+            color = NEEDLE_COLORS.get(r.needle)
+            ax.plot([r.bias_low, r.bias_high], [y, y], color=color, lw=1.2)
+            ax.plot([r.bias], [y], marker="o", color=color, mfc=color if r.significant else "white", ms=5)
+        ax.set_yticks(range(len(group)))
+        ax.set_yticklabels([f"{r.needle}/{r.hay}  n={r.n_first}+{r.n_second}" for r in group], fontsize=7)
+        ax.set_ylim(len(group) - 0.5, -0.5)
+        ax.set_title(f"{judge} · {prompt_label(pid, pver)}", fontsize=8, loc="left")
+    axes[-1, 0].set_xlabel("bias = mean(i > j) − mean(i < j), points")
+    marker = {"marker": "o", "color": "#444444", "ls": "none", "ms": 5}
+    handles = [plt.Line2D([], [], mfc="#444444", **marker), plt.Line2D([], [], mfc="white", **marker)]
+    fig.legend(handles, ["significant (KS, Holm)", "not significant"], loc="outside lower center", ncols=2, fontsize=7)
+    fig.suptitle("Early-positionality bias with its CI (n = needles early + late)", fontsize=9)
     return fig
 
 

@@ -7,8 +7,9 @@ differences the experiment measures.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
+import msgspec
 import numpy as np
 
 from analysis.load import Table
@@ -33,7 +34,7 @@ def band_boundaries(prompt_id: str, manifest: dict[str, Any]) -> tuple[float, ..
     return STS_BOUNDARIES if prompt_id.startswith("sts") else QUARTILE_BOUNDARIES
 
 
-class AdjacentLevels(NamedTuple):
+class AdjacentLevels(msgspec.Struct, frozen=True):
     share: float  # share of scores on the two adjacent levels holding the most
     low: float
     high: float
@@ -52,7 +53,7 @@ def adjacent_levels_share(scores: np.ndarray) -> AdjacentLevels:
     return AdjacentLevels(float(pair[best] / counts.sum()), float(levels[best]), float(levels[best + 1]))
 
 
-class FingerprintRow(NamedTuple):
+class FingerprintRow(msgspec.Struct, frozen=True):
     judge: str
     prompt_id: str
     prompt_version: str
@@ -62,7 +63,7 @@ class FingerprintRow(NamedTuple):
     share_on_boundaries: float
     share_multiple_of_10: float
     share_multiple_of_5: float
-    top_levels: str  # the three most frequent scores with their shares
+    top_levels: str  # the three most frequent scores (5-point bins for continuous scores) with their shares
     adjacent_share: float  # resolution: share on the two adjacent levels holding the most
     adjacent_low: float
     adjacent_high: float
@@ -73,8 +74,7 @@ def scoring_fingerprint(scored: Table, manifest: dict[str, Any]) -> list[Fingerp
     for key, t in scored.groups(*GROUP_KEYS):
         s = t["score"]
         bounds = band_boundaries(key[1], manifest)
-        levels, counts = np.unique(s, return_counts=True)
-        top = np.argsort(-counts, kind="stable")[:3]
+        levels = np.unique(s)
         adj = adjacent_levels_share(s)
         rows.append(
             FingerprintRow(
@@ -83,11 +83,38 @@ def scoring_fingerprint(scored: Table, manifest: dict[str, Any]) -> list[Fingerp
                 share_on_boundaries=float(np.isin(s, bounds).mean()),
                 share_multiple_of_10=float(np.mean(s % 10 == 0)),
                 share_multiple_of_5=float(np.mean(s % 5 == 0)),
-                top_levels=", ".join(f"{levels[x]:g} ({counts[x] / s.size:.0%})" for x in top),
+                top_levels=most_frequent(s),
                 adjacent_share=adj.share, adjacent_low=adj.low, adjacent_high=adj.high,
             )  # fmt: skip
         )
     return rows
+
+
+CONTINUOUS_BIN = 5.0  # points per bin when scores are not on integer levels
+
+
+def _share(part: int, whole: int) -> str:
+    share = part / whole
+    return f"{share:.0%}" if share >= 0.01 else f"{share:.1%}"
+
+
+def most_frequent(scores: np.ndarray, top: int = 3) -> str:
+    """The most frequent score levels with their shares. Scores off the
+    integer levels are continuous: their most frequent 5-point bins are
+    named instead; integer scores of which none repeats say so."""
+    s = np.asarray(scores, dtype=float)
+    if s.size == 0:
+        return "–"
+    if np.all(s == np.round(s)):
+        levels, counts = np.unique(s, return_counts=True)
+        if counts.max() == 1:
+            return "no repeated value"
+        best = [x for x in np.argsort(-counts, kind="stable")[:top] if counts[x] > 1]
+        return ", ".join(f"{levels[x]:g} ({_share(int(counts[x]), s.size)})" for x in best)
+    edges = np.arange(0.0, 100.0 + CONTINUOUS_BIN, CONTINUOUS_BIN)
+    counts, _ = np.histogram(s, bins=edges)
+    best = [x for x in np.argsort(-counts, kind="stable")[:top] if counts[x] > 0]
+    return "5-point bins " + ", ".join(f"{edges[x]:g}–{edges[x + 1]:g} ({_share(int(counts[x]), s.size)})" for x in best)
 
 
 def score_histogram(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -7,8 +7,8 @@ lenient when the hay is random.
 
 from __future__ import annotations
 
-from typing import NamedTuple
 
+import msgspec
 import numpy as np
 
 from analysis.load import Table
@@ -16,7 +16,7 @@ from analysis.options import GROUP_KEYS, AnalysisOptions, rng_for
 from analysis.stats import mean_difference_ci
 
 
-class HayShift(NamedTuple):
+class HayShift(msgspec.Struct, frozen=True):
     judge: str
     prompt_id: str
     prompt_version: str
@@ -31,7 +31,7 @@ class HayShift(NamedTuple):
     confidence: float
 
 
-class PercentileShift(NamedTuple):
+class PercentileShift(msgspec.Struct, frozen=True):
     judge: str
     prompt_id: str
     prompt_version: str

@@ -7,8 +7,8 @@ similar than plain sentence overlap would.
 
 from __future__ import annotations
 
-from typing import NamedTuple
 
+import msgspec
 import numpy as np
 
 from analysis.load import Table
@@ -22,7 +22,7 @@ def overlap_reference(k: int | np.ndarray) -> float | np.ndarray:
     return 100.0 * (k - 1) / k
 
 
-class LengthRow(NamedTuple):
+class LengthRow(msgspec.Struct, frozen=True):
     judge: str
     prompt_id: str
     prompt_version: str
@@ -36,7 +36,7 @@ class LengthRow(NamedTuple):
     above_reference: bool
 
 
-class LengthSummary(NamedTuple):
+class LengthSummary(msgspec.Struct, frozen=True):
     judge: str
     prompt_id: str
     prompt_version: str

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import NamedTuple
+
+import msgspec
 
 from analysis.load import Table
 from analysis.options import GROUP_KEYS, AnalysisOptions, rng_for
 from analysis.stats import bonferroni, ks_test, mean_difference_ci
 
 
-class NeedleMean(NamedTuple):
+class NeedleMean(msgspec.Struct, frozen=True):
     judge: str
     prompt_id: str
     prompt_version: str
@@ -23,7 +24,7 @@ class NeedleMean(NamedTuple):
     rank: int  # 1 = highest mean score (least noticed)
 
 
-class NeedleOrdering(NamedTuple):
+class NeedleOrdering(msgspec.Struct, frozen=True):
     judge: str
     prompt_id: str
     prompt_version: str
@@ -32,7 +33,7 @@ class NeedleOrdering(NamedTuple):
     n: int
 
 
-class NeedlePairKs(NamedTuple):
+class NeedlePairKs(msgspec.Struct, frozen=True):
     judge: str
     prompt_id: str
     prompt_version: str
@@ -49,7 +50,7 @@ class NeedlePairKs(NamedTuple):
     significant: bool
 
 
-class ConNegGap(NamedTuple):
+class ConNegGap(msgspec.Struct, frozen=True):
     judge: str
     prompt_id: str
     prompt_version: str

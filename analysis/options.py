@@ -37,7 +37,6 @@ class AnalysisOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True, k
     alpha: float = 0.05
     n_bootstrap: int = 2000
     n_permutations: int = 1000
-    kde_points: int = 64
     percentiles: tuple[float, ...] = tuple(float(p) for p in range(1, 100))
     stability_needles: tuple[str, ...] = ("none", "neg", "con")  # deterministic needles at (0, 0)
     thresholds: CheckThresholds = CheckThresholds()

@@ -11,8 +11,8 @@ neither half.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
+import msgspec
 import numpy as np
 
 from analysis.load import Table
@@ -22,7 +22,7 @@ from analysis.stats import emd_permutation_test, holm, ks_test, mean_difference_
 CONDITION_KEYS = (*GROUP_KEYS, "needle", "hay")
 
 
-class PositionalityRow(NamedTuple):
+class PositionalityRow(msgspec.Struct, frozen=True):
     judge: str
     prompt_id: str
     prompt_version: str
@@ -80,7 +80,7 @@ def positionality(scored: Table, options: AnalysisOptions) -> list[Positionality
     return rows
 
 
-class CellEmdRow(NamedTuple):
+class CellEmdRow(msgspec.Struct, frozen=True):
     judge: str
     prompt_id: str
     prompt_version: str
@@ -127,7 +127,7 @@ def mirror_cell_emd(scored: Table, options: AnalysisOptions) -> list[CellEmdRow]
     return rows
 
 
-class PositionGrid(NamedTuple):
+class PositionGrid(msgspec.Struct, frozen=True):
     """Scores of one judge × prompt × needle × hay laid out by (i, j)."""
 
     key: tuple[str, ...]  # CONDITION_KEYS values

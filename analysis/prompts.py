@@ -5,8 +5,8 @@ experiment (a document against itself should score 100).
 from __future__ import annotations
 
 import itertools
-from typing import NamedTuple
 
+import msgspec
 import numpy as np
 
 from analysis.load import Table
@@ -14,7 +14,7 @@ from analysis.options import GROUP_KEYS, AnalysisOptions, rng_for
 from analysis.stats import bonferroni, ks_test, mean_ci, mean_difference_ci
 
 
-class PromptPair(NamedTuple):
+class PromptPair(msgspec.Struct, frozen=True):
     judge: str
     needle: str
     hay: str
@@ -64,7 +64,7 @@ def prompt_comparison(scored: Table, options: AnalysisOptions) -> list[PromptPai
     return rows
 
 
-class NullExperiment(NamedTuple):
+class NullExperiment(msgspec.Struct, frozen=True):
     judge: str
     prompt_id: str
     prompt_version: str

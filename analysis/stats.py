@@ -1,7 +1,7 @@
 """Statistical building blocks: pure functions over numpy arrays.
 
 scipy.stats does the work where it has the function (KS test, bootstrap,
-permutation test, Wasserstein distance, Gaussian KDE); the few things it
+permutation test, Wasserstein distance); the few things it
 lacks (Holm and Bonferroni adjustment, weighted Cohen's kappa over explicit
 labels, Krippendorff's alpha) are small and tested against published or
 hand-computed answers. Every random draw takes an explicit numpy Generator
@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Literal, NamedTuple, Sequence
+from typing import Literal, Sequence
 
+import msgspec
 import numpy as np
 from scipy import stats as sps
 
@@ -52,7 +53,7 @@ def bonferroni(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
 # Two-sample tests and intervals
 
 
-class KsTest(NamedTuple):
+class KsTest(msgspec.Struct, frozen=True):
     statistic: float
     p_value: float
     n_a: int
@@ -75,7 +76,7 @@ def ks_test(a: np.ndarray, b: np.ndarray) -> KsTest:
     return KsTest(float(res.statistic), float(res.pvalue), int(a.size), int(b.size))
 
 
-class Interval(NamedTuple):
+class Interval(msgspec.Struct, frozen=True):
     """A point estimate with a two-sided confidence interval."""
 
     estimate: float
@@ -162,7 +163,7 @@ def wasserstein_1d(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
     return np.sum(np.abs(cdf_gap[..., :-1]) * np.diff(values, axis=-1), axis=-1)
 
 
-class EmdTest(NamedTuple):
+class EmdTest(msgspec.Struct, frozen=True):
     emd: float
     p_value: float  # share of label permutations with EMD ≥ the observed one
     null_q95: float  # 95th percentile of the permutation null
@@ -198,40 +199,6 @@ def emd_permutation_test(
     exceed = np.count_nonzero(null >= observed * (1 - 1e-14))
     p_value = (exceed + 1) / (n_permutations + 1)
     return EmdTest(observed, float(p_value), float(np.quantile(null, 0.95)), int(a.size), int(b.size))
-
-
-# ---------------------------------------------------------------------------
-# Densities
-
-
-class KdeCurve(NamedTuple):
-    grid: np.ndarray
-    density: np.ndarray | None  # None when the data admit no density
-    point: float | None  # the single value of degenerate (constant) data
-    n: int
-
-
-def kde_curve(values: np.ndarray, grid: np.ndarray) -> KdeCurve:
-    """1-D Gaussian KDE with Scott's bandwidth on `grid`: the density
-    scipy.stats.gaussian_kde gives, computed directly (scipy's general
-    d-dimensional path costs ~100× more per small sample, and the report
-    draws thousands).
-
-    Guard: constant data or fewer than two values have a singular
-    covariance; they come back as a point mass (density None, point set)
-    instead of raising, and figures draw them as a spike.
-    """
-    x = np.asarray(values, dtype=float)
-    x = x[~np.isnan(x)]
-    grid = np.asarray(grid, dtype=float)
-    if x.size == 0:
-        return KdeCurve(grid, None, None, 0)
-    if x.size < 2 or np.ptp(x) == 0:
-        return KdeCurve(grid, None, float(x[0]), int(x.size))
-    bandwidth = x.std(ddof=1) * x.size ** (-1.0 / 5.0)  # Scott's rule, as scipy.stats.gaussian_kde
-    z = (grid[:, None] - x[None, :]) / bandwidth
-    density = np.exp(-0.5 * z * z).sum(axis=1) / (x.size * bandwidth * math.sqrt(2.0 * math.pi))
-    return KdeCurve(grid, density, None, int(x.size))
 
 
 # ---------------------------------------------------------------------------
@@ -271,6 +238,29 @@ def cohen_kappa_linear(rater_a: Sequence, rater_b: Sequence, labels: Sequence) -
     return 1.0 - float((weights * observed).sum()) / disagreement_expected
 
 
+def _interval_alpha(data: np.ndarray, present: np.ndarray) -> float:
+    """Krippendorff's alpha for the interval metric δ² = (c − k)² in O(values):
+    the sums of squared differences over pairs come from per-unit sums
+    (Σ_{i≠j} (v_i − v_j)² = 2mΣv² − 2(Σv)²), so no values × values
+    coincidence matrix is built (continuous scores have thousands of levels)."""
+    units, raters = np.nonzero(present.T)
+    per_unit = np.bincount(units, minlength=data.shape[1])
+    pairable = per_unit[units] >= 2
+    if not pairable.any():
+        raise ValueError("Krippendorff's alpha needs at least one unit rated by two or more raters")
+    units, v = units[pairable], data[raters[pairable], units[pairable]]
+    m = per_unit[per_unit >= 2].astype(float)
+    dense = np.searchsorted(np.flatnonzero(per_unit >= 2), units)
+    s1 = np.bincount(dense, weights=v, minlength=m.size)
+    s2 = np.bincount(dense, weights=v * v, minlength=m.size)
+    n = float(v.size)
+    observed = float(((2.0 * m * s2 - 2.0 * s1 * s1) / (m - 1.0)).sum()) / n
+    expected = (2.0 * n * float((v * v).sum()) - 2.0 * float(v.sum()) ** 2) / (n * (n - 1.0))
+    if expected <= 0:
+        return math.nan
+    return 1.0 - observed / expected
+
+
 AlphaLevel = Literal["nominal", "ordinal", "interval", "ratio"]
 
 
@@ -291,6 +281,8 @@ def krippendorff_alpha(reliability_data: np.ndarray, level: AlphaLevel = "interv
     values = np.unique(data[present])
     if values.size < 2:
         return math.nan  # no variation: alpha is undefined
+    if level == "interval":
+        return _interval_alpha(data, present)
     units, raters = np.nonzero(present.T)
     value_idx = np.searchsorted(values, data[raters, units])
     counts = np.bincount(units * values.size + value_idx, minlength=data.shape[1] * values.size)

@@ -1,20 +1,25 @@
-"""The report of a quickstart-sized run: how long `needlejudge report` takes.
+"""Peak memory and time of a whole `needlejudge report` process.
 
-    python benchmarks/bench_report.py [--judges 3] [--size 10] [--docs 8] [--bootstrap 2000] [--permutations 1000]
+    python benchmarks/bench_report.py RUN_DIR [--code PATH] [--label NAME] [--bootstrap 2000] [--permutations 1000]
+    python benchmarks/bench_report.py --make-synthetic DIR --rows 1000000
 
-Builds a synthetic run folder (analysis.synthetic: planted effects, order
-swaps, controls) with judges × 4 needles × 2 hays × size² position cells ×
-docs documents (~20k rows by default: the quickstart's scale), then times,
-in one process:
+Runs `python -m engine.cli report RUN_DIR --out <fresh tmp folder>` as a child
+process, with PYTHONPATH set to --code (default: this checkout), so the same
+command measures the code before a change (an exported tree of the old
+commit) and after it, on the same run folder, in the same session. While
+the child runs, /proc/PID/status is sampled every 20 ms:
 
-- baseline: `load_run` (read and decode results.jsonl into columns), the
-  least any analysis must do;
-- the analyses without figures (statistics, resampling, checks);
-- the whole report (`build_report`: analyses, figures, HTML, CSV, Markdown).
+- VmHWM: the kernel's peak resident set size (anonymous + file pages);
+- RssAnon: anonymous memory, the memory the process really holds (its
+  peak over the samples), not page cache.
 
-Wall and CPU (process) seconds are both printed: on a shared machine the
-wall time carries other people's load, CPU time much less so. Ratios are
-against the baseline measured in the same run.
+Wall and CPU seconds (the child's user + system time) are printed; on a
+shared machine the wall time carries other people's load, CPU time less so.
+
+`--make-synthetic DIR --rows N` writes a synthetic run folder of about N
+rows (analysis.synthetic: planted effects, order swaps, controls; three
+judges on the 10×10 grid) as results.jsonl + results.parquet + manifest.json,
+the way an exported run looks.
 """
 
 from __future__ import annotations
@@ -22,54 +27,91 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import resource
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-from analysis.load import load_run
-from analysis.options import AnalysisOptions
-from analysis.report import analyse, build_report
-from analysis.synthetic import SyntheticJudge, reference_judges, synthetic_rows, write_run
+ROOT = Path(__file__).resolve().parents[1]
 
 
-def timed(fn):
-    wall, cpu = time.perf_counter(), time.process_time()
-    result = fn()
-    return result, time.perf_counter() - wall, time.process_time() - cpu
+def _status_kib(pid: int, *fields: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as handle:
+            for line in handle:
+                name, _, value = line.partition(":")
+                if name in fields:
+                    out[name] = int(value.split()[0])
+    except (FileNotFoundError, ProcessLookupError):
+        pass
+    return out
+
+
+def measure_report(run_dir: Path, code: Path, extra: list[str]) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [sys.executable, "-m", "engine.cli", "report", str(run_dir.resolve()), "--out", str(Path(tmp) / "report"), *extra]
+        env = dict(os.environ, PYTHONPATH=str(code))
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        # cwd=code too: `python -m` puts the working directory first on sys.path
+        child = subprocess.Popen(cmd, env=env, cwd=code, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        hwm = anon = 0
+        while child.poll() is None:
+            sample = _status_kib(child.pid, "VmHWM", "RssAnon")
+            hwm = max(hwm, sample.get("VmHWM", 0))
+            anon = max(anon, sample.get("RssAnon", 0))
+            time.sleep(0.02)
+        wall = time.perf_counter() - started
+        out, err = child.communicate()
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if child.returncode != 0:
+            raise SystemExit(f"report failed ({child.returncode}):\n{err[-3000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    # ru_maxrss of children is the largest child so far: a cross-check of the sampled VmHWM
+    return {"wall_s": wall, "cpu_s": cpu, "vmhwm_mib": hwm / 1024, "rss_anon_peak_mib": anon / 1024,
+            "ru_maxrss_mib": after.ru_maxrss / 1024}  # fmt: skip
+
+
+def make_synthetic(out: Path, rows: int) -> None:
+    sys.path.insert(0, str(ROOT))
+    from analysis.synthetic import SyntheticJudge, reference_judges, synthetic_rows, write_run
+    from engine.results import jsonl_to_parquet
+
+    judges = reference_judges() + [SyntheticJudge(name="steady")]
+    per_doc = len(judges) * 4 * 2 * 100 * 1.05  # judges × needles × hays × cells, plus ~5% order swaps
+    docs = max(1, round(rows / per_doc))
+    result = synthetic_rows(judges, size=10, docs_per_cell=docs, swapped_docs=max(1, docs // 20), controls=24)
+    write_run(out, result, {"run_id": f"synthetic-{len(result)}"})
+    del result
+    jsonl_to_parquet(out / "results.jsonl", out / "results.parquet")
+    print(f"{out}: {sum(1 for _ in (out / 'results.jsonl').open('rb')):,} rows")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--judges", type=int, default=3)
-    parser.add_argument("--size", type=int, default=10, help="positions 0..size-1 on each axis")
-    parser.add_argument("--docs", type=int, default=8, help="documents per cell")
+    parser.add_argument("run_dir", nargs="?", type=Path)
+    parser.add_argument("--code", type=Path, default=ROOT, help="source tree to run (PYTHONPATH of the child)")
+    parser.add_argument("--label", default="", help="name of the measured code in the output line")
     parser.add_argument("--bootstrap", type=int, default=2000)
     parser.add_argument("--permutations", type=int, default=1000)
+    parser.add_argument("--make-synthetic", type=Path, default=None, metavar="DIR")
+    parser.add_argument("--rows", type=int, default=1_000_000)
     args = parser.parse_args()
-
-    judges = (reference_judges() + [SyntheticJudge(name=f"extra{n}") for n in range(max(0, args.judges - 2))])[: args.judges]
-    rows = synthetic_rows(judges, size=args.size, docs_per_cell=args.docs, swapped_docs=1)
-    options = AnalysisOptions(n_bootstrap=args.bootstrap, n_permutations=args.permutations)
-    with tempfile.TemporaryDirectory() as tmp:
-        run_dir = write_run(Path(tmp) / "run", rows, {"run_id": "bench"})
-        run, load_wall, load_cpu = timed(lambda: load_run(run_dir))
-        _, analyse_wall, analyse_cpu = timed(lambda: analyse(run, options, make_figures=False))
-        paths, report_wall, report_cpu = timed(lambda: build_report(run_dir, Path(tmp) / "report", options=options))
-        html_mb = paths.html.stat().st_size / 1e6
-        n_figures, n_tables = len(paths.figures), len(paths.tables)
-
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, load average {os.getloadavg()[0]:.1f}")
-    print(f"rows: {len(rows)} ({args.judges} judges, {args.size}x{args.size} positions, {args.docs} docs/cell); "
-          f"bootstrap {args.bootstrap}, permutations {args.permutations}")  # fmt: skip
-    print(f"report: {n_figures} figures, {n_tables} CSV tables, HTML {html_mb:.1f} MB")
-    print("| step | wall s | CPU s | CPU ratio to load |")
-    print("| --- | ---: | ---: | ---: |")
-    for name, wall, cpu in (
-        ("load_run (baseline)", load_wall, load_cpu),
-        ("analyses, no figures", analyse_wall, analyse_cpu),
-        ("build_report (all)", report_wall, report_cpu),
-    ):
-        print(f"| {name} | {wall:.2f} | {cpu:.2f} | {cpu / load_cpu:.1f} |")
+    if args.make_synthetic is not None:
+        make_synthetic(args.make_synthetic, args.rows)
+        return
+    if args.run_dir is None:
+        parser.error("RUN_DIR is required (or --make-synthetic DIR)")
+    extra = ["--bootstrap", str(args.bootstrap), "--permutations", str(args.permutations)]
+    # the code before the reuse check has no --force; every run builds into a fresh folder anyway
+    m = measure_report(args.run_dir, args.code, extra)
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+          f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
+    print(f"| {args.label or args.code} | {args.run_dir.name} | {m['wall_s']:.1f} | {m['cpu_s']:.1f} | "
+          f"{m['vmhwm_mib']:.0f} | {m['rss_anon_peak_mib']:.0f} |")  # fmt: skip
 
 
 if __name__ == "__main__":

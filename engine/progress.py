@@ -79,12 +79,16 @@ class ProgressDisplay:
         from rich.panel import Panel
 
         console = Console(file=sys.stderr)
-        with Live(Panel(self.render(), title=self.title), console=console, auto_refresh=False, transient=False) as live:
-            try:
-                while True:
-                    await anyio.sleep(self.refresh_s)
+        try:
+            with Live(Panel(self.render(), title=self.title), console=console, auto_refresh=False, transient=False) as live:
+                try:
+                    while True:
+                        await anyio.sleep(self.refresh_s)
+                        live.update(Panel(self.render(), title=self.title), refresh=True)
+                finally:
                     live.update(Panel(self.render(), title=self.title), refresh=True)
-            finally:
-                live.update(Panel(self.render(), title=self.title), refresh=True)
-        if not console.is_terminal:
-            console.line()  # a captured log gets the summary on its own line
+        finally:
+            # The display ends by cancellation, so this must be in a finally:
+            # a captured log gets the panel's last border on its own line.
+            if not console.is_terminal:
+                console.line()

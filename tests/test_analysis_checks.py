@@ -101,8 +101,9 @@ def test_judge_agreement(run):
     (pair,) = checks.judge_agreement(scored)
     assert (pair.judge_a, pair.judge_b) == ("faulty", "planted")
     assert 0.5 < pair.alpha_interval < 1.0 and pair.n > 1000
-    twin = Table({k: np.concatenate([v, v]) for k, v in scored.where(judge="planted").columns.items()})
-    twin.columns["judge"] = np.array(["x"] * (len(twin) // 2) + ["y"] * (len(twin) // 2))
+    columns = {k: np.concatenate([v, v]) for k, v in scored.where(judge="planted").columns.items()}
+    columns["judge"] = np.array(["x"] * (len(columns["score"]) // 2) + ["y"] * (len(columns["score"]) // 2))
+    twin = Table(columns)
     (same,) = checks.judge_agreement(twin)
     assert same.alpha_interval == 1.0 and same.mean_abs_diff == 0.0
 
@@ -116,12 +117,18 @@ def test_judge_verdicts(run):
     by = {v.judge: v for v in checks.judge_verdicts(rows, failures, swaps, nulls, negatives, res)}
     assert by["planted"].fit and by["planted"].reasons == "" and by["planted"].n == 4 * 2 * 16 * 20
     assert not by["faulty"].fit
+    # each failed check names the n it rests on, not the judge's experimental rows
+    (unfit,) = [r for r in failures if r.judge == "faulty" and not r.fit_for_analysis]
+    (swap,) = [r for r in swaps if r.judge == "faulty"]
+    (null,) = [r for r in nulls if r.judge == "faulty"]
+    (negative,) = [r for r in negatives if r.judge == "faulty"]
     assert by["faulty"].reasons.split("; ") == [
-        "1 condition(s) above the failure-rate threshold",
-        "order-swap asymmetry",
-        "null edits scored unlike identical text",
-        "negative controls not at the bottom of the scale",
+        f"1 condition(s) above the failure-rate threshold (n={unfit.n} items in them)",
+        f"order-swap asymmetry (n={swap.n_pairs} swapped pairs)",
+        f"null edits scored unlike identical text (n={null.n} null edits)",
+        f"negative controls not at the bottom of the scale (n={negative.n} negative controls)",
     ]
+    assert negative.n < by["faulty"].n and f"n={by['faulty'].n}" not in by["faulty"].reasons
 
 
 def swap_rows(n_docs: int, *, replicates: int, noise_sd: float, shift: float = 0.0, per_item: float = 0.0, seed: int = 5):

@@ -5,15 +5,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analysis.fingerprint import QUARTILE_BOUNDARIES, STS_BOUNDARIES, adjacent_levels_share, band_boundaries, score_histogram, scoring_fingerprint
+import msgspec
+
+from analysis.fingerprint import (
+    QUARTILE_BOUNDARIES, STS_BOUNDARIES, adjacent_levels_share, band_boundaries, most_frequent, score_histogram, scoring_fingerprint,
+)  # fmt: skip
 from analysis.load import Run, rows_to_table
 from engine.contracts import ResultRow
 
 
 def test_adjacent_levels_share_by_hand():
     # levels 70:2, 80:3, 90:1 → adjacent pairs hold 5 and 4 of 6
-    assert adjacent_levels_share(np.array([70.0, 70, 80, 80, 80, 90])) == (5 / 6, 70.0, 80.0)
-    assert adjacent_levels_share(np.array([100.0, 100])) == (1.0, 100.0, 100.0)
+    astuple = msgspec.structs.astuple
+    assert astuple(adjacent_levels_share(np.array([70.0, 70, 80, 80, 80, 90]))) == (5 / 6, 70.0, 80.0)
+    assert astuple(adjacent_levels_share(np.array([100.0, 100]))) == (1.0, 100.0, 100.0)
     assert np.isnan(adjacent_levels_share(np.array([])).share)
 
 
@@ -36,3 +41,11 @@ def test_fingerprint_by_hand():
     assert (fp.adjacent_share, fp.adjacent_low) == (pytest.approx(2 / 8), 0.0)
     counts, edges = score_histogram(np.array(scores))
     assert counts.sum() == 8 and counts[100] == 1 and counts[99] == 1 and edges[-1] == 101
+
+
+def test_most_frequent_bins_continuous_scores_and_says_when_nothing_repeats():
+    assert most_frequent(np.array([80.0, 80, 80, 70, 70, 10])) == "80 (50%), 70 (33%)"  # 10 occurs once: not a "most frequent" level
+    assert most_frequent(np.array([1.0, 2, 3])) == "no repeated value"
+    continuous = np.array([99.375, 97.5, 96.25, 12.5, 13.75, 51.1])
+    assert most_frequent(continuous) == "5-point bins 95–100 (50%), 10–15 (33%), 50–55 (17%)"
+    assert most_frequent(np.array([50.0] * 300 + [60.0] * 2)) == "50 (99%), 60 (0.7%)"  # a rare level is not shown as 0%

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 
+import msgspec
 import numpy as np
 import pytest
 
@@ -70,3 +71,35 @@ def test_labels_csv_and_jsonl(tmp_path):
     bad.write_text("doc_id,needle,hay,i,j,label\nd1,neg,orig,1,2,150\n")
     with pytest.raises(ConfigError, match="outside the 0–100 scale"):
         load_labels(bad)
+
+
+def test_a_folder_without_results_says_what_is_missing_and_which_command_makes_it(tmp_path):
+    with pytest.raises(ConfigError) as err:
+        load_run(tmp_path)
+    message = str(err.value)
+    assert "no results.jsonl" in message and "needlejudge run" in message and "ResultRow" not in message
+
+
+def test_parquet_and_jsonl_load_the_same_columns(tmp_path):
+    from engine.results import jsonl_to_parquet
+
+    rows = synthetic_rows(reference_judges(), size=2, docs_per_cell=3, swapped_docs=1, controls=2)
+    rows[0] = msgspec.structs.replace(rows[0], cache_keys=("ab" * 32,), i=0, j=0)
+    rows[1] = msgspec.structs.replace(rows[1], score=None, status="refused", raw_text="no thanks")
+    write_run(tmp_path, rows)
+    from_jsonl = load_run(tmp_path).rows
+    jsonl_to_parquet(tmp_path / "results.jsonl", tmp_path / "results.parquet")
+    from_parquet = load_run(tmp_path).rows
+    assert from_parquet.columns.keys() == from_jsonl.columns.keys()
+    for name, column in from_jsonl.columns.items():
+        np.testing.assert_array_equal(from_parquet[name], column, err_msg=name)
+    assert from_jsonl["request"][0] == int("ab" * 8, 16) and from_jsonl["output_chars"][1] == len("no thanks")
+
+
+def test_table_memory_is_compact_codes_not_strings():
+    table = rows_to_table(synthetic_rows(reference_judges(), size=4, docs_per_cell=10, swapped_docs=1, controls=2))
+    # judge, needle, status... are one-byte codes, doc_id a small integer code, numbers compact
+    assert table.nbytes() / len(table) < 64  # the old string columns held ~400 bytes a row
+    assert table["judge"].dtype == object and set(table.unique("judge")) == {"faulty", "planted"}
+    codes = table.key_codes("judge", "needle")
+    assert len(np.unique(codes)) == 2 * 4 and codes.dtype == np.int64

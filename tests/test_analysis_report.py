@@ -112,6 +112,31 @@ def test_report_of_a_run_where_nothing_scored(tmp_path):
     write_run(tmp_path / "run", rows)  # no manifest either
     paths = build_report(tmp_path / "run", tmp_path / "out", options=AnalysisOptions(n_bootstrap=100, n_permutations=100))
     md = paths.markdown.read_text()
-    assert "FLAG: mute (bands@v9) is not fit for analysis as it stands: 1 condition(s) above the failure-rate threshold (n=5)" in md
+    assert "FLAG: mute (bands@v9) is not fit for analysis as it stands: 1 condition(s) above the failure-rate threshold (n=5 items in them)" in md
     assert "manifest.json missing" in md
     assert paths.figures == ()
+
+
+def test_a_report_is_rebuilt_only_when_its_inputs_change(tmp_path, capsys):
+    from analysis.options import AnalysisOptions
+    from analysis.report import INPUTS_NAME, build_report
+
+    rows = synthetic_rows(reference_judges(), size=2, docs_per_cell=5)
+    run_dir = write_run(tmp_path / "run", rows, {"run_id": "r", "started_at": "then"})
+    options = AnalysisOptions(n_bootstrap=100, n_permutations=100)
+    first = build_report(run_dir, tmp_path / "out", options=options)
+    assert not first.reused and (tmp_path / "out" / INPUTS_NAME).exists()
+    stamp = first.html.stat().st_mtime_ns
+    # a re-run rewrites the manifest's timestamps and config (the quickstart's server port): not inputs of the report
+    (run_dir / "manifest.json").write_text('{"run_id": "r", "started_at": "now", "config": {"base_url": "http://127.0.0.1:2"}}')
+    again = build_report(run_dir, tmp_path / "out", options=options)
+    assert again.reused and again.html.stat().st_mtime_ns == stamp and set(again.figures) == set(first.figures)
+    assert build_report(run_dir, tmp_path / "out", options=AnalysisOptions(n_bootstrap=101, n_permutations=100)).reused is False
+    (run_dir / "manifest.json").write_text('{"run_id": "r", "prompts": {"p": {"id": "bands", "band_boundaries": [0, 50, 100]}}}')
+    assert build_report(run_dir, tmp_path / "out", options=options).reused is False  # rubric bands the fingerprint reads
+    write_run(run_dir, rows[:-1])  # new results
+    assert build_report(run_dir, tmp_path / "out", options=options).reused is False
+    next(iter((tmp_path / "out" / "figures").glob("*.png"))).unlink()  # a missing output file
+    assert build_report(run_dir, tmp_path / "out", options=options).reused is False
+    assert main(["report", str(run_dir), "--out", str(tmp_path / "out"), "--bootstrap", "100", "--permutations", "100"]) == 0
+    assert "report up to date, reused" in capsys.readouterr().out

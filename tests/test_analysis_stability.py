@@ -6,7 +6,7 @@ import pytest
 
 from analysis.load import Run, rows_to_table
 from analysis.options import AnalysisOptions
-from analysis.stability import score_stability
+from analysis.stability import comparison_sentence, score_stability
 from analysis.synthetic import reference_judges, synthetic_rows
 from engine.contracts import ResultRow
 
@@ -34,3 +34,20 @@ def test_a_deterministic_judge_is_perfectly_stable():
     planted = [r for r in rows if r.judge == "planted"]
     assert {r.needle for r in planted} == {"none", "neg", "con"}
     assert all(r.exact_agreement == 1.0 and r.mean_abs_diff == 0.0 and r.n_pairs == 15 for r in planted)
+
+
+def test_stability_counts_byte_identical_requests_from_cache_keys():
+    import msgspec
+
+    same, other = "11" * 32, "22" * 32
+    rows = [msgspec.structs.replace(r, cache_keys=(key,)) for r, key in (
+        (_row("orig", "a", 50.0), same), (_row("rand", "a", 50.0), same),    # identical requests
+        (_row("orig", "b", 60.0), same), (_row("rand", "b", 70.0), other),   # differ (e.g. item metadata)
+    )] + [_row("orig", "c", 1.0), _row("rand", "c", 1.0)]  # fmt: skip
+    (res,) = score_stability(Run(Path("."), {}, rows_to_table(rows)).scored(), AnalysisOptions())
+    assert (res.n_pairs, res.n_known_requests, res.n_identical_requests) == (3, 2, 1)
+    assert "1 of 2 request pairs were byte-identical" in comparison_sentence(res)
+    all_same = msgspec.structs.replace(res, n_identical_requests=2)
+    assert "judge's own nondeterminism" in comparison_sentence(all_same)
+    assert "not byte-identical" not in comparison_sentence(all_same)
+    assert "none of the 2" in comparison_sentence(msgspec.structs.replace(res, n_identical_requests=0))

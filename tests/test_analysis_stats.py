@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import msgspec
 import numpy as np
 import pytest
 from scipy import stats as sps
@@ -13,7 +14,6 @@ from analysis.stats import (
     cohen_kappa_linear,
     emd_permutation_test,
     holm,
-    kde_curve,
     krippendorff_alpha,
     ks_test,
     mean_ci,
@@ -82,7 +82,7 @@ def test_mean_difference_ci_is_seeded_and_handles_degenerate_data():
     two = mean_difference_ci(a, b, rng=np.random.default_rng(7), n_resamples=300)
     assert one == two and one.estimate == 4.0 and one.n == 40
     constant = mean_difference_ci(np.full(5, 60.0), np.full(7, 70.0), rng=np.random.default_rng(0))
-    assert constant == (10.0, 10.0, 10.0, 12)
+    assert msgspec.structs.astuple(constant) == (10.0, 10.0, 10.0, 12)
     tiny = mean_difference_ci(np.array([1.0]), np.array([2.0, 3.0]), rng=np.random.default_rng(0))
     assert tiny.estimate == 1.5 and math.isnan(tiny.low)
 
@@ -133,27 +133,6 @@ def test_emd_of_constant_data():
 
 
 # --- KDE ---------------------------------------------------------------------
-
-
-def test_kde_matches_scipy_and_integrates_to_one():
-    x = np.random.default_rng(2).normal(50, 8, 57)
-    grid = np.linspace(0, 100, 401)
-    curve = kde_curve(x, grid)
-    np.testing.assert_allclose(curve.density, sps.gaussian_kde(x)(grid), rtol=1e-10, atol=1e-15)
-    assert np.trapezoid(curve.density, grid) == pytest.approx(1.0, abs=1e-3)
-
-
-def test_kde_of_constant_or_tiny_data_does_not_crash():
-    grid = np.linspace(0, 100, 11)
-    constant = kde_curve(np.full(30, 100.0), grid)
-    assert constant.density is None and constant.point == 100.0 and constant.n == 30
-    single = kde_curve(np.array([42.0]), grid)
-    assert single.point == 42.0
-    empty = kde_curve(np.array([]), grid)
-    assert empty.density is None and empty.point is None and empty.n == 0
-
-
-# --- Cohen's kappa -----------------------------------------------------------
 
 
 def test_linear_kappa_by_hand():
@@ -215,3 +194,22 @@ def test_krippendorff_alpha_edge_cases():
         krippendorff_alpha(np.array([[1.0, nan], [nan, 2]]))
     with pytest.raises(ValueError, match="level"):
         krippendorff_alpha(KRIPPENDORFF_2011, "circular")  # type: ignore[arg-type]
+
+
+def test_interval_alpha_on_continuous_scores_matches_the_pairwise_definition():
+    # thousands of distinct levels (continuous baseline scores): computed without a levels × levels matrix
+    rng = np.random.default_rng(3)
+    truth = rng.uniform(0, 100, 400)
+    data = np.vstack([truth + rng.normal(0, 10, 400), truth + rng.normal(5, 10, 400), rng.uniform(0, 100, 400)])
+    data[rng.random(data.shape) < 0.2] = nan
+    values, within = [], 0.0
+    for unit in data.T:
+        v = unit[~np.isnan(unit)]
+        if v.size >= 2:
+            values.extend(v)
+            within += sum((a - b) ** 2 for a in v for b in v) / (v.size - 1)
+    v = np.array(values)
+    expected = (v[:, None] - v[None, :]) ** 2
+    alpha = 1 - (within / v.size) / (expected.sum() / (v.size * (v.size - 1)))
+    assert krippendorff_alpha(data, "interval") == pytest.approx(alpha, rel=1e-9)
+    assert krippendorff_alpha(-data[:2] * 1.0 + 100, "interval") == pytest.approx(krippendorff_alpha(data[:2], "interval"), rel=1e-9)

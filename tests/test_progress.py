@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import anyio
 import pytest
 from rich.console import Console
@@ -43,3 +45,15 @@ def test_the_display_refreshes_until_cancelled(capsys: pytest.CaptureFixture[str
 
     anyio.run(main)
     assert "1,200 done" in capsys.readouterr().err
+
+
+def test_a_captured_log_gets_the_panel_border_on_its_own_line(capsys: pytest.CaptureFixture[str]) -> None:
+    async def main() -> None:
+        with anyio.move_on_after(0.2):  # the runner ends the display by cancelling it
+            await ProgressDisplay(counters(), refresh_s=0.05).run()
+        print("run finished", file=sys.stderr)
+
+    anyio.run(main)
+    lines = capsys.readouterr().err.splitlines()
+    assert "run finished" in lines  # not glued to the border: "╯run finished"
+    assert lines[lines.index("run finished") - 1].strip().endswith("╯")

@@ -15,6 +15,7 @@ import sys
 import time
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 HELP = "Run the bundled demo experiment end to end (no API key, no network) and write its report."
 
@@ -63,6 +64,16 @@ async def _run_with_fake_server(out: Path, quiet: bool):
     return config, summary
 
 
+def calls_sentence(summary: Any) -> str:
+    """What the run did for its results, each count with what it counts."""
+    if summary.cells_reused == summary.cells and summary.items_judged == 0:
+        return (f"every cell had ended in an earlier run, so all {summary.rows:,} results were reused from the store: "
+                "0 calls made, none needed")  # fmt: skip
+    calls = summary.calls_network + summary.calls_cached
+    return (f"{calls:,} calls: {summary.calls_network:,} made, {summary.calls_cached:,} answered without a new call "
+            "(cache hits, and identical requests shared within this run)")  # fmt: skip
+
+
 def main(args: argparse.Namespace) -> int:
     import anyio
 
@@ -77,15 +88,14 @@ def main(args: argparse.Namespace) -> int:
     say("1/2 preparing the bundled corpus and running the design (baseline judges + a simulated judge on a local fake server)")
     config, summary = anyio.run(_run_with_fake_server, out, args.quiet)
     t_run = time.perf_counter() - t0
-    print(
-        f"run {summary.run_id}: {summary.rows:,} results in {summary.cells:,} cells; "
-        f"{summary.calls_network:,} calls made, {summary.calls_cached:,} answered by the cache; "
-        f"statuses {summary.status_counts}; {t_run:.1f} s"
-    )
+    print(f"run {summary.run_id}: {summary.rows:,} results in {summary.cells:,} cells; {calls_sentence(summary)}; "
+          f"statuses {summary.status_counts}; {t_run:.1f} s")  # fmt: skip
 
     say("2/2 analysing and writing the report")
     report = build_report(Path(config.output), Path(config.output) / "report", progress=lambda step: say(f"    {step}"))
     total = time.perf_counter() - t0
+    if report.reused:
+        print("report up to date, reused: its inputs (results, labels, options, report code) are unchanged")
 
     print(f"results:  {summary.results_jsonl}")
     print(f"report:   {report.html}")

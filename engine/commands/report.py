@@ -22,6 +22,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and permutation resampling")
     parser.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples per confidence interval")
     parser.add_argument("--permutations", type=int, default=1000, help="label permutations per EMD null")
+    parser.add_argument("--force", action="store_true", help="rebuild even when the report's inputs have not changed")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -35,9 +36,13 @@ def main(args: argparse.Namespace) -> int:
     out = args.out if args.out is not None else args.run_dir / "report"
     started = time.perf_counter()
     paths = build_report(
-        args.run_dir, out, labels=args.labels, options=options, progress=lambda step: print(f"  {step}…", file=sys.stderr)
-    )
-    print(f"report written in {time.perf_counter() - started:.1f} s")
+        args.run_dir, out, labels=args.labels, options=options, force=args.force,
+        progress=lambda step: print(f"  {step}…", file=sys.stderr),
+    )  # fmt: skip
+    if paths.reused:
+        print(f"report up to date, reused: results, labels, options and report code unchanged ({time.perf_counter() - started:.1f} s; --force rebuilds)")
+    else:
+        print(f"report written in {time.perf_counter() - started:.1f} s")
     print(f"  HTML:     {paths.html}")
     print(f"  summary:  {paths.markdown}")
     print(f"  figures:  {paths.figures_dir} ({len(paths.figures)} files)")
