@@ -272,7 +272,8 @@ class HttpAdapter:
         deadline = started + self.spec.max_retry_time_s
         key = b""
         attempt = 0
-        budget_used = 0  # attempts that count against max_attempts (a replica's failure does not)
+        budget_used = 0  # attempts that count against max_attempts
+        failovers = 0  # replica failures moved straight to another replica, free: at most one per replica
         last = _Attempt(kind="timeout", text="no attempt made")
         while True:
             await self._pace.wait_for_budget(tokens)
@@ -291,8 +292,10 @@ class HttpAdapter:
                 last.result is None
                 and last.kind in REPLICA_FAILURE_KINDS
                 and self.replicas is not None
+                and failovers < len(self.replicas.replicas)
                 and time.monotonic() < deadline
             ):
+                failovers += 1
                 continue  # the replica failed, not the call: straight to another one
             budget_used += last.sent
             if last.result is not None:

@@ -8,8 +8,9 @@ the healthy replica with the fewest calls in flight, never more than
 is taken out for `pause_s`; after the pause it gets one probe call, and
 goes back in when that call succeeds (else out again, for twice the pause,
 up to `max_pause_s`). The adapter (adapters/http.py) retries a call whose
-replica failed on another replica; only when every replica is out does the
-call fail, as a transient error the scheduler leaves pending.
+replica failed on another replica at once (up to one such move per replica,
+then with backoff, as any retry); only when every replica is out does the
+call fail, as a transient `replicas_down` error the scheduler leaves pending.
 
 Which replica answered never enters the call's cache key: the request
 carries no URL (engine/contracts.py), so answers from any replica are

@@ -112,7 +112,7 @@ class FakeServer:
             self._completions: Counter[bytes] = Counter()
             self._buckets: dict[str, _Bucket] = {}
             self._seen_prefixes: set[bytes] = set()
-            self._first_at = self._last_at = 0.0
+            self._first_at = self._last_at = self._last_done_at = 0.0
             self._gpu_free_at = 0.0  # the simulated GPU's next free slot (monotonic)
             self._batch_peak = 0
 
@@ -141,6 +141,7 @@ class FakeServer:
                 "by_outcome": dict(self._by_outcome),
                 "first_request_at": self._first_at,
                 "last_request_at": self._last_at,
+                "last_completed_at": self._last_done_at,
                 "batch_peak": self._batch_peak,  # most calls queued on the simulated GPU at once (capacity mode)
             }
 
@@ -222,6 +223,7 @@ class FakeServer:
         response = web.Response(body=body, content_type=JSON, headers=self._budget_headers(wire, call))
         with self._lock:
             self._completions[_fingerprint(request, raw)] += 1
+            self._last_done_at = time.time()
         return self._count(200, "ok", response)
 
     def _batch_wait_s(self, config: FakeConfig) -> float:
