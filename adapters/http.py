@@ -41,6 +41,7 @@ import anyio
 import msgspec
 
 from adapters.pacing import Pacer, budget_pause_s, retry_after_s
+from adapters.replicas import ReplicaPool, ReplicasDown
 from adapters.transport import REPLAY_NOTE, AiohttpTransport
 
 from engine.contracts import (
@@ -56,6 +57,8 @@ from engine.contracts import (
 
 log = logging.getLogger("needlejudge.adapters")
 
+# Retryable kinds that are the replica's fault, not the request's: the call moves to another replica.
+REPLICA_FAILURE_KINDS = frozenset({"timeout", "connection", "server", "malformed"})
 # Status codes that mean "the provider is throttling this key": retry after
 # the advertised delay and shrink the in-flight limit (529 = Anthropic overloaded).
 RATE_LIMIT_STATUSES = frozenset({429, 529})
@@ -133,6 +136,11 @@ def settings_from_options(spec: JudgeSpec, own_keys: frozenset[str]) -> HttpSett
         raise AdapterConfigError(f"judge {spec.name!r}: option {name!r} was removed: {RETIRED_OPTIONS[name]}")
     for name in sorted(set(spec.options) & set(DEPRECATED_OPTIONS)):
         log.warning("judge %s: option %r is deprecated: %s", spec.name, name, DEPRECATED_OPTIONS[name])
+    if spec.base_urls and spec.adapter != "openai-compatible":
+        raise AdapterConfigError(
+            f"judge {spec.name!r}: base_urls (several replicas) is for adapter 'openai-compatible' only, "
+            f"not {spec.adapter!r}; use base_url"
+        )
     fields = set(HttpSettings.__struct_fields__)
     unknown = set(spec.options) - fields - own_keys - set(DEPRECATED_OPTIONS)
     if unknown:
@@ -204,6 +212,7 @@ class HttpAdapter:
         settings: HttpSettings,
         *,
         retry_delay: Callable[[bytes], float | None] = lambda body: None,
+        replicas: ReplicaPool | None = None,
     ) -> None:
         if spec.concurrency < 1:
             raise AdapterConfigError(f"judge {spec.name!r}: concurrency must be >= 1, got {spec.concurrency}")
@@ -221,6 +230,7 @@ class HttpAdapter:
         self._pace = Pacer(spec.concurrency, settings.min_concurrency, rpm=spec.rpm, tpm=spec.tpm)
         self._consecutive_failures = 0
         self._breaker_cause = ""
+        self.replicas = replicas  # several servers behind this judge (adapters/replicas.py)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} judge={self.spec.name!r} provider={self._dialect.provider} model={self.spec.model!r}>"
@@ -262,16 +272,32 @@ class HttpAdapter:
         deadline = started + self.spec.max_retry_time_s
         key = b""
         attempt = 0
+        budget_used = 0  # attempts that count against max_attempts
+        failovers = 0  # replica failures moved straight to another replica, free: at most one per replica
         last = _Attempt(kind="timeout", text="no attempt made")
         while True:
-            attempt += 1
             await self._pace.wait_for_budget(tokens)
             await self._pace.inflight.acquire()
             try:
-                last = await self._exchange(url, body, headers, tokens)
+                if self.replicas is None:
+                    last = await self._exchange(url, body, headers, tokens)
+                else:
+                    last = await self._exchange_on_replica(url, body, headers, tokens)
             finally:
                 self._pace.inflight.release()
-            attempt += last.sent - 1  # every request sent counts, replays too
+            if last.sent == 0:  # every replica is out
+                break
+            attempt += last.sent  # every request sent counts, replays too
+            if (
+                last.result is None
+                and last.kind in REPLICA_FAILURE_KINDS
+                and self.replicas is not None
+                and failovers < len(self.replicas.replicas)
+                and time.monotonic() < deadline
+            ):
+                failovers += 1
+                continue  # the replica failed, not the call: straight to another one
+            budget_used += last.sent
             if last.result is not None:
                 result = last.result
                 result = msgspec.structs.replace(
@@ -288,12 +314,12 @@ class HttpAdapter:
                     self._pace.increase()
                 return result
             # retryable failure
-            if attempt >= self.spec.max_attempts:
+            if budget_used >= self.spec.max_attempts:
                 break
             if not key:
                 key = request_key(request)
-            base = min(self._settings.backoff_cap_s, self._settings.backoff_base_s * 2 ** (attempt - 1))
-            delay = base * (0.5 + 0.5 * _jitter(key, attempt))
+            base = min(self._settings.backoff_cap_s, self._settings.backoff_base_s * 2 ** (budget_used - 1))
+            delay = base * (0.5 + 0.5 * _jitter(key, budget_used))
             if last.retry_after is not None:
                 delay = max(delay, last.retry_after)
             if time.monotonic() + delay > deadline:
@@ -307,6 +333,23 @@ class HttpAdapter:
         result = self._failure(last.kind, text, attempt, started_wall, latency_s=last.latency_s)
         self._record_failure(last.kind, text)
         return result
+
+    async def _exchange_on_replica(self, url: str, body: bytes, headers: dict[str, str], tokens: int) -> _Attempt:
+        """One exchange with the least-loaded healthy replica (`url` names the first one;
+        the same path goes to the chosen one). `sent == 0` when every replica is out."""
+        assert self.replicas is not None
+        try:
+            replica = await self.replicas.acquire()
+        except ReplicasDown as exc:
+            return _Attempt(kind="replicas_down", text=f"judge {self.spec.name!r}: {exc}", sent=0)
+        error = ""
+        try:
+            outcome = await self._exchange(replica.url + url[len(self.replicas.replicas[0].url):], body, headers, tokens)
+            if outcome.result is None and outcome.kind in REPLICA_FAILURE_KINDS:
+                error = f"{outcome.kind}: {outcome.text}"
+            return outcome
+        finally:
+            self.replicas.release(replica, failed=bool(error), error=error)
 
     async def _exchange(self, url: str, body: bytes, headers: dict[str, str], tokens: int) -> _Attempt:
         sent = time.monotonic()

@@ -32,6 +32,7 @@ from adapters.http import (
     decode_json,
     settings_from_options,
 )
+from adapters.replicas import REPLICA_OPTIONS, compatible_base_urls, replica_pool
 from engine.contracts import AdapterConfigError, Backend, Capabilities, CallRequest, JudgeSpec, Usage
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -233,20 +234,21 @@ def create_azure(spec: JudgeSpec) -> HttpAdapter:
 
 
 def create_compatible(spec: JudgeSpec) -> HttpAdapter:
-    """Any OpenAI-compatible server by `base_url` (e.g. http://127.0.0.1:8000/v1)."""
-    own = ("structured_outputs", "max_tokens_field")
+    """Any OpenAI-compatible server by `base_url` (e.g. http://127.0.0.1:8000/v1),
+    or several replicas of one model by `base_urls` (adapters/replicas.py)."""
+    own = ("structured_outputs", "max_tokens_field") + REPLICA_OPTIONS
     settings = settings_from_options(spec, frozenset(own))
     opts = _options(spec, own)
-    if not spec.base_url:
-        raise AdapterConfigError(f"judge {spec.name!r}: adapter 'openai-compatible' needs base_url (e.g. http://127.0.0.1:8000/v1)")
+    bases = compatible_base_urls(spec)
     key = api_key_from_env(spec, (), required=False)
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     dialect = ChatCompletionsDialect(
-        "openai-compatible", f"{spec.base_url.rstrip('/')}/chat/completions", spec.model,
+        "openai-compatible", f"{bases[0]}/chat/completions", spec.model,
         max_tokens_field=str(opts.get("max_tokens_field", "max_tokens")),
         structured_outputs=structured_outputs_style(spec),
     )
-    return HttpAdapter(spec, dialect, headers, compatible_capabilities(spec), settings)
+    pool = replica_pool(spec, bases, opts) if spec.base_urls else None
+    return HttpAdapter(spec, dialect, headers, compatible_capabilities(spec), settings, replicas=pool)
 
 
 OPENAI = Backend(capabilities=lambda spec: CHAT_CAPABILITIES, create=create)

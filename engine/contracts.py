@@ -164,6 +164,8 @@ class JudgeSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only
     model: str
     revision: str = ""
     base_url: str | None = None
+    # Several servers of one model behind this judge (openai-compatible only; adapters/replicas.py)
+    base_urls: tuple[str, ...] = ()
     api_key_env: str | None = None  # name of the env var holding the key, never the key
     concurrency: int = 16  # in-flight calls for this judge
     rpm: float | None = None  # requests per minute

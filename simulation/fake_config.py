@@ -3,7 +3,7 @@ faults, simulated judges per model, keys and model patterns."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -51,6 +51,9 @@ class FakeConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_onl
     seed: int = 0
     latency: Latency = Latency()
     rpm: float | None = None  # per model
+    # A simulated GPU replica: at most `capacity` calls/s; a call waits for its
+    # slot behind the calls already in the batch, so latency grows with load.
+    capacity: Annotated[float, msgspec.Meta(gt=0)] | None = None
     rpm_burst: float | None = None  # bucket size; default one second's worth (at least 1)
     faults: tuple[Fault, ...] = ()
     judges: dict[str, sim.SimJudgeParams] = {}

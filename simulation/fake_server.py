@@ -115,7 +115,9 @@ class FakeServer:
             self._completions: Counter[bytes] = Counter()
             self._buckets: dict[str, _Bucket] = {}
             self._seen_prefixes: set[bytes] = set()
-            self._first_at = self._last_at = 0.0
+            self._first_at = self._last_at = self._last_done_at = 0.0
+            self._gpu_free_at = 0.0  # the simulated GPU's next free slot (monotonic)
+            self._batch_peak = 0
 
     def set_config(self, config: FakeConfig) -> None:
         """Replace the whole configuration; counters are reset."""
@@ -142,6 +144,8 @@ class FakeServer:
                 "by_outcome": dict(self._by_outcome),
                 "first_request_at": self._first_at,
                 "last_request_at": self._last_at,
+                "last_completed_at": self._last_done_at,
+                "batch_peak": self._batch_peak,  # most calls queued on the simulated GPU at once (capacity mode)
             }
 
     def truth(self) -> dict[str, Any]:
@@ -206,7 +210,7 @@ class FakeServer:
             return self._count(reject.status, "rejected", wire.error_response(reject))
         with self._lock:
             self._by_model[call.model] += 1
-        delay = _latency_s(config, index)
+        delay = _latency_s(config, index) + self._batch_wait_s(config)
         if delay > 0:
             await asyncio.sleep(delay)
         fault = self._fault_for(call, index)
@@ -222,7 +226,20 @@ class FakeServer:
         response = web.Response(body=body, content_type=JSON, headers=self._budget_headers(wire, call))
         with self._lock:
             self._completions[_fingerprint(request, raw)] += 1
+            self._last_done_at = time.time()
         return self._count(200, "ok", response)
+
+    def _batch_wait_s(self, config: FakeConfig) -> float:
+        """The simulated GPU (config.capacity = C calls/s): calls finish 1/C
+        apart, each after those already in the batch, so the replica never
+        serves more than C calls/s and a batch of b calls waits about b/C."""
+        if not config.capacity:
+            return 0.0
+        with self._lock:
+            now = time.monotonic()
+            self._gpu_free_at = max(now, self._gpu_free_at) + 1.0 / config.capacity
+            self._batch_peak = max(self._batch_peak, round((self._gpu_free_at - now) * config.capacity))
+            return self._gpu_free_at - now
 
     def _count(self, status: int, outcome: str, response: web.StreamResponse) -> web.StreamResponse:
         with self._lock:

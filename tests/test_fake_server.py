@@ -158,6 +158,32 @@ async def test_fixed_latency_and_configuration_over_http():
             assert r.status == 400
 
 
+async def test_capacity_mode_serves_at_most_c_calls_per_second_with_latency_growing_with_the_batch():
+    import anyio
+
+    capacity, calls = 40.0, 60
+    latencies: list[float] = []
+    async with serve(FakeConfig(capacity=capacity)) as server, aiohttp.ClientSession() as s:
+        started = time.monotonic()
+
+        async def one() -> None:
+            sent = time.monotonic()
+            status, _, _ = await post(s, f"{server.url}/v1/chat/completions", OPENAI, {"Authorization": "Bearer k"})
+            assert status == 200
+            latencies.append(time.monotonic() - sent)
+
+        async with anyio.create_task_group() as tg:
+            for _ in range(calls):
+                tg.start_soon(one)
+        wall = time.monotonic() - started
+        stats = server.stats()
+    assert stats["completed"] == calls
+    assert wall >= (calls - 1) / capacity  # never faster than C calls/s, however many arrive at once
+    latencies.sort()
+    assert latencies[0] < 0.5 and latencies[-1] >= (calls - 1) / capacity * 0.9  # the last waited behind the batch
+    assert stats["batch_peak"] >= calls // 2
+
+
 async def test_truth_endpoint_exposes_planted_parameters():
     judges = {"sim-strict": sim.SimJudgeParams(early_penalty=9.0)}
     async with serve(FakeConfig(judges=judges)) as server, aiohttp.ClientSession() as s:
@@ -189,6 +215,10 @@ def test_command_settings(tmp_path):
     assert config.latency == Latency(kind="uniform", low_s=0.01, high_s=0.05)
     assert config.rpm == 300 and config.faults == (Fault(kind="reset", rate=0.1),)
     assert config.judges["sim-x"].early_penalty == 2.5
+    assert config.capacity is None
+    assert command.build_config(parser.parse_args(["--capacity", "120"])).capacity == 120.0
+    with pytest.raises(ConfigError, match="capacity"):
+        command.build_config(parser.parse_args(["--capacity", "0"]))
     with pytest.raises(ConfigError, match="--latency"):
         command.parse_latency("gaussian:1")
     with pytest.raises(ConfigError, match="fault-server|bad setting"):

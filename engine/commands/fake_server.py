@@ -20,6 +20,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--rpm", type=float, default=None, help="requests per minute per model before 429 (default: unlimited)")
     parser.add_argument("--rpm-burst", type=float, default=None, help="rate-limit bucket size (default: one second's worth)")
+    parser.add_argument(
+        "--capacity",
+        type=float,
+        default=None,
+        metavar="C",
+        help="simulate a GPU replica: serve at most C calls/s, each call waiting behind the batch already queued "
+        "(latency about batch/C, plus --latency); default: unlimited",
+    )
     parser.add_argument("--judges", default=None, metavar="FILE", help="JSON/TOML file: model id -> simulated-judge parameters")
     parser.add_argument(
         "--store",
@@ -69,7 +77,8 @@ def build_config(args: argparse.Namespace):
             faults.append({"kind": kind, "rate": float(rate or 1.0)})
         except ValueError:
             raise ConfigError(f"--fault {spec!r}: expected KIND:RATE with RATE a probability") from None
-    raw = {"seed": args.seed, "latency": parse_latency(args.latency), "rpm": args.rpm, "rpm_burst": args.rpm_burst, "faults": faults}
+    raw = {"seed": args.seed, "latency": parse_latency(args.latency), "rpm": args.rpm, "rpm_burst": args.rpm_burst, "faults": faults,
+           "capacity": args.capacity}
     if args.judges:
         raw["judges"] = msgspec.to_builtins(load_judges(args.judges))
     try:
