@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.capacity import MIN_MEASURED_CALLS, busy_seconds, estimate, judge_gpus, measured_rate, observed_intervals
-from engine.capacity import Capacity
+from engine.capacity import MIN_MEASURED_CALLS, Capacity, busy_seconds, estimate, judge_gpus, measured_rate, observed_intervals
 from engine.cache import CallCache
 from engine.cli import main as cli_main
-from engine.contracts import ConfigError
+from engine.commands.run import capacity_lines
 from engine.experiment import Experiment
 from engine.runner import plan_experiment, run_experiment
 from experiments import write_experiment
@@ -100,3 +99,15 @@ def test_dry_run_estimates_from_the_configured_then_the_measured_rate(tmp_path, 
     assert cli_main(["run", str(tmp_path / "exp.toml"), "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "judge jaccard: 0 calls at 0.01 calls/s (configured" in out and "GPU-hours on 2 GPU(s)" in out
+
+
+def test_dry_run_lines_say_the_rate_and_its_source():
+    lines = capacity_lines(
+        [
+            estimate("gemma", 36_000, configured=10.0, measured=12.5, measured_calls=80, gpus=2),
+            estimate("gpt", 100, configured=None, measured=None, measured_calls=0, gpus=None),
+        ]
+    )
+    assert lines[0] == "judge gemma: 36,000 calls at 10 calls/s (configured; measured 12.5 calls/s) = 1.00 h wall, 2.00 GPU-hours on 2 GPU(s)"
+    assert lines[1].startswith("judge gpt: 100 calls; no time estimate (set [judges.capacity] calls_per_s")
+    assert lines[2] == "judges run side by side: the run's wall time is about the longest judge's"
