@@ -46,6 +46,7 @@ OPTION_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "max_model_len": ((int,), "a positive int (context length in tokens)"),
     "gpu_memory_utilization": ((float, int), "a number in (0, 1]"),
     "tensor_parallel_size": ((int,), "a positive int (number of GPUs)"),
+    "data_parallel_size": ((int,), "a positive int (engine replicas, each on tensor_parallel_size GPUs)"),
     "enable_prefix_caching": ((bool,), "true or false (default true: the rubric prefix is shared)"),
     "seed": ((int,), "an int (engine seed)"),
     "load_format": ((str,), "a vLLM load format, e.g. 'auto', 'safetensors', 'dummy'"),
@@ -59,7 +60,7 @@ OPTION_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "trust_remote_code": ((bool,), "true or false"),
     "language_model_only": ((bool,), "true or false (multimodal Gemma 3 4B/12B/27B: skip the vision tower)"),
 }
-_POSITIVE_INTS = {"max_model_len", "tensor_parallel_size", "max_num_seqs", "max_num_batched_tokens"}
+_POSITIVE_INTS = {"max_model_len", "tensor_parallel_size", "data_parallel_size", "max_num_seqs", "max_num_batched_tokens"}
 DEFAULT_OPTIONS: dict[str, Any] = {"enable_prefix_caching": True, "seed": 0}
 
 CAPABILITIES = Capabilities(seed=True, guided_decoding=True, batch_api=False, prompt_caching=True)

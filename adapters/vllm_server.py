@@ -136,6 +136,18 @@ class VllmServer:
         """Start the server and block until /health answers 200."""
         if self.process is not None:
             return self
+        self.launch()
+        try:
+            self.wait_healthy()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def launch(self) -> None:
+        """Start the server process without waiting for it (several servers load at once)."""
+        if self.process is not None:
+            return
         if self.port is None:
             self.port = free_port()
         if self.log_path is None:
@@ -151,14 +163,9 @@ class VllmServer:
             env={**os.environ, **self.env},
             start_new_session=True,  # its own process group: stop() takes the workers too
         )
-        try:
-            self._wait_healthy()
-        except BaseException:
-            self.stop()
-            raise
-        return self
 
-    def _wait_healthy(self) -> None:
+    def wait_healthy(self) -> None:
+        """Block until a launched server's /health answers 200; raise if it exits or times out."""
         assert self.process is not None
         deadline = time.monotonic() + self.startup_timeout_s
         url = f"http://{HOST}:{self.port}/health"

@@ -50,6 +50,7 @@ from typing import Annotated, Any
 
 import msgspec
 
+from engine.capacity import Capacity
 from engine.contracts import HAYS, NEEDLES, ConfigError, Hay, JudgeSpec, Needle
 from engine.prepare import CorpusSettings
 from engine.stopping_spec import SPEC_TYPES, PaperSpec, StoppingSpec, settings_of
@@ -64,11 +65,14 @@ class JudgeConfig(JudgeSpec, frozen=True, forbid_unknown_fields=True, kw_only=Tr
     """A judge as declared in the config: a JudgeSpec plus its own prompts."""
 
     prompts: tuple[str, ...] | None = None  # overrides the experiment-wide list
+    capacity: Capacity | None = None  # planned throughput, for `run --dry-run` only
+
 
     def spec(self) -> JudgeSpec:
         """The plain JudgeSpec the adapter registry takes."""
         fields = msgspec.structs.asdict(self)
         fields.pop("prompts")
+        fields.pop("capacity")
         return JudgeSpec(**fields)
 
 

@@ -9,6 +9,7 @@ import math
 import msgspec
 
 from engine.cache import CallCache
+from engine.capacity import JudgeCapacity, estimate, judge_gpus, measured_rate, observed_intervals
 from engine.config import ExperimentConfig
 from engine.experiment import Experiment
 from engine.resume import restore_runs
@@ -26,6 +27,27 @@ class PlanReport(msgspec.Struct, kw_only=True):
     cache_checked_calls: int
     upper_bound_cost_usd: float
     est_tokens_per_call: dict[str, int]  # per judge/prompt: ceil(prompt chars / 3) + max_tokens
+    capacity: list[JudgeCapacity] = []  # per judge: wall time and GPU-hours (engine.capacity)
+
+
+def plan_capacity(
+    config: ExperimentConfig, calls_by_judge: dict[str, int], intervals: dict[str, list[tuple[float, float]]]
+) -> list[JudgeCapacity]:
+    """Per configured judge: the calls still to make over its configured or measured calls/s."""
+    plans = []
+    for judge in config.judges:
+        observed = intervals.get(judge.name, [])
+        plans.append(
+            estimate(
+                judge.name,
+                calls_by_judge.get(judge.name, 0),
+                configured=judge.capacity.calls_per_s if judge.capacity else None,
+                measured=measured_rate(observed),
+                measured_calls=len(observed),
+                gpus=judge_gpus(judge.adapter, judge.options, judge.capacity),
+            )
+        )
+    return plans
 
 
 def plan_experiment(config: ExperimentConfig, *, window_docs: int | None = None) -> PlanReport:
@@ -51,6 +73,7 @@ def plan_experiment(config: ExperimentConfig, *, window_docs: int | None = None)
         calls_per_item: dict[str, int] = {}
         est_tokens: dict[str, int] = {}
         answered = checked = items_bound = calls_bound = 0
+        calls_by_judge: dict[str, int] = {}
         cost = 0.0
         for run in runs:
             if run.done:
@@ -79,6 +102,7 @@ def plan_experiment(config: ExperimentConfig, *, window_docs: int | None = None)
             calls_per_item[cell.prompt] = per_item
             calls = remaining * per_item
             calls_bound += calls
+            calls_by_judge[cell.judge] = calls_by_judge.get(cell.judge, 0) + calls
             tokens_in = [math.ceil(sum(len(m.content) for m in r.messages) / 3) for r in first.requests]
             tokens_out = [r.decoding.max_tokens for r in first.requests]
             est_tokens[f"{cell.judge}/{cell.prompt}"] = (sum(tokens_in) + sum(tokens_out)) // per_item
@@ -97,6 +121,7 @@ def plan_experiment(config: ExperimentConfig, *, window_docs: int | None = None)
             cache_checked_calls=checked,
             upper_bound_cost_usd=cost,
             est_tokens_per_call=est_tokens,
+            capacity=plan_capacity(config, calls_by_judge, observed_intervals(experiment.store, bytes.fromhex(experiment.run_id), cache)),
         )
     finally:
         experiment.close()

@@ -4,8 +4,10 @@ nothing left behind; a bad choice of judge fails before any process starts."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -22,7 +24,8 @@ from vllm_fixtures import ENGINE_ENV, ENGINE_OPTIONS, require_vllm
 
 from simulation.tiny_gemma import build_tiny_gemma
 from engine.cli import main as cli_main
-from engine.contracts import JudgeSpec
+from engine.commands.vllm_server import gpu_groups, plan_servers
+from engine.contracts import ConfigError, JudgeSpec
 
 
 def write_config(tmp_path: Path, judges: list[dict]) -> Path:
@@ -59,6 +62,37 @@ def test_a_judge_that_cannot_be_served_is_refused_before_any_process(tmp_path, c
     assert {p.pid for p in psutil.Process().children(recursive=True)} == before
 
 
+def start_vllm_server_cli(config: Path, *argv: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "engine.cli", "vllm-server", str(config), *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, **ENGINE_ENV},
+    )
+
+
+def stop_like_a_user(process: subprocess.Popen) -> None:
+    """After a failed assertion: SIGTERM (which stops the servers), then kill if it hangs."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=180)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def sigterm_and_read(process: subprocess.Popen) -> str:
+    """Stop the command as a user would; the rest of its output."""
+    process.send_signal(signal.SIGTERM)
+    rest, _ = process.communicate(timeout=180)
+    return rest
+
+
+def survivors(pids: set[int]) -> list[int]:
+    return [pid for pid in pids if psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE]
+
+
 def port_open(port: int) -> bool:
     with socket.socket() as sock:
         sock.settimeout(1)
@@ -70,13 +104,7 @@ def test_serves_the_judge_until_sigterm_and_leaves_nothing_behind(tmp_path):
     model = build_tiny_gemma(tmp_path / "tiny_gemma")
     config = write_config(tmp_path, [BASELINE, {"name": "tiny", "adapter": "vllm", "model": str(model), "concurrency": 8,
                                                  "options": ENGINE_OPTIONS}])  # fmt: skip
-    process = subprocess.Popen(
-        [sys.executable, "-m", "engine.cli", "vllm-server", str(config), "--judge", "tiny"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, **ENGINE_ENV},
-    )
+    process = start_vllm_server_cli(config, "--judge", "tiny")
     out: list[str] = []
     try:
         deadline = time.monotonic() + 600
@@ -93,16 +121,98 @@ def test_serves_the_judge_until_sigterm_and_leaves_nothing_behind(tmp_path):
         port = int(served.base_url.rsplit(":", 1)[1].split("/")[0])
         server_pids = {p.pid for p in psutil.Process(process.pid).children(recursive=True)}
         assert server_pids and port_open(port)
-        process.send_signal(signal.SIGTERM)
-        rest, _ = process.communicate(timeout=120)
+        rest = sigterm_and_read(process)
     finally:
-        if process.poll() is None:  # a failed assertion: stop the server the way a user would
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=120)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        stop_like_a_user(process)
     assert process.returncode == 0, "".join(out) + rest
     assert "vLLM server stopped" in rest
     assert not port_open(port)
-    assert not [pid for pid in server_pids if psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE]
+    assert not survivors(server_pids)
+
+
+@pytest.mark.parametrize(
+    ("gpus", "groups", "per_group", "expected"),
+    [
+        (None, 4, 1, [["0"], ["1"], ["2"], ["3"]]),
+        ("4,5,6,7", 2, 2, [["4", "5"], ["6", "7"]]),
+        ("3, 1", 1, 2, [["3", "1"]]),
+    ],
+)
+def test_gpu_groups_share_out_the_gpus_in_order(gpus, groups, per_group, expected):
+    assert gpu_groups(gpus, groups, per_group) == expected
+
+
+@pytest.mark.parametrize(
+    ("gpus", "groups", "per_group", "expected"),
+    [
+        ("0,1,2", 2, 2, "2 replica(s) x tensor_parallel_size 2 need 4 GPUs, got 3"),
+        ("0,0", 2, 1, "expected distinct GPU ids"),
+        ("0,a", 2, 1, "expected distinct GPU ids"),
+        (None, 0, 1, "--replicas 0: expected a positive int"),
+    ],
+)
+def test_gpu_groups_refuse_too_few_or_bad_ids(gpus, groups, per_group, expected):
+    with pytest.raises(ConfigError, match=re.escape(expected)):
+        gpu_groups(gpus, groups, per_group)
+
+
+def fleet_args(**overrides) -> argparse.Namespace:
+    fields = {"port": None, "startup_timeout": 600.0, "replicas": 1, "data_parallel": None, "gpus": None, **overrides}
+    return argparse.Namespace(**fields)
+
+
+def test_replicas_are_pinned_to_their_own_gpus_and_ports(tmp_path):
+    model = build_tiny_gemma(tmp_path / "tiny_gemma")
+    spec = JudgeSpec(name="tiny", adapter="vllm", model=str(model), options={"tensor_parallel_size": 2})
+    servers = plan_servers(spec, fleet_args(replicas=2, gpus="2,3,4,5"))
+    assert [s.env["CUDA_VISIBLE_DEVICES"] for s in servers] == ["2,3", "4,5"]
+    assert len({s.port for s in servers}) == 2 and all(s.process is None for s in servers)
+    (dp,) = plan_servers(spec, fleet_args(data_parallel=4))
+    assert dp.env["CUDA_VISIBLE_DEVICES"] == "0,1,2,3,4,5,6,7"
+    command = dp.command()
+    assert command[command.index("--data-parallel-size") + 1] == "4"
+    with pytest.raises(ConfigError, match="drop --port"):
+        plan_servers(spec, fleet_args(replicas=2, port=8000))
+    with pytest.raises(ConfigError, match=r"--data-parallel 0: expected a positive int"):
+        plan_servers(spec, fleet_args(data_parallel=0))
+
+
+def read_table(process: subprocess.Popen, out: list[str], deadline_s: float) -> str:
+    """The printed [[judges]] table (it ends with a blank line)."""
+    deadline = time.monotonic() + deadline_s
+    while "[[judges]]\n" not in out or out[-1].strip():
+        line = process.stdout.readline()  # type: ignore[union-attr]
+        assert line and time.monotonic() < deadline, "servers did not start:\n" + "".join(out)
+        out.append(line)
+    return "".join(out[out.index("[[judges]]\n") :])
+
+
+@pytest.mark.vllm
+def test_two_replicas_come_up_answer_are_listed_and_stop(tmp_path):
+    require_vllm()
+    model = build_tiny_gemma(tmp_path / "tiny_gemma")
+    config = write_config(tmp_path, [{"name": "tiny", "adapter": "vllm", "model": str(model), "concurrency": 8,
+                                      "options": ENGINE_OPTIONS}])  # fmt: skip
+    process = start_vllm_server_cli(config, "--replicas", "2", "--gpus", "0,1")
+    out: list[str] = []
+    try:
+        (served,) = tomllib.loads(read_table(process, out, 900))["judges"]
+        assert (served["name"], served["adapter"], served["model"]) == ("tiny-server", "openai-compatible", str(model))
+        assert "base_url" not in served and len(set(served["base_urls"])) == 2
+        ports = [int(url.rsplit(":", 1)[1].split("/")[0]) for url in served["base_urls"]]
+        assert "on GPU(s) 0 " in "".join(out) and "on GPU(s) 1 " in "".join(out)
+        for url in served["base_urls"]:
+            body = json.dumps({"model": str(model), "prompt": "The treaty", "max_tokens": 3, "temperature": 0}).encode()
+            request = urllib.request.Request(f"{url}/completions", body, {"Content-Type": "application/json"})
+            with urllib.request.urlopen(request, timeout=120) as reply:
+                answer = json.load(reply)
+            assert answer["usage"]["completion_tokens"] == 3 and isinstance(answer["choices"][0]["text"], str)
+        server_pids = {p.pid for p in psutil.Process(process.pid).children(recursive=True)}
+        assert len(server_pids) >= 2 and all(port_open(port) for port in ports)
+        rest = sigterm_and_read(process)
+    finally:
+        stop_like_a_user(process)
+    assert process.returncode == 0, "".join(out) + rest
+    assert "2 vLLM servers stopped" in rest
+    assert not any(port_open(port) for port in ports)
+    assert not survivors(server_pids)

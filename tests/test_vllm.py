@@ -7,6 +7,7 @@ engine test closes it and checks that no engine process is left.
 from __future__ import annotations
 
 import json
+import re
 
 import anyio
 import pytest
@@ -103,6 +104,16 @@ def test_unknown_and_bad_options_are_named(tiny_model):
     with pytest.raises(AdapterConfigError, match=r"options\.tensor_parallel_size = True"):
         create_adapter(spec_for(tiny_model, tensor_parallel_size=True))
     assert validate_options(spec_for(tiny_model))["enable_prefix_caching"] is True
+
+
+def test_data_parallel_size_reaches_the_engine_args(tiny_model):
+    judge = create_adapter(spec_for(tiny_model, data_parallel_size=8, tensor_parallel_size=2))
+    args = judge._engine_args()  # built, not started: no GPU here
+    assert (args.data_parallel_size, args.tensor_parallel_size) == (8, 2)
+    assert create_adapter(spec_for(tiny_model))._engine_args().data_parallel_size == 1
+    for bad in (0, -2, True, 2.0, "8"):
+        with pytest.raises(AdapterConfigError, match=rf"options\.data_parallel_size = {re.escape(repr(bad))}: expected a positive int"):
+            create_adapter(spec_for(tiny_model, data_parallel_size=bad))
 
 
 def test_missing_model_folder(tmp_path):

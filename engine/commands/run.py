@@ -110,7 +110,31 @@ def _print_plan(plan: Any, *, as_json: bool) -> int:
         "first window (its rule's minimum documents)"
     )
     print(f"cost upper bound: ${plan.upper_bound_cost_usd:,.2f} (input tokens bounded by characters/3, output by max_tokens)")
+    for line in capacity_lines(plan.capacity):
+        print(line)
     return 0
+
+
+def capacity_lines(capacity: list[Any]) -> list[str]:
+    """Per judge: wall time and GPU-hours for its calls at the rate used, and where the rate came from."""
+    lines = []
+    for judge in capacity:
+        if judge.calls_per_s is None:
+            lines.append(f"judge {judge.judge}: {judge.calls:,} calls; no time estimate (set [judges.capacity] calls_per_s, or run some calls first to measure it)")
+            continue
+        gpu = f", {judge.gpu_hours:,.2f} GPU-hours on {judge.gpus} GPU(s)" if judge.gpu_hours is not None else ""
+        measured = (
+            f"; measured {judge.measured_calls_per_s:,.4g} calls/s"
+            if judge.measured_calls_per_s is not None and judge.rate_source == "configured"
+            else ""
+        )
+        lines.append(
+            f"judge {judge.judge}: {judge.calls:,} calls at {judge.calls_per_s:,.4g} calls/s ({judge.rate_source}{measured}) "
+            f"= {judge.wall_hours:,.2f} h wall{gpu}"
+        )
+    if len(lines) > 1:
+        lines.append("judges run side by side: the run's wall time is about the longest judge's")
+    return lines
 
 
 def main(args: argparse.Namespace) -> int:
