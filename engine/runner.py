@@ -65,6 +65,12 @@ async def _run_and_finish(
             scheduler.restore()
             # Adapters only for judges with work left: a finished run opens no connection.
             busy = {run.cell.judge for run in scheduler.runs if not run.done}
+            if busy:
+                # Started while the adapters are made, not after the first answers
+                # (a kill loses every answer received but not committed), and
+                # answers waiting for a commit bounded near the calls in flight.
+                writer.start_process()
+                writer.max_pending = _uncommitted_bound(config, busy)
             for judge in config.judges:
                 if judge.name in busy:
                     adapters[judge.name] = create_adapter(judge.spec())
@@ -82,6 +88,12 @@ async def _run_and_finish(
             for adapter in adapters.values():
                 await adapter.aclose()
     return finish_run(experiment, progress, len(scheduler.runs), started_at, t0, export=export)
+
+
+def _uncommitted_bound(config: ExperimentConfig, busy: set[str]) -> int:
+    """The writer's backpressure: submissions (about one per answer) that may
+    wait for a commit, sized from the calls the busy judges keep in flight."""
+    return sum(judge.concurrency for judge in config.judges if judge.name in busy) + 8
 
 
 def run_experiment(
