@@ -44,7 +44,8 @@ async def arun_experiment(
 async def _run_and_finish(
     experiment: Experiment, started_at: str, t0: float, *, quiet: bool, export: bool, failure_policy: FailurePolicy | None
 ) -> RunSummary:
-    from engine.registry import create_adapter
+    from engine.contracts import AdapterConfigError
+    from engine.registry import create_adapter, in_config
 
     config = experiment.config
     cache = CallCache(experiment.store)
@@ -73,7 +74,10 @@ async def _run_and_finish(
                 writer.max_pending = _uncommitted_bound(config, busy)
             for judge in config.judges:
                 if judge.name in busy:
-                    adapters[judge.name] = create_adapter(judge.spec())
+                    try:
+                        adapters[judge.name] = create_adapter(judge.spec())
+                    except AdapterConfigError as exc:  # a missing key, an unknown option...
+                        raise in_config(config.source, exc) from None
             if quiet or not busy:
                 await scheduler.run()
             else:
