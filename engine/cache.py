@@ -100,6 +100,7 @@ class _Pending:
 
 
 _STOP = object()
+_START = object()
 
 
 def _transactions(pendings: list[_Pending], max_items: int) -> list[list[_Pending]]:
@@ -187,6 +188,13 @@ class GroupCommitWriter:
         if exc_type is None:
             self._raise_failure()
 
+    def start_process(self) -> None:
+        """Start the commit process now, in the writer thread, without waiting:
+        for a run about to call the network, so that its first answers do not
+        wait (uncommitted, lost to a kill) while the process starts. A writer
+        never told to start it starts it on its first write."""
+        self._queue.put(_START)
+
     # -- loop side -----------------------------------------------------------
     async def commit(self, items: list[tuple[str, bytes, bytes]]) -> None:
         """Queue items and return once their transaction committed."""
@@ -221,6 +229,7 @@ class GroupCommitWriter:
         while self._outstanding >= self.max_pending:
             if self._room is None:
                 self._room = anyio.Event()
+                self._schedule_handoff()  # someone waits: no gather delay
             await self._room.wait()
         self._raise_failure()
 
@@ -251,7 +260,7 @@ class GroupCommitWriter:
         if self._writer_busy or not self._staged:
             return
         assert self._loop is not None
-        if self._waiting_staged or self._drained is not None:
+        if self._waiting_staged or self._drained is not None or self._room is not None:
             if not self._handoff_soon:
                 self._handoff_soon = True
                 self._loop.call_soon(self._handoff_now)
@@ -307,6 +316,13 @@ class GroupCommitWriter:
             staged = q.get()
             if staged is _STOP:
                 return
+            if staged is _START:
+                if self._process is None:
+                    try:
+                        self._process = CommitProcess(self.store.path)
+                    except Exception:  # the first commit tries again and reports the cause
+                        pass
+                continue
             chunks = _transactions(staged, self.max_batch)
             for n, chunk in enumerate(chunks, 1):
                 error: BaseException | None = None

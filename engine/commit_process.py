@@ -22,9 +22,11 @@ Wire format, both ways: an 8-byte little-endian length, then msgpack.
 Request: a list of [database, key, value]. Reply: null when the batch
 committed, else the error text (the batch was not committed).
 
-The process ignores SIGINT (a Ctrl-C reaches the whole process group; the
-parent finishes its commits and then closes the pipe) and exits when its
-input closes.
+The process runs in its own session, so a Ctrl-C or a SIGTERM sent to the
+run's process group does not reach it: only its parent ends it, by closing
+the pipe once its last commit is done (the process exits when its input
+closes, also when the parent was SIGKILLed). It ignores SIGINT as well, for
+a signal sent to it directly.
 """
 
 from __future__ import annotations
@@ -85,6 +87,7 @@ class CommitProcess:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,
+            start_new_session=True,  # not stopped by a signal to the run's process group
         )
 
     @property

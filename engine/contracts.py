@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Annotated, Any, Literal, Protocol, runtime_checkable
 
 import msgspec
 
@@ -151,9 +151,9 @@ class CallResult(msgspec.Struct, frozen=True, kw_only=True):
 class Prices(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     """USD per million tokens."""
 
-    input: float = 0.0
-    output: float = 0.0
-    cached_input: float | None = None  # defaults to `input` when unset
+    input: Annotated[float, msgspec.Meta(ge=0)] = 0.0
+    output: Annotated[float, msgspec.Meta(ge=0)] = 0.0
+    cached_input: Annotated[float, msgspec.Meta(ge=0)] | None = None  # defaults to `input` when unset
 
 
 class JudgeSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):

@@ -50,6 +50,18 @@ def plan_capacity(
     return plans
 
 
+def _check_adapters(config: ExperimentConfig) -> None:
+    """Refuse an unknown adapter as a run would (without creating any)."""
+    from engine.contracts import AdapterConfigError
+    from engine.registry import backend, in_config
+
+    for judge in config.judges:
+        try:
+            backend(judge.spec())
+        except AdapterConfigError as exc:
+            raise in_config(config.source, exc) from None
+
+
 def plan_experiment(config: ExperimentConfig, *, window_docs: int | None = None) -> PlanReport:
     """The `--dry-run` report, without any network call.
 
@@ -65,6 +77,7 @@ def plan_experiment(config: ExperimentConfig, *, window_docs: int | None = None)
       max_tokens output, at the judge's prices, for every call of the upper
       bound (cached calls are not subtracted: it stays a bound).
     """
+    _check_adapters(config)
     experiment = Experiment(config)
     try:
         design = experiment.design

@@ -40,3 +40,8 @@ def capabilities(spec: JudgeSpec) -> Capabilities:
 
 def create_adapter(spec: JudgeSpec) -> Adapter:
     return backend(spec).create(spec)
+
+
+def in_config(source: str, exc: AdapterConfigError) -> AdapterConfigError:
+    """`exc` with the config file that declared the judge in front."""
+    return AdapterConfigError(f"{source or '<config>'}: {exc}")

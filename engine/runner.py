@@ -44,7 +44,8 @@ async def arun_experiment(
 async def _run_and_finish(
     experiment: Experiment, started_at: str, t0: float, *, quiet: bool, export: bool, failure_policy: FailurePolicy | None
 ) -> RunSummary:
-    from engine.registry import create_adapter
+    from engine.contracts import AdapterConfigError
+    from engine.registry import create_adapter, in_config
 
     config = experiment.config
     cache = CallCache(experiment.store)
@@ -66,9 +67,18 @@ async def _run_and_finish(
             scheduler.restore()
             # Adapters only for judges with work left: a finished run opens no connection.
             busy = {run.cell.judge for run in scheduler.runs if not run.done}
+            if busy:
+                # Started while the adapters are made, not after the first answers
+                # (a kill loses every answer received but not committed), and
+                # answers waiting for a commit bounded near the calls in flight.
+                writer.start_process()
+                writer.max_pending = _uncommitted_bound(config, busy)
             for judge in config.judges:
                 if judge.name in busy:
-                    adapters[judge.name] = create_adapter(judge.spec())
+                    try:
+                        adapters[judge.name] = create_adapter(judge.spec())
+                    except AdapterConfigError as exc:  # a missing key, an unknown option...
+                        raise in_config(config.source, exc) from None
             if quiet or not busy:
                 await scheduler.run()
             else:
@@ -83,6 +93,12 @@ async def _run_and_finish(
             for adapter in adapters.values():
                 await adapter.aclose()
     return finish_run(experiment, progress, len(scheduler.runs), started_at, t0, export=export)
+
+
+def _uncommitted_bound(config: ExperimentConfig, busy: set[str]) -> int:
+    """The writer's backpressure: submissions (about one per answer) that may
+    wait for a commit, sized from the calls the busy judges keep in flight."""
+    return sum(judge.concurrency for judge in config.judges if judge.name in busy) + 8
 
 
 def run_experiment(

@@ -23,8 +23,42 @@ DATABASES = ("results", "corpus", "corpus_meta", "runs", "rows", "meta")
 _INITIAL_MAP_SIZE = 64 * 1024 * 1024
 _MAX_MAP_SIZE = 1 << 40
 
+# In `meta`: written when a store is created; an LMDB environment without it
+# (and without our databases) belongs to another program and is never written.
+STORE_MARKER = b"needlejudge-store"
+STORE_FORMAT = 1
+
 _encode = msgspec.msgpack.Encoder().encode
 _decode = msgspec.msgpack.Decoder().decode
+
+
+class ForeignStoreError(lmdb.Error):
+    """The folder holds an LMDB environment that is not a needlejudge store."""
+
+
+def _check_ours(env: lmdb.Environment, path: Path) -> bool:
+    """Whether the environment needs the store marker (new, or a needlejudge
+    store from before the marker); raise ForeignStoreError, writing nothing,
+    when it holds anything that is not ours."""
+    with env.begin() as txn:
+        names = [key for key, _ in txn.cursor()]  # the main database: named databases and plain keys
+    if not names:
+        return True
+    if b"meta" in names:
+        try:
+            with env.begin(db=env.open_db(b"meta", create=False)) as txn:
+                if txn.get(STORE_MARKER) is not None:
+                    return False
+        except lmdb.Error:  # a plain key named "meta", not a database
+            pass
+    ours = {name.encode() for name in DATABASES}
+    if set(names) <= ours:
+        return True  # written by needlejudge before stores carried the marker
+    found = ", ".join(repr(name.decode(errors="replace")) for name in names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    raise ForeignStoreError(
+        f"{path}: an LMDB environment of another program (it holds {found}, and no {STORE_MARKER.decode()!r} marker); "
+        "needlejudge opens only its own stores and left this one untouched"
+    )
 
 
 class Store:
@@ -48,7 +82,15 @@ class Store:
             readahead=False,
             max_readers=256,
         )
+        try:
+            fresh = _check_ours(self.env, self.path)
+        except BaseException:
+            self.env.close()
+            raise
         self._dbs = {name: self.env.open_db(name.encode(), create=not readonly) for name in DATABASES} if not readonly else {}
+        if fresh and not readonly:
+            with self.env.begin(write=True, db=self._dbs["meta"]) as txn:
+                txn.put(STORE_MARKER, _encode({"format": STORE_FORMAT}))
         self._grow_lock = threading.Lock()
 
     # -- databases -----------------------------------------------------------

@@ -155,7 +155,7 @@ def experiment_toml(
     max_attempts: int = 4,
     max_retry_time_s: float = 60.0,
     model: str = "sim-judge",
-    options: str = "item_metadata = true, backoff_base_s = 0.01, backoff_cap_s = 0.2",
+    options: str = "backoff_base_s = 0.01, backoff_cap_s = 0.2",
     replicates: int = 1,
     judges: int = 1,
 ) -> str:

@@ -106,3 +106,61 @@ def test_the_commit_process_imports_this_engine_whatever_the_working_directory_h
         assert process.close() == 0
     assert store.get_raw(RESULTS_DB, b"a" * 32) == b"v"
     store.close()
+
+
+_PARENT = """
+import signal, sys, time
+from engine.commit_process import CommitProcess
+signal.signal(signal.SIGTERM, signal.SIG_IGN)  # this parent survives a SIGTERM to its group
+process = CommitProcess(sys.argv[1])
+process.commit([("results", b"a" * 32, b"1")])
+print(process.pid, flush=True)
+time.sleep(300)
+"""
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie is gone for our purposes
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def _wait_gone(pid: int, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not _pid_alive(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.parametrize("how", ["SIGTERM to the group", "SIGKILL to the parent"])
+def test_only_its_parent_ends_the_commit_process_and_it_exits_when_the_parent_dies(how: str, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    Store(tmp_path / "s").close()
+    parent = subprocess.Popen([sys.executable, "-c", _PARENT, str(tmp_path / "s")], stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert parent.stdout is not None
+        child = int(parent.stdout.readline())
+        assert os.getsid(child) == child != os.getsid(parent.pid)  # its own session, so its own process group
+        if how == "SIGTERM to the group":
+            os.killpg(parent.pid, signal.SIGTERM)  # what `kill -TERM -PGID` or a service manager sends
+            assert not _wait_gone(child, 1.0)  # the signal did not reach it
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait(30)
+        assert _wait_gone(child, 30)  # it ends on the EOF of its input once its parent is gone
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()
+    store = Store(tmp_path / "s")
+    assert store.get_raw(RESULTS_DB, b"a" * 32) == b"1"
+    store.close()

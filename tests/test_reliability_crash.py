@@ -101,6 +101,9 @@ def test_sigkill_at_random_moments_loses_nothing_and_pays_little_twice(tmp_path:
     # a kill costs again only answers it lost: calls in flight and answers
     # still in the group commit (so it can exceed the judge's concurrency)
     assert all(0 <= paid <= lost_answers for paid, lost_answers in zip(per_kill, uncommitted)), (per_kill, uncommitted)
+    # and that is bounded: the calls in flight plus the answers the writer may
+    # hold uncommitted (engine.runner sizes it from the concurrency, + 8)
+    assert max(per_kill) <= CONCURRENCY + (CONCURRENCY + 8), per_kill
     assert stats["distinct_completed"] == calls  # every call paid at least once, no other call made
 
 

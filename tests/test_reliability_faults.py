@@ -65,7 +65,7 @@ def test_terminal_answers_are_recorded_with_their_text_and_never_scored(scenario
 def test_a_tripped_circuit_breaker_leaves_items_pending_not_failed(scenario, reference) -> None:  # type: ignore[no-untyped-def]
     # a small breaker (3 failed calls of 2 attempts) keeps the judge's probing pauses short
     report = scenario("breaker", breaker_burst(length=16), reference, max_attempts=2,
-                      options="item_metadata = true, backoff_base_s = 0.01, backoff_cap_s = 0.2, breaker_threshold = 3")
+                      options="backoff_base_s = 0.01, backoff_cap_s = 0.2, breaker_threshold = 3")
     assert_sound(report)
     assert "stopped by the circuit breaker" in report["first_stderr"], report  # it opened (logged once)
     assert not any(kind.startswith("error:") for kind in report["outcomes"]), report

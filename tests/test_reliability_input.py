@@ -13,12 +13,7 @@ from reliability_fixtures import copy_store
 
 # Known gaps, each owned by another change of this session or reported in RELIABILITY.md.
 UNCLEAR = {
-    "impossible value: negative price": "prices are not validated: the config is accepted",
-    "unknown adapter (dry run)": "a dry run creates no adapter, so it accepts an unknown one",
     "unknown adapter (run)": "the message names the judge, not the config file (perf-docs: engine/config.py)",
-    "unknown judge option (run)": "the message names the judge and option, not the config file",
-    "API key variable not set": "the message names the judge and variable, not the config file",
-    "corpus: empty JSON array": "an empty corpus prepares with exit 0 (corpus-cleaning: engine/commands/prepare.py)",
 }
 
 

@@ -55,9 +55,7 @@ def test_a_tiny_map_grows_mid_run(server, setting, tmp_path: Path) -> None:  # t
     assert report["exit"] == 0 and report["grew"] and report["identical_results"], report
 
 
-# Another program's LMDB is in the benchmark only: it is accepted and the corpus
-# prepared into it (a minute of parsing), which RELIABILITY.md reports.
-@pytest.mark.parametrize("case", ["corrupt meta pages", "non-LMDB file"])
+@pytest.mark.parametrize("case", ["corrupt meta pages", "non-LMDB file", "another program's LMDB"])
 def test_an_unusable_store_file_gets_a_clear_error_and_is_not_written(case: str, server, setting, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     [report] = bad_store_files(server, tmp_path, setting["source"], setting["corpus"], setting["min_chars"], names=(case,))
     assert report["exit"] not in (0, None) and not report["traceback"], report
