@@ -140,6 +140,12 @@ class Store:
                     break
                 yield k, v
 
+    def entries(self) -> int:
+        """Entries in all databases, the store marker not counted: 0 for a
+        store nothing has been written to."""
+        total = sum(self.count(name) for name in DATABASES)
+        return total - (self.get_raw("meta", STORE_MARKER) is not None)
+
     def count(self, db: str) -> int:
         with self.begin(db=self.db(db)) as txn:
             return txn.stat(self.db(db))["entries"]

@@ -46,11 +46,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def _remove_if_still_empty(path: Path, folder_existed: bool) -> None:
     """Remove what a failed preparation created at `path`, if it holds no entry."""
-    from engine.store import DATABASES, Store
+    from engine.store import Store
 
     try:
         with Store(path) as store:
-            if any(store.count(name) for name in DATABASES):
+            if store.entries():
                 return
     except Exception:  # not a store we can read: leave it alone
         return
