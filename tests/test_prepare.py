@@ -26,7 +26,7 @@ from engine.prepare import (
     prepare_corpus,
     stored_summary,
 )
-from engine.store import DATABASES, Store
+from engine.store import Store
 
 BUNDLED = Path(__file__).resolve().parents[1] / "engine" / "data" / "wiki_sample.json"
 
