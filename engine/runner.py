@@ -22,27 +22,47 @@ from engine.experiment import Experiment
 from engine.plan import PlanReport, plan_experiment
 from engine.run_lock import hold_run
 from engine.run_summary import RunSummary, finish_run, now_iso
-from engine.scheduler import FailurePolicy, Progress, Scheduler
+from engine.scheduler import FailurePolicy, Progress, Scheduler, StopRequest
 
-__all__ = ["Experiment", "PlanReport", "RunSummary", "arun_experiment", "plan_experiment", "run_experiment"]
+__all__ = ["Experiment", "PlanReport", "RunStopped", "RunSummary", "StopRequest", "arun_experiment", "plan_experiment", "run_experiment"]
+
+
+class RunStopped(Exception):
+    """A graceful stop (StopRequest) ended the run: every answer received is
+    committed; nothing is exported (the run is not finished)."""
 
 
 async def arun_experiment(
-    config: ExperimentConfig, *, quiet: bool = True, export: bool = True, failure_policy: FailurePolicy | None = None
+    config: ExperimentConfig,
+    *,
+    quiet: bool = True,
+    export: bool = True,
+    failure_policy: FailurePolicy | None = None,
+    stop: StopRequest | None = None,
 ) -> RunSummary:
     """Run (or resume, or re-read) an experiment and export its results.
-    One process at a time runs an experiment (engine.run_lock)."""
+    One process at a time runs an experiment (engine.run_lock). After `stop`
+    is set, the calls in flight finish and are committed, then RunStopped."""
     started_at, t0 = now_iso(), time.perf_counter()
     experiment = Experiment(config, prepare_progress=not quiet)
     try:
         with hold_run(config.store, config.output if export else None, experiment.run_id):
-            return await _run_and_finish(experiment, started_at, t0, quiet=quiet, export=export, failure_policy=failure_policy)
+            return await _run_and_finish(
+                experiment, started_at, t0, quiet=quiet, export=export, failure_policy=failure_policy, stop=stop
+            )
     finally:
         experiment.close()
 
 
 async def _run_and_finish(
-    experiment: Experiment, started_at: str, t0: float, *, quiet: bool, export: bool, failure_policy: FailurePolicy | None
+    experiment: Experiment,
+    started_at: str,
+    t0: float,
+    *,
+    quiet: bool,
+    export: bool,
+    failure_policy: FailurePolicy | None,
+    stop: StopRequest | None,
 ) -> RunSummary:
     from engine.contracts import AdapterConfigError
     from engine.registry import create_adapter, in_config
@@ -63,6 +83,7 @@ async def _run_and_finish(
                 progress=progress,
                 # an explicit policy (tests, embedding code) wins over the config's [failures]
                 failure_policy=failure_policy or FailurePolicy.from_config(config.failures),
+                stop=stop,
             )
             scheduler.restore()
             # Adapters only for judges with work left: a finished run opens no connection.
@@ -92,6 +113,9 @@ async def _run_and_finish(
         with anyio.CancelScope(shield=True):
             for adapter in adapters.values():
                 await adapter.aclose()
+    if stop is not None and stop.requested and not all(run.done for run in scheduler.runs):
+        # drained: the writer committed every answer on its way out
+        raise RunStopped("stopped before the run finished")
     return finish_run(experiment, progress, len(scheduler.runs), started_at, t0, export=export)
 
 

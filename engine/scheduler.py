@@ -43,12 +43,36 @@ from engine.judge_health import FailurePolicy, JudgeHealth, RunAborted
 from engine.ordered_output import OrderedOutput
 from engine.resume import drop_stale, ended_without_state, restore_runs, state_write
 
-__all__ = ["FailurePolicy", "Progress", "RunAborted", "Scheduler"]
+__all__ = ["FailurePolicy", "Progress", "RunAborted", "Scheduler", "StopRequest"]
 
 # After answering this many items from the cache in a row, a worker lets the
 # loop (and the commit writer) catch up before taking more.
 CACHED_ITEMS_PER_YIELD = 64
 _YIELD = object()
+
+
+class StopRequest:
+    """A graceful stop (engine.commands.run sets it on the first SIGINT /
+    SIGTERM): workers take no new item, the calls in flight finish and are
+    committed, then `Scheduler.run` returns. Set from the event loop's thread."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.progress: Progress | None = None  # the scheduler's: how many calls are in flight
+        self._listeners: list[Any] = []
+
+    @property
+    def in_flight(self) -> int:
+        return self.progress.in_flight if self.progress is not None else 0
+
+    def set(self) -> None:
+        if not self.requested:
+            self.requested = True
+            for listener in self._listeners:
+                listener()
+
+    def on_set(self, listener: Any) -> None:
+        self._listeners.append(listener)
 
 
 class Scheduler:
@@ -63,6 +87,7 @@ class Scheduler:
         prompt_versions: dict[str, str],
         progress: Progress | None = None,
         failure_policy: FailurePolicy | None = None,
+        stop: StopRequest | None = None,
     ) -> None:
         self.design = design
         self.cache = cache
@@ -77,6 +102,9 @@ class Scheduler:
         self.runs: list[CellRun] = []
         self._stale: list[tuple[int, int]] = []
         self._wake: dict[str, anyio.Event] = {}
+        self.stop = stop or StopRequest()
+        self.stop.progress = self.progress
+        self.stop.on_set(self._wake_all)
 
     def restore(self) -> None:
         """Build every cell's run, continuing from what the store holds."""
@@ -105,6 +133,10 @@ class Scheduler:
 
     def _wake_judge(self, judge: str) -> None:
         self._wake[judge].set()
+
+    def _wake_all(self) -> None:  # a graceful stop: idle workers see it and return
+        for wake in self._wake.values():
+            wake.set()
 
     # -- main ------------------------------------------------------------------
     async def run(self) -> None:
@@ -158,7 +190,8 @@ class Scheduler:
         policy = self.policy
         health = self.health[judge]
         dispatch = self.dispatcher.dispatch
-        while True:
+        stop = self.stop
+        while not stop.requested:
             # Only the worker that holds the probe turn may clear it: while it
             # is held, the probe is the judge's only new call.
             probing = health.down
@@ -190,7 +223,7 @@ class Scheduler:
             if dispatched is None:  # a shared call raised: the run is failing
                 return
             writes, shared, failed = dispatched
-            if failed:
+            if failed:  # during a graceful stop too: pending, asked on the next run
                 self.progress.items_retried += 1
                 policy.retry_later(judge, item, failed)
             else:

@@ -6,9 +6,10 @@ processes against the fake provider server in its own process.
   the final results equal an uninterrupted run's on the science columns,
   and a resume pays again only for answers the kill lost (in flight, or
   answered but not yet committed): never for a committed one.
-- SIGINT / SIGTERM: the run stops with a clear status, says how to resume,
-  exits 128 + the signal, keeps every answer it received, and the resume
-  pays again at most for the calls it abandoned in flight.
+- SIGINT / SIGTERM: the run takes no new item, lets the calls in flight
+  finish and commits them, says how to resume, exits 128 + the signal; the
+  resume pays nothing twice. A second signal cancels at once, saying how
+  many calls in flight it abandoned.
 
 benchmarks/bench_reliability.py runs the same with 20 kills.
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import random
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -38,6 +40,8 @@ CONCURRENCY = 8
 
 
 server = server_fixture("fixed:0.03")
+# calls that take long enough for a second signal to land during the drain
+slow_server = server_fixture("fixed:3")
 
 
 def make_config(folder: Path, prepared_store, corpus_slice_path, corpus_settings, server, **fields) -> Path:  # type: ignore[no-untyped-def]
@@ -119,15 +123,36 @@ def test_a_graceful_stop_commits_what_completed_and_says_how_to_resume(signum, t
     assert code == 128 + signum  # 130 for SIGINT, 143 for SIGTERM
     assert "Traceback" not in err
     assert f"stopped by {signal.Signals(signum).name}" in err and f"resume with: needlejudge run {config}" in err, err
+    assert "taking no new items; waiting up to 10 s" in err and "the calls in flight finished and were committed" in err, err
     stopped = settled_stats(server)
     cached = cached_calls(config.parent / "store")
     assert cached > 0 and len(store_rows(config.parent / "store")) > 0
-    # answered by the server but never received: the calls in flight at the stop, abandoned
-    abandoned = stopped["distinct_completed"] - cached
-    assert 0 <= abandoned <= CONCURRENCY
+    # the drain received every answer the server gave: none abandoned
+    assert stopped["distinct_completed"] == cached, (stopped, cached)
+    assert stopped["requests"] == stopped["completed"] < calls
     code, out, err = run_to_end(config)
     assert code == 0, err
     stats = server.stats()
-    # no answer the run received is paid again; only the abandoned ones may be
-    assert paid_twice(stats) <= abandoned, (paid_twice(stats), abandoned)
+    assert paid_twice(stats) == 0, stats["repeated"]
+    assert stats["distinct_completed"] == calls
     assert science(config.parent / "out" / "results.jsonl") == expected
+
+
+def test_a_second_signal_stops_at_once_and_says_what_it_abandoned(tmp_path: Path, prepared_store, corpus_slice_path, corpus_settings, slow_server) -> None:  # type: ignore[no-untyped-def]
+    config = make_config(tmp_path, prepared_store, corpus_slice_path, corpus_settings, slow_server)
+    slow_server.reset()
+    run = RunProcess(config)
+    assert wait_for_requests(slow_server, CONCURRENCY, run)
+    run.signal(signal.SIGINT)
+    time.sleep(0.5)  # the calls take 3 s: the drain is still waiting for them
+    run.signal(signal.SIGTERM)
+    started = time.monotonic()
+    code, out, err = run.wait(60)
+    assert time.monotonic() - started < 2.5, err  # did not wait for the 3 s calls
+    assert code == 128 + signal.SIGINT, err  # the first signal names the stop
+    assert "Traceback" not in err
+    assert "stopped by SIGINT" in err and f"resume with: needlejudge run {config}" in err, err
+    # the calls abandoned: requests the server received whose answers the store lacks
+    abandoned = settled_stats(slow_server)["distinct_completed"] - cached_calls(config.parent / "store")
+    assert 0 < abandoned <= CONCURRENCY
+    assert f"; {abandoned} call(s) still in flight were abandoned" in err, (abandoned, err)

@@ -16,7 +16,7 @@ from engine.config import ExperimentConfig, parse_config
 from engine.contracts import CallRequest, CallResult, Capabilities, ResultRow, Usage
 from engine.design import Design
 from engine.results import iter_rows, load_cell_states
-from engine.scheduler import FailurePolicy, RunAborted, Scheduler
+from engine.scheduler import FailurePolicy, RunAborted, Scheduler, StopRequest
 from engine.store import Store
 from tests.scheduler_harness import design_toml
 
@@ -290,6 +290,49 @@ def test_an_aborted_run_resumes_to_the_same_results(corpus, tmp_path: Path) -> N
     assert len(answered_before) >= 40
     assert len(answered_before & asked_again) <= 2 * 8
     assert resumed["sim"].calls + resumed["other"].calls < reference_calls
+    reference_store.close()
+    store.close()
+
+
+class StoppingJudge(ScriptedJudge):
+    """Requests a graceful stop when its `stop_at`-th call starts."""
+
+    def __init__(self, stop: StopRequest, stop_at: int, **options) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(**options)
+        self.stop, self.stop_at = stop, stop_at
+        self.calls_at_stop: int | None = None
+
+    async def complete(self, request: CallRequest) -> CallResult:
+        if self.calls + 1 == self.stop_at:
+            self.stop.set()
+            self.calls_at_stop = self.calls + 1
+        return await super().complete(request)
+
+
+def test_a_graceful_stop_takes_no_new_item_and_commits_the_calls_in_flight(corpus, tmp_path: Path) -> None:
+    config = make_config(tmp_path, stopping='kind = "paper"\nmin_docs = 10\nwindow = 3\ntolerance = 3.0')
+    reference_store = Store(tmp_path / "ref")
+    run_design(config, corpus, reference_store, {"sim": ScriptedJudge(), "other": ScriptedJudge()})
+    reference = rows_of(reference_store)
+
+    store = Store(tmp_path / "stopped")
+    stop = StopRequest()
+    stopping = {"sim": StoppingJudge(stop, 30, max_latency=0.005), "other": StoppingJudge(stop, 10**9, max_latency=0.005)}
+    at_stop: dict[str, int] = {}
+    stop.on_set(lambda: at_stop.update({name: judge.calls for name, judge in stopping.items()}))
+    run_design(config, corpus, store, stopping, stop=stop)  # returns once the calls in flight are done
+    assert stopping["sim"].calls_at_stop == 30 and at_stop["sim"] == 29
+    # after the stop, only items already taken (at most 8 per judge) reach the judge
+    for name, judge in stopping.items():
+        assert at_stop[name] <= judge.calls <= at_stop[name] + 8, (name, judge.calls, at_stop)
+    assert 0 < len(rows_of(store)) < len(reference)
+    resumed = {"sim": ScriptedJudge(max_latency=0.002), "other": ScriptedJudge(max_latency=0.002)}
+    run_design(config, corpus, store, resumed)
+    assert rows_of(store) == reference
+    # every answer the stopped run received was committed: the resume asks none again
+    answered_before = {request_key_of(r) for judge in stopping.values() for r in judge.answered}
+    asked_again = {request_key_of(r) for judge in resumed.values() for r in judge.seen}
+    assert len(answered_before) >= 30 and not answered_before & asked_again
     reference_store.close()
     store.close()
 

@@ -26,46 +26,98 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the summary / plan as JSON")
 
 
-def _run_stoppable(config: object, *, quiet: bool) -> tuple[object | None, str]:
-    """Run the experiment; SIGTERM (and Ctrl-C, through asyncio's runner)
-    cancels it, which commits every answer it holds before returning.
-    Returns (summary, "") or (None, the signal's name) after a stop."""
+# A graceful stop waits at most this long for the calls in flight.
+DRAIN_CAP_S = 120.0
+
+
+class StopReport:
+    """How a run was stopped: by which signal, drained or cut short, and how
+    many calls in flight were abandoned."""
+
+    def __init__(self, drain_s: float) -> None:
+        self.signal = ""
+        self.drain_s = drain_s
+        self.drained = False  # the calls in flight finished and were committed
+        self.abandoned: int | None = None  # the calls in flight when cancelled, when known
+
+
+def drain_bound(config: ExperimentConfig) -> float:
+    """The longest judge `timeout_s`, capped: a call in flight ends by then."""
+    return min(DRAIN_CAP_S, max((judge.timeout_s for judge in config.judges), default=DRAIN_CAP_S))
+
+
+def _run_stoppable(config: ExperimentConfig, *, quiet: bool) -> tuple[object | None, StopReport]:
+    """Run the experiment. The first SIGINT / SIGTERM stops taking new items
+    and lets the calls in flight finish (at most `drain_bound`), committing
+    their answers; a second signal, or the bound running out, cancels at
+    once (which still commits every answer it holds). Returns (summary, _)
+    or (None, the report) after a stop."""
     import asyncio
 
     import anyio
 
-    from engine.runner import arun_experiment
+    from engine.runner import RunStopped, StopRequest, arun_experiment
 
-    stopped_by = ""
+    report = StopReport(drain_bound(config))
+    stop = StopRequest()
 
     async def stoppable() -> object:
-        nonlocal stopped_by
         task = asyncio.current_task()
+        assert task is not None
         loop = asyncio.get_running_loop()
+        timer: list[asyncio.TimerHandle] = []
+        cancelled: list[bool] = []
 
-        def on_term() -> None:
-            nonlocal stopped_by
-            stopped_by = stopped_by or "SIGTERM"
-            assert task is not None
-            task.cancel()
+        def cancel_now() -> None:
+            if not cancelled:
+                cancelled.append(True)
+                report.abandoned = stop.in_flight
+                task.cancel()
 
+        def on_signal(name: str) -> None:
+            if stop.requested:  # the second signal
+                cancel_now()
+                return
+            report.signal = name
+            print(
+                f"needlejudge run: {name}: taking no new items; waiting up to {report.drain_s:g} s (the longest judge "
+                f"timeout_s, at most {DRAIN_CAP_S:g} s) for the {stop.in_flight} call(s) in flight. Signal again to stop at once.",
+                file=sys.stderr,
+                flush=True,
+            )
+            stop.set()
+            timer.append(loop.call_later(report.drain_s, cancel_now))
+
+        # A SIGINT ignored at start (a shell's background job) stays ignored;
+        # otherwise this handler replaces asyncio's KeyboardInterrupt.
+        signals = [signal.SIGTERM] + ([signal.SIGINT] if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN else [])
+        installed = []
         try:
-            loop.add_signal_handler(signal.SIGTERM, on_term)
-        except (ValueError, RuntimeError, NotImplementedError):  # not the main thread: SIGTERM keeps its handler
-            return await arun_experiment(config, quiet=quiet)  # type: ignore[arg-type]
-        try:
-            return await arun_experiment(config, quiet=quiet)  # type: ignore[arg-type]
+            try:
+                for signum in signals:
+                    loop.add_signal_handler(signum, on_signal, signum.name)
+                    installed.append(signum)
+            except (ValueError, RuntimeError, NotImplementedError):  # not the main thread: the signals keep their handlers
+                pass
+            return await arun_experiment(config, quiet=quiet, stop=stop)
         finally:
-            loop.remove_signal_handler(signal.SIGTERM)
+            for handle in timer:
+                handle.cancel()
+            for signum in installed:
+                loop.remove_signal_handler(signum)
 
     try:
-        return anyio.run(stoppable), ""
-    except KeyboardInterrupt:
-        return None, stopped_by or "SIGINT"
+        return anyio.run(stoppable), report
+    except KeyboardInterrupt:  # no drain (not the main thread): Ctrl-C cancelled the run
+        report.signal = report.signal or "SIGINT"
+        return None, report
+    except RunStopped:
+        report.drained = True
+        return None, report
     except asyncio.CancelledError:
-        if not stopped_by:
+        if not report.signal:
             raise
-        return None, stopped_by
+        return None, report
 
 
 def _store_failure(exc: BaseException, store: str) -> str | None:
@@ -157,7 +209,7 @@ def _run(args: argparse.Namespace, config: ExperimentConfig) -> int:
     try:
         if args.dry_run:
             return _print_plan(plan_experiment(config), as_json=args.json)
-        summary, stopped_by = _run_stoppable(config, quiet=args.quiet)
+        summary, stopped = _run_stoppable(config, quiet=args.quiet)
     except Exception as exc:
         message = _store_failure(exc, config.store)
         if message is None:
@@ -165,12 +217,16 @@ def _run(args: argparse.Namespace, config: ExperimentConfig) -> int:
         print(f"needlejudge run: error: {message}" + ("" if args.dry_run else f"\n{resume}"), file=sys.stderr)
         return 1
     if summary is None:
+        if stopped.drained:
+            fate = "the calls in flight finished and were committed"
+        else:
+            count = "calls" if stopped.abandoned is None else f"{stopped.abandoned} call(s)"
+            fate = f"{count} still in flight were abandoned (a provider may bill them; the resume asks them again)"
         print(
-            f"needlejudge run: stopped by {stopped_by}: everything committed before the stop is kept; "
-            f"calls still in flight were abandoned.\n{resume}",
+            f"needlejudge run: stopped by {stopped.signal}: everything answered before the stop is committed; {fate}.\n{resume}",
             file=sys.stderr,
         )
-        return 128 + signal.Signals[stopped_by].value
+        return 128 + signal.Signals[stopped.signal].value
     assert isinstance(summary, RunSummary)
     if args.json:
         print(json.dumps(msgspec.to_builtins(summary), indent=2))
