@@ -4,7 +4,7 @@ For every *.jsonl file of the gold set, each distinct needle sentence is
 regenerated with the CURRENT generator (re-parsed with the real spaCy model:
 neg/con after their paragraph context, so an open quotation is seen; ner in
 its whole document from the bundled sample, with the seeded pick of
-`needlejudge pairs` at seed 0), and the label given to that exact output is
+`needlejudge pairs` at seed 1, the seed it was labelled with), and the label given to that exact output is
 looked up (RUBRIC.md). An output nobody labelled is "unlabelled" and the
 defect rate of its set is not reported until it is labelled.
 
@@ -33,12 +33,16 @@ COLUMNS = ("correct", "meaning-odd", "ungrammatical", "wrong", "skipped", "unlab
 NOT_FOUND = "<sentence not found in the re-parsed document>"  # counted as unlabelled, never as skipped
 
 
-def regenerate_ner(nlp, records: list[GoldRecord], seed: int = 0) -> dict[tuple[str, str, str], str | None]:
+def regenerate_ner(nlp, records: list[GoldRecord], seed: int = 1) -> dict[tuple[str, str, str], str | None]:
     """key -> the current ner output: the document re-parsed whole (bundled
-    sample, cleaned), the sentence found by its text, the seeded pick of pairs
-    (NOT_FOUND when the sentence is no longer one of the document's)."""
-    from engine.corpus import clean_text
-    from engine.needles import apply_entity, document_entity_texts, entity_options, iter_sentences
+    sample, cleaned), the sentence found among its stored sentences (as
+    prepare stores them; whitespace normalised as cleaning does), the seeded
+    pick of pairs at the seed the ner gold set was labelled with (NOT_FOUND
+    when the sentence is no longer one of the document's)."""
+    from engine.cleaning import clean_text, normalise_whitespace
+    from engine.entities import document_entity_texts, entity_options
+    from engine.needles import apply_entity
+    from engine.segmentation import document_sentences
     from engine.prepare import BUNDLED_CORPUS
     from engine.seeding import item_rng
 
@@ -49,11 +53,12 @@ def regenerate_ner(nlp, records: list[GoldRecord], seed: int = 0) -> dict[tuple[
     results: dict[tuple[str, str, str], str | None] = {}
     for doc_id, doc in zip(doc_ids, nlp.pipe(texts, batch_size=8)):
         entity_texts = document_entity_texts(doc)
-        by_text = {s.text.strip(): s for s in iter_sentences(doc)}
+        by_text = {s.text.strip(): s for s in document_sentences(doc).spans}
         for key, record in unique.items():
             if record.doc_id != doc_id:
                 continue
-            sent = by_text.get(record.sentence)
+            sentence = normalise_whitespace(record.sentence)
+            sent = by_text.get(sentence)
             if sent is None:  # the cleaning or the sentence splitting changed: the record needs redoing
                 results[key] = NOT_FOUND
                 continue
@@ -64,7 +69,10 @@ def regenerate_ner(nlp, records: list[GoldRecord], seed: int = 0) -> dict[tuple[
             rng = item_rng(seed, "ner", doc_id)
             option = options[int(rng.integers(len(options)))]
             replacement = option.replacements[int(rng.integers(len(option.replacements)))]
-            results[key] = apply_entity(record.sentence, option, replacement)
+            output = apply_entity(sentence, option, replacement)
+            # a labelled output written with the dump's odd spaces is the same output
+            labelled = (r.perturbed for r in records if r.key == key and r.perturbed)
+            results[key] = next((p for p in labelled if normalise_whitespace(p) == output), output)
     return results
 
 

@@ -15,13 +15,13 @@ that text. Rules (ARCHITECTURE.md, "The experiment"):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import msgspec
 
 if TYPE_CHECKING:  # spaCy objects come in as arguments; importing them here is not needed at run time
-    from spacy.tokens import Doc, Span, Token
+    from spacy.tokens import Span, Token
 
 SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})  # neg and con
 
@@ -135,8 +135,3 @@ def find_needle_sentence(
         if result:
             return k, result
     return None
-
-
-def iter_sentences(doc: Doc) -> Iterable[Span]:
-    """The doc's sentences that hold more than whitespace."""
-    return (s for s in doc.sents if s.text.strip())
