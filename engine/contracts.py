@@ -9,7 +9,7 @@ another part's internals.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal, Protocol, runtime_checkable
 
 import msgspec
@@ -154,6 +154,9 @@ class Prices(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tr
     input: Annotated[float, msgspec.Meta(ge=0)] = 0.0
     output: Annotated[float, msgspec.Meta(ge=0)] = 0.0
     cached_input: Annotated[float, msgspec.Meta(ge=0)] | None = None  # defaults to `input` when unset
+    # Batch APIs (OpenAI Batch, Anthropic Message Batches, Gemini batch mode)
+    # bill every token at this fraction of the synchronous price.
+    batch_discount: Annotated[float, msgspec.Meta(ge=0, le=1)] = 0.5
 
 
 class JudgeSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -172,6 +175,11 @@ class JudgeSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only
     tpm: float | None = None  # tokens per minute
     prices: Prices = Prices()
     timeout_s: float = 60.0
+    # "batch": calls go through the provider's batch API in waves (engine
+    # scheduling, adapters' batch modules); results are cached under the same
+    # keys as synchronous calls, so the two are interchangeable.
+    mode: Literal["sync", "batch"] = "sync"
+    batch_poll_s: Annotated[float, msgspec.Meta(gt=0)] = 30.0  # seconds between status polls of a pending batch
     max_attempts: int = 6
     max_retry_time_s: float = 300.0
     # Adapter-specific settings (azure deployment / api_version, vllm engine
@@ -202,13 +210,72 @@ class Adapter(Protocol):
     async def aclose(self) -> None: ...
 
 
+# ---------------------------------------------------------------------------
+# Batch APIs: the same calls, submitted many at a time, answered in minutes
+# to hours at a discount.
+
+BatchState = Literal["in_progress", "ended", "expired", "failed", "cancelled"]
+
+
+class BatchEntry(msgspec.Struct, frozen=True, kw_only=True):
+    """One call of a batch. `custom_id` is the hex `request_key(request)`:
+    its answer is cached under exactly the key a synchronous call would use."""
+
+    custom_id: str
+    request: CallRequest
+
+
+class BatchStatus(msgspec.Struct, frozen=True, kw_only=True):
+    """A submitted batch as the provider reports it. `ended`: results can be
+    fetched (some entries may have failed); `expired`: the provider's window
+    closed, the entries it finished can be fetched, the rest were not done;
+    `failed`: the whole batch was rejected (`detail` holds the raw text)."""
+
+    batch_id: str
+    state: BatchState
+    total: int = 0
+    succeeded: int = 0
+    errored: int = 0
+    detail: str = ""
+
+
+class BatchOutcome(msgspec.Struct, frozen=True, kw_only=True):
+    """One entry's answer, parsed exactly as a synchronous answer would be
+    and priced at the batch rate; a failed entry is a failure `CallResult`
+    (status, error_kind, raw text), never a default score."""
+
+    custom_id: str
+    result: CallResult
+
+
+@runtime_checkable
+class BatchAdapter(Protocol):
+    """One provider's batch API. Created by `engine.registry.create_batch_adapter(spec)`."""
+
+    capabilities: Capabilities
+    max_entries: int  # the provider's limit of entries per batch
+
+    async def submit(self, entries: Sequence[BatchEntry]) -> str: ...  # the provider's batch id
+
+    async def status(self, batch_id: str) -> BatchStatus: ...
+
+    # Entries with an answer (ok or failed); an entry missing from the list
+    # was not processed (expired, cancelled) and must be asked again.
+    async def results(self, batch_id: str) -> list[BatchOutcome]: ...
+
+    async def cancel(self, batch_id: str) -> None: ...
+
+    async def aclose(self) -> None: ...
+
+
 class Backend(msgspec.Struct, frozen=True, kw_only=True):
     """One adapter name as an adapter module declares it for the registry:
     its capabilities for a judge, and its factory (which gives the adapter
-    those same capabilities)."""
+    those same capabilities); `create_batch` for a provider with a batch API."""
 
     capabilities: Callable[[JudgeSpec], Capabilities]
     create: Callable[[JudgeSpec], Adapter]
+    create_batch: Callable[[JudgeSpec], BatchAdapter] | None = None
 
 
 class ConfigError(ValueError):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 
-from engine.contracts import Adapter, AdapterConfigError, Backend, Capabilities, JudgeSpec
+from engine.contracts import Adapter, AdapterConfigError, Backend, BatchAdapter, Capabilities, JudgeSpec
 
 BACKENDS: dict[str, str] = {
     "openai": "adapters.openai:OPENAI",
@@ -40,6 +40,22 @@ def capabilities(spec: JudgeSpec) -> Capabilities:
 
 def create_adapter(spec: JudgeSpec) -> Adapter:
     return backend(spec).create(spec)
+
+
+def create_batch_adapter(spec: JudgeSpec) -> BatchAdapter:
+    create = backend(spec).create_batch
+    if create is None:
+        batch = sorted(name for name in BACKENDS if name_has_batch(name))
+        raise AdapterConfigError(
+            f"judge {spec.name!r}: mode = \"batch\" but adapter {spec.adapter!r} has no batch API; "
+            f"expected one of {', '.join(batch) or '(none yet)'} or mode = \"sync\""
+        )
+    return create(spec)
+
+
+def name_has_batch(name: str) -> bool:
+    module_name, _, attribute = BACKENDS[name].partition(":")
+    return getattr(importlib.import_module(module_name), attribute).create_batch is not None
 
 
 def in_config(source: str, exc: AdapterConfigError) -> AdapterConfigError:

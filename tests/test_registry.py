@@ -75,3 +75,11 @@ def test_a_design_for_api_judges_loads_no_adapter_module() -> None:
         "assert not [m for m in sys.modules if m.split('.')[0] in ('adapters', 'simulation')], sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+def test_batch_mode_on_a_backend_without_a_batch_api_names_the_judge_and_adapter():
+    from engine.registry import create_batch_adapter
+
+    batchless = JudgeSpec(name="local", adapter="baseline", model="jaccard", mode="batch")
+    with pytest.raises(AdapterConfigError, match=r"judge 'local': mode = \"batch\" but adapter 'baseline' has no batch API"):
+        create_batch_adapter(batchless)
