@@ -24,6 +24,7 @@ import re
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
+from typing import TypeVar
 
 import aiohttp
 import anyio
@@ -41,7 +42,7 @@ from adapters.http import (
 )
 from adapters.pacing import retry_after_s
 from adapters.transport import AiohttpTransport
-from engine.contracts import BatchEntry, CallResult, JudgeSpec
+from engine.contracts import BatchEntry, CallResult, Capabilities, JudgeSpec
 
 log = logging.getLogger("needlejudge.adapters.batch")
 
@@ -146,6 +147,26 @@ class BatchControl:
 _RETRYABLE = frozenset({"rate_limit", "overloaded", "server", "timeout", "connection"})
 
 
+class BatchAdapterBase:
+    """What every batch adapter holds: the judge, its synchronous dialect,
+    the API's base URL and the control client."""
+
+    provider = ""
+
+    def __init__(self, spec: JudgeSpec, dialect: Dialect, base: str, control: BatchControl, capabilities: Capabilities) -> None:
+        self.spec = spec
+        self.capabilities = capabilities
+        self._dialect = dialect
+        self._base = base
+        self._control = control
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} judge={self.spec.name!r} model={self.spec.model!r}>"
+
+    async def aclose(self) -> None:
+        await self._control.aclose()
+
+
 # ---------------------------------------------------------------------------
 # Entries
 
@@ -231,3 +252,15 @@ def multipart(fields: dict[str, str], file_field: str, filename: str, content: b
 
 def encode(value: object) -> bytes:
     return _ENCODER.encode(value)
+
+
+T = TypeVar("T")
+
+
+def decode(spec: JudgeSpec, provider: str, what: str, raw: bytes, type_: type[T]) -> T:
+    """A batch API answer decoded, or BatchApiError("malformed") naming it."""
+    try:
+        return msgspec.json.decode(raw, type=type_)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        text = raw[:500].decode("utf-8", errors="replace")
+        raise BatchApiError("malformed", f"judge {spec.name!r} ({provider}): batch {what}: unexpected answer ({exc}): {text}") from None

@@ -22,9 +22,11 @@ from collections.abc import Sequence
 import msgspec
 
 from adapters.batch_http import (
+    BatchAdapterBase,
     BatchApiError,
     BatchControl,
     check_entries,
+    decode,
     encode,
     entry_body,
     entry_failure,
@@ -32,8 +34,8 @@ from adapters.batch_http import (
     jsonl_lines,
     multipart,
 )
-from adapters.http import Dialect, api_key_from_env, settings_from_options
-from engine.contracts import BatchEntry, BatchOutcome, BatchStatus, Capabilities, JudgeSpec
+from adapters.http import api_key_from_env, settings_from_options
+from engine.contracts import BatchEntry, BatchOutcome, BatchStatus, JudgeSpec
 
 MAX_ENTRIES = 50_000
 MAX_FILE_BYTES = 200 * 1024 * 1024
@@ -80,23 +82,11 @@ class _Line(msgspec.Struct):
     error: _LineError | None = None
 
 
-class OpenAIBatchAdapter:
+class OpenAIBatchAdapter(BatchAdapterBase):
     """The Batch API of OpenAI (or an OpenAI-compatible server that has one, by base_url)."""
 
     max_entries = MAX_ENTRIES
-
-    def __init__(self, spec: JudgeSpec, dialect: Dialect, base: str, control: BatchControl, capabilities: Capabilities) -> None:
-        self.spec = spec
-        self.capabilities = capabilities
-        self._dialect = dialect
-        self._base = base
-        self._control = control
-
-    def __repr__(self) -> str:
-        return f"<OpenAIBatchAdapter judge={self.spec.name!r} model={self.spec.model!r}>"
-
-    async def aclose(self) -> None:
-        await self._control.aclose()
+    provider = "openai"
 
     async def submit(self, entries: Sequence[BatchEntry]) -> str:
         check_entries(entries, provider="openai", max_entries=self.max_entries)
@@ -110,10 +100,10 @@ class OpenAIBatchAdapter:
             raise BatchApiError("too_large", f"openai batch: the input file is {len(content):,} bytes, over the "
                                 f"{MAX_FILE_BYTES:,}-byte limit; submit fewer entries per batch")
         form, content_type = multipart({"purpose": "batch"}, "file", "needlejudge-batch.jsonl", content)
-        uploaded = self._decode("upload", await self._control.call("upload", "POST", f"{self._base}/files", form,
+        uploaded = decode(self.spec, "openai", "upload", await self._control.call("upload", "POST", f"{self._base}/files", form,
                                                                    content_type=content_type), _File)
         body = encode({"input_file_id": uploaded.id, "endpoint": ENDPOINT, "completion_window": "24h"})
-        return self._decode("create", await self._control.call("create", "POST", f"{self._base}/batches", body), _Batch).id
+        return decode(self.spec, "openai", "create", await self._control.call("create", "POST", f"{self._base}/batches", body), _Batch).id
 
     async def status(self, batch_id: str) -> BatchStatus:
         batch = await self._batch(batch_id)
@@ -144,13 +134,10 @@ class OpenAIBatchAdapter:
     # -- reading ---------------------------------------------------------
 
     async def _batch(self, batch_id: str) -> _Batch:
-        return self._decode("status", await self._control.call("status", "GET", f"{self._base}/batches/{batch_id}"), _Batch)
+        return decode(self.spec, "openai", "status", await self._control.call("status", "GET", f"{self._base}/batches/{batch_id}"), _Batch)
 
     def _outcome(self, line: bytes, now: float) -> BatchOutcome | None:
-        try:
-            parsed = msgspec.json.decode(line, type=_Line)
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            raise BatchApiError("malformed", f"judge {self.spec.name!r} (openai): unreadable batch result line ({exc}): {line[:500]!r}") from None
+        parsed = decode(self.spec, "openai", "result line", line, _Line)
         if parsed.response is not None:
             result = entry_result(self.spec, self._dialect, parsed.response.status_code, bytes(parsed.response.body), finished_at=now)
         elif parsed.error is not None and parsed.error.code in NOT_RUN:
@@ -158,13 +145,6 @@ class OpenAIBatchAdapter:
         else:
             result = entry_failure(self.spec, "openai", "bad_request", line, finished_at=now)
         return BatchOutcome(custom_id=parsed.custom_id, result=result)
-
-    def _decode(self, operation: str, raw: bytes, type_: type) -> object:
-        try:
-            return msgspec.json.decode(raw, type=type_)
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            text = raw[:500].decode("utf-8", errors="replace")
-            raise BatchApiError("malformed", f"judge {self.spec.name!r} (openai): batch {operation}: unexpected answer ({exc}): {text}") from None
 
 
 def create(spec: JudgeSpec) -> OpenAIBatchAdapter:

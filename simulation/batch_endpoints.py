@@ -27,6 +27,7 @@ import itertools
 import threading
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
@@ -147,6 +148,28 @@ class BatchBook:
                 if hit and chosen is None:
                     chosen = fault
         return chosen
+
+    def job_handler(
+        self, wire: WireDialect, operation: str, render: Callable[[Job, web.Request], web.Response], *,
+        act: Callable[[Job], None] | None = None, id_prefix: str = "",
+    ) -> Callable[[web.Request], Awaitable[web.Response]]:
+        """A route answering about one batch (`{batch_id}` in the path, after
+        `id_prefix`): checked like every control call, 404 when unknown, then
+        `act` (e.g. cancel) and `render`."""
+
+        async def handle(request: web.Request) -> web.Response:
+            refused = self.control(request, wire, operation)
+            if refused is not None:
+                return refused
+            batch_id = id_prefix + request.match_info["batch_id"]
+            job = self.get(batch_id)
+            if job is None or job.provider != wire.provider:
+                return wire.error_response(Reject(404, wire.kind_for_status(404), f"No batch found with id '{batch_id}'."))
+            if act is not None:
+                act(job)
+            return render(job, request)
+
+        return handle
 
     # -- batches -----------------------------------------------------------
 

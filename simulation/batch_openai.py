@@ -81,25 +81,15 @@ def routes(book: BatchBook) -> list[tuple[str, str, Any]]:
             job.extra["errors"] = [{"code": "invalid_request", "message": job.detail, "param": None, "line": None}]
         return _json(_batch_object(book, job))
 
-    def on_job(operation: str, act: Any) -> Any:
-        async def handle(request: web.Request) -> web.Response:
-            refused = book.control(request, WIRE, operation)
-            if refused is not None:
-                return refused
-            job = book.get(request.match_info["batch_id"])
-            if job is None or job.provider != "openai":
-                return _error(404, f"No batch found with id '{request.match_info['batch_id']}'.", kind="not_found")
-            act(job)
-            return _json(_batch_object(book, job))
-
-        return handle
+    def render(job: Job, request: web.Request) -> web.Response:
+        return _json(_batch_object(book, job))
 
     return [
         ("POST", "/v1/files", upload),
         ("GET", "/v1/files/{file_id}/content", content),
         ("POST", "/v1/batches", create),
-        ("GET", "/v1/batches/{batch_id}", on_job("status", lambda job: None)),
-        ("POST", "/v1/batches/{batch_id}/cancel", on_job("cancel", book.cancel)),
+        ("GET", "/v1/batches/{batch_id}", book.job_handler(WIRE, "status", render)),
+        ("POST", "/v1/batches/{batch_id}/cancel", book.job_handler(WIRE, "cancel", render, act=book.cancel)),
     ]
 
 

@@ -7,8 +7,11 @@ import time
 
 import anyio
 
-from engine.contracts import BatchEntry, BatchStatus, CallResult, Prices, request_key
-from http_fixtures import judge_request
+from engine.contracts import BatchEntry, BatchStatus, CallResult, JudgeSpec, Prices, request_key
+import msgspec
+
+from engine.registry import create_adapter, create_batch_adapter
+from http_fixtures import judge_request, spec_for
 
 PRICES = Prices(input=2.0, output=8.0, batch_discount=0.5)
 
@@ -34,3 +37,28 @@ def same_answer(batch: CallResult, sync: CallResult, discount: float) -> None:
     assert (batch.status, batch.text, batch.usage, batch.model_version, batch.finish_reason, batch.error_kind) == (
         sync.status, sync.text, sync.usage, sync.model_version, sync.finish_reason, sync.error_kind)
     assert sync.cost_usd > 0 and abs(batch.cost_usd - sync.cost_usd * discount) < 1e-12
+
+
+def batch_spec(adapter: str, server, model: str, **overrides) -> JudgeSpec:
+    """A batch judge of `adapter` pointed at the fake server, priced at PRICES."""
+    return spec_for(adapter, server.url, model, **{"prices": PRICES, "mode": "batch", **overrides})
+
+
+async def run_batch(judge: JudgeSpec, batch: list[BatchEntry]) -> tuple[str, BatchStatus, dict[str, CallResult]]:
+    """Submit, poll to the end, fetch: (batch id, final status, results by custom_id)."""
+    adapter = create_batch_adapter(judge)
+    try:
+        batch_id = await adapter.submit(batch)
+        status = await until_done(adapter, batch_id)
+        return batch_id, status, {o.custom_id: o.result for o in await adapter.results(batch_id)}
+    finally:
+        await adapter.aclose()
+
+
+async def sync_results(judge: JudgeSpec, batch: list[BatchEntry]) -> list[CallResult]:
+    """The same entries asked one by one through the judge's synchronous adapter."""
+    adapter = create_adapter(msgspec.structs.replace(judge, mode="sync"))
+    try:
+        return [await adapter.complete(e.request) for e in batch]
+    finally:
+        await adapter.aclose()

@@ -6,11 +6,9 @@ from __future__ import annotations
 import anyio
 import msgspec
 import pytest
-from batch_fixtures import PRICES, entries, same_answer, until_done
-from http_fixtures import spec_for
+from batch_fixtures import PRICES, batch_spec, entries, run_batch, same_answer, sync_results, until_done
 
 from adapters.batch_http import BatchApiError
-from adapters.openai import create
 from adapters.openai_batch import OpenAIBatchAdapter
 from engine.contracts import BatchEntry
 from engine.registry import capabilities, create_batch_adapter
@@ -25,17 +23,11 @@ def untimed(outcomes):
 
 
 def spec(server, model=MODEL, **overrides):
-    return spec_for("openai", server.url, model, **{"prices": PRICES, "mode": "batch", **overrides})
+    return batch_spec("openai", server, model, **overrides)
 
 
 async def run(server, batch_entries, **overrides):
-    adapter = create_batch_adapter(spec(server, **overrides))
-    try:
-        batch_id = await adapter.submit(batch_entries)
-        status = await until_done(adapter, batch_id)
-        return batch_id, status, {o.custom_id: o.result for o in await adapter.results(batch_id)}
-    finally:
-        await adapter.aclose()
+    return await run_batch(spec(server, **overrides), batch_entries)
 
 
 def test_registry_gives_the_batch_adapter_and_declares_the_batch_api(server):
@@ -57,11 +49,7 @@ async def test_round_trip_submit_status_results(server):
 async def test_batch_answer_equals_the_synchronous_answer_at_the_batch_price(server):
     server.set_config(FakeConfig())
     batch = entries(MODEL, 4, adapter="openai")
-    sync_adapter = create(spec(server, mode="sync"))
-    try:
-        sync = [await sync_adapter.complete(e.request) for e in batch]
-    finally:
-        await sync_adapter.aclose()
+    sync = await sync_results(spec(server), batch)
     server.reset()  # the simulated prefix cache starts empty again, as it did for the synchronous calls
     _, _, results = await run(server, batch)
     for entry, answer in zip(batch, sync):
