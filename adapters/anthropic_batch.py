@@ -156,4 +156,4 @@ def create(spec: JudgeSpec) -> AnthropicBatchAdapter:
     from adapters.anthropic import capabilities, connection
 
     settings, dialect, headers, base = connection(spec)
-    return AnthropicBatchAdapter(spec, dialect, base, BatchControl(spec, "anthropic", headers, settings), capabilities(spec))
+    return AnthropicBatchAdapter(spec, dialect, base, BatchControl(spec, "anthropic", headers, settings, error_kind=dialect.error_kind), capabilities(spec))

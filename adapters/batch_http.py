@@ -77,9 +77,11 @@ class BatchControl:
         settings: HttpSettings,
         *,
         retry_delay: Callable[[bytes], float | None] = lambda body: None,
+        error_kind: Callable[[int, bytes], str | None] = lambda status, body: None,
     ) -> None:
         self.spec = spec
         self.provider = provider
+        self._error_kind = error_kind  # the dialect's refinement (Gemini's API_KEY_INVALID 400 is "auth")
         self._headers = headers  # holds the key: never log or repr
         self._settings = settings
         self._retry_delay = retry_delay
@@ -141,6 +143,9 @@ class BatchControl:
             return "server", text, retry_after_s(answer.headers, time.time())
         if status == 413:
             return "too_large", text, None
+        refined = self._error_kind(status, raw)
+        if refined and refined != "refused":
+            return refined, text, None
         return TERMINAL_KINDS.get(status) or ("server" if status >= 500 else "bad_request"), text, None
 
 

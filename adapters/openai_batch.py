@@ -154,5 +154,5 @@ def create(spec: JudgeSpec) -> OpenAIBatchAdapter:
     settings = settings_from_options(spec, frozenset({"max_tokens_field"}))
     key = api_key_from_env(spec, ("OPENAI_API_KEY",))
     dialect, base = openai_dialect(spec)
-    control = BatchControl(spec, "openai", {"Authorization": f"Bearer {key}"}, settings)
+    control = BatchControl(spec, "openai", {"Authorization": f"Bearer {key}"}, settings, error_kind=dialect.error_kind)
     return OpenAIBatchAdapter(spec, dialect, base, control, OPENAI_CAPABILITIES)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from simulation import batch_anthropic, batch_openai
+from simulation import batch_anthropic, batch_gemini, batch_openai
 from simulation.batch_endpoints import BatchBook
 
 
 def batch_routes(book: BatchBook) -> list[tuple[str, str, Any]]:
-    return [*batch_openai.routes(book), *batch_anthropic.routes(book)]
+    return [*batch_openai.routes(book), *batch_anthropic.routes(book), *batch_gemini.routes(book)]
