@@ -2,7 +2,8 @@
 share (simulation/batch_openai.py, batch_anthropic.py, batch_gemini.py
 speak the wire formats).
 
-A batch is processed lazily and deterministically by the clock: it ends
+A batch is processed lazily and deterministically by the clock and the
+current `BatchSim` (a new configuration applies to pending batches): it ends
 `delay_s` after its creation (the first status or results request after
 that runs its entries), or expires at `expire_after_s` (when that comes
 first) with only the first `expire_after_s / delay_s` of its entries done.
@@ -51,10 +52,9 @@ class EntryAnswer(msgspec.Struct, frozen=True):
 class Job:
     """One simulated batch."""
 
-    def __init__(self, batch_id: str, provider: str, index: int, entries: list[tuple[str, Call | Reject]], sim: BatchSim, **extra: Any) -> None:
+    def __init__(self, batch_id: str, provider: str, index: int, entries: list[tuple[str, Call | Reject]], **extra: Any) -> None:
         self.id, self.provider, self.index = batch_id, provider, index
         self.entries = entries
-        self.sim = sim
         self.created = time.monotonic()
         self.created_at = time.time()
         self.state = "in_progress"  # in_progress | ended | expired | failed | cancelled
@@ -79,13 +79,17 @@ class BatchBook:
     def __init__(self, server: FakeServer) -> None:
         self.server = server
         self._lock = threading.Lock()
+        # Batches and files live as long as the server: a reset or a new
+        # configuration (which apply to pending batches too) keeps them, so a
+        # client can pick up a pending batch after either.
+        self.jobs: dict[str, Job] = {}
+        self.files: dict[str, tuple[str, bytes]] = {}  # id -> (purpose, content)
+        self._ids = itertools.count()
         self.reset()
 
     def reset(self) -> None:
+        """Zero the counters (the creation index `fail_batches` counts too)."""
         with self._lock:
-            self.jobs: dict[str, Job] = {}
-            self.files: dict[str, tuple[str, bytes]] = {}  # id -> (purpose, content)
-            self._ids = itertools.count()
             self._created = 0
             self._by_operation: Counter[str] = Counter()
             self._processed: Counter[str] = Counter()
@@ -178,7 +182,7 @@ class BatchBook:
         with self._lock:
             index = self._created
             self._created += 1
-            job = self.jobs[batch_id] = Job(batch_id, provider, index, entries, self.sim, **extra)
+            job = self.jobs[batch_id] = Job(batch_id, provider, index, entries, **extra)
         if index in self.sim.fail_batches:
             job.state, job.ended_at = "failed", time.time()
             job.detail = f"batch {index} rejected (fail_batches)"
@@ -210,7 +214,7 @@ class BatchBook:
 
     def _advance(self, job: Job) -> None:
         elapsed = time.monotonic() - job.created
-        sim = job.sim
+        sim = self.sim
         expire = sim.expire_after_s
         if expire is not None and expire < sim.delay_s and elapsed >= expire:
             done = int(len(job.entries) * expire / sim.delay_s) if sim.delay_s else 0
@@ -228,7 +232,7 @@ class BatchBook:
         for custom_id, call in entries:
             if custom_id in job.answers:
                 continue
-            job.answers[custom_id] = self._answer(wire, custom_id, call, job.sim)
+            job.answers[custom_id] = self._answer(wire, custom_id, call, self.sim)
 
     def _answer(self, wire: WireDialect, custom_id: str, call: Call | Reject, sim: BatchSim) -> EntryAnswer:
         seed = self.server.config.seed

@@ -1,6 +1,6 @@
 """The fake server's OpenAI Batch API: `/v1/files` (multipart upload,
 purpose "batch"; content download), `/v1/batches` (create, retrieve,
-cancel). Input lines `{"custom_id", "method", "url", "body"}`; a line that
+cancel; an input file is dropped once a batch is made of it). Input lines `{"custom_id", "method", "url", "body"}`; a line that
 is not one of those, or a custom_id used twice, fails the whole batch at
 validation (status "failed", `errors.data[]` naming the line). Output
 lines `{"id", "custom_id", "response": {"status_code", "request_id",
@@ -72,6 +72,7 @@ def routes(book: BatchBook) -> list[tuple[str, str, Any]]:
         if stored is None:
             return _error(404, f"No such File object: {body.get('input_file_id')}", kind="not_found")
         entries, errors = _read_input(book, stored[1])
+        del book.files[body["input_file_id"]]  # read once: the fake keeps no copy of large inputs
         batch_id = book.new_id("batch_")
         job = book.create("openai", batch_id, entries, input_file_id=body["input_file_id"])
         if errors and not job.done:

@@ -173,10 +173,7 @@ class FakeServer:
         for wire in WIRES:
             for route in wire.routes():
                 app.router.add_post(route, self._handler(wire))
-        app.router.add_get("/_fake/stats", self._stats)
-        app.router.add_get("/_fake/truth", self._truth)
-        app.router.add_post("/_fake/reset", self._reset)
-        app.router.add_post("/_fake/config", self._config)
+        _add_fake_routes(app, self)
         return app
 
     def _handler(self, wire: WireDialect):  # type: ignore[no-untyped-def]
@@ -184,23 +181,6 @@ class FakeServer:
             return await self._serve(request, wire)
 
         return handle
-
-    async def _stats(self, request: web.Request) -> web.Response:
-        return web.Response(body=ENCODER.encode(self.stats()), content_type=JSON)
-
-    async def _truth(self, request: web.Request) -> web.Response:
-        return web.Response(body=ENCODER.encode(self.truth()), content_type=JSON)
-
-    async def _reset(self, request: web.Request) -> web.Response:
-        self.reset()
-        return web.Response(body=b"{}", content_type=JSON)
-
-    async def _config(self, request: web.Request) -> web.Response:
-        try:
-            self.configure(**msgspec.json.decode(await request.read()))
-        except (msgspec.DecodeError, msgspec.ValidationError, TypeError) as exc:
-            return web.Response(status=400, body=ENCODER.encode({"error": str(exc)}), content_type=JSON)
-        return web.Response(body=ENCODER.encode(msgspec.to_builtins(self.config)), content_type=JSON)
 
     # -- one request ----------------------------------------------------
 
@@ -307,6 +287,32 @@ class FakeServer:
             self._seen_prefixes.add(key)
         tokens = len(system) // 4
         return tokens if seen else -tokens  # negative: written to the cache this time
+
+
+def _add_fake_routes(app: web.Application, server: FakeServer) -> None:
+    """The test-control endpoints: /_fake/stats, /_fake/truth, /_fake/reset, /_fake/config."""
+
+    async def stats(request: web.Request) -> web.Response:
+        return web.Response(body=ENCODER.encode(server.stats()), content_type=JSON)
+
+    async def truth(request: web.Request) -> web.Response:
+        return web.Response(body=ENCODER.encode(server.truth()), content_type=JSON)
+
+    async def reset(request: web.Request) -> web.Response:
+        server.reset()
+        return web.Response(body=b"{}", content_type=JSON)
+
+    async def config(request: web.Request) -> web.Response:
+        try:
+            server.configure(**msgspec.json.decode(await request.read()))
+        except (msgspec.DecodeError, msgspec.ValidationError, TypeError) as exc:
+            return web.Response(status=400, body=ENCODER.encode({"error": str(exc)}), content_type=JSON)
+        return web.Response(body=ENCODER.encode(msgspec.to_builtins(server.config)), content_type=JSON)
+
+    app.router.add_get("/_fake/stats", stats)
+    app.router.add_get("/_fake/truth", truth)
+    app.router.add_post("/_fake/reset", reset)
+    app.router.add_post("/_fake/config", config)
 
 
 def _builtins(changes: dict[str, Any]) -> dict[str, Any]:

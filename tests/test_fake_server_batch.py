@@ -114,6 +114,18 @@ async def test_failed_entries_are_chosen_by_custom_id_and_run_so_a_retry_draws_a
         assert all(server.stats()["batch"]["processed"][cid] == 2 for cid in expected)
 
 
+async def test_pending_batches_survive_a_new_configuration_which_applies_to_them():
+    async with serve(FakeConfig(batch=BatchSim(delay_s=3600.0))) as server, aiohttp.ClientSession() as s:
+        batch = await openai_batch(s, server.url, [line("a"), line("b")])
+        assert batch["status"] == "in_progress"
+        async with s.post(f"{server.url}/_fake/config", json={"batch": {"delay_s": 0.0}}) as r:
+            assert r.status == 200 and (await r.json())["batch"]["delay_s"] == 0.0
+        async with s.get(f"{server.url}/v1/batches/{batch['id']}", headers=AUTH) as r:
+            batch = await r.json()
+        assert batch["status"] == "completed" and batch["request_counts"]["completed"] == 2
+        assert server.stats()["batch"]["processed"] == {"a": 1, "b": 1}
+
+
 def test_command_batch_flags():
     parser = argparse.ArgumentParser()
     command.configure(parser)
