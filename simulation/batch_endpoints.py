@@ -36,6 +36,7 @@ import msgspec
 from aiohttp import web
 
 from simulation.fake_config import BatchFault, BatchSim
+from simulation.faults import drop
 from simulation.wire import Call, Reject, WireDialect
 
 if TYPE_CHECKING:
@@ -134,6 +135,9 @@ class BatchBook:
             return None
         if fault.kind == "rate_limit":
             return wire.rate_limit_response(fault.retry_after_s, {}, bare=False)
+        if fault.kind == "reset":
+            drop(request)
+            return web.Response(status=500)
         status = fault.status or 500
         return wire.error_response(Reject(status, wire.kind_for_status(status), f"Injected HTTP {status} on batch {operation}."))
 

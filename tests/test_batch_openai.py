@@ -146,6 +146,18 @@ async def test_transient_failures_past_max_attempts_raise_a_retryable_error(serv
     assert caught.value.retryable and caught.value.kind == "server"
 
 
+async def test_a_dropped_create_is_not_resubmitted_blindly_but_a_dropped_poll_is_retried(server):
+    faults = (BatchFault(kind="reset", operation="create", schedule=(0, 1)),  # the request and the transport's one replay
+              BatchFault(kind="reset", operation="status", schedule=(0, 1)))
+    server.set_config(FakeConfig(batch=BatchSim(faults=faults)))
+    with pytest.raises(BatchApiError, match="may have been created") as caught:
+        await run(server, entries(MODEL, 1, adapter="openai"))
+    assert caught.value.kind == "connection" and caught.value.retryable
+    assert server.stats()["batch"]["by_operation"]["create"] == 2
+    _, status, results = await run(server, entries(MODEL, 1, adapter="openai"))
+    assert status.state == "ended" and len(results) == 1 and server.stats()["batch"]["by_operation"]["status"] >= 3
+
+
 async def test_a_wrong_key_is_classified_auth_and_not_retried(server, monkeypatch):
     server.set_config(FakeConfig(valid_keys=("right-key",)))
     monkeypatch.setenv("OPENAI_API_KEY", "wrong-key-123")
