@@ -25,6 +25,11 @@ the whole machine (/proc/stat), which gives per point:
     (cores left, at most 1) / main-process CPU per call (one Python process
     drives the calls) and cores left / (engine + replica CPU per call).
 Below the bend the engine should reach >= 0.9 x N x C; above it the CPU binds.
+On a busy box the cores left are whatever the other processes did not take,
+so where the box is saturated the predicted bend equals the measured rate by
+construction: it says the CPU we got, not the replicas, set the rate. The
+last line fits cores used = fixed + CPU per call x calls/s over the points
+and predicts the bend of this box when idle.
 
 Faults (--faults): 4 replicas; a run with no fault, then one run per fault in
 which replica 2 dies (killed, restarted on its port after --fault-s), hangs
@@ -67,6 +72,12 @@ def proc_cpu_s(pid: int) -> float:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return 0.0
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def thread_cpu_s(tid: int) -> float:
+    """utime + stime of one thread of this process."""
+    fields = Path(f"/proc/self/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / TICK
 
 
@@ -219,7 +230,8 @@ class CpuSampler:
         import psutil
 
         children = {p.pid for p in psutil.Process().children(recursive=True)} - self.replica_pids
-        return (time.time(), proc_cpu_s(os.getpid()), sum(proc_cpu_s(pid) for pid in children),
+        own = proc_cpu_s(os.getpid()) - thread_cpu_s(threading.get_native_id())  # the engine, not this sampler
+        return (time.time(), own, sum(proc_cpu_s(pid) for pid in children),
                 sum(proc_cpu_s(pid) for pid in self.replica_pids), machine_busy_s())  # fmt: skip
 
     def _loop(self) -> None:
@@ -291,15 +303,25 @@ def scaling(bench_dir: Path, args: argparse.Namespace) -> list[dict]:
               f"{p['others_cores']:13.2f}  {p['predicted_bend']:14.0f} | {verdict}  "
               f"(calls {p['completed']}, repeated {p['repeated']}, load {os.getloadavg()[0]:.2f})", flush=True)  # fmt: skip
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
-    capacity_bound = [p for p in points if p["of_capacity"] >= 0.9] or points
-    main_ms = min(p["main_ms_per_call"] for p in capacity_bound)
-    all_ms = min(p["engine_ms_per_call"] + p["replica_ms_per_call"] for p in capacity_bound)
-    quiet = min(1000 / main_ms, 1000 * os.cpu_count() / all_ms)  # type: ignore[operator]
-    print(f"on this box idle ({os.cpu_count()} cores, nothing else running), at the CPU per call of the points that "
-          f"reached N x C ({main_ms:.2f} ms in the engine's main process, {all_ms:.2f} ms engine + replicas), "
-          f"the bend would be at {quiet:.0f} calls/s, i.e. N = {quiet / args.capacity:.1f} replicas of C = {args.capacity:g}",
-          flush=True)  # fmt: skip
+    if len(points) > 1:  # cores used = fixed per second + per call x calls/s; the slope is the CPU a call costs
+        rates = [p["calls_per_s"] for p in points]
+        main = fit(rates, [p["main_core_share"] for p in points])
+        ours = fit(rates, [p["calls_per_s"] * (p["engine_ms_per_call"] + p["replica_ms_per_call"]) / 1000 for p in points])
+        cores = os.cpu_count() or 1
+        quiet = min((1 - main[0]) / main[1], (cores - ours[0]) / ours[1])
+        print(f"CPU per call (least-squares slope of cores used against calls/s over the points): engine main process "
+              f"{1000 * main[1]:.2f} ms (+{main[0]:.3f} cores fixed), engine + replicas {1000 * ours[1]:.2f} ms "
+              f"(+{ours[0]:.3f} cores fixed). With this box idle ({cores} cores, nothing else running) the bend would be "
+              f"at {quiet:.0f} calls/s (the engine's one core or all cores, whichever binds first), "
+              f"i.e. N = {quiet / args.capacity:.1f} replicas of C = {args.capacity:g}", flush=True)  # fmt: skip
     return points
+
+
+def fit(xs: list[float], ys: list[float]) -> tuple[float, float]:
+    """Least-squares intercept and slope of ys against xs."""
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    return my - slope * mx, slope
 
 
 # ---------------------------------------------------------------------------
