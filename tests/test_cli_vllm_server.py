@@ -1,6 +1,8 @@
 """`needlejudge vllm-server`: a config's vllm judge served by a real vLLM
 server (the tiny Gemma-3 model on CPU) until SIGTERM, then stopped with
-nothing left behind; a bad choice of judge fails before any process starts."""
+nothing left behind; a bad choice of judge fails before any process starts.
+Two replicas (`--replicas 2`) start once for the module: an experiment's
+calls spread over both behind one judge, with the rows of one server."""
 
 from __future__ import annotations
 
@@ -16,16 +18,19 @@ import time
 import tomllib
 import urllib.request
 from pathlib import Path
+from typing import NamedTuple
 
 import msgspec
 import psutil
 import pytest
+from experiments import write_experiment
 from vllm_fixtures import ENGINE_ENV, ENGINE_OPTIONS, require_vllm
 
 from simulation.tiny_gemma import build_tiny_gemma
 from engine.cli import main as cli_main
 from engine.commands.vllm_server import gpu_groups, plan_servers
 from engine.contracts import ConfigError, JudgeSpec
+from engine.runner import run_experiment
 
 
 def write_config(tmp_path: Path, judges: list[dict]) -> Path:
@@ -187,9 +192,21 @@ def read_table(process: subprocess.Popen, out: list[str], deadline_s: float) -> 
     return "".join(out[out.index("[[judges]]\n") :])
 
 
-@pytest.mark.vllm
-def test_two_replicas_come_up_answer_are_listed_and_stop(tmp_path):
+class Fleet(NamedTuple):
+    """`needlejudge vllm-server --replicas 2` running: its process, output so far, the judge it printed."""
+
+    process: subprocess.Popen
+    out: list[str]
+    judge: dict
+    model: Path
+
+
+@pytest.fixture(scope="module")
+def two_replicas(tmp_path_factory):
+    """Two real vLLM servers on CPU started once by the CLI, shared by the
+    tests below; the last of them stops the fleet (teardown makes sure)."""
     require_vllm()
+    tmp_path = tmp_path_factory.mktemp("two_replicas")
     model = build_tiny_gemma(tmp_path / "tiny_gemma")
     config = write_config(tmp_path, [{"name": "tiny", "adapter": "vllm", "model": str(model), "concurrency": 8,
                                       "options": ENGINE_OPTIONS}])  # fmt: skip
@@ -197,21 +214,94 @@ def test_two_replicas_come_up_answer_are_listed_and_stop(tmp_path):
     out: list[str] = []
     try:
         (served,) = tomllib.loads(read_table(process, out, 900))["judges"]
-        assert (served["name"], served["adapter"], served["model"]) == ("tiny-server", "openai-compatible", str(model))
-        assert "base_url" not in served and len(set(served["base_urls"])) == 2
-        ports = [int(url.rsplit(":", 1)[1].split("/")[0]) for url in served["base_urls"]]
-        assert "on GPU(s) 0 " in "".join(out) and "on GPU(s) 1 " in "".join(out)
-        for url in served["base_urls"]:
-            body = json.dumps({"model": str(model), "prompt": "The treaty", "max_tokens": 3, "temperature": 0}).encode()
-            request = urllib.request.Request(f"{url}/completions", body, {"Content-Type": "application/json"})
-            with urllib.request.urlopen(request, timeout=120) as reply:
-                answer = json.load(reply)
-            assert answer["usage"]["completion_tokens"] == 3 and isinstance(answer["choices"][0]["text"], str)
-        server_pids = {p.pid for p in psutil.Process(process.pid).children(recursive=True)}
-        assert len(server_pids) >= 2 and all(port_open(port) for port in ports)
-        rest = sigterm_and_read(process)
+        yield Fleet(process, out, served, model)
     finally:
         stop_like_a_user(process)
+
+
+def server_ports(judge: dict) -> list[int]:
+    return [int(url.rsplit(":", 1)[1].split("/")[0]) for url in judge["base_urls"]]
+
+
+@pytest.mark.vllm
+def test_two_replicas_come_up_answer_and_are_listed(two_replicas):
+    served, model, out = two_replicas.judge, two_replicas.model, two_replicas.out
+    assert (served["name"], served["adapter"], served["model"]) == ("tiny-server", "openai-compatible", str(model))
+    assert "base_url" not in served and len(set(served["base_urls"])) == 2
+    assert "on GPU(s) 0 " in "".join(out) and "on GPU(s) 1 " in "".join(out)
+    for url in served["base_urls"]:
+        body = json.dumps({"model": str(model), "prompt": "The treaty", "max_tokens": 3, "temperature": 0}).encode()
+        request = urllib.request.Request(f"{url}/completions", body, {"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=120) as reply:
+            answer = json.load(reply)
+        assert answer["usage"]["completion_tokens"] == 3 and isinstance(answer["choices"][0]["text"], str)
+
+
+def finished_requests(base_url: str) -> int:
+    """Requests the vLLM server has finished, from its Prometheus /metrics."""
+    root = base_url.rsplit("/v1", 1)[0]
+    with urllib.request.urlopen(f"{root}/metrics", timeout=30) as reply:
+        text = reply.read().decode()
+    counts = re.findall(r"^vllm:request_success_total\{[^}]*\} ([0-9.e+]+)$", text, flags=re.M)
+    assert counts, f"no vllm:request_success_total in {root}/metrics"
+    return round(sum(float(c) for c in counts))
+
+
+# 2 needles x 1 hay x 2 positions x 5 documents = 20 judge calls
+SMALL_DESIGN = """seed = 3
+needles = ["none", "neg"]
+hays = ["orig"]
+positions = [[1, 1], [2, 0]]
+prompts = ["bands"]
+stopping = { kind = "fixed", n = 5 }
+"""
+ROW_FIELDS = ("needle", "hay", "i", "j", "doc_id", "order", "status", "score", "raw_text", "prompt_tokens")
+
+
+def run_against(folder: Path, urls: list[str], fleet: Fleet, stores) -> tuple[list[tuple], list[int]]:  # type: ignore[no-untyped-def]
+    """The small design judged with a fresh store through `urls` (one server
+    or both as replicas): its rows, and how many requests each of the fleet's
+    servers finished meanwhile."""
+    where = f"base_url = {json.dumps(urls[0])}" if len(urls) == 1 else f"base_urls = {json.dumps(urls)}"
+    judge = ('[[judges]]\nname = "tiny-server"\nadapter = "openai-compatible"\n'
+             f"model = {json.dumps(str(fleet.model))}\n{where}\nconcurrency = 8\n"
+             'options = { structured_outputs = "structured_outputs" }\n')  # fmt: skip
+    config = write_experiment(folder, *stores, SMALL_DESIGN + judge)
+    before = [finished_requests(url) for url in fleet.judge["base_urls"]]
+    summary = run_experiment(config)
+    after = [finished_requests(url) for url in fleet.judge["base_urls"]]
+    assert summary.calls_network == 20 and summary.status_counts == {"ok": 20}, summary
+    rows = [json.loads(line) for line in Path(summary.results_jsonl).read_text().splitlines()]
+    return sorted(tuple(row[f] for f in ROW_FIELDS) for row in rows), [a - b for a, b in zip(after, before)]
+
+
+@pytest.mark.vllm
+@pytest.mark.slow
+def test_two_servers_behind_one_judge_share_the_calls_and_match_one_server(
+    two_replicas, tmp_path, prepared_store, corpus_slice_path, corpus_settings
+):  # type: ignore[no-untyped-def]
+    stores = (prepared_store, corpus_slice_path, corpus_settings)
+    urls = two_replicas.judge["base_urls"]
+    both_rows, both_counts = run_against(tmp_path / "both", urls, two_replicas, stores)
+    one_rows, one_counts = run_against(tmp_path / "one", urls[:1], two_replicas, stores)
+    # every call finished on exactly one server, and both servers took a share
+    assert sum(both_counts) == 20 and min(both_counts) >= 3, both_counts
+    assert one_counts == [20, 0]
+    # same seed, same rows: status, score, raw text and the server's token
+    # count, whichever server answered (the dummy-weight model gives every
+    # pair the same score; the prompt token counts differ from row to row)
+    assert both_rows == one_rows
+    assert {row[ROW_FIELDS.index("status")] for row in both_rows} == {"ok"}
+    assert len({row[ROW_FIELDS.index("prompt_tokens")] for row in both_rows}) >= 5
+
+
+@pytest.mark.vllm
+def test_two_replicas_stop_on_sigterm_and_leave_nothing(two_replicas):
+    process, out = two_replicas.process, two_replicas.out
+    ports = server_ports(two_replicas.judge)
+    server_pids = {p.pid for p in psutil.Process(process.pid).children(recursive=True)}
+    assert len(server_pids) >= 2 and all(port_open(port) for port in ports)
+    rest = sigterm_and_read(process)
     assert process.returncode == 0, "".join(out) + rest
     assert "2 vLLM servers stopped" in rest
     assert not any(port_open(port) for port in ports)

@@ -199,6 +199,33 @@ async def test_one_replica_of_four_fails_and_the_run_finishes_on_the_rest(fault)
     assert all(s["repeated_completions"] == 0 for s in stats)
 
 
+@pytest.mark.parametrize("fault", ["hangs", "503"])
+async def test_a_replica_that_hangs_or_503s_for_a_while_is_ejected_then_probed_back_in(fault, caplog):
+    # its 16th to 20th requests fail: three in a row take it out, the calls
+    # in flight on it and the first probe fail too, a later probe brings it back
+    requests = [judge_request(MODEL) for _ in range(600)]
+    expected = await healthy_texts(requests)
+    kind = "hang" if fault == "hangs" else "overloaded"
+    with fake_servers(4) as fleet:
+        servers = fleet.servers
+        configured(servers, latency_s=0.03)
+        victim = servers[1]
+        victim.configure(latency=Latency(kind="fixed", value_s=0.03), faults=(Fault(kind=kind, schedule=tuple(range(15, 20)), hang_s=30),))
+        caplog.set_level("WARNING", logger="needlejudge.adapters")
+        results, states = await run_on(servers, requests, timeout_s=0.5, options={"replica_pause_s": 0.1})
+        stats = [s.stats() for s in servers]
+    assert [r.text for r in results] == expected and all(r.status == "ok" for r in results)
+    said = [r.getMessage() for r in caplog.records if r.getMessage().startswith(f"replica {victim.url}/v1:")]
+    out = [i for i, m in enumerate(said) if "out for" in m]
+    back = [i for i, m in enumerate(said) if "back in" in m]
+    assert out and back and out[0] < back[-1], said  # taken out, then probed back in
+    assert "out for 0.1s after 3 failed call(s)" in said[out[0]], said
+    assert not states[1]["out"] and stats[1]["completed"] >= 15 + 40, stats[1]  # it takes its share again
+    done = [s["completed"] for s in stats]
+    assert sum(done) == len(requests), done  # nothing lost, no call paid twice
+    assert all(s["repeated_completions"] == 0 for s in stats)
+
+
 async def test_a_dead_replica_is_probed_back_in_when_it_recovers():
     with fake_servers(2) as fleet:
         configured(fleet.servers, latency_s=0.01)
