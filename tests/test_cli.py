@@ -67,3 +67,42 @@ def test_an_unknown_adapter_names_the_config_file(tmp_path: Path, prepared_store
     assert cli_main(["run", str(config), "--quiet"]) == 2
     error = capsys.readouterr().err
     assert f"{config}: judge 'mystery': unknown adapter 'no-such-adapter'" in error
+
+
+GC_PROBE = """
+import gc, json, sys
+sys.path.insert(0, {root!r})
+from engine.cli import main
+code = main({argv!r})
+print(json.dumps({{"code": code, "threshold": gc.get_threshold(), "frozen": gc.get_freeze_count()}}))
+"""
+
+
+def test_a_run_collects_young_cycles_less_often_and_freezes_its_start_up(
+    tmp_path: Path, prepared_store, corpus_slice_path, corpus_settings  # type: ignore[no-untyped-def]
+) -> None:
+    from engine.commands.run import GC_YOUNG_THRESHOLD
+
+    (tmp_path / "store").mkdir()
+    prepared_store.env.copy(str(tmp_path / "store"))
+    (tmp_path / "exp.toml").write_text(
+        f'store = "store"\noutput = "out"\npositions = [[0, 0]]\nneedles = ["neg"]\nhays = ["orig"]\n'
+        f"[corpus]\ninputs = [{str(corpus_slice_path)!r}]\n"
+        f"[corpus.settings]\nmin_chars_per_sentence = {corpus_settings.min_chars_per_sentence}\n"
+        '[stopping]\nkind = "fixed"\nn = 2\n'
+        '[[judges]]\nname = "seq"\nadapter = "baseline"\nmodel = "seqratio"\n',
+        encoding="utf-8",
+    )
+    script = GC_PROBE.format(root=str(ROOT), argv=["run", "exp.toml", "--quiet", "--json"])
+    out = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True, timeout=300)
+    lines = out.stdout.strip().splitlines()
+    result = json.loads(lines[-1])
+    summary = json.loads("\n".join(lines[:-1]))
+    assert result["code"] == 0 and summary["rows"] >= 1
+    assert result["threshold"][0] == GC_YOUNG_THRESHOLD != gc_default_young()
+    assert result["frozen"] > 1000  # the modules' objects, not collected again
+
+
+def gc_default_young() -> int:
+    out = subprocess.run([sys.executable, "-c", "import gc; print(gc.get_threshold()[0])"], capture_output=True, text=True, check=True)
+    return int(out.stdout)
