@@ -700,7 +700,8 @@ timed(rs, "jsonl_to_parquet", "  results.parquet (with the pyarrow import)")
 timed(rs, "write_manifest", "  manifest.json")
 timed(rs, "git_commit", "  git rev-parse")
 
-code = engine.cli.main(sys.argv[1:])
+sys.argv = ["needlejudge"] + sys.argv[1:]
+code = engine.cli.main()  # the process's own command line, as the console script calls it
 children = resource.getrusage(resource.RUSAGE_CHILDREN)
 collector.pop("_t")
 with open(os.environ["BREAKDOWN_OUT"], "w") as f:

@@ -213,8 +213,9 @@ def _quiet_gc() -> None:
     "A whole run's CPU, phase by phase"). The objects made so far (modules,
     the config) are frozen out of the collector, and the young generation is
     collected every GC_YOUNG_THRESHOLD allocations. Garbage without cycles is
-    freed at once either way; cycles still are, a little later. The process
-    belongs to this command: a library caller's collector is left alone."""
+    freed at once either way; cycles still are, a little later. Only when
+    the process is this command's (engine.cli.main from the command line):
+    an in-process caller's collector is left alone."""
     gc.freeze()
     _, middle, old = gc.get_threshold()
     gc.set_threshold(GC_YOUNG_THRESHOLD, middle, old)
@@ -225,7 +226,8 @@ def _run(args: argparse.Namespace, config: ExperimentConfig) -> int:
 
     from engine.runner import RunSummary, plan_experiment
 
-    _quiet_gc()
+    if getattr(args, "whole_process", False):
+        _quiet_gc()
     resume = f"needlejudge run: resume with: needlejudge run {shlex.quote(args.config)}"
     try:
         if args.dry_run:
