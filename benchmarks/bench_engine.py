@@ -8,7 +8,16 @@ whole     A whole `needlejudge run` process (start-up, run and exports; ~5,000
           server whose judge answers in JSON (benchmarks/json_judge_server.py:
           Starlette + uvicorn, not our fake server), vs a bare aiohttp loop
           posting the same bodies (recorded by the server from a warm-up run)
-          and vs the official `openai` SDK; alternating rounds, medians.
+          and vs the official `openai` SDK; alternating rounds, medians. The
+          bare loop twice: in this process (no start-up) and as a whole
+          `python` process of its own (interpreter, aiohttp import, reading
+          the bodies, the loop), the way the `needlejudge run` process is
+          measured. `--engine-root` runs `needlejudge run` from another
+          checkout (a "before" snapshot) against the same baselines.
+breakdown A whole `needlejudge run` (the `whole` workload) in an instrumented
+          process: CPU (time.process_time) of each phase: interpreter,
+          imports, config, store, corpus, design, restore, the dispatch loop,
+          export, cyclic GC, the commit process.
 dispatch  `whole`, then judged calls/s through the warm engine (pair, render, key, cache
           miss, adapter, group commit, stopping, rows) against the fake
           provider server with zero latency (its own process), vs a bare
@@ -473,20 +482,63 @@ def whole_run_config(bench_dir: Path, url: str, n_per_cell: int, concurrency: in
     return path
 
 
-def whole_run(config: Path) -> tuple[float, float, int]:
-    """(wall s, CPU s, calls made) of one `needlejudge run` process, start-up and exports included."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+def process_env(bench_dir: Path, root: Path = ROOT) -> dict[str, str]:
+    """The environment of a measured whole process: the engine from `root`, and
+    Python's bytecode cache on (in BENCH_DIR/pycache, filled by the warm-up), as
+    an installed package has it. This sandbox sets PYTHONDONTWRITEBYTECODE=1,
+    which would make every run compile the engine's ~50 modules from source."""
+    env = dict(os.environ, PYTHONPATH=str(root), PYTHONPYCACHEPREFIX=str(bench_dir / "pycache"))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def timed_process(command: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+    """(wall s, CPU s of the process and the children it reaped, stdout) of one process,
+    started in its PYTHONPATH's checkout (`-m` and `-c` put the working directory first)."""
     before, t0 = os.times(), time.perf_counter()
-    out = subprocess.run(
-        [sys.executable, "-m", "engine.cli", "run", str(config), "--quiet", "--json"], env=env, capture_output=True, text=True, check=False
-    )
+    out = subprocess.run(command, env=env, cwd=env["PYTHONPATH"], capture_output=True, text=True, check=False)
     wall, after = time.perf_counter() - t0, os.times()
     if out.returncode:
         raise RuntimeError(out.stderr[-3000:])
-    summary = json.loads(out.stdout)
-    # reaped children: the run and, through it, its commit process
     cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
-    return wall, cpu, summary["calls_network"]
+    return wall, cpu, out.stdout
+
+
+def whole_run(config: Path, env: dict[str, str] | None = None) -> tuple[float, float, int]:
+    """(wall s, CPU s, calls made) of one `needlejudge run` process, start-up and exports included
+    (CPU: the run and, through it, its commit process)."""
+    env = env or process_env(config.parent)
+    wall, cpu, out = timed_process([sys.executable, "-m", "engine.cli", "run", str(config), "--quiet", "--json"], env)
+    return wall, cpu, json.loads(out)["calls_network"]
+
+
+# The bare aiohttp loop as a whole process: interpreter, imports, the bodies, the loop.
+BARE_PROCESS = """
+import asyncio, sys
+import aiohttp, msgspec
+
+async def main(url, bodies, concurrency):
+    decode = msgspec.json.decode
+    headers = {"Content-Type": "application/json"}
+    it = iter(bodies)
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency)) as session:
+        async def worker():
+            for body in it:
+                async with session.post(url, data=body, headers=headers) as response:
+                    payload = decode(await response.read())
+                    assert payload["choices"][0]["message"]["content"]
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+
+with open(sys.argv[2], "rb") as f:
+    bodies = f.read().splitlines()
+asyncio.run(main(sys.argv[1], bodies, int(sys.argv[3])))
+print(len(bodies))
+"""
+
+
+def bare_process(url: str, bodies_file: Path, concurrency: int, env: dict[str, str]) -> tuple[float, float, int]:
+    wall, cpu, out = timed_process([sys.executable, "-c", BARE_PROCESS, url, str(bodies_file), str(concurrency)], env)
+    return wall, cpu, int(out)
 
 
 async def openai_sdk_bodies(url: str, bodies: list[bytes], concurrency: int) -> float:
@@ -516,27 +568,37 @@ async def openai_sdk_bodies(url: str, bodies: list[bytes], concurrency: int) -> 
     return elapsed
 
 
-def bench_whole(bench_dir: Path, calls: int, concurrency: int, rounds: int) -> dict:
+def bench_whole(bench_dir: Path, calls: int, concurrency: int, rounds: int, engine_root: Path = ROOT, before_root: Path | None = None) -> dict:
     cells = 4 * 2 * 100
     n_per_cell = max(1, round(calls / cells))
     record = bench_dir / "whole-bodies.jsonl"
     record.unlink(missing_ok=True)
-    # warm-up (page cache, imports' .pyc) and the bodies the engine sends, recorded by the server
+    run_env, bare_env = process_env(bench_dir, engine_root), process_env(bench_dir)
+    before_env = process_env(bench_dir, before_root) if before_root is not None else None
+    # warm-up (page cache, the .pyc cache) and the bodies the engine sends, recorded by the server
     with JsonJudgeServer(record) as server:
-        whole_run(whole_run_config(bench_dir, server.url, n_per_cell, concurrency))
+        whole_run(whole_run_config(bench_dir, server.url, n_per_cell, concurrency), run_env)
     bodies = record.read_bytes().splitlines()
-    results: dict[str, list[tuple[float, float, int]]] = {"needlejudge_run": [], "aiohttp": [], "openai_sdk": []}
+    results: dict[str, list[tuple[float, float, int]]] = {"needlejudge_run": [], "aiohttp": [], "aiohttp_process": [], "openai_sdk": []}
+    if before_env is not None:  # the same run from the "before" checkout, in the same rounds
+        results["needlejudge_run_before"] = []
+        with JsonJudgeServer() as server:
+            whole_run(whole_run_config(bench_dir, server.url, n_per_cell, concurrency), before_env)  # its .pyc
     with JsonJudgeServer() as server:
         url = f"{server.url}/v1/chat/completions"
         anyio.run(bare_aiohttp, url, bodies[:500], concurrency)
+        bare_process(url, record, concurrency, bare_env)
         asyncio.run(openai_sdk_bodies(server.url, bodies[:200], concurrency))
 
         def bare() -> None:
             wall, cpu = timed_cpu(lambda: anyio.run(bare_aiohttp, url, bodies, concurrency))
             results["aiohttp"].append((wall, cpu, len(bodies)))
+            results["aiohttp_process"].append(bare_process(url, record, concurrency, bare_env))
 
         def engine() -> None:
-            results["needlejudge_run"].append(whole_run(whole_run_config(bench_dir, server.url, n_per_cell, concurrency)))
+            runs = [("needlejudge_run", run_env)] + ([("needlejudge_run_before", before_env)] if before_env is not None else [])
+            for series, env in runs if len(results["needlejudge_run"]) % 2 == 0 else runs[::-1]:
+                results[series].append(whole_run(whole_run_config(bench_dir, server.url, n_per_cell, concurrency), env))
 
         def sdk() -> None:
             wall, cpu = timed_cpu(lambda: asyncio.run(openai_sdk_bodies(server.url, bodies, concurrency)))
@@ -548,8 +610,12 @@ def bench_whole(bench_dir: Path, calls: int, concurrency: int, rounds: int) -> d
             print({k: [f"{n / w:,.0f}/s" for w, _, n in v] for k, v in results.items()}, flush=True)
     rate = {k: statistics.median(n / w for w, _, n in v) for k, v in results.items()}
     cpu_us = {k: statistics.median(c / n * 1e6 for _, c, n in v) for k, v in results.items()}
-    by_round = [(e[2] / e[0]) / (a[2] / a[0]) for e, a in zip(results["needlejudge_run"], results["aiohttp"])]
+    def by_round(baseline: str) -> list[float]:
+        return [(e[2] / e[0]) / (a[2] / a[0]) for e, a in zip(results["needlejudge_run"], results[baseline])]
+
     return {
+        "engine_root": str(engine_root),
+        "before_root": str(before_root) if before_root is not None else None,
         "calls_per_round": len(bodies),
         "concurrency": concurrency,
         "rounds": rounds,
@@ -557,9 +623,132 @@ def bench_whole(bench_dir: Path, calls: int, concurrency: int, rounds: int) -> d
         "calls_per_s": rate,
         "cpu_us_per_call": cpu_us,
         "run_vs_aiohttp": rate["needlejudge_run"] / rate["aiohttp"],
-        "run_vs_aiohttp_by_round": by_round,
+        "run_vs_aiohttp_by_round": by_round("aiohttp"),
+        "run_vs_aiohttp_process": rate["needlejudge_run"] / rate["aiohttp_process"],
+        "run_vs_aiohttp_process_by_round": by_round("aiohttp_process"),
         "run_vs_openai_sdk": rate["needlejudge_run"] / rate["openai_sdk"],
+        **({"before_vs_aiohttp_process": rate["needlejudge_run_before"] / rate["aiohttp_process"],
+            "before_vs_aiohttp": rate["needlejudge_run_before"] / rate["aiohttp"]} if before_env is not None else {}),
     }
+
+
+# ---------------------------------------------------------------------------
+# breakdown: where a whole `needlejudge run`'s CPU goes, phase by phase
+
+# Runs `needlejudge run` in this process with the run's phases wrapped (CPU
+# of the whole process, time.process_time, so the writer thread is in the
+# dispatch loop); the commit process is in the reaped children's CPU.
+BREAKDOWN_CHILD = r"""
+import gc, json, os, resource, sys, time
+cpu = time.process_time
+marks = {"interpreter + site": cpu()}
+phases = {}
+collector = {"passes": 0, "cpu": 0.0, "full passes": 0, "_t": 0.0}
+
+def on_gc(phase, info):
+    if phase == "start":
+        collector["_t"] = cpu()
+    else:
+        collector["passes"] += 1
+        collector["full passes"] += info["generation"] == 2
+        collector["cpu"] += cpu() - collector["_t"]
+
+gc.callbacks.append(on_gc)
+t = cpu()
+import engine.cli, engine.commands.run, engine.config, engine.runner, engine.registry, engine.prepare, engine.pairs
+import engine.prompts, engine.results, engine.run_summary, engine.scheduler, engine.cache, engine.experiment
+import adapters.openai, aiohttp, lmdb, msgspec
+marks["imports (engine, aiohttp, numpy, msgspec, lmdb, anyio)"] = cpu() - t
+
+def timed(owner, name, label, is_async=False):
+    raw = owner.__dict__[name] if isinstance(owner, type) else getattr(owner, name)
+    fn = raw.__func__ if isinstance(raw, classmethod) else raw
+    def add(t0):
+        phases[label] = phases.get(label, 0.0) + cpu() - t0
+    if is_async:
+        async def wrapper(*a, **k):
+            t0 = cpu()
+            try:
+                return await fn(*a, **k)
+            finally:
+                add(t0)
+    else:
+        def wrapper(*a, **k):
+            t0 = cpu()
+            try:
+                return fn(*a, **k)
+            finally:
+                add(t0)
+    setattr(owner, name, classmethod(wrapper) if isinstance(raw, classmethod) else wrapper)
+
+ex, rs, sc = engine.experiment, engine.run_summary, engine.scheduler
+timed(engine.config, "load_config", "config")
+timed(ex.Experiment, "__init__", "experiment: store, corpus, prompts, design, run id")
+timed(ex, "Store", "  store open")
+timed(engine.prepare, "prepare_corpus", "  corpus fingerprint (prepared corpus reused)")
+timed(engine.pairs.Corpus, "open", "  corpus open")
+timed(engine.prompts, "load_prompt", "  prompts")
+timed(ex, "Design", "  design")
+timed(ex, "run_id_for", "  run id")
+timed(sc.Scheduler, "restore", "scheduler restore (cells, document orders)")
+timed(engine.cache.GroupCommitWriter, "start_process", "commit process start (this side)")
+timed(engine.registry, "create_adapter", "adapter")
+timed(sc.Scheduler, "run", "dispatch loop (with the writer thread)", is_async=True)
+timed(engine.runner, "finish_run", "finish: exports, summary, manifest")
+timed(rs, "export_jsonl", "  results.jsonl")
+timed(rs, "jsonl_to_parquet", "  results.parquet (with the pyarrow import)")
+timed(rs, "write_manifest", "  manifest.json")
+timed(rs, "git_commit", "  git rev-parse")
+
+sys.argv = ["needlejudge"] + sys.argv[1:]
+code = engine.cli.main()  # the process's own command line, as the console script calls it
+children = resource.getrusage(resource.RUSAGE_CHILDREN)
+collector.pop("_t")
+with open(os.environ["BREAKDOWN_OUT"], "w") as f:
+    json.dump({"code": code, "marks": marks, "phases": phases, "process": cpu(), "children": children.ru_utime + children.ru_stime,
+               "gc": collector}, f)
+sys.exit(code)
+"""
+
+
+def bench_breakdown(bench_dir: Path, calls: int, concurrency: int, rounds: int, engine_root: Path = ROOT) -> dict:
+    """CPU ms of each phase of a whole `needlejudge run` (median of `rounds`), and the total seen from outside."""
+    cells = 4 * 2 * 100
+    n_per_cell = max(1, round(calls / cells))
+    env = process_env(bench_dir, engine_root)
+    out = bench_dir / "breakdown.json"
+    series: dict[str, list[float]] = {}
+    with JsonJudgeServer() as server:
+        whole_run(whole_run_config(bench_dir, server.url, n_per_cell, concurrency), env)  # warm-up
+        for _ in range(rounds):
+            config = whole_run_config(bench_dir, server.url, n_per_cell, concurrency)
+            load = os.getloadavg()[0]
+            wall, cpu, stdout = timed_process([sys.executable, "-c", BREAKDOWN_CHILD, "run", str(config), "--quiet", "--json"], dict(env, BREAKDOWN_OUT=str(out)))
+            report = json.loads(out.read_text())
+            calls_made = json.loads(stdout)["calls_network"]
+            row = {**report["marks"], **report["phases"]}
+            row["cyclic GC (inside the phases above)"] = report["gc"]["cpu"]
+            row["process, at the end of main()"] = report["process"]
+            row["commit process (and git)"] = report["children"]
+            row["total CPU seen from outside"] = cpu
+            row["exit (after main) = total - process - children"] = cpu - report["process"] - report["children"]
+            row["wall s"] = wall
+            row["calls"] = calls_made
+            row["load average (1 min) at start"] = load
+            row["GC passes (full)"] = f"{report['gc']['passes']} ({report['gc']['full passes']})"
+            for name, value in row.items():
+                series.setdefault(name, []).append(value)
+            print(f"breakdown round: {cpu:.2f} s CPU, {wall:.2f} s wall, load {load:.1f}", flush=True)
+    table = {}
+    for name, values in series.items():
+        if isinstance(values[0], str):
+            table[name] = values
+        elif name in ("wall s", "calls", "load average (1 min) at start"):
+            table[name] = [round(v, 2) for v in values]
+        else:
+            table[name + " (ms, median)"] = round(statistics.median(values) * 1000)
+    table["engine_root"] = str(engine_root)
+    return table
 
 
 # ---------------------------------------------------------------------------
@@ -806,18 +995,23 @@ def bench_profile(bench_dir: Path, calls: int, concurrency: int) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", default="dispatch,cache,rss", help="comma list of dispatch (= whole + the warm engine), whole, commit, cache, rss, profile")
+    parser.add_argument("--only", default="dispatch,cache,rss", help="comma list of dispatch (= whole + the warm engine), whole, breakdown, commit, cache, rss, profile")
     parser.add_argument("--dir", default=os.environ.get("NEEDLEJUDGE_BENCH_DIR", "/tmp/needlejudge-bench"), type=Path)
     parser.add_argument("--calls", type=int, default=16000, help="dispatch: calls per round (warm engine vs the fake server)")
     parser.add_argument(
         "--commit-latencies", default="fixed:0.32,fixed:0.064,zero", help="commit: fake-server latencies (64 in flight: ~200, ~1,000 calls/s, max)"
     )
     parser.add_argument("--whole-calls", type=int, default=5000, help="dispatch/whole: calls of the whole `needlejudge run`")
+    parser.add_argument(
+        "--engine-root", type=Path, default=ROOT, help="whole/breakdown: run `needlejudge run` from this checkout (e.g. a snapshot of main)"
+    )
+    parser.add_argument("--before-root", type=Path, default=None, help="whole: also run `needlejudge run` from this checkout in every round")
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--rss-replicates", type=int, default=14, help="rss: 800 x this many cells of 95 documents")
     parser.add_argument("--rss-rule", choices=["fixed", "ci"], default="fixed", help="rss: the design's stopping rule")
     args = parser.parse_args()
+    args.dir = args.dir.resolve()  # the measured processes start in their own checkout
     args.dir.mkdir(parents=True, exist_ok=True)
     corpus_store(args.dir)
     import engine.nlp  # noqa: F401  (warm: every run's corpus fingerprint imports it; not part of any timing)
@@ -833,7 +1027,9 @@ def main() -> None:
         elif part == "commit":
             report["commit"] = bench_commit(args.dir, args.concurrency, args.rounds, args.commit_latencies.split(","))
         elif part == "whole":
-            report["whole"] = bench_whole(args.dir, args.whole_calls, args.concurrency, args.rounds)
+            report["whole"] = bench_whole(args.dir, args.whole_calls, args.concurrency, args.rounds, args.engine_root, args.before_root)
+        elif part == "breakdown":
+            report["breakdown"] = bench_breakdown(args.dir, args.whole_calls, args.concurrency, args.rounds, args.engine_root)
         elif part == "cache":
             report["cache"] = bench_cache(args.dir)
         elif part == "rss":

@@ -46,9 +46,14 @@ def build_parser(argv: list[str]) -> tuple[argparse.ArgumentParser, object | Non
 
 
 def main(argv: list[str] | None = None) -> int:
+    whole_process = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
     parser, module = build_parser(argv)
     args = parser.parse_args(argv)
+    # main() reading sys.argv is the process's own command line (the console
+    # script, `python -m engine.cli`): a command may then tune process-wide
+    # settings (`run`: the cyclic GC). Called with argv (tests, embedding code), never.
+    args.whole_process = whole_process
     if module is None:
         parser.print_help()
         return 2
