@@ -162,6 +162,11 @@ def _print_plan(plan: Any, *, as_json: bool) -> int:
         "first window (its rule's minimum documents)"
     )
     print(f"cost upper bound: ${plan.upper_bound_cost_usd:,.2f} (input tokens bounded by characters/3, output by max_tokens)")
+    for name, batch in plan.batch.items():
+        print(
+            f"judge {name}: batch mode, priced at {batch.price_factor:g}x the synchronous prices (batch discount, "
+            f"included above); about {batch.waves} wave(s) of provider turnaround (polled every {batch.poll_s:g} s)"
+        )
     for line in capacity_lines(plan.capacity):
         print(line)
     return 0
