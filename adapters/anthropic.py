@@ -13,8 +13,8 @@ from typing import Any
 
 import msgspec
 
-from adapters.http import HttpAdapter, Reply, api_key_from_env, decode_json, settings_from_options
-from engine.contracts import Backend, Capabilities, CallRequest, JudgeSpec, Usage
+from adapters.http import HttpAdapter, HttpSettings, Reply, api_key_from_env, decode_json, settings_from_options
+from engine.contracts import BatchAdapter, Backend, Capabilities, CallRequest, JudgeSpec, Usage
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 DEFAULT_VERSION = "2023-06-01"
@@ -111,21 +111,35 @@ class MessagesDialect:
 
 
 def capabilities(spec: JudgeSpec) -> Capabilities:
-    """No seed, no guided decoding; prompt caching unless options.prompt_caching is false."""
-    return Capabilities(seed=False, prompt_caching=bool(spec.options.get("prompt_caching", True)))
+    """No seed, no guided decoding; prompt caching unless options.prompt_caching is
+    false; Message Batches (adapters/anthropic_batch.py)."""
+    return Capabilities(seed=False, batch_api=True, prompt_caching=bool(spec.options.get("prompt_caching", True)))
+
+
+def connection(spec: JudgeSpec) -> tuple[HttpSettings, MessagesDialect, dict[str, str], str]:
+    """Settings, dialect, headers (with the key) and base URL of a judge
+    (shared with the batch adapter)."""
+    own = ("anthropic_version", "prompt_caching")
+    settings = settings_from_options(spec, frozenset(own))
+    key = api_key_from_env(spec, ("ANTHROPIC_API_KEY",))
+    base = (spec.base_url or DEFAULT_BASE_URL).rstrip("/")
+    dialect = MessagesDialect(f"{base}/v1/messages", spec.model, prompt_caching=capabilities(spec).prompt_caching)
+    headers = {"x-api-key": key or "", "anthropic-version": str(spec.options.get("anthropic_version", DEFAULT_VERSION))}
+    return settings, dialect, headers, base
 
 
 def create(spec: JudgeSpec) -> HttpAdapter:
     """Anthropic (key: ANTHROPIC_API_KEY or `api_key_env`); options
     `anthropic_version`, `prompt_caching` (default true)."""
-    own = ("anthropic_version", "prompt_caching")
-    settings = settings_from_options(spec, frozenset(own))
-    key = api_key_from_env(spec, ("ANTHROPIC_API_KEY",))
-    base = (spec.base_url or DEFAULT_BASE_URL).rstrip("/")
-    declared = capabilities(spec)
-    dialect = MessagesDialect(f"{base}/v1/messages", spec.model, prompt_caching=declared.prompt_caching)
-    headers = {"x-api-key": key or "", "anthropic-version": str(spec.options.get("anthropic_version", DEFAULT_VERSION))}
-    return HttpAdapter(spec, dialect, headers, declared, settings)
+    settings, dialect, headers, _ = connection(spec)
+    return HttpAdapter(spec, dialect, headers, capabilities(spec), settings)
 
 
-ANTHROPIC = Backend(capabilities=capabilities, create=create)
+def create_batch(spec: JudgeSpec) -> BatchAdapter:
+    """Message Batches (adapters/anthropic_batch.py), loaded only by batch judges."""
+    from adapters import anthropic_batch
+
+    return anthropic_batch.create(spec)
+
+
+ANTHROPIC = Backend(capabilities=capabilities, create=create, create_batch=create_batch)

@@ -13,9 +13,9 @@ from typing import Any
 
 import msgspec
 
-from adapters.http import HttpAdapter, MalformedResponse, Reply, api_key_from_env, decode_json, settings_from_options
+from adapters.http import HttpAdapter, HttpSettings, MalformedResponse, Reply, api_key_from_env, decode_json, settings_from_options
 from adapters.pacing import parse_duration
-from engine.contracts import Backend, Capabilities, CallRequest, JudgeSpec, Usage
+from engine.contracts import BatchAdapter, Backend, Capabilities, CallRequest, JudgeSpec, Usage
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 DEFAULT_API_VERSION = "v1beta"
@@ -150,21 +150,36 @@ def retry_delay_from_body(body: bytes) -> float | None:
     return None
 
 
-CAPABILITIES = Capabilities(seed=True, prompt_caching=False)  # JSON schemas, but no regex-guided decoding
+CAPABILITIES = Capabilities(seed=True, batch_api=True, prompt_caching=False)  # JSON schemas, no regex-guided decoding
 
 
-def create(spec: JudgeSpec) -> HttpAdapter:
-    """Gemini (key: GEMINI_API_KEY or GOOGLE_API_KEY, or `api_key_env`); option `api_version`."""
+def connection(spec: JudgeSpec) -> tuple[HttpSettings, GenerateContentDialect, dict[str, str], str]:
+    """Settings, dialect, headers (with the key) and versioned base URL of a
+    judge (shared with the batch adapter, adapters/gemini_batch.py)."""
     own = ("api_version",)
     settings = settings_from_options(spec, frozenset(own))
     key = api_key_from_env(spec, ("GEMINI_API_KEY", "GOOGLE_API_KEY"))
     base = (spec.base_url or DEFAULT_BASE_URL).rstrip("/")
     version = str(spec.options.get("api_version", DEFAULT_API_VERSION))
-    model = spec.model if spec.model.startswith(("models/", "tunedModels/")) else f"models/{spec.model}"
-    dialect = GenerateContentDialect(f"{base}/{version}/{model}:generateContent")
-    return HttpAdapter(
-        spec, dialect, {"x-goog-api-key": key or ""}, CAPABILITIES, settings, retry_delay=retry_delay_from_body,
-    )
+    dialect = GenerateContentDialect(f"{base}/{version}/{model_name(spec)}:generateContent")
+    return settings, dialect, {"x-goog-api-key": key or ""}, f"{base}/{version}"
 
 
-GEMINI = Backend(capabilities=lambda spec: CAPABILITIES, create=create)
+def model_name(spec: JudgeSpec) -> str:
+    return spec.model if spec.model.startswith(("models/", "tunedModels/")) else f"models/{spec.model}"
+
+
+def create(spec: JudgeSpec) -> HttpAdapter:
+    """Gemini (key: GEMINI_API_KEY or GOOGLE_API_KEY, or `api_key_env`); option `api_version`."""
+    settings, dialect, headers, _ = connection(spec)
+    return HttpAdapter(spec, dialect, headers, CAPABILITIES, settings, retry_delay=retry_delay_from_body)
+
+
+def create_batch(spec: JudgeSpec) -> BatchAdapter:
+    """Gemini batch mode (adapters/gemini_batch.py), loaded only by batch judges."""
+    from adapters import gemini_batch
+
+    return gemini_batch.create(spec)
+
+
+GEMINI = Backend(capabilities=lambda spec: CAPABILITIES, create=create, create_batch=create_batch)

@@ -318,10 +318,7 @@ class HttpAdapter:
                 break
             if not key:
                 key = request_key(request)
-            base = min(self._settings.backoff_cap_s, self._settings.backoff_base_s * 2 ** (budget_used - 1))
-            delay = base * (0.5 + 0.5 * _jitter(key, budget_used))
-            if last.retry_after is not None:
-                delay = max(delay, last.retry_after)
+            delay = backoff_s(self._settings, key, budget_used, last.retry_after)
             if time.monotonic() + delay > deadline:
                 break
             log.debug(
@@ -369,55 +366,27 @@ class HttpAdapter:
         return outcome
 
     def _read(self, status: int, response_headers: Mapping[str, str], raw: bytes, latency: float, tokens: int) -> _Attempt:
-        """Classify one answer: a result (success or terminal failure) or a retryable failure."""
+        """Classify one answer (`classify_answer`) and apply what it says about pacing."""
         now = time.time()
         pause = budget_pause_s(response_headers, tokens, now)
+        outcome = classify_answer(self.spec, self._dialect, status, raw, upgrade=response_headers.get("Upgrade", "unnamed"))
+        outcome.latency_s = latency
         if 200 <= status < 300:
             if pause:
                 self._pace.pause(pause)
-            try:
-                reply = self._dialect.read_reply(raw)
-            except MalformedResponse as exc:
-                return _Attempt(kind="malformed", text=f"{exc}; body: {_text(raw)}", latency_s=latency)
-            return _Attempt(
-                result=CallResult(
-                    status=reply.status,  # type: ignore[arg-type]
-                    text=reply.text,
-                    usage=reply.usage,
-                    cost_usd=cost_usd(self.spec.prices, reply.usage),
-                    model_version=reply.model_version,
-                    finish_reason=reply.finish_reason,
-                ),
-                latency_s=latency,
-            )
-        text = _text(raw)
-        if status == 101:
-            message = (f"judge {self.spec.name!r} ({self._dialect.provider}): HTTP 101 Switching Protocols: the server "
-                       f"switched to another protocol ({response_headers.get('Upgrade', 'unnamed')}) instead of answering "
-                       f"the POST; base_url points at an upgrade endpoint, not the API")
-            log.warning("judge %s: HTTP 101 Switching Protocols (not retried)", self.spec.name)
-            return _Attempt(result=CallResult(status="error", text=message, error_kind="protocol"), latency_s=latency)
-        if status in RATE_LIMIT_STATUSES:
+        elif status in RATE_LIMIT_STATUSES:
             wait = retry_after_s(response_headers, now)
             if wait is None:
                 wait = self._retry_delay(raw)
             self._pace.decrease()
             # everyone waits: the key is throttled, not just this call
             self._pace.pause(max(wait if wait is not None else self._settings.backoff_base_s, pause))
-            kind = "rate_limit" if status == 429 else "overloaded"
-            return _Attempt(kind=kind, text=f"HTTP {status}: {text}", retry_after=wait, latency_s=latency)
-        refined = self._dialect.error_kind(status, raw)
-        if refined == "refused":
-            return _Attempt(result=CallResult(status="refused", text=text, finish_reason="content_filter"), latency_s=latency)
-        if status in RETRYABLE_STATUSES:
-            wait = retry_after_s(response_headers, now)
-            return _Attempt(kind=refined or "server", text=f"HTTP {status}: {text}", retry_after=wait, latency_s=latency)
-        kind = refined or TERMINAL_KINDS.get(status) or ("server" if status >= 500 else "bad_request")
-        if status >= 500:
-            return _Attempt(kind=kind, text=f"HTTP {status}: {text}", latency_s=latency)
-        message = f"judge {self.spec.name!r} ({self._dialect.provider}): HTTP {status} {kind}: {text}"
-        log.warning("judge %s: HTTP %d %s (not retried)", self.spec.name, status, kind)
-        return _Attempt(result=CallResult(status="error", text=message, error_kind=kind), latency_s=latency)
+            outcome.retry_after = wait
+        elif outcome.result is None:
+            outcome.retry_after = retry_after_s(response_headers, now)
+        if outcome.result is not None and outcome.result.status == "error":
+            log.warning("judge %s: HTTP %d %s (not retried)", self.spec.name, status, outcome.result.error_kind)
+        return outcome
 
     # -- failures ---------------------------------------------------------
 
@@ -441,6 +410,53 @@ class HttpAdapter:
             finished_at=time.time(),
             latency_s=latency_s,
         )
+
+
+def backoff_s(settings: HttpSettings, key: bytes, attempt: int, retry_after: float | None) -> float:
+    """The wait before retry number `attempt` (1-based): jittered exponential
+    backoff, at least what the provider advertised."""
+    base = min(settings.backoff_cap_s, settings.backoff_base_s * 2 ** (attempt - 1))
+    delay = base * (0.5 + 0.5 * _jitter(key, attempt))
+    return delay if retry_after is None else max(delay, retry_after)
+
+
+def classify_answer(
+    spec: JudgeSpec, dialect: Dialect, status: int, raw: bytes, *, upgrade: str = "unnamed", price_factor: float = 1.0
+) -> _Attempt:
+    """One provider answer (status and body) as a final result (success or
+    terminal failure) or a retryable failure kind, the same for a synchronous
+    call and a batch entry; `price_factor` scales the cost (batch discount)."""
+    if 200 <= status < 300:
+        try:
+            reply = dialect.read_reply(raw)
+        except MalformedResponse as exc:
+            return _Attempt(kind="malformed", text=f"{exc}; body: {_text(raw)}")
+        return _Attempt(result=CallResult(
+            status=reply.status,  # type: ignore[arg-type]
+            text=reply.text,
+            usage=reply.usage,
+            cost_usd=cost_usd(spec.prices, reply.usage) * price_factor,
+            model_version=reply.model_version,
+            finish_reason=reply.finish_reason,
+        ))
+    text = _text(raw)
+    if status == 101:
+        message = (f"judge {spec.name!r} ({dialect.provider}): HTTP 101 Switching Protocols: the server "
+                   f"switched to another protocol ({upgrade}) instead of answering "
+                   f"the POST; base_url points at an upgrade endpoint, not the API")
+        return _Attempt(result=CallResult(status="error", text=message, error_kind="protocol"))
+    if status in RATE_LIMIT_STATUSES:
+        return _Attempt(kind="rate_limit" if status == 429 else "overloaded", text=f"HTTP {status}: {text}")
+    refined = dialect.error_kind(status, raw)
+    if refined == "refused":
+        return _Attempt(result=CallResult(status="refused", text=text, finish_reason="content_filter"))
+    if status in RETRYABLE_STATUSES:
+        return _Attempt(kind=refined or "server", text=f"HTTP {status}: {text}")
+    kind = refined or TERMINAL_KINDS.get(status) or ("server" if status >= 500 else "bad_request")
+    if status >= 500:
+        return _Attempt(kind=kind, text=f"HTTP {status}: {text}")
+    message = f"judge {spec.name!r} ({dialect.provider}): HTTP {status} {kind}: {text}"
+    return _Attempt(result=CallResult(status="error", text=message, error_kind=kind))
 
 
 def _requests_sent(exc: BaseException) -> int:

@@ -33,7 +33,7 @@ from adapters.http import (
     settings_from_options,
 )
 from adapters.replicas import REPLICA_OPTIONS, compatible_base_urls, replica_pool
-from engine.contracts import AdapterConfigError, Backend, Capabilities, CallRequest, JudgeSpec, Usage
+from engine.contracts import AdapterConfigError, Backend, BatchAdapter, Capabilities, CallRequest, JudgeSpec, Usage
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_AZURE_API_VERSION = "2024-10-21"
@@ -196,19 +196,33 @@ def compatible_capabilities(spec: JudgeSpec) -> Capabilities:
     return Capabilities(seed=True, guided_decoding=structured_outputs_style(spec) is not None, prompt_caching=True)
 
 
-def create(spec: JudgeSpec) -> HttpAdapter:
-    """OpenAI's own API (key: OPENAI_API_KEY or `api_key_env`)."""
-    own = ("max_tokens_field",)
-    settings = settings_from_options(spec, frozenset(own))
-    opts = _options(spec, own)
-    key = api_key_from_env(spec, ("OPENAI_API_KEY",))
+OPENAI_CAPABILITIES = msgspec.structs.replace(CHAT_CAPABILITIES, batch_api=True)  # adapters/openai_batch.py
+
+
+def openai_dialect(spec: JudgeSpec) -> tuple[ChatCompletionsDialect, str]:
+    """OpenAI's dialect for this judge and its base URL (shared with the batch adapter)."""
     base = (spec.base_url or DEFAULT_BASE_URL).rstrip("/")
     dialect = ChatCompletionsDialect(
         "openai", f"{base}/chat/completions", spec.model,
-        max_tokens_field=str(opts.get("max_tokens_field", "max_completion_tokens")),
+        max_tokens_field=str(spec.options.get("max_tokens_field", "max_completion_tokens")),
         structured_outputs=None,
     )
-    return HttpAdapter(spec, dialect, {"Authorization": f"Bearer {key}"}, CHAT_CAPABILITIES, settings)
+    return dialect, base
+
+
+def create(spec: JudgeSpec) -> HttpAdapter:
+    """OpenAI's own API (key: OPENAI_API_KEY or `api_key_env`)."""
+    settings = settings_from_options(spec, frozenset({"max_tokens_field"}))
+    key = api_key_from_env(spec, ("OPENAI_API_KEY",))
+    dialect, _ = openai_dialect(spec)
+    return HttpAdapter(spec, dialect, {"Authorization": f"Bearer {key}"}, OPENAI_CAPABILITIES, settings)
+
+
+def create_batch(spec: JudgeSpec) -> BatchAdapter:
+    """OpenAI's Batch API (adapters/openai_batch.py), loaded only by batch judges."""
+    from adapters import openai_batch
+
+    return openai_batch.create(spec)
 
 
 def create_azure(spec: JudgeSpec) -> HttpAdapter:
@@ -251,6 +265,6 @@ def create_compatible(spec: JudgeSpec) -> HttpAdapter:
     return HttpAdapter(spec, dialect, headers, compatible_capabilities(spec), settings, replicas=pool)
 
 
-OPENAI = Backend(capabilities=lambda spec: CHAT_CAPABILITIES, create=create)
+OPENAI = Backend(capabilities=lambda spec: OPENAI_CAPABILITIES, create=create, create_batch=create_batch)
 AZURE = Backend(capabilities=lambda spec: CHAT_CAPABILITIES, create=create_azure)
 OPENAI_COMPATIBLE = Backend(capabilities=compatible_capabilities, create=create_compatible)

@@ -76,15 +76,19 @@ class AiohttpTransport:
         """One exchange. Raises TimeoutError, aiohttp's connection and payload
         errors, or ValueError for a header that cannot go on the wire; an
         exception from a replay carries REPLAY_NOTE (two requests were sent)."""
+        return await self.send("POST", url, body, headers)
+
+    async def send(self, method: str, url: str, body: bytes, headers: dict[str, str]) -> Answer:
+        """`post` with any method (the batch APIs GET their status and files)."""
         session = self._pooled(url)
         state = SimpleNamespace(reused=False, answered=False)
         try:
-            return await _exchange(session, url, body, headers, state)
+            return await _exchange(session, method, url, body, headers, state)
         except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as exc:
             if not (state.reused and not state.answered and _before_any_answer(exc)):
                 raise
         try:
-            answer = await _exchange(self._fresh_session(), url, body, headers, SimpleNamespace(reused=False, answered=False))
+            answer = await _exchange(self._fresh_session(), method, url, body, headers, SimpleNamespace(reused=False, answered=False))
         except Exception as exc:
             exc.add_note(REPLAY_NOTE)
             raise
@@ -122,8 +126,8 @@ class AiohttpTransport:
         )
 
 
-async def _exchange(session: aiohttp.ClientSession, url: str, body: bytes, headers: dict[str, str], state: Any) -> Answer:
-    async with session.post(url, data=body, headers=headers, trace_request_ctx=state) as response:
+async def _exchange(session: aiohttp.ClientSession, method: str, url: str, body: bytes, headers: dict[str, str], state: Any) -> Answer:
+    async with session.request(method, url, data=body, headers=headers, trace_request_ctx=state) as response:
         state.answered = True
         if response.status == 101:
             response.close()  # the connection now speaks another protocol: never reuse it

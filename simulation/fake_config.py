@@ -47,6 +47,29 @@ class Fault(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tru
     retry_after_s: float = 1.0  # rate_limit: the advertised wait
 
 
+class BatchFault(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """A fault of the batch APIs' own calls (upload, create, status, results, cancel)."""
+
+    kind: Literal["server_error", "rate_limit", "http_error"]
+    operation: str = "*"  # fnmatch pattern over "upload", "create", "status", "results", "cancel"
+    rate: float = 0.0
+    schedule: tuple[int, ...] = ()  # 0-based indices among matching batch calls
+    status: int | None = None  # http_error / server_error status
+    retry_after_s: float = 0.0
+
+
+class BatchSim(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """How the simulated batch APIs behave (simulation/batch_endpoints.py)."""
+
+    delay_s: Annotated[float, msgspec.Meta(ge=0)] = 0.0  # a batch ends this long after its creation
+    # the batch expires this long after creation, with the first expire_after_s/delay_s of its entries done
+    expire_after_s: Annotated[float, msgspec.Meta(ge=0)] | None = None
+    failure_rate: Annotated[float, msgspec.Meta(ge=0, le=1)] = 0.0  # entries failing, chosen by custom_id hash
+    failure_status: int = 500  # their HTTP status, with the provider's error body
+    fail_batches: tuple[int, ...] = ()  # 0-based creation indices of batches rejected whole
+    faults: tuple[BatchFault, ...] = ()
+
+
 class FakeConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     seed: int = 0
     latency: Latency = Latency()
@@ -61,6 +84,7 @@ class FakeConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_onl
     valid_keys: tuple[str, ...] = ()  # empty: any non-empty key is accepted
     missing_models: tuple[str, ...] = ("missing-*",)
     keyless_models: tuple[str, ...] = ("local-*",)  # like a local vLLM server: no key needed
+    batch: BatchSim = BatchSim()
 
 
 def load_judges(path: str) -> dict[str, sim.SimJudgeParams]:

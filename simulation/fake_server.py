@@ -8,6 +8,8 @@ Routes:
   POST /v1/messages                                    Anthropic (x-api-key, anthropic-version)
   POST /{version}/models/{model}:generateContent       Gemini (x-goog-api-key or ?key=)
   GET  /_fake/stats   POST /_fake/reset   GET /_fake/truth   POST /_fake/config
+  and the batch APIs (simulation/batch_routes.py; state and counters in
+  simulation/batch_endpoints.py, `stats()["batch"]`)
 
 Every model answers as a simulated judge (simulation.judge): the
 parameters of model id M are `judges[M]`, else `default_judge`. A pair call
@@ -51,7 +53,10 @@ from aiohttp import web
 
 from simulation import judge as sim
 from simulation.answers import answer
+from simulation.batch_endpoints import BatchBook
+from simulation.batch_routes import batch_routes
 from simulation.fake_config import FakeConfig, Fault
+from simulation.faults import inject
 from simulation.items import ItemIndex
 from simulation.wire import ENCODER, JSON, Budget, Call, Reject, WireDialect
 from simulation.wire_anthropic import MessagesWire
@@ -100,6 +105,7 @@ class FakeServer:
         self.items = items
         self.url = ""  # set by serve(): http://127.0.0.1:PORT
         self._lock = threading.Lock()
+        self.batches = BatchBook(self)  # the batch APIs' state (simulation/batch_endpoints.py)
         self.reset()
 
     # -- state ----------------------------------------------------------
@@ -118,6 +124,7 @@ class FakeServer:
             self._first_at = self._last_at = self._last_done_at = 0.0
             self._gpu_free_at = 0.0  # the simulated GPU's next free slot (monotonic)
             self._batch_peak = 0
+        self.batches.reset()
 
     def set_config(self, config: FakeConfig) -> None:
         """Replace the whole configuration; counters are reset."""
@@ -146,6 +153,7 @@ class FakeServer:
                 "last_request_at": self._last_at,
                 "last_completed_at": self._last_done_at,
                 "batch_peak": self._batch_peak,  # most calls queued on the simulated GPU at once (capacity mode)
+                "batch": self.batches.stats(),  # the batch APIs: batches created, entries run per custom_id
             }
 
     def truth(self) -> dict[str, Any]:
@@ -159,14 +167,13 @@ class FakeServer:
     # -- the app --------------------------------------------------------
 
     def app(self) -> web.Application:
-        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app = web.Application(client_max_size=256 * 1024 * 1024)
+        for method, path, handler in batch_routes(self.batches):  # before the wires' catch-all Gemini route
+            app.router.add_route(method, path, handler)
         for wire in WIRES:
             for route in wire.routes():
                 app.router.add_post(route, self._handler(wire))
-        app.router.add_get("/_fake/stats", self._stats)
-        app.router.add_get("/_fake/truth", self._truth)
-        app.router.add_post("/_fake/reset", self._reset)
-        app.router.add_post("/_fake/config", self._config)
+        _add_fake_routes(app, self)
         return app
 
     def _handler(self, wire: WireDialect):  # type: ignore[no-untyped-def]
@@ -174,23 +181,6 @@ class FakeServer:
             return await self._serve(request, wire)
 
         return handle
-
-    async def _stats(self, request: web.Request) -> web.Response:
-        return web.Response(body=ENCODER.encode(self.stats()), content_type=JSON)
-
-    async def _truth(self, request: web.Request) -> web.Response:
-        return web.Response(body=ENCODER.encode(self.truth()), content_type=JSON)
-
-    async def _reset(self, request: web.Request) -> web.Response:
-        self.reset()
-        return web.Response(body=b"{}", content_type=JSON)
-
-    async def _config(self, request: web.Request) -> web.Response:
-        try:
-            self.configure(**msgspec.json.decode(await request.read()))
-        except (msgspec.DecodeError, msgspec.ValidationError, TypeError) as exc:
-            return web.Response(status=400, body=ENCODER.encode({"error": str(exc)}), content_type=JSON)
-        return web.Response(body=ENCODER.encode(msgspec.to_builtins(self.config)), content_type=JSON)
 
     # -- one request ----------------------------------------------------
 
@@ -219,10 +209,10 @@ class FakeServer:
             if limited is not None:
                 return self._count(429, "rate_limited", limited)
         if fault is not None:
-            response = await self._inject(wire, fault, call, request)
+            response = await inject(wire, fault, call, request, self.answer)
             return self._count(response.status, fault.kind, response)
-        text, finish = self._answer(call)
-        body = wire.success_body(call, text, finish, self._cached_prefix_tokens(call), config.seed + index)
+        text, finish = self.answer(call)
+        body = wire.success_body(call, text, finish, self.cached_prefix_tokens(call), config.seed + index)
         response = web.Response(body=body, content_type=JSON, headers=self._budget_headers(wire, call))
         with self._lock:
             self._completions[_fingerprint(request, raw)] += 1
@@ -279,49 +269,10 @@ class FakeServer:
         with self._lock:
             return _budget_headers(wire, self.config, self._buckets.get(call.model))
 
-    async def _inject(self, wire: WireDialect, fault: Fault, call: Call, request: web.Request) -> web.StreamResponse:
-        if fault.kind == "server_error":
-            status = fault.status or 500
-            return wire.error_response(Reject(status, wire.server_kind(status), "The server had an error processing your request."))
-        if fault.kind == "overloaded":
-            status = wire.overloaded_status
-            return wire.error_response(Reject(status, wire.server_kind(status), "The service is temporarily overloaded."))
-        if fault.kind in ("rate_limit", "rate_limit_bare"):
-            return wire.rate_limit_response(fault.retry_after_s, {}, bare=fault.kind == "rate_limit_bare")
-        if fault.kind == "bad_request":
-            return wire.error_response(Reject(400, wire.bad_request_kind, "Invalid request (injected)."))
-        if fault.kind == "http_error":
-            status = fault.status or 500
-            return wire.error_response(Reject(status, wire.kind_for_status(status), f"Injected HTTP {status}."))
-        if fault.kind == "hang":
-            await asyncio.sleep(fault.hang_s)
-            text, finish = self._answer(call)
-            return web.Response(body=wire.success_body(call, text, finish, 0, 0), content_type=JSON)
-        if fault.kind == "reset":
-            _drop(request)
-            return web.Response(status=500)
-        if fault.kind == "truncated":
-            text, finish = self._answer(call)
-            body = wire.success_body(call, text, finish, 0, 0)
-            response = web.StreamResponse(headers={"Content-Type": JSON})
-            response.content_length = len(body)
-            await response.prepare(request)
-            await response.write(body[: len(body) // 2])
-            _drop(request)
-            return response
-        if fault.kind == "malformed":
-            return web.Response(body=b'{"id": "x", "choices": [{"index": 0, "message": {"role": "assis', content_type=JSON)
-        if fault.kind == "unparseable":
-            return web.Response(body=wire.success_body(call, "I would rather not put a number on this.", "stop", 0, 0), content_type=JSON)
-        blocked = wire.prompt_filter() if fault.kind == "prompt_filter" else None
-        if blocked is not None:
-            return wire.error_response(blocked)
-        return web.Response(body=wire.filtered_body(call, prompt_blocked=fault.kind == "prompt_filter"), content_type=JSON)
-
-    def _answer(self, call: Call) -> tuple[str, str]:
+    def answer(self, call: Call) -> tuple[str, str]:
         return answer(self.judge_params(call.model), call, self.items)
 
-    def _cached_prefix_tokens(self, call: Call) -> int:
+    def cached_prefix_tokens(self, call: Call) -> int:
         """Simulated prefix caching: the system prompt counts as cached once seen."""
         if call.provider == "anthropic":
             prefix = call.anthropic_cached_prefix
@@ -336,6 +287,32 @@ class FakeServer:
             self._seen_prefixes.add(key)
         tokens = len(system) // 4
         return tokens if seen else -tokens  # negative: written to the cache this time
+
+
+def _add_fake_routes(app: web.Application, server: FakeServer) -> None:
+    """The test-control endpoints: /_fake/stats, /_fake/truth, /_fake/reset, /_fake/config."""
+
+    async def stats(request: web.Request) -> web.Response:
+        return web.Response(body=ENCODER.encode(server.stats()), content_type=JSON)
+
+    async def truth(request: web.Request) -> web.Response:
+        return web.Response(body=ENCODER.encode(server.truth()), content_type=JSON)
+
+    async def reset(request: web.Request) -> web.Response:
+        server.reset()
+        return web.Response(body=b"{}", content_type=JSON)
+
+    async def config(request: web.Request) -> web.Response:
+        try:
+            server.configure(**msgspec.json.decode(await request.read()))
+        except (msgspec.DecodeError, msgspec.ValidationError, TypeError) as exc:
+            return web.Response(status=400, body=ENCODER.encode({"error": str(exc)}), content_type=JSON)
+        return web.Response(body=ENCODER.encode(msgspec.to_builtins(server.config)), content_type=JSON)
+
+    app.router.add_get("/_fake/stats", stats)
+    app.router.add_get("/_fake/truth", truth)
+    app.router.add_post("/_fake/reset", reset)
+    app.router.add_post("/_fake/config", config)
 
 
 def _builtins(changes: dict[str, Any]) -> dict[str, Any]:
@@ -358,12 +335,6 @@ def _latency_s(config: FakeConfig, index: int) -> float:
     if lat.kind == "uniform":
         return lat.low_s + (lat.high_s - lat.low_s) * u
     return lat.median_s * math.exp(lat.sigma * statistics.NormalDist().inv_cdf(min(max(u, 1e-9), 1 - 1e-9)))
-
-
-def _drop(request: web.Request) -> None:
-    transport = request.transport
-    if transport is not None:
-        transport.abort()
 
 
 def _validate(wire: WireDialect, request: web.Request, raw: bytes, config: FakeConfig) -> Call:

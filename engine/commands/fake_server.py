@@ -47,6 +47,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
+    batch = parser.add_argument_group("batch APIs", "the simulated OpenAI / Anthropic / Gemini batch endpoints")
+    batch.add_argument("--batch-delay", type=float, default=0.0, metavar="S", help="a batch ends S seconds after its creation (default 0)")
+    batch.add_argument("--batch-expire-after", type=float, default=None, metavar="S",
+                       help="a batch expires S seconds after creation (S < --batch-delay) with only the first S/delay of its entries done")
+    batch.add_argument("--batch-failure-rate", type=float, default=0.0, metavar="F",
+                       help="fraction of batch entries that fail (chosen by custom_id hash) with the provider's error body")
+    batch.add_argument("--batch-failure-status", type=int, default=500, metavar="N", help="HTTP status of those failed entries (default 500)")
+    batch.add_argument("--batch-fail", type=int, action="append", default=[], metavar="N",
+                       help="reject the N-th batch created (0-based) whole, as a failed batch (repeatable)")
+
+
 def parse_latency(text: str) -> dict:
     kind, _, values = text.partition(":")
     try:
@@ -78,7 +89,9 @@ def build_config(args: argparse.Namespace):
         except ValueError:
             raise ConfigError(f"--fault {spec!r}: expected KIND:RATE with RATE a probability") from None
     raw = {"seed": args.seed, "latency": parse_latency(args.latency), "rpm": args.rpm, "rpm_burst": args.rpm_burst, "faults": faults,
-           "capacity": args.capacity}
+           "capacity": args.capacity,
+           "batch": {"delay_s": args.batch_delay, "expire_after_s": args.batch_expire_after, "failure_rate": args.batch_failure_rate,
+                     "failure_status": args.batch_failure_status, "fail_batches": args.batch_fail}}
     if args.judges:
         raw["judges"] = msgspec.to_builtins(load_judges(args.judges))
     try:

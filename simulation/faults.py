@@ -1,0 +1,61 @@
+"""The fake server's injected faults: what a request hit by a `Fault`
+(simulation/fake_config.py) is answered, in the request's wire format."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from aiohttp import web
+
+from simulation.fake_config import Fault
+from simulation.wire import JSON, Call, Reject, WireDialect
+
+
+async def inject(
+    wire: WireDialect, fault: Fault, call: Call, request: web.Request, answer: Callable[[Call], tuple[str, str]]
+) -> web.StreamResponse:
+    """The answer a request gets when `fault` hits it (`answer` gives the judge's text and finish reason)."""
+    if fault.kind == "server_error":
+        status = fault.status or 500
+        return wire.error_response(Reject(status, wire.server_kind(status), "The server had an error processing your request."))
+    if fault.kind == "overloaded":
+        status = wire.overloaded_status
+        return wire.error_response(Reject(status, wire.server_kind(status), "The service is temporarily overloaded."))
+    if fault.kind in ("rate_limit", "rate_limit_bare"):
+        return wire.rate_limit_response(fault.retry_after_s, {}, bare=fault.kind == "rate_limit_bare")
+    if fault.kind == "bad_request":
+        return wire.error_response(Reject(400, wire.bad_request_kind, "Invalid request (injected)."))
+    if fault.kind == "http_error":
+        status = fault.status or 500
+        return wire.error_response(Reject(status, wire.kind_for_status(status), f"Injected HTTP {status}."))
+    if fault.kind == "hang":
+        await asyncio.sleep(fault.hang_s)
+        text, finish = answer(call)
+        return web.Response(body=wire.success_body(call, text, finish, 0, 0), content_type=JSON)
+    if fault.kind == "reset":
+        _drop(request)
+        return web.Response(status=500)
+    if fault.kind == "truncated":
+        text, finish = answer(call)
+        body = wire.success_body(call, text, finish, 0, 0)
+        response = web.StreamResponse(headers={"Content-Type": JSON})
+        response.content_length = len(body)
+        await response.prepare(request)
+        await response.write(body[: len(body) // 2])
+        _drop(request)
+        return response
+    if fault.kind == "malformed":
+        return web.Response(body=b'{"id": "x", "choices": [{"index": 0, "message": {"role": "assis', content_type=JSON)
+    if fault.kind == "unparseable":
+        return web.Response(body=wire.success_body(call, "I would rather not put a number on this.", "stop", 0, 0), content_type=JSON)
+    blocked = wire.prompt_filter() if fault.kind == "prompt_filter" else None
+    if blocked is not None:
+        return wire.error_response(blocked)
+    return web.Response(body=wire.filtered_body(call, prompt_blocked=fault.kind == "prompt_filter"), content_type=JSON)
+
+
+def _drop(request: web.Request) -> None:
+    transport = request.transport
+    if transport is not None:
+        transport.abort()
