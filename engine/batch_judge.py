@@ -40,6 +40,7 @@ from collections.abc import Callable
 from typing import Any
 
 import anyio
+import msgspec
 
 from engine.batch_store import pending_batches, record_delete, record_write
 from engine.cache import RESULTS_DB, CallCache, GroupCommitWriter, encode_result, is_cacheable
@@ -108,11 +109,14 @@ class BatchJudge:
             self.waves += 1
             self.progress.batch_waves += 1
             batch_ids = await self._submit(requests)
+            asked = list(requests)
+            del requests
+            _lighten(pending)
             outcomes, readable, complete = await self._wait_and_fetch(batch_ids)
             if not complete:  # a stop while waiting: what was fetched is stored, the other records stay
                 await self._commit(outcomes, readable)
                 return
-            await self._commit(outcomes, readable, requests)
+            await self._commit(outcomes, readable, asked)
             retry = self._complete(pending, outcomes)
             if retry and self.health.down:
                 await self.health.pause_before_probe(len(retry))  # RunAborted once the outage is too long
@@ -168,6 +172,7 @@ class BatchJudge:
                     item.results[n] = hit
             item.missing = still
             if still:
+                item.requests = self.policy.design.item(item.cell, item.doc_index).requests  # type: ignore[union-attr]  # released by _lighten
                 pending.append(item)
             else:
                 self.output.consume(item.cell.cell_no, item.doc_index, self.output.judge(item))
@@ -230,7 +235,7 @@ class BatchJudge:
             outcomes[bytes.fromhex(outcome.custom_id)] = outcome.result
         return True
 
-    async def _commit(self, outcomes: dict[bytes, CallResult], finished: list[str], asked: dict[bytes, CallRequest] | None = None) -> None:
+    async def _commit(self, outcomes: dict[bytes, CallResult], finished: list[str], asked: list[bytes] | None = None) -> None:
         """Store the answers under their request keys, deleting the records of
         the batches they came from in the same transaction; count the calls
         and the entries to ask again (`asked`: the wave's entries).
@@ -312,6 +317,15 @@ class BatchJudge:
         self.progress.calls_failed += 1
         self.progress.failures_by_kind[kind] = self.progress.failures_by_kind.get(kind, 0) + 1
         self.health.failed(CallResult(status="error", text=text, error_kind=kind, finished_at=time.time()))
+
+
+def _lighten(pending: list[Item]) -> None:
+    """Release what a submitted item no longer needs while its batch is out
+    (a wave may hold tens of thousands): its requests (rebuilt if it must be
+    asked again) and its texts (its row needs only the pair's ids)."""
+    for item in pending:
+        item.requests = ()
+        item.pair = msgspec.structs.replace(item.pair, original="", perturbed="", needle_before="", needle_after="")
 
 
 def _unique_requests(pending: list[Item]) -> dict[bytes, CallRequest]:

@@ -242,6 +242,8 @@ def _run(args: argparse.Namespace, config: ExperimentConfig) -> int:
         f"${summary.cost_usd_run:,.4f} this run, ${summary.cost_usd_results:,.4f} in the results; {summary.seconds:,.1f} s"
     )
     print(f"statuses: {summary.status_counts}; cells ended by: {summary.stop_reasons}")
+    if summary.batch_waves:
+        print(f"batch judges: {summary.batch_waves:,} wave(s), {summary.batches_submitted:,} batch(es) submitted")
     print(f"results: {summary.results_jsonl}" + (f", {summary.results_parquet}" if summary.results_parquet else ""))
     if summary.parquet_note:
         print(f"note: {summary.parquet_note}")
