@@ -30,7 +30,11 @@ its failure policy: after `consecutive_failures` in a row the judge is down
 and the run ends after `max_outage_s` (resumable). Nothing becomes a score.
 
 Resume: batches recorded by an interrupted run are polled and fetched
-first (their answers land in the cache), so no entry is paid twice.
+first (their answers land in the cache), so no entry is paid twice; that
+includes batches of an earlier config of the experiment (another run id),
+when the judge's name, adapter and model are the same. A kill between a
+batch's creation and its record's commit (milliseconds) loses its id: the
+one window in which an entry can be paid twice.
 """
 
 from __future__ import annotations
@@ -42,10 +46,10 @@ from typing import Any
 import anyio
 import msgspec
 
-from engine.batch_store import pending_batches, record_delete, record_write
+from engine.batch_store import new_record, record_delete, record_key, record_write, recorded_for
 from engine.cache import RESULTS_DB, CallCache, GroupCommitWriter, encode_result, is_cacheable
 from engine.cell_policy import CellPolicy, CellRun
-from engine.contracts import BatchAdapter, BatchEntry, BatchStatus, CallRequest, CallResult
+from engine.contracts import BatchAdapter, BatchEntry, BatchStatus, CallRequest, CallResult, JudgeSpec
 from engine.counters import Progress
 from engine.design import Item
 from engine.judge_health import JudgeHealth, RunAborted, fatal_message, is_transient
@@ -65,6 +69,7 @@ class BatchJudge:
         judge: str,
         adapter: BatchAdapter,
         *,
+        spec: JudgeSpec,
         poll_s: float,
         retry_delay: Callable[[int], float],
         policy: CellPolicy,
@@ -77,6 +82,8 @@ class BatchJudge:
         stopped: Callable[[], bool],
     ) -> None:
         self.judge = judge
+        self.spec = spec
+        self._records: dict[str, bytes] = {}  # batch id -> its record's store key
         self.adapter = adapter
         self.poll_s = poll_s
         self.retry_delay = retry_delay
@@ -192,7 +199,9 @@ class BatchJudge:
             batch_id = await self._control("submit", self.adapter.submit(entries))
             if batch_id is None:
                 continue  # the submission gave up: its items go again in the next wave
-            await self.writer.commit([record_write(self.run_key, batch_id, self.judge, chunk, self.waves)])
+            record = new_record(batch_id, self.judge, self.spec.adapter, self.spec.model, chunk, self.waves)
+            self._records[batch_id] = record_key(self.run_key, batch_id)
+            await self.writer.commit([record_write(self.run_key, record)])
             self.batches += 1
             self.progress.batches_submitted += 1
             batch_ids.append(batch_id)
@@ -207,7 +216,7 @@ class BatchJudge:
         done: list[str] = []
         while waiting:
             for batch_id in list(waiting):
-                status = await self._control("status", self.adapter.status(batch_id))
+                status = await self._control("status", self.adapter.status(batch_id), batch_id=batch_id)
                 if status is None or status.state not in TERMINAL_STATES:
                     continue
                 waiting.remove(batch_id)
@@ -241,7 +250,7 @@ class BatchJudge:
         and the entries to ask again (`asked`: the wave's entries).
         A fatal entry failure stops the run after the answers are stored."""
         writes = [(RESULTS_DB, key, encode_result(result)) for key, result in outcomes.items() if is_cacheable(result)]
-        writes += [record_delete(self.run_key, batch_id) for batch_id in finished]
+        writes += [record_delete(self._records.pop(batch_id)) for batch_id in finished]
         if writes:
             await self.writer.commit(writes)
         progress = self.progress
@@ -288,23 +297,29 @@ class BatchJudge:
     # -- resume ----------------------------------------------------------------------
     async def _resume(self) -> None:
         """Fetch the batches an interrupted run submitted and recorded."""
-        records = pending_batches(self.cache.store, self.run_key, self.judge)
+        records = recorded_for(self.cache.store, self.judge, self.spec.adapter, self.spec.model)
         if not records:
             return
         self.progress.batches_resumed += len(records)
-        outcomes, finished, _ = await self._wait_and_fetch([record.batch_id for record in records])
+        self._records.update((record.batch_id, key) for key, record in records.items())
+        outcomes, finished, _ = await self._wait_and_fetch([record.batch_id for record in records.values()])
         await self._commit(outcomes, finished)
 
     # -- failures --------------------------------------------------------------------
-    async def _control(self, operation: str, call: Any) -> Any:
+    async def _control(self, operation: str, call: Any, *, batch_id: str | None = None) -> Any:
         """A batch API call; None when it gave up on a transient failure
-        (one failure of the judge). A failure no retry fixes stops the run."""
+        (one failure of the judge). A failure no retry fixes stops the run,
+        but a batch the provider does not know (`not_found` on its status:
+        an old record, another account) is taken as failed: its record goes
+        and its entries are asked again."""
         try:
             return await call
         except Exception as exc:
             kind = getattr(exc, "kind", None)  # adapters' BatchApiError (the engine does not import adapters)
             if kind is None:
                 raise
+            if kind == "not_found" and batch_id is not None:
+                return BatchStatus(batch_id=batch_id, state="failed", detail=f"unknown to the provider: {str(exc)[:300]}")
             if getattr(exc, "retryable", False):
                 self._judge_failed(kind, f"batch {operation}: {exc}")
                 return None

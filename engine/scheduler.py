@@ -178,6 +178,7 @@ class Scheduler:
         batch = BatchJudge(
             judge,
             self.dispatcher.adapters[judge],  # type: ignore[arg-type]  # a BatchAdapter (engine.runner)
+            spec=self.design.judges[judge],
             poll_s=self.design.judges[judge].batch_poll_s,
             retry_delay=self.failure_policy.retry_delay,
             policy=self.policy,

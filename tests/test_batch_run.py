@@ -266,7 +266,8 @@ def test_a_judge_whose_batches_keep_failing_ends_the_run(server, fresh, tmp_path
         assert outcomes(store) == []  # nothing became a score
 
 
-def test_resume_fetches_recorded_batches_without_paying_twice(server, fresh, tmp_path: Path, sync_rows) -> None:
+@pytest.mark.parametrize("new_run_id", [None, "00000000000000cc"], ids=["same config", "changed config"])
+def test_resume_fetches_recorded_batches_without_paying_twice(server, fresh, tmp_path: Path, sync_rows, new_run_id) -> None:
     fresh(delay_s=1.0)
     design = design_for(tmp_path, server.url, ("j", "batch"), stopping=CI)
     stop = StopRequest()
@@ -287,9 +288,35 @@ def test_resume_fetches_recorded_batches_without_paying_twice(server, fresh, tmp
         assert [r.batch_id for r in recorded] == submitted
         assert len(CallCache(store)) == 0 and processed(server) == {}
         # the next run polls and fetches them (the provider still has them), then goes on
-        scheduler = run(design, store, adapters_for(design, max_entries=5))
+        # (a changed config is another run: it collects the batches the first one paid for all the same)
+        scheduler = run(design, store, adapters_for(design, max_entries=5), run_id=new_run_id or RUN_ID)
         assert scheduler.progress.batches_resumed == 2
         assert pending_batches(store, run_key) == []
         paid = processed(server)
         assert set(paid.values()) == {1} and {k.hex() for r in recorded for k in r.keys} <= set(paid)  # no entry paid twice
-        assert rows_of(store, "j") == sync_rows(CI)
+        assert rows_of_run(store, new_run_id or RUN_ID) == sync_rows(CI)
+
+
+def test_a_recorded_batch_the_provider_does_not_know_is_dropped(server, fresh, tmp_path: Path, sync_rows) -> None:
+    from engine.batch_store import new_record, record_write
+
+    design = design_for(tmp_path, server.url, ("j", "batch"))
+    with Store(tmp_path / "unknown") as store:
+        spec = design.judges["j"]
+        stale = new_record("batch_gone", "j", spec.adapter, spec.model, [b"\x01" * 32], 0)
+        store.put_batch_raw([record_write(bytes.fromhex(RUN_ID), stale)])
+        scheduler = run(design, store, adapters_for(design))
+        assert pending_batches(store, bytes.fromhex(RUN_ID)) == []
+        assert rows_of(store, "j") == sync_rows()
+    assert scheduler.progress.batches_resumed == 1 and scheduler.progress.failures_by_kind["batch_failed"] == 1
+
+
+def test_an_entry_the_provider_rejects_for_good_stops_the_run(server, fresh, tmp_path: Path) -> None:
+    from engine.judge_health import RunAborted
+
+    design = design_for(tmp_path, server.url, ("missing-model", "batch"))  # model "sim-missing-model"
+    server.configure(missing_models=("sim-missing-*",))
+    with Store(tmp_path / "rejected") as store:
+        with pytest.raises(RunAborted, match="missing-model.*not_found"):
+            run(design, store, adapters_for(design))
+        assert outcomes(store) == [] and pending_batches(store, bytes.fromhex(RUN_ID)) == []
