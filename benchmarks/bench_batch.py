@@ -135,7 +135,11 @@ def main() -> int:
     parser.add_argument("--rules", default=",".join(RULES))
     parser.add_argument("--batch-delay", type=float, default=2.0, help="seconds the fake server takes to process a batch")
     parser.add_argument("--poll-s", type=float, default=0.5)
+    parser.add_argument("--sweep-only", action="store_true", help="only replay the planner's settings on the stored sync runs")
     args = parser.parse_args()
+    if args.sweep_only:
+        sweep(args.bench_dir)
+        return 0
     os.environ.setdefault(KEY_ENV, "bench-key")
     corpus = corpus_store(args.bench_dir)
     results = []
@@ -148,6 +152,8 @@ def main() -> int:
             results.append((rule, sync, batch, same))
             print(json.dumps({"rule": rule, "same_rows": same, "sync": sync, "batch": batch}), flush=True)
     print_tables(results, args)
+    if {"ci", "ci12", "paper"} <= {rule for rule, *_ in results}:
+        sweep(args.bench_dir)
     return 0
 
 
@@ -174,6 +180,78 @@ def print_tables(results: list, args: argparse.Namespace) -> None:
             f"| {rule} | {batch['rows']:,} ({'yes' if same else 'NO'}) | {need:,} | {sync['calls']:,} | {batch['calls']:,} | {batch['waves']} | "
             f"{batch['calls'] - need:,} ({(batch['calls'] - need) / need:.1%}) | {batch['calls'] - sync['calls']:+,} ({batch['calls'] / sync['calls'] - 1:+.1%}) |"
         )
+
+
+# ---------------------------------------------------------------------------
+# The planner's trade-off, replayed on the synchronous runs' scores
+
+
+def stored_cells(store_path: Path) -> dict[tuple, list[float | None]]:
+    """Each cell's consumed documents in order: its ok score, or None (a failed document)."""
+    from engine.results import RUNS_DB, iter_rows
+    from engine.store import Store
+
+    with Store(store_path, readonly=True) as store:
+        run_key = next(key[:8] for key, _ in store.items_raw(RUNS_DB))
+        cells: dict[tuple, list[float | None]] = {}
+        for row in iter_rows(store, run_key):
+            cells.setdefault((row.needle, row.hay, row.i, row.j), []).append(row.score if row.status == "ok" else None)
+    return cells
+
+
+def replay_waves(cells: dict[tuple, list[float | None]], available: dict[tuple, int], rule: str, **planner: float) -> tuple[int, int]:
+    """(waves, documents submitted) of the wave loop (engine.batch_judge) on
+    these cells' score sequences, without failures: each wave asks each live
+    cell for `wave_size` documents; documents past its stop are submitted and
+    dropped; `available` bounds the documents a cell has in all."""
+    from engine.stopping import make_rule_factory
+    from engine.stopping_spec import CiSpec, FixedSpec, PaperSpec
+    from engine.wave_planner import wave_size
+
+    kind, extra = RULES[rule]
+    settings = dict(line.split(" = ") for line in extra.strip().splitlines())
+    spec = {"ci": CiSpec, "paper": PaperSpec, "fixed": FixedSpec}[kind](**{k: float(v) if "." in v else int(v) for k, v in settings.items()})
+    if kind == "fixed":
+        spec = FixedSpec(n=20)
+    new_rule = make_rule_factory(spec, len(cells))
+    live = {cell: (new_rule(), 0) for cell in cells}
+    waves = submitted = 0
+    while live:
+        waves += 1
+        for cell, (rule_state, used) in list(live.items()):
+            count = wave_size(rule_state, outstanding=0, cap=88, min_docs=spec.resolved_min_docs, **planner) or 1
+            count = min(count, available[cell] - used)
+            submitted += count
+            for score in cells[cell][used : used + count]:
+                if score is not None:
+                    rule_state.update(score)
+                if rule_state.done:
+                    break
+            used += count
+            if rule_state.done or used >= available[cell]:
+                del live[cell]
+            else:
+                live[cell] = (rule_state, used)
+    return waves, submitted
+
+
+def sweep(bench_dir: Path) -> None:
+    """Waves and documents submitted per planner setting, replayed on the sync runs' scores."""
+    available = {cell: len(docs) for cell, docs in stored_cells(bench_dir / "ci-sync").items()}  # ci +-3: every cell ran out
+    print("\nplanner trade-off (replayed on the synchronous runs' scores; documents, not calls)")
+    print("| rule | setting | waves | documents submitted | needed | over |")
+    print("| --- | --- | ---: | ---: | ---: | ---: |")
+    settings = {
+        "ci12": [{"margin": m, "growth": g} for g in (2.0, 4.0, 8.0) for m in (0.0, 0.15, 0.5)],
+        "paper": [{"min_wave": w} for w in (1, 5, 10, 20)],
+    }
+    for rule, options in settings.items():
+        cells = stored_cells(bench_dir / f"{rule}-sync")
+        needed = sum(len(docs) for docs in cells.values())
+        for planner in options:
+            waves, submitted = replay_waves(cells, available, rule, **planner)
+            label = ", ".join(f"{k} {v:g}" for k, v in planner.items())
+            print(f"| {rule} | {label} | {waves} | {submitted:,} | {needed:,} | {submitted - needed:,} ({submitted / needed - 1:.1%}) |")
 
 
 if __name__ == "__main__":

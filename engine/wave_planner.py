@@ -22,10 +22,13 @@ pure functions, no I/O (engine.batch_judge runs the waves).
   as c·SD/sqrt(n) (c: the CS's multiplier at the cell's alpha, slowly
   growing with log n). Calibrating c on the rule's current state,
   c = h·sqrt(n)/SD, the SD cancels: N = n·(h/epsilon)². The multiplier's
-  log growth makes that an underestimate, hence the margin (+CI_MARGIN);
-  at small n the width is still dominated by the CS's start (a half-width
-  near 50 points whatever the scores), which overstates N, hence the cap
-  of CI_GROWTH times the scores so far per wave.
+  log growth would make that an underestimate, hence the margin
+  (+CI_MARGIN); at small n the width is still dominated by the CS's start
+  (a half-width near 50 points whatever the scores), which overstates N,
+  hence the cap of CI_GROWTH times the scores so far per wave. Measured on
+  one design (benchmarks/RESULTS.md, "Batch mode"), the estimate
+  overshot: margin 0 would have over-submitted 7.6 % instead of 13.6 %,
+  with the same waves.
 - Every wave is capped by the cell's cap (`max_docs`, `fixed` n, check n).
 
 Trade-off: a bigger wave means fewer waves (each costs the provider's
