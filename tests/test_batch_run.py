@@ -28,9 +28,9 @@ pytestmark = pytest.mark.usefixtures("keys")
 JUDGE = """
 [[judges]]
 name = "{name}"
-adapter = "openai"
+adapter = "{adapter}"
 model = "sim-{name}"
-base_url = "{url}/v1"
+base_url = "{base}"
 mode = "{mode}"
 batch_poll_s = 0.02
 concurrency = 4
@@ -44,10 +44,10 @@ CI = 'kind = "ci"\nepsilon = 15.0\nalpha = 0.2\nmin_docs = 3\nmax_docs = 40'
 FAST = FailurePolicy(retry_base_s=0.01, retry_cap_s=0.02, probe_base_s=0.01, probe_cap_s=0.02, max_outage_s=2.0)
 
 
-def design_for(tmp_path: Path, url: str, *judges: tuple[str, str], stopping: str = FIXED):  # type: ignore[no-untyped-def]
+def design_for(tmp_path: Path, url: str, *judges: tuple[str, str], stopping: str = FIXED, adapter: str = "openai"):  # type: ignore[no-untyped-def]
     text = design_toml(seed=3, stopping=stopping, window=2, needles='["none", "neg"]', positions="[[0, 0], [1, 2]]")
     for name, mode in judges:
-        text += JUDGE.format(name=name, url=url, mode=mode)
+        text += JUDGE.format(name=name, base=f"{url}/v1" if adapter == "openai" else url, mode=mode, adapter=adapter)
     return make_design(parse_config(text, base_dir=tmp_path))
 
 
@@ -146,6 +146,17 @@ def test_batch_run_matches_a_sync_run(server, fresh, tmp_path: Path, sync_rows) 
     assert set(paid) == keys and 20 < len(keys) < 40 and set(paid.values()) == {1}
     assert scheduler.progress.batches_submitted == -(-len(keys) // 7)
     assert scheduler.progress.calls_network == len(keys)
+
+
+@pytest.mark.parametrize("adapter", ["anthropic", "gemini"])
+def test_other_providers_batch_runs_match_their_sync_runs(server, fresh, tmp_path: Path, adapter: str) -> None:
+    batch = design_for(tmp_path, server.url, ("j", "batch"), stopping=CI, adapter=adapter)
+    sync = design_for(tmp_path, server.url, ("j", "sync"), stopping=CI, adapter=adapter)
+    with Store(tmp_path / "batch") as store, Store(tmp_path / "sync") as reference:
+        scheduler = run(batch, store, adapters_for(batch))
+        run(sync, reference, adapters_for(sync))
+        assert rows_of(store, "j") == rows_of(reference, "j") and rows_of(store, "j")
+    assert scheduler.progress.batch_waves >= 2 and set(processed(server).values()) == {1}
 
 
 def test_batch_answers_serve_a_sync_run_and_back(server, fresh, tmp_path: Path) -> None:
