@@ -83,7 +83,6 @@ class BatchJudge:
     ) -> None:
         self.judge = judge
         self.spec = spec
-        self._records: dict[str, bytes] = {}  # batch id -> its record's store key
         self.adapter = adapter
         self.poll_s = poll_s
         self.retry_delay = retry_delay
@@ -97,7 +96,7 @@ class BatchJudge:
         self.stopped = stopped
         self.runs = [run for run in policy.runs if run.cell.judge == judge]
         self.waves = 0
-        self.batches = 0
+        self._records: dict[str, bytes] = {}  # batch id -> its record's store key
         self.wake = anyio.Event()  # set on a stop request: polling ends early
 
     # -- main --------------------------------------------------------------------
@@ -110,7 +109,10 @@ class BatchJudge:
             if not pending:
                 if all(run.done for run in self.runs) or issued == sum(run.issued for run in self.runs):
                     return  # finished (or nothing left to ask: the cells end as their documents run out)
-                continue  # the wave was answered from the cache: plan the next
+                # the wave was answered from the cache: let the writer catch up, plan the next
+                await self.writer.wait_for_room()
+                await anyio.lowlevel.checkpoint()
+                continue
             requests = _unique_requests(pending)
             self.progress.calls_cached += sum(len(item.missing) for item in pending) - len(requests)  # twins share an entry
             self.waves += 1
@@ -202,7 +204,6 @@ class BatchJudge:
             record = new_record(batch_id, self.judge, self.spec.adapter, self.spec.model, chunk, self.waves)
             self._records[batch_id] = record_key(self.run_key, batch_id)
             await self.writer.commit([record_write(self.run_key, record)])
-            self.batches += 1
             self.progress.batches_submitted += 1
             batch_ids.append(batch_id)
         return batch_ids
