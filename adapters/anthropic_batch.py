@@ -94,7 +94,7 @@ class AnthropicBatchAdapter(BatchAdapterBase):
         if len(body) > MAX_BYTES:
             raise BatchApiError("too_large", f"anthropic batch: {len(body):,} bytes, over the {MAX_BYTES:,}-byte limit; "
                                 "submit fewer entries per batch")
-        raw = await self._control.call("create", "POST", f"{self._base}/v1/messages/batches", body)
+        raw = await self._control.call("create", "POST", f"{self._base}/v1/messages/batches", body, creates=True)
         return decode(self.spec, "anthropic", "create", raw, _MessageBatch).id
 
     async def status(self, batch_id: str) -> BatchStatus:

@@ -97,10 +97,14 @@ class BatchControl:
         await self._transport.aclose()
 
     async def call(
-        self, operation: str, method: str, url: str, body: bytes = b"", *, content_type: str = "application/json"
+        self, operation: str, method: str, url: str, body: bytes = b"", *, content_type: str = "application/json",
+        creates: bool = False,
     ) -> bytes:
         """The body of a 2xx answer; BatchApiError otherwise (after retries
-        for transient failures). `operation` names the step in messages."""
+        for transient failures). `operation` names the step in messages.
+        `creates`: the call creates a batch (paid once it exists), so a
+        timeout or dropped connection, after which the batch may exist, is
+        not retried blindly: it raises, retryable, saying so."""
         headers = {**self._headers, "Content-Type": content_type} if body else self._headers
         started = time.monotonic()
         key = hashlib.blake2b(f"{operation}\x1f{url}".encode(), digest_size=16).digest()
@@ -114,6 +118,10 @@ class BatchControl:
                 message = f"judge {self.spec.name!r} ({self.provider}): batch {operation} failed: {text}"
                 log.warning("judge %s: batch %s failed: %s (not retried)", self.spec.name, operation, kind)
                 raise BatchApiError(kind, message)
+            if creates and kind in _UNANSWERED:
+                raise BatchApiError(kind, f"judge {self.spec.name!r} ({self.provider}): batch {operation}: {kind}: {text}; "
+                                    "the batch may have been created all the same: not resubmitted, to avoid paying twice "
+                                    "(look it up in the provider's batch list)", retryable=True)
             delay = backoff_s(self._settings, key, attempt, wait)
             if attempt >= self.spec.max_attempts or time.monotonic() - started + delay > self.spec.max_retry_time_s:
                 message = (f"judge {self.spec.name!r} ({self.provider}): batch {operation} gave up after "
@@ -150,6 +158,7 @@ class BatchControl:
 
 
 _RETRYABLE = frozenset({"rate_limit", "overloaded", "server", "timeout", "connection"})
+_UNANSWERED = frozenset({"timeout", "connection"})  # the request may have been acted on
 
 
 class BatchAdapterBase:

@@ -106,7 +106,7 @@ class GeminiBatchAdapter(BatchAdapterBase):
         if len(body) > MAX_BYTES:
             raise BatchApiError("too_large", f"gemini batch: {len(body):,} bytes of inline requests, over the {MAX_BYTES:,}-byte "
                                 "limit; submit fewer entries per batch")
-        raw = await self._control.call("create", "POST", f"{self._base}/{self._model}:batchGenerateContent", body)
+        raw = await self._control.call("create", "POST", f"{self._base}/{self._model}:batchGenerateContent", body, creates=True)
         return decode(self.spec, "gemini", "create", raw, _Operation).name
 
     async def status(self, batch_id: str) -> BatchStatus:

@@ -103,7 +103,7 @@ class OpenAIBatchAdapter(BatchAdapterBase):
         uploaded = decode(self.spec, "openai", "upload", await self._control.call("upload", "POST", f"{self._base}/files", form,
                                                                    content_type=content_type), _File)
         body = encode({"input_file_id": uploaded.id, "endpoint": ENDPOINT, "completion_window": "24h"})
-        return decode(self.spec, "openai", "create", await self._control.call("create", "POST", f"{self._base}/batches", body), _Batch).id
+        return decode(self.spec, "openai", "create", await self._control.call("create", "POST", f"{self._base}/batches", body, creates=True), _Batch).id
 
     async def status(self, batch_id: str) -> BatchStatus:
         batch = await self._batch(batch_id)

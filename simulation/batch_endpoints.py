@@ -36,6 +36,7 @@ import msgspec
 from aiohttp import web
 
 from simulation.fake_config import BatchFault, BatchSim
+from simulation.faults import drop
 from simulation.wire import Call, Reject, WireDialect
 
 if TYPE_CHECKING:
@@ -93,6 +94,7 @@ class BatchBook:
             self._created = 0
             self._by_operation: Counter[str] = Counter()
             self._processed: Counter[str] = Counter()
+            self._runs = 0
             self._failed = 0
             self._fault_counters = [0] * len(self.server.config.batch.faults)
 
@@ -109,7 +111,7 @@ class BatchBook:
             return {
                 "created": self._created,
                 "by_operation": dict(self._by_operation),
-                "entries_processed": sum(self._processed.values()),
+                "entries_processed": self._runs,
                 "entries_failed": self._failed,
                 "processed": dict(self._processed),  # custom_id -> times run
                 "repeated": {cid: n for cid, n in self._processed.items() if n > 1},
@@ -134,6 +136,9 @@ class BatchBook:
             return None
         if fault.kind == "rate_limit":
             return wire.rate_limit_response(fault.retry_after_s, {}, bare=False)
+        if fault.kind == "reset":
+            drop(request)
+            return web.Response(status=500)
         status = fault.status or 500
         return wire.error_response(Reject(status, wire.kind_for_status(status), f"Injected HTTP {status} on batch {operation}."))
 
@@ -239,7 +244,8 @@ class BatchBook:
         with self._lock:
             runs = self._processed[custom_id]  # runs before this one: a re-asked entry draws afresh
             self._processed[custom_id] += 1
-            index = sum(self._processed.values())
+            self._runs += 1
+            index = self._runs
         if isinstance(call, Reject):
             answer = EntryAnswer(call.status, wire.error_body(call))
         elif sim.failure_rate > 0 and entry_fails(seed, custom_id, runs, sim.failure_rate):

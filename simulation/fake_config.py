@@ -50,7 +50,7 @@ class Fault(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tru
 class BatchFault(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     """A fault of the batch APIs' own calls (upload, create, status, results, cancel)."""
 
-    kind: Literal["server_error", "rate_limit", "http_error"]
+    kind: Literal["server_error", "rate_limit", "http_error", "reset"]  # reset: drop the connection unanswered
     operation: str = "*"  # fnmatch pattern over "upload", "create", "status", "results", "cancel"
     rate: float = 0.0
     schedule: tuple[int, ...] = ()  # 0-based indices among matching batch calls

@@ -34,7 +34,7 @@ async def inject(
         text, finish = answer(call)
         return web.Response(body=wire.success_body(call, text, finish, 0, 0), content_type=JSON)
     if fault.kind == "reset":
-        _drop(request)
+        drop(request)
         return web.Response(status=500)
     if fault.kind == "truncated":
         text, finish = answer(call)
@@ -43,7 +43,7 @@ async def inject(
         response.content_length = len(body)
         await response.prepare(request)
         await response.write(body[: len(body) // 2])
-        _drop(request)
+        drop(request)
         return response
     if fault.kind == "malformed":
         return web.Response(body=b'{"id": "x", "choices": [{"index": 0, "message": {"role": "assis', content_type=JSON)
@@ -55,7 +55,8 @@ async def inject(
     return web.Response(body=wire.filtered_body(call, prompt_blocked=fault.kind == "prompt_filter"), content_type=JSON)
 
 
-def _drop(request: web.Request) -> None:
+def drop(request: web.Request) -> None:
+    """Abort the connection without an answer."""
     transport = request.transport
     if transport is not None:
         transport.abort()

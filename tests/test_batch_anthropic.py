@@ -10,7 +10,7 @@ from batch_fixtures import PRICES, batch_spec, entries, run_batch, same_answer, 
 from adapters.anthropic import create
 from adapters.anthropic_batch import AnthropicBatchAdapter
 from adapters.batch_http import BatchApiError
-from engine.contracts import BatchEntry
+from engine.contracts import BatchAdapter, BatchEntry
 from engine.registry import capabilities, create_batch_adapter
 from simulation.fake_config import BatchFault, BatchSim, FakeConfig
 
@@ -28,7 +28,8 @@ async def run(server, batch_entries, **overrides):
 
 def test_registry_gives_the_batch_adapter_and_declares_the_batch_api(server):
     judge = spec(server)
-    assert capabilities(judge).batch_api and isinstance(create_batch_adapter(judge), AnthropicBatchAdapter)
+    assert capabilities(judge).batch_api and isinstance(adapter := create_batch_adapter(judge), AnthropicBatchAdapter)
+    assert isinstance(adapter, BatchAdapter) and adapter.capabilities.batch_api and "test-key" not in repr(adapter) + repr(adapter._control)
 
 
 async def test_round_trip_with_the_synchronous_bodies_and_answers(server):

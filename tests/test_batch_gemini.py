@@ -9,6 +9,7 @@ from batch_fixtures import PRICES, batch_spec, entries, run_batch, same_answer, 
 
 from adapters.batch_http import BatchApiError
 from adapters.gemini_batch import GRPC_HTTP, GeminiBatchAdapter
+from engine.contracts import BatchAdapter
 from engine.registry import capabilities, create_batch_adapter
 from simulation.batch_gemini import HTTP_GRPC
 from simulation.fake_config import BatchFault, BatchSim, FakeConfig
@@ -27,7 +28,8 @@ async def run(server, batch_entries, **overrides):
 
 def test_registry_gives_the_batch_adapter_and_the_grpc_codes_round_trip(server):
     judge = spec(server)
-    assert capabilities(judge).batch_api and isinstance(create_batch_adapter(judge), GeminiBatchAdapter)
+    assert capabilities(judge).batch_api and isinstance(adapter := create_batch_adapter(judge), GeminiBatchAdapter)
+    assert isinstance(adapter, BatchAdapter) and adapter.capabilities.batch_api and "test-key" not in repr(adapter) + repr(adapter._control)
     assert all(GRPC_HTTP[code] == status for status, code in HTTP_GRPC.items())
 
 

@@ -10,7 +10,7 @@ from batch_fixtures import PRICES, batch_spec, entries, run_batch, same_answer, 
 
 from adapters.batch_http import BatchApiError
 from adapters.openai_batch import OpenAIBatchAdapter
-from engine.contracts import BatchEntry
+from engine.contracts import BatchAdapter, BatchEntry
 from engine.registry import capabilities, create_batch_adapter
 from simulation.fake_config import BatchFault, BatchSim, FakeConfig
 
@@ -32,7 +32,8 @@ async def run(server, batch_entries, **overrides):
 
 def test_registry_gives_the_batch_adapter_and_declares_the_batch_api(server):
     judge = spec(server)
-    assert capabilities(judge).batch_api and isinstance(create_batch_adapter(judge), OpenAIBatchAdapter)
+    assert capabilities(judge).batch_api and isinstance(adapter := create_batch_adapter(judge), OpenAIBatchAdapter)
+    assert isinstance(adapter, BatchAdapter) and adapter.capabilities.batch_api and "test-key" not in repr(adapter) + repr(adapter._control)
 
 
 async def test_round_trip_submit_status_results(server):
@@ -143,6 +144,18 @@ async def test_transient_failures_past_max_attempts_raise_a_retryable_error(serv
     with pytest.raises(BatchApiError, match=r"batch create gave up after 4 attempt\(s\): server: HTTP 500") as caught:
         await run(server, entries(MODEL, 1, adapter="openai"))
     assert caught.value.retryable and caught.value.kind == "server"
+
+
+async def test_a_dropped_create_is_not_resubmitted_blindly_but_a_dropped_poll_is_retried(server):
+    faults = (BatchFault(kind="reset", operation="create", schedule=(0, 1)),  # the request and the transport's one replay
+              BatchFault(kind="reset", operation="status", schedule=(0, 1)))
+    server.set_config(FakeConfig(batch=BatchSim(faults=faults)))
+    with pytest.raises(BatchApiError, match="may have been created") as caught:
+        await run(server, entries(MODEL, 1, adapter="openai"))
+    assert caught.value.kind == "connection" and caught.value.retryable
+    assert server.stats()["batch"]["by_operation"]["create"] == 2
+    _, status, results = await run(server, entries(MODEL, 1, adapter="openai"))
+    assert status.state == "ended" and len(results) == 1 and server.stats()["batch"]["by_operation"]["status"] >= 3
 
 
 async def test_a_wrong_key_is_classified_auth_and_not_retried(server, monkeypatch):
