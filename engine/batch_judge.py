@@ -59,6 +59,8 @@ from engine.wave_planner import wave_size
 
 READABLE_STATES = frozenset({"ended", "expired", "cancelled"})  # results can be fetched
 TERMINAL_STATES = READABLE_STATES | {"failed"}
+# a batch API call that got no answer: it may have been acted on (adapters/batch_http.py)
+UNANSWERED_KINDS = frozenset({"timeout", "connection"})
 
 
 class BatchJudge:
@@ -321,6 +323,14 @@ class BatchJudge:
                 raise
             if kind == "not_found" and batch_id is not None:
                 return BatchStatus(batch_id=batch_id, state="failed", detail=f"unknown to the provider: {str(exc)[:300]}")
+            if operation == "submit" and kind in UNANSWERED_KINDS:
+                # the batch may exist (and be billed) without its id: submitting its entries
+                # again could pay for them twice, so the run stops and says so
+                raise RunAborted(
+                    f"judge {self.judge!r}: {str(exc)[:500]}. Stopping the run: results so far are kept; look the batch "
+                    "up in the provider's batch list (cancel it, or let it run: its answers are not collected), then "
+                    "run the same config again to resume (it submits the entries of that batch again)"
+                ) from None
             if getattr(exc, "retryable", False):
                 self._judge_failed(kind, f"batch {operation}: {exc}")
                 return None

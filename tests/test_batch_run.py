@@ -20,7 +20,7 @@ from engine.results import iter_rows, load_cell_states
 from engine.scheduler import FailurePolicy, StopRequest
 from engine.store import Store
 from simulation.batch_endpoints import entry_fails
-from simulation.fake_config import BatchSim, FakeConfig
+from simulation.fake_config import BatchFault, BatchSim, FakeConfig
 from tests.scheduler_harness import RUN_ID, design_toml, make_design, outcomes, run_scheduler
 
 pytestmark = pytest.mark.usefixtures("keys")
@@ -331,3 +331,27 @@ def test_an_entry_the_provider_rejects_for_good_stops_the_run(server, fresh, tmp
         with pytest.raises(RunAborted, match="missing-model.*not_found"):
             run(design, store, adapters_for(design))
         assert outcomes(store) == [] and pending_batches(store, bytes.fromhex(RUN_ID)) == []
+
+
+def test_a_submission_without_an_answer_stops_the_run_rather_than_pay_twice(server, fresh, tmp_path: Path) -> None:
+    from engine.judge_health import RunAborted
+
+    # the connection drops on the batch creation (and on the transport's one replay): it may exist
+    fresh(faults=(BatchFault(kind="reset", operation="create", schedule=(0, 1)),))
+    design = design_for(tmp_path, server.url, ("j", "batch"))
+    with Store(tmp_path / "dropped") as store:
+        with pytest.raises(RunAborted, match="may have been created.*batch list.*resume"):
+            run(design, store, adapters_for(design))
+        assert outcomes(store) == []
+    assert server.stats()["batch"]["by_operation"]["create"] == 2  # not submitted a third time
+
+
+def test_transient_batch_api_failures_are_retried_in_the_next_wave(server, fresh, tmp_path: Path, sync_rows) -> None:
+    # every create answers 500 for the adapter's attempts (max_attempts = 2), then the provider is back
+    fresh(faults=(BatchFault(kind="server_error", operation="create", schedule=(0, 1)),))
+    design = design_for(tmp_path, server.url, ("j", "batch"))
+    with Store(tmp_path / "flaky") as store:
+        scheduler = run(design, store, adapters_for(design))
+        assert rows_of(store, "j") == sync_rows()
+    assert scheduler.progress.failures_by_kind["server"] == 1 and scheduler.progress.batch_waves == 2
+    assert set(processed(server).values()) == {1}
