@@ -176,10 +176,8 @@ class Scheduler:
         from engine.batch_judge import BatchJudge
 
         batch = BatchJudge(
-            judge,
+            self.design.judges[judge],
             self.dispatcher.adapters[judge],  # type: ignore[arg-type]  # a BatchAdapter (engine.runner)
-            spec=self.design.judges[judge],
-            poll_s=self.design.judges[judge].batch_poll_s,
             retry_delay=self.failure_policy.retry_delay,
             policy=self.policy,
             output=self.output,
