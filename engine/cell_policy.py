@@ -162,29 +162,39 @@ class CellPolicy:
         room, as an item; None when no cell has room now."""
         heap = self._heaps[judge]
         runs = self.runs
-        design = self.design
         while heap:
             _, cell_no = heapq.heappop(heap)
             run = runs[cell_no]
             if run.done:
                 continue
-            item = None
-            while item is None and run.next_doc < run.limit:
-                item = design.item(run.cell, run.next_doc)
-                run.next_doc += 1
+            item = self.issue_in(run)
             if item is None:
-                run.exhausted = True
-                if not run.outstanding:
-                    self._end_cell(run, "exhausted")
                 continue
-            run.issued += 1
-            run.outstanding.append(item.doc_index)
             if self.room(run):
                 heapq.heappush(heap, (run.issued, cell_no))
             else:
                 run.parked = True
             return item
         return None
+
+    def issue_in(self, run: CellRun) -> Item | None:
+        """The cell's next document as an item (it becomes outstanding); None
+        when its documents ran out (the cell ends once nothing is outstanding).
+        The synchronous workers reach it through `issue`; a batch judge
+        (engine.batch_judge) calls it for the documents its wave planned."""
+        item = None
+        design = self.design
+        while item is None and run.next_doc < run.limit:
+            item = design.item(run.cell, run.next_doc)
+            run.next_doc += 1
+        if item is None:
+            run.exhausted = True
+            if not run.outstanding:
+                self._end_cell(run, "exhausted")
+            return None
+        run.issued += 1
+        run.outstanding.append(item.doc_index)
+        return item
 
     def retry_later(self, judge: str, item: Item, failed: list[int]) -> None:
         """Queue an item whose calls `failed` transiently (it stays outstanding)."""

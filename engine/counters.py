@@ -27,6 +27,9 @@ class Progress:
         self.prompt_tokens = 0
         self.completion_tokens = 0
         self.cost_usd = 0.0
+        self.batch_waves = 0  # waves of batch judges (engine.batch_judge)
+        self.batches_submitted = 0
+        self.batches_resumed = 0  # recorded by an interrupted run, fetched by this one
         self.planned_items = 0  # upper bound of items still to consume at start
 
     @property

@@ -10,9 +10,16 @@ import msgspec
 
 from engine.cache import CallCache
 from engine.capacity import JudgeCapacity, estimate, judge_gpus, measured_rate, observed_intervals
-from engine.config import ExperimentConfig
+from engine.cell_policy import CellRun
+from engine.config import ExperimentConfig, JudgeConfig
 from engine.experiment import Experiment
 from engine.resume import restore_runs
+
+
+class BatchPlan(msgspec.Struct, kw_only=True):
+    price_factor: float  # the judge's prices.batch_discount (already applied to the cost bound)
+    waves: int  # estimated waves, the widest cell (engine.wave_planner.estimate_waves)
+    poll_s: float
 
 
 class PlanReport(msgspec.Struct, kw_only=True):
@@ -28,6 +35,8 @@ class PlanReport(msgspec.Struct, kw_only=True):
     upper_bound_cost_usd: float
     est_tokens_per_call: dict[str, int]  # per judge/prompt: ceil(prompt chars / 3) + max_tokens
     capacity: list[JudgeCapacity] = []  # per judge: wall time and GPU-hours (engine.capacity)
+    # per batch judge (mode = "batch"): its price factor and an estimate of its waves (engine.wave_planner)
+    batch: dict[str, BatchPlan] = {}
 
 
 def plan_capacity(
@@ -53,13 +62,28 @@ def plan_capacity(
 def _check_adapters(config: ExperimentConfig) -> None:
     """Refuse an unknown adapter as a run would (without creating any)."""
     from engine.contracts import AdapterConfigError
-    from engine.registry import backend, in_config
+    from engine.registry import backend, create_batch_adapter, in_config
 
     for judge in config.judges:
         try:
-            backend(judge.spec())
+            spec = judge.spec()
+            if backend(spec).create_batch is None and spec.mode == "batch":
+                create_batch_adapter(spec)  # raises: the adapter has no batch API
         except AdapterConfigError as exc:
             raise in_config(config.source, exc) from None
+
+
+def _plan_batch(batch: dict[str, BatchPlan], judge: JudgeConfig, run: CellRun) -> None:
+    """Widen the batch judge's wave estimate with this open cell's."""
+    from engine.wave_planner import estimate_waves
+
+    spec = run.rule.spec  # type: ignore[attr-defined]
+    waves = estimate_waves(run.rule.kind, min_docs=run.min_docs, cap=min(run.cap, run.limit), window=getattr(spec, "window", 10))
+    known = batch.get(judge.name)
+    if known is None:
+        batch[judge.name] = BatchPlan(price_factor=judge.prices.batch_discount, waves=waves, poll_s=judge.batch_poll_s)
+    else:
+        known.waves = max(known.waves, waves)
 
 
 def plan_experiment(config: ExperimentConfig, *, window_docs: int | None = None) -> PlanReport:
@@ -75,7 +99,10 @@ def plan_experiment(config: ExperimentConfig, *, window_docs: int | None = None)
     - cost bound: per call ceil(prompt characters / 3) input tokens (English
       runs ~4 characters per token, so this overestimates) plus the prompt's
       max_tokens output, at the judge's prices, for every call of the upper
-      bound (cached calls are not subtracted: it stays a bound).
+      bound (cached calls are not subtracted: it stays a bound); a batch
+      judge's at its prices times `batch_discount`.
+    - waves (batch judges): engine.wave_planner.estimate_waves of its widest
+      open cell, before any score is known.
     """
     _check_adapters(config)
     experiment = Experiment(config)
@@ -87,6 +114,7 @@ def plan_experiment(config: ExperimentConfig, *, window_docs: int | None = None)
         est_tokens: dict[str, int] = {}
         answered = checked = items_bound = calls_bound = 0
         calls_by_judge: dict[str, int] = {}
+        batch: dict[str, BatchPlan] = {}
         cost = 0.0
         for run in runs:
             if run.done:
@@ -121,6 +149,9 @@ def plan_experiment(config: ExperimentConfig, *, window_docs: int | None = None)
             est_tokens[f"{cell.judge}/{cell.prompt}"] = (sum(tokens_in) + sum(tokens_out)) // per_item
             prices = judge.prices
             per_item_cost = (sum(tokens_in) * prices.input + sum(tokens_out) * prices.output) / 1e6
+            if judge.mode == "batch":
+                per_item_cost *= prices.batch_discount
+                _plan_batch(batch, judge, run)
             cost += per_item_cost * remaining
         return PlanReport(
             run_id=experiment.run_id,
@@ -134,6 +165,7 @@ def plan_experiment(config: ExperimentConfig, *, window_docs: int | None = None)
             cache_checked_calls=checked,
             upper_bound_cost_usd=cost,
             est_tokens_per_call=est_tokens,
+            batch=batch,
             capacity=plan_capacity(config, calls_by_judge, observed_intervals(experiment.store, bytes.fromhex(experiment.run_id), cache)),
         )
     finally:

@@ -60,6 +60,8 @@ class RunCounts(msgspec.Struct, kw_only=True):
     cost_usd_results: float  # sum over the exported rows
     prompt_tokens: int
     completion_tokens: int
+    batch_waves: int = 0  # waves of the batch judges (mode = "batch") in this run
+    batches_submitted: int = 0
 
 
 class RunSummary(RunCounts, kw_only=True):
@@ -173,6 +175,8 @@ def summarize(experiment: Experiment, progress: Progress, cells: int, states: di
         cost_usd_results=exported.cost_usd,
         prompt_tokens=progress.prompt_tokens,
         completion_tokens=progress.completion_tokens,
+        batch_waves=progress.batch_waves,
+        batches_submitted=progress.batches_submitted,
         parquet_note=exported.parquet_note,
     )
 

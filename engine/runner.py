@@ -65,7 +65,7 @@ async def _run_and_finish(
     stop: StopRequest | None,
 ) -> RunSummary:
     from engine.contracts import AdapterConfigError
-    from engine.registry import create_adapter, in_config
+    from engine.registry import create_adapter, create_batch_adapter, in_config
 
     config = experiment.config
     cache = CallCache(experiment.store)
@@ -97,7 +97,9 @@ async def _run_and_finish(
             for judge in config.judges:
                 if judge.name in busy:
                     try:
-                        adapters[judge.name] = create_adapter(judge.spec())
+                        spec = judge.spec()
+                        # a batch judge's adapter is its provider's batch API (engine.batch_judge)
+                        adapters[judge.name] = create_batch_adapter(spec) if spec.mode == "batch" else create_adapter(spec)
                     except AdapterConfigError as exc:  # a missing key, an unknown option...
                         raise in_config(config.source, exc) from None
             if quiet or not busy:

@@ -16,7 +16,9 @@ One event loop, one anyio task group. Per judge: a fixed pool of
 pool size is the judge's in-flight bound). A worker takes its next item
 itself, synchronously (no hand-off between tasks), and waits only when no
 cell of its judge has room for another document (or the next retry is not
-due). An item the cache answers completely is consumed on the spot.
+due). An item the cache answers completely is consumed on the spot. A
+judge with `mode = "batch"` has one task instead, running its waves over
+the same policy and output stage (engine.batch_judge).
 
 Failures never change the data: a refused / unparseable document, or an
 error about its content, is the item's outcome (a row; the cell moves on);
@@ -102,6 +104,7 @@ class Scheduler:
         self.runs: list[CellRun] = []
         self._stale: list[tuple[int, int]] = []
         self._wake: dict[str, anyio.Event] = {}
+        self.batch_judges: dict[str, Any] = {}  # judge -> its engine.batch_judge.BatchJudge
         self.stop = stop or StopRequest()
         self.stop.progress = self.progress
         self.stop.on_set(self._wake_all)
@@ -154,6 +157,9 @@ class Scheduler:
                     if not self.policy.start(judge):
                         continue
                     self._wake[judge] = anyio.Event()
+                    if spec.mode == "batch":  # waves through the provider's batch API
+                        tg.start_soon(self._batch_judge(judge).run)
+                        continue
                     # One call per worker at a time: the worker count is the in-flight bound.
                     for _ in range(spec.concurrency):
                         tg.start_soon(self._work, judge)
@@ -165,6 +171,26 @@ class Scheduler:
                 raise found from None
             raise
         await self.writer.flush()
+
+    def _batch_judge(self, judge: str) -> Any:
+        from engine.batch_judge import BatchJudge
+
+        batch = BatchJudge(
+            self.design.judges[judge],
+            self.dispatcher.adapters[judge],  # type: ignore[arg-type]  # a BatchAdapter (engine.runner)
+            retry_delay=self.failure_policy.retry_delay,
+            policy=self.policy,
+            output=self.output,
+            cache=self.cache,
+            writer=self.writer,
+            health=self.health[judge],
+            progress=self.progress,
+            run_key=self._run_key,
+            stopped=lambda: self.stop.requested,
+        )
+        self.stop.on_set(batch.request_stop)
+        self.batch_judges[judge] = batch
+        return batch
 
     # -- workers ---------------------------------------------------------------
     def _take(self, judge: str, *, probing: bool = False) -> Any:

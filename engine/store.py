@@ -27,6 +27,9 @@ _MAX_MAP_SIZE = 1 << 40
 # (and without our databases) belongs to another program and is never written.
 STORE_MARKER = b"needlejudge-store"
 STORE_FORMAT = 1
+# The value of a group-commit write that deletes its key (no stored value is
+# empty: every value is msgpack).
+DELETE = b""
 
 _encode = msgspec.msgpack.Encoder().encode
 _decode = msgspec.msgpack.Decoder().decode
@@ -174,13 +177,17 @@ class Store:
         """Write (db, key, raw value) items across databases in ONE transaction
         (the call cache's group commit: calls, rows and cell states together),
         growing the map when full. Used by the commit process, which holds no
-        read transaction (LMDB resizes a map only while none is open)."""
+        read transaction (LMDB resizes a map only while none is open).
+        An empty value (`DELETE`) deletes the key in the same transaction."""
         batch = list(items)
         while True:
             try:
                 with self.env.begin(write=True) as txn:
                     for name, k, v in batch:
-                        txn.put(k, v, db=self.db(name))
+                        if v:
+                            txn.put(k, v, db=self.db(name))
+                        else:
+                            txn.delete(k, db=self.db(name))
                 return
             except (lmdb.MapFullError, lmdb.MapResizedError):
                 self._grow()

@@ -163,6 +163,11 @@ def _print_plan(plan: Any, *, as_json: bool) -> int:
         "first window (its rule's minimum documents)"
     )
     print(f"cost upper bound: ${plan.upper_bound_cost_usd:,.2f} (input tokens bounded by characters/3, output by max_tokens)")
+    for name, batch in plan.batch.items():
+        print(
+            f"judge {name}: batch mode, priced at {batch.price_factor:g}x the synchronous prices (batch discount, "
+            f"included above); about {batch.waves} wave(s) of provider turnaround (polled every {batch.poll_s:g} s)"
+        )
     for line in capacity_lines(plan.capacity):
         print(line)
     return 0
@@ -260,6 +265,8 @@ def _run(args: argparse.Namespace, config: ExperimentConfig) -> int:
         f"${summary.cost_usd_run:,.4f} this run, ${summary.cost_usd_results:,.4f} in the results; {summary.seconds:,.1f} s"
     )
     print(f"statuses: {summary.status_counts}; cells ended by: {summary.stop_reasons}")
+    if summary.batch_waves:
+        print(f"batch judges: {summary.batch_waves:,} wave(s), {summary.batches_submitted:,} batch(es) submitted")
     print(f"results: {summary.results_jsonl}" + (f", {summary.results_parquet}" if summary.results_parquet else ""))
     if summary.parquet_note:
         print(f"note: {summary.parquet_note}")
