@@ -42,7 +42,7 @@ from adapters.http import (
 )
 from adapters.pacing import retry_after_s
 from adapters.transport import AiohttpTransport
-from engine.contracts import BatchEntry, CallResult, Capabilities, JudgeSpec
+from engine.contracts import BatchApiError, BatchEntry, CallResult, Capabilities, JudgeSpec
 
 log = logging.getLogger("needlejudge.adapters.batch")
 
@@ -51,19 +51,6 @@ log = logging.getLogger("needlejudge.adapters.batch")
 MIN_CONTROL_TIMEOUT_S = 300.0
 CUSTOM_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")  # Anthropic's rule; also fits OpenAI and Gemini
 _ENCODER = msgspec.json.Encoder()
-
-
-class BatchApiError(RuntimeError):
-    """A batch API call (upload, create, poll, download, cancel) that failed
-    for good: `kind` as for synchronous failures ("auth", "bad_request",
-    "not_found", "forbidden", "rate_limit", "server", "timeout", "connection",
-    "malformed", "too_large", "unsupported"); `retryable` when asking again
-    later may succeed (the retries were used up on a transient failure)."""
-
-    def __init__(self, kind: str, message: str, *, retryable: bool = False) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.retryable = retryable
 
 
 class BatchControl:

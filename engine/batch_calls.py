@@ -28,7 +28,7 @@ import anyio
 
 from engine.batch_store import new_record, record_delete, record_key, record_write, recorded_for
 from engine.cache import RESULTS_DB, GroupCommitWriter, encode_result, is_cacheable
-from engine.contracts import BatchAdapter, BatchEntry, BatchStatus, CallRequest, CallResult, JudgeSpec
+from engine.contracts import BatchAdapter, BatchApiError, BatchEntry, BatchStatus, CallRequest, CallResult, JudgeSpec
 from engine.counters import Progress
 from engine.judge_health import JudgeHealth, RunAborted, fatal_message, is_transient
 from engine.store import Store
@@ -174,10 +174,8 @@ class BatchCalls:
         and its entries are asked again."""
         try:
             return await call
-        except Exception as exc:
-            kind = getattr(exc, "kind", None)  # adapters' BatchApiError (the engine does not import adapters)
-            if kind is None:
-                raise
+        except BatchApiError as exc:
+            kind = exc.kind
             if kind == "not_found" and batch_id is not None:
                 return BatchStatus(batch_id=batch_id, state="failed", detail=f"unknown to the provider: {str(exc)[:300]}")
             if operation == "submit" and kind in UNANSWERED_KINDS:
@@ -188,7 +186,7 @@ class BatchCalls:
                     "up in the provider's batch list (cancel it, or let it run: its answers are not collected), then "
                     "run the same config again to resume (it submits the entries of that batch again)"
                 ) from None
-            if getattr(exc, "retryable", False):
+            if exc.retryable:
                 self._judge_failed(kind, f"batch {operation}: {exc}")
                 return None
             raise RunAborted(

@@ -248,6 +248,20 @@ class BatchOutcome(msgspec.Struct, frozen=True, kw_only=True):
     result: CallResult
 
 
+class BatchApiError(RuntimeError):
+    """A batch API call (upload, create, poll, download, cancel) that failed
+    for good: `kind` as for synchronous failures ("auth", "bad_request",
+    "not_found", "forbidden", "rate_limit", "server", "timeout", "connection",
+    "malformed", "too_large", "unsupported"); `retryable` when asking again
+    later may succeed (the retries were used up on a transient failure).
+    Raised by the adapters' batch modules, handled by engine.batch_calls."""
+
+    def __init__(self, kind: str, message: str, *, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.retryable = retryable
+
+
 @runtime_checkable
 class BatchAdapter(Protocol):
     """One provider's batch API. Created by `engine.registry.create_batch_adapter(spec)`."""

@@ -9,7 +9,7 @@ from batch_fixtures import PRICES, batch_spec, entries, run_batch, same_answer, 
 
 from adapters.anthropic import create
 from adapters.anthropic_batch import AnthropicBatchAdapter
-from adapters.batch_http import BatchApiError
+from engine.contracts import BatchApiError
 from engine.contracts import BatchAdapter, BatchEntry
 from engine.registry import capabilities, create_batch_adapter
 from simulation.fake_config import BatchFault, BatchSim, FakeConfig

@@ -7,7 +7,7 @@ import msgspec
 import pytest
 from batch_fixtures import PRICES, batch_spec, entries, run_batch, same_answer, sync_results, until_done
 
-from adapters.batch_http import BatchApiError
+from engine.contracts import BatchApiError
 from adapters.gemini_batch import GRPC_HTTP, GeminiBatchAdapter
 from engine.contracts import BatchAdapter
 from engine.registry import capabilities, create_batch_adapter

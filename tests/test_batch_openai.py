@@ -8,7 +8,7 @@ import msgspec
 import pytest
 from batch_fixtures import PRICES, batch_spec, entries, run_batch, same_answer, sync_results, until_done
 
-from adapters.batch_http import BatchApiError
+from engine.contracts import BatchApiError
 from adapters.openai_batch import OpenAIBatchAdapter
 from engine.contracts import BatchAdapter, BatchEntry
 from engine.registry import capabilities, create_batch_adapter
