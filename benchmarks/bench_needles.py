@@ -4,8 +4,9 @@ For every *.jsonl file of the gold set, each distinct needle sentence is
 regenerated with the CURRENT generator (re-parsed with the real spaCy model:
 neg/con after their paragraph context, so an open quotation is seen; ner in
 its whole document from the bundled sample, with the seeded pick of
-`needlejudge pairs` at seed 1, the seed it was labelled with), and the label given to that exact output is
-looked up (RUBRIC.md). An output nobody labelled is "unlabelled" and the
+`needlejudge pairs` at seed 1, the seed it was labelled with:
+engine.needle_gold.regenerate_ner, the same derivation the tests use), and
+the label given to that exact output is looked up (RUBRIC.md). An output nobody labelled is "unlabelled" and the
 defect rate of its set is not reported until it is labelled.
 
 Printed per set: the stored labels of the generator at the start of issue 14
@@ -27,53 +28,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.needle_gold import DEFECTS, GOLD_DIR, GoldRecord, lookup, read_gold, regenerate_negcon  # noqa: E402
+from engine.needle_gold import DEFECTS, GOLD_DIR, lookup, read_gold, regenerate_negcon, regenerate_ner  # noqa: E402
 
 COLUMNS = ("correct", "meaning-odd", "ungrammatical", "wrong", "skipped", "unlabelled")
-NOT_FOUND = "<sentence not found in the re-parsed document>"  # counted as unlabelled, never as skipped
-
-
-def regenerate_ner(nlp, records: list[GoldRecord], seed: int = 1) -> dict[tuple[str, str, str], str | None]:
-    """key -> the current ner output: the document re-parsed whole (bundled
-    sample, cleaned), the sentence found among its stored sentences (as
-    prepare stores them; whitespace normalised as cleaning does), the seeded
-    pick of pairs at the seed the ner gold set was labelled with (NOT_FOUND
-    when the sentence is no longer one of the document's)."""
-    from engine.cleaning import clean_text, normalise_whitespace
-    from engine.entities import document_entity_texts, entity_options
-    from engine.needles import apply_entity
-    from engine.segmentation import document_sentences
-    from engine.prepare import BUNDLED_CORPUS
-    from engine.seeding import item_rng
-
-    raw = {d["id"]: d for d in json.loads(BUNDLED_CORPUS.read_text(encoding="utf-8"))}
-    unique = {r.key: r for r in records if r.type == "ner"}
-    doc_ids = sorted({r.doc_id for r in unique.values()})
-    texts = [clean_text(raw[d]["text"], raw[d]["title"]) if d in raw else "" for d in doc_ids]
-    results: dict[tuple[str, str, str], str | None] = {}
-    for doc_id, doc in zip(doc_ids, nlp.pipe(texts, batch_size=8)):
-        entity_texts = document_entity_texts(doc)
-        by_text = {s.text.strip(): s for s in document_sentences(doc).spans}
-        for key, record in unique.items():
-            if record.doc_id != doc_id:
-                continue
-            sentence = normalise_whitespace(record.sentence)
-            sent = by_text.get(sentence)
-            if sent is None:  # the cleaning or the sentence splitting changed: the record needs redoing
-                results[key] = NOT_FOUND
-                continue
-            options = entity_options(sent, entity_texts)
-            if not options:
-                results[key] = None
-                continue
-            rng = item_rng(seed, "ner", doc_id)
-            option = options[int(rng.integers(len(options)))]
-            replacement = option.replacements[int(rng.integers(len(option.replacements)))]
-            output = apply_entity(sentence, option, replacement)
-            # a labelled output written with the dump's odd spaces is the same output
-            labelled = (r.perturbed for r in records if r.key == key and r.perturbed)
-            results[key] = next((p for p in labelled if normalise_whitespace(p) == output), output)
-    return results
 
 
 def tally(labels: list[str]) -> dict[str, object]:

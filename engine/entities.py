@@ -21,9 +21,14 @@ what they are:
   A DATE is date-shaped (a year, a month, a day, a decade or a century with
   only date words around them) and is replaced by one of the same shape
   (`entity_shape`: a year for a year, a month-year for a month-year).
+- Evidence from every mention (`_contradicted_by_syntax` on each, and
+  `_not_a_person`): one mention that contradicts the label refuses the text
+  everywhere; a span needs MIN_SUPPORT mentions; a replacement is a text all
+  of whose mentions fit its label.
 - Different referents: a replacement never shares a word with the span
   ("Galt" / "John Galt", "Europe" / "Southeastern Europe") and never
-  repeats a name or date already in the sentence ("X defeated X").
+  repeats a name or date already in the sentence ("X defeated X"), nor
+  with a name given as the span's alias ("X, commonly known as Y").
 - Articles: a leading "the" is read as outside the name. A name heading its
   noun phrase is replaced only by a name the document uses the same way,
   with "the" ("the United States") or without ("France"), so "with the
@@ -69,6 +74,15 @@ WATER_AND_LAND_FEATURES = frozenset(
     "harbor harbour bay river lake sea creek mountain mountains valley island islands gulf ocean strait".split()
 )
 PLACE_PREPOSITIONS = frozenset("in at near into inside outside throughout across".split())
+MOTION_VERBS = frozenset("move return transfer go travel relocate emigrate".split())  # "moved to Habana": a place
+# common nouns that, written just before a name ("the band Hawthorne Heights",
+# "theatre company Black Lung"), say it is not a person
+NOT_NAME_KINDS = frozenset(
+    "band group club team side label company firm magazine newspaper journal album film movie novel book song "
+    "series show ship horse dog tiger animal brand network station".split()
+)
+ALIAS_WORDS = frozenset("known called nicknamed née nee born alias aka".split())
+ANIMATE_VERBS = frozenset("die bear marry say".split())  # a place is never born, married, dead or saying
 _ROMAN = re.compile(r"^[IVX]+\.?$")  # "Kilij Arslan I", "Shah II"
 _ABBREVIATION = re.compile(r"^(?:(?:\w\.)+|Jr\.|Sr\.|St\.|Mt\.|Ft\.|Dr\.)$")
 _NAME_WORD = re.compile(r"^[^\W\d_][\w'’.-]*$")
@@ -92,6 +106,7 @@ class DocumentEntities(msgspec.Struct, frozen=True):
     labels: dict[str, str]  # entity text (without a leading "the") -> its document label
     names: dict[str, tuple[str, ...]]  # label -> texts usable as replacements, sorted
     articles: dict[str, str]  # text -> "the" | "bare": how the document uses it as a noun phrase
+    aliases: dict[str, tuple[str, ...]] = {}  # text -> words of the other names of its referent
 
 
 # ---------------------------------------------------------------------------
@@ -196,11 +211,24 @@ def _runs_into_a_name(span: Span) -> bool:
 
 def _contradicted_by_syntax(span: Span, label: str) -> bool:
     """A PERSON as the object of a place preposition ("a club in Hemel
-    Hempstead"), a place as the agent of a passive ("by West-East Bag")."""
-    head = span.root.head if span.root.dep_ == "pobj" else None
+    Hempstead") or of a move ("moved to Habana"), a place as the agent of a
+    passive ("by West-East Bag") or the subject of being born, married, dying
+    or saying ("Namaste died"), and any name right after a noun that says it
+    is a band, club, company or work ("the band Hawthorne Heights")."""
+    doc = span.doc
+    before = doc[span.start - 1] if span.start > 0 else None
+    if before is not None and before.pos_ == "NOUN" and before.lower_ in NOT_NAME_KINDS:
+        return True
+    root = span.root
+    if label in ("GPE", "LOC"):
+        if root.dep_ in ("nsubj", "nsubjpass") and root.head.lemma_ in ANIMATE_VERBS:
+            return True
+    head = root.head if root.dep_ == "pobj" else None
     if head is None:
         return False
     if label == "PERSON":
+        if head.lower_ == "to" and head.head.lemma_ in MOTION_VERBS:
+            return True
         return head.lower_ in PLACE_PREPOSITIONS
     return label in ("GPE", "LOC") and head.lower_ == "by"
 
@@ -214,7 +242,9 @@ def _fits_label(span: Span, label: str) -> bool:
     if _runs_into_a_name(span) or _contradicted_by_syntax(span, label):
         return False
     if label != "GPE" and any(len(t.text) > 1 and t.text.isupper() and t.text.isalpha() for t in span):
-        return False  # acronyms name organisations ("MoMA", "LARES"), not people or regions
+        return False  # acronyms name organisations ("LARES", "NASA"), not people or regions
+    if any(sum(c.isupper() for c in t.text) >= 3 and not t.text.isupper() for t in span):
+        return False  # mixed-case acronyms ("MoMA") name institutions, even when tagged GPE
     if label == "PERSON":
         if any(t.tag_ == "NNPS" for t in span) or _slot(span) != "bare":
             return False  # "the Mongols", "the Hall effect", "the Beatles"
@@ -242,30 +272,100 @@ def _votes(doc: Doc) -> dict[str, Counter[str]]:
     return votes
 
 
+def _aliases(doc: Doc) -> dict[str, set[str]]:
+    """text -> the words of the names the document gives as another name of
+    the same referent ("Mohamed Omar Habeb, commonly known as Mohamed Dheere
+    or Mohamed Dhere"): PERSON names of one sentence linked by "known as",
+    "née"... and the names listed after them with "or"."""
+    aliases: dict[str, set[str]] = {}
+    for sent in doc.sents:
+        ents = [_without_article(e) for e in sent.ents if e.label_ == "PERSON"]
+        group: list[Span] = []
+        for a, b in zip(ents, ents[1:]):
+            between = {t.lower_ for t in doc[a.end : b.start]}
+            if b.start - a.end <= 5 and between & ALIAS_WORDS:
+                group = group or [a]
+                group.append(b)
+            elif group and between <= {"or", ","}:
+                group.append(b)
+            else:
+                _link(aliases, group)
+                group = []
+        _link(aliases, group)
+    return aliases
+
+
+def _link(aliases: dict[str, set[str]], group: list[Span]) -> None:
+    for span in group:
+        for other in group:
+            if other.text != span.text:
+                aliases.setdefault(span.text, set()).update(_words(other.text))
+
+
+def _not_a_person(text: str, one_word: bool, full_names: set[str], words: dict[str, set[str]]) -> bool:
+    """What the rest of the document says against a PERSON label: a one-word
+    "person" the document never names in full ("Pachuca", "Universal"), or
+    one that is a word of an organisation or work ("Universal" of "Universal
+    Music Holland", "Habana" of "the Habana Reds"); a multi-word "person"
+    starting with an organisation's or place's name or holding a place's
+    name ("Byzantium Survives", "Fatimid Egypt")."""
+    parts = text.split(" ")
+    if one_word:
+        return not any(name.endswith(" " + text) for name in full_names) or text.lower() in words["in_other"]
+    return parts[0] in words["other_texts"] or bool(words["places"] & set(parts))
+
+
 def document_entity_texts(doc: Doc) -> DocumentEntities:
     """Each entity text's document label, and the texts usable as replacements.
 
-    A one-word name needs MIN_SUPPORT votes for its label: a single one-word
-    mention is too often a mis-tagged club, band, word or place."""
+    A span's text needs MIN_SUPPORT votes for its label (a name the document
+    mentions once is too often a mis-tagged club, band, title or work), a
+    one-word name too for being a replacement; a label any mention
+    contradicts (`_contradicted_by_syntax`) is dropped; a replacement is a
+    text every mention of which fits its label."""
+    spans = [_without_article(ent) for ent in doc.ents]
+    full_names = {s.text for s in spans if s.label_ == "PERSON" and len(s) > 1}
+    words = {
+        "in_other": {t.lower_ for s in spans if s.label_ not in NER_LABELS for t in s},
+        "other_texts": {s.text for s in spans if s.label_ not in ("PERSON", "DATE")},
+        "places": {s.text for s in spans if s.label_ in ("GPE", "LOC", "NORP") and len(s) == 1},
+    }
     labels: dict[str, str] = {}
+    support: dict[str, int] = {}
     for text, counts in _votes(doc).items():
         label, n = counts.most_common(1)[0]
         one_word = " " not in text
-        if label in NER_LABELS and n >= LABEL_AGREEMENT * sum(counts.values()) and (label == "DATE" or not one_word or n >= MIN_SUPPORT):
-            labels[text] = label
+        if label not in NER_LABELS or n < LABEL_AGREEMENT * sum(counts.values()):
+            continue
+        if label != "DATE" and one_word and n < MIN_SUPPORT:
+            continue
+        if label == "PERSON" and _not_a_person(text, one_word, full_names, words):
+            continue
+        labels[text] = label
+        support[text] = n
+    for span in spans:
+        label = labels.get(span.text)
+        if label and label != "DATE" and _contradicted_by_syntax(span, label):
+            del labels[span.text]
     names: dict[str, set[str]] = {}
+    misfits: set[str] = set()
     uses: dict[str, Counter[str]] = {}
-    for ent in doc.ents:
-        span = _without_article(ent)
+    for span in spans:
         label = labels.get(span.text)
         if label is None or span.text.endswith(("'s", "’s")) or not _fits_label(span, label):
+            misfits.add(span.text)
             continue
         names.setdefault(label, set()).add(span.text)
         slot = _slot(span)
         if slot in ("the", "bare"):
             uses.setdefault(span.text, Counter())[slot] += 1
     articles = {text: counts.most_common(1)[0][0] for text, counts in uses.items()}
-    return DocumentEntities(labels=labels, names={k: tuple(sorted(v)) for k, v in names.items()}, articles=articles)
+    return DocumentEntities(
+        labels={t: k for t, k in labels.items() if k == "DATE" or support[t] >= MIN_SUPPORT},
+        names={k: tuple(sorted(v - misfits)) for k, v in names.items()},
+        articles=articles,
+        aliases={k: tuple(sorted(v)) for k, v in _aliases(doc).items()},
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -302,8 +402,10 @@ def entity_options(sent: Span, entities: DocumentEntities) -> tuple[EntityOption
                 if entity_shape(candidate, label) != entity_shape(span.text, label):
                     continue
             else:
-                if _words(candidate) & (sentence_words | _words(span.text)):
+                if _words(candidate) & (sentence_words | _words(span.text) | set(entities.aliases.get(span.text, ()))):
                     continue  # same referent ("Galt" / "John Galt") or a name the sentence already holds
+                if _words(span.text) & set(entities.aliases.get(candidate, ())):
+                    continue  # the span is another name of the candidate
                 if slot != "mod" and entities.articles.get(candidate) != slot:
                     continue  # "with the Europe", "proclaim U.S. as"
             if start == 0:

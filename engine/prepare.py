@@ -5,7 +5,8 @@ Each input document is cleaned (engine.cleaning), parsed once with
 wordless fragments merged, sentences with template holes dropped),
 length-filtered and screened: a document is kept only if its needle
 sentence search (the middle sentence, then up to `scan_radius` sentences
-above and below) finds a sentence for each of neg, con and ner.
+above and below; `ner_scan_radius` for ner) finds a sentence for each of
+neg, con and ner.
 Everything pair generation needs is stored per document as a
 `StoredDocument` in the store's "corpus" database, so later steps never
 touch spaCy. The summary (with a fingerprint of inputs + settings + rule
@@ -60,7 +61,10 @@ class CorpusSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw
     model: str = "en_core_web_sm"
     batch_size: int = 32
     n_process: int = 1
-    scan_radius: int = 5
+    scan_radius: int = 5  # the paper's: the middle sentence, then up to 5 above and below
+    # ner only: the stricter entity rules (engine.entities) refuse more
+    # sentences, so ner looks further for one (the paper's rule: 5)
+    ner_scan_radius: int = 10
 
     def validate(self) -> None:
         if self.min_sentences < 1:
@@ -76,6 +80,8 @@ class CorpusSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw
             raise ConfigError(f"n_process must be >= 1, got {self.n_process}")
         if self.scan_radius < 0:
             raise ConfigError(f"scan_radius must be >= 0, got {self.scan_radius}")
+        if self.ner_scan_radius < 0:
+            raise ConfigError(f"ner_scan_radius must be >= 0, got {self.ner_scan_radius}")
 
 
 class NeedleEdit(msgspec.Struct, frozen=True, array_like=True):
@@ -214,6 +220,7 @@ def inputs_fingerprint(inputs: list[Path], settings: CorpusSettings) -> str:
                 float(settings.max_chars_per_sentence),
                 settings.model,
                 settings.scan_radius,
+                settings.ner_scan_radius,
             ]
         )
     )
@@ -353,7 +360,7 @@ def screen_document(
     if con is None:
         return None, "no_con"
     entity_texts = document_entity_texts(doc)
-    ner = find_needle_sentence(sents, middle, settings.scan_radius, lambda s: entity_options(s, entity_texts))
+    ner = find_needle_sentence(sents, middle, settings.ner_scan_radius, lambda s: entity_options(s, entity_texts))
     if ner is None:
         return None, "no_ner"
     return (

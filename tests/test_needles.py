@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from engine.cleaning import clean_text, normalise_whitespace
 from engine.conjunctions import swap_conjunction
 from engine.entities import date_shaped, document_entity_texts, entity_options, entity_shape, name_shaped
 from engine.needles import (
@@ -17,8 +16,7 @@ from engine.needles import (
     find_needle_sentence,
     scan_order,
 )
-from engine.segmentation import document_sentences
-from engine.seeding import item_rng
+from engine.needle_gold import DEFECTS, GOLD_DIR, NOT_FOUND, read_gold, regenerate_ner
 
 
 def first_sentence(nlp, text):
@@ -136,6 +134,39 @@ def test_mislabelled_and_partial_names_are_not_options(nlp):
     assert all(o.text != "Hemel Hempstead" for options in per_sentence for o in options)
 
 
+def test_any_contradicting_mention_refuses_the_name(nlp):
+    """One mention that shows what the thing is ("the band Hawthorne Heights",
+    "moved to Habana") refuses the name everywhere in the document, as span
+    and as replacement, even where its other mentions look like a place or a person."""
+    for text, name in [
+        ("The American band Hawthorne Heights toured with Sum 41. Hawthorne Heights has cited the producer as an influence. "
+         "He grew up in Sweden and later moved to Canada. Sweden and Canada are cold.", "Hawthorne Heights"),
+        ("In 1919 he moved to Habana, where he played shortstop. In 1920, still with Habana, he played third base. "
+         "Walter Hapgood bought the team from George Stallings. Walter Hapgood sold it in 1921, and George Stallings stayed.", "Habana"),
+    ]:
+        doc = nlp(text)
+        assert sum(e.text == name and e.label_ in ("GPE", "PERSON") for e in doc.ents) == 2  # the model's tags
+        entities = document_entity_texts(doc)
+        assert name not in entities.labels
+        assert all(name not in names for names in entities.names.values())
+
+
+def test_another_name_of_the_same_referent_is_no_replacement(nlp):
+    """"Mohamed Omar Habeb, commonly known as Mohamed Dheere or Mohamed Dhere":
+    three names of one man; "Habeb" must never replace "Mohamed Dhere"."""
+    doc = nlp(
+        "Mohamed Omar Habeb, commonly known as Mohamed Dheere or Mohamed Dhere, was a Somali politician. "
+        "Late in 2006, Mohamed Dhere was among many groups that attacked the town. Mohamed Dhere was arrested in 2011. "
+        "Nur Hassan Hussein dismissed Mohamed Dhere. Nur Hassan Hussein resigned."
+    )
+    entities = document_entity_texts(doc)
+    assert {"habeb", "omar"} <= set(entities.aliases["Mohamed Dhere"])
+    for sent in doc.sents:
+        for option in entity_options(sent, entities):
+            if option.text in ("Mohamed Dhere", "Mohamed Dheere", "Mohamed Omar Habeb"):
+                assert not {r for r in option.replacements if "Habeb" in r or "Mohamed" in r}, option
+
+
 def test_quoted_entities_are_no_options(nlp):
     _, per_sentence = options_by_sentence(
         nlp, 'In "United States v. Smith", the court in Texas ruled. The United States and Mexico agreed. Texas and Mexico signed.'
@@ -152,55 +183,42 @@ def test_apply_entity_keeps_whitespace_and_punctuation():
 
 # -- the hand-labelled gold set (tests/data/needle_gold/ner*.jsonl) ----------
 
-GOLD = Path(__file__).parent / "data" / "needle_gold"
-SAMPLE = Path(__file__).parents[1] / "engine" / "data" / "wiki_sample.json"
+NER_SETS = ("ner", "ner_fresh", "ner_fresh2")
 
 
-def _gold(name):
-    return [json.loads(line) for line in (GOLD / name).read_text(encoding="utf-8").splitlines()]
+@pytest.fixture(scope="module")
+def ner_gold():
+    return {name: read_gold(GOLD_DIR / f"{name}.jsonl") for name in NER_SETS}
 
 
-def test_gold_set_is_complete_and_labelled():
-    rows = _gold("ner.jsonl") + _gold("ner_fresh.jsonl")
-    assert all(r["label"] in ("correct", "meaning-odd", "ungrammatical", "wrong") and r["note"] for r in rows)
-    assert sum(r["generator"] == "before" for r in _gold("ner.jsonl")) >= 60
-    assert len(_gold("ner_fresh.jsonl")) >= 60
-    for r in rows:
-        head, tail = r["sentence"].split(r["span_before"], 1)[0], None
-        assert r["perturbed"].startswith(head) and r["span_after"] in r["perturbed"], r["doc_id"]
+def test_gold_set_is_complete_and_labelled(ner_gold):
+    for name, records in ner_gold.items():
+        assert all(r.type == "ner" and r.label in ("correct", "meaning-odd", "ungrammatical", "wrong") and r.note for r in records), name
+        assert len({r.key for r in records if r.generator == "after"}) >= 40, name
+        for r in records:
+            head = r.sentence.split(r.span_before, 1)[0]
+            assert r.perturbed.startswith(head) and r.span_after in r.perturbed, (name, r.doc_id)
+    assert sum(r.generator == "before" for r in ner_gold["ner"]) >= 60
+    assert all(len({r.key for r in ner_gold[name]}) >= 60 for name in ("ner_fresh", "ner_fresh2"))
 
 
-def test_generator_still_produces_the_labelled_after_outputs(nlp):
-    """Re-derive every "after" needle of the gold set from its document (seed 1,
-    the draw engine.pairs makes): a change to the generator that alters one
-    fails here and forces the sentence to be labelled again. Sentences the
-    generator refused when labelled must still be refused."""
-    rows = _gold("ner.jsonl") + _gold("ner_fresh.jsonl")
-    after = {(r["doc_id"], r["sentence"]): r for r in rows if r["generator"] == "after"}
-    refused = {(r["doc_id"], r["sentence"]) for r in rows if r["generator"] == "before"} - set(after)
-    wanted = {doc_id for doc_id, _ in after.keys() | refused}
-    raw = {d["id"]: d for d in json.loads(SAMPLE.read_text(encoding="utf-8")) if d["id"] in wanted}
-    ids = sorted(wanted)
-    texts = (clean_text(raw[i]["text"], raw[i]["title"]) for i in ids)
-    for doc_id, doc in zip(ids, nlp.pipe(texts, batch_size=16)):
-        entities = document_entity_texts(doc)
-        sentences = {s.text.strip(): s for s in document_sentences(doc).spans}
-        for (d, labelled), row in after.items():
-            if d != doc_id:
-                continue
-            sentence = normalise_whitespace(labelled)  # cleaning turns odd spaces into plain ones
-            assert sentence in sentences, f"{doc_id}: cleaning or splitting changed this gold sentence; label it again"
-            options = entity_options(sentences[sentence], entities)
-            rng = item_rng(1, "ner", doc_id)
-            option = options[int(rng.integers(len(options)))]
-            replacement = option.replacements[int(rng.integers(len(option.replacements)))]
-            expected = normalise_whitespace(row["perturbed"])
-            assert apply_entity(sentence, option, replacement) == expected, (doc_id, row["perturbed"])
-        for d, labelled in refused:
-            if d == doc_id:
-                sentence = normalise_whitespace(labelled)
-                assert sentence in sentences, f"{doc_id}: cleaning or splitting changed this gold sentence; label it again"
-                assert entity_options(sentences[sentence], entities) == (), (doc_id, sentence)
+def test_generator_still_produces_the_labelled_after_outputs(nlp, ner_gold):
+    """Re-derive every needle of the ner sets from its document (seed 1, the
+    draw engine.pairs makes): it must be the labelled "after" output, or a
+    refusal where no "after" output is recorded. A change to the generator
+    that alters one fails here and forces the sentence to be labelled again.
+    The fixed cases stay fixed: no output labelled ungrammatical or wrong
+    under the paper's rule or an earlier generator comes back ("Exeter City", "Pachuca",
+    "Hawthorne Heights", "Habeb", "Black Lung", "Byzantium Survives", ...)."""
+    for name, records in ner_gold.items():
+        current = regenerate_ner(nlp, records)
+        after = {r.key: r.perturbed for r in records if r.generator == "after"}
+        for key, output in current.items():
+            assert output != NOT_FOUND, f"{name} {key[1]}: cleaning or splitting changed this gold sentence; label it again"
+            assert output == after.get(key), f"{name} {key[1]}: relabel {key[2]!r}: now {output!r}"
+        fixed = [r for r in records if r.generator in ("before", "earlier") and r.label in DEFECTS]
+        assert all(current[r.key] != r.perturbed for r in fixed), (name, [r.doc_id for r in fixed if current[r.key] == r.perturbed])
+    assert len([r for r in ner_gold["ner"] + ner_gold["ner_fresh"] if r.generator == "earlier" and r.label in DEFECTS]) == 15
 
 
 # -- the needle sentence ------------------------------------------------------

@@ -67,12 +67,13 @@ def test_windows_are_the_joined_sentences_at_every_position(corpus):
         assert corpus._hay(document, 0, 1, 0, None) is None and corpus._hay(document, count - 1, 0, 1, None) is None
 
 
-def test_needle_sentence_is_near_the_middle(corpus):
+def test_needle_sentence_is_near_the_middle(corpus, corpus_settings):
     for doc_id in corpus.doc_ids:
         d = corpus.document(doc_id)
         assert d.middle == len(d.sentences) // 2
-        for k in (d.neg.sentence, d.con.sentence, d.ner_sentence):
-            assert abs(k - d.middle) <= 5
+        for k in (d.neg.sentence, d.con.sentence):
+            assert abs(k - d.middle) <= corpus_settings.scan_radius == 5
+        assert abs(d.ner_sentence - d.middle) <= corpus_settings.ner_scan_radius == 10
 
 
 def test_rand_hay_takes_the_donor_middle_window(corpus):

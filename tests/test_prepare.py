@@ -192,6 +192,7 @@ def test_a_failed_preparation_keeps_the_corpus_prepared_before(tmp_path, nlp):
         CorpusSettings(batch_size=0),
         CorpusSettings(n_process=0),
         CorpusSettings(scan_radius=-1),
+        CorpusSettings(ner_scan_radius=-1),
     ],
 )
 def test_invalid_settings(tmp_path, settings):
@@ -301,3 +302,19 @@ def test_whole_bundled_sample_stores_worded_hole_free_sentences(whole_sample_sto
                 _, before, after = corpus.needle_sentence(doc_id, needle, seed)
                 assert has_word(before) and template_hole(before) is None, (doc_id, needle, before)
                 assert template_hole(after) is None, (doc_id, needle, after)
+
+
+def test_ner_looks_further_from_the_middle_than_neg_and_con(nlp):
+    """The only swappable entities sit 8 and 9 sentences above the middle: found with
+    the default ner_scan_radius (10), not with the paper's 5 (no_ner)."""
+    from engine.prepare import screen_document
+
+    plain = "The old mill stood by the water for many long years."
+    names = "Anna Berg was born in Oslo in 1901. Anna Berg moved to Bergen in 1925. Anna Berg lived in Oslo and Bergen."
+    middle = "The mill stood by the water and the road."  # neg and con, no entity
+    doc = nlp(" ".join([names] + [plain] * 7 + [middle] + [plain] * 10))  # sentences 0-2, 3-9, 10, 11-20
+    settings = CorpusSettings(min_sentences=2, min_chars_per_sentence=10)
+    kept, _ = screen_document("d", "t", doc, settings)
+    paper, reason = screen_document("d", "t", doc, msgspec.structs.replace(settings, ner_scan_radius=5))
+    assert kept is not None and abs(kept.ner_sentence - kept.middle) > 5
+    assert paper is None and reason == "no_ner"

@@ -40,6 +40,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch-size", type=int, default=d.batch_size, help="nlp.pipe batch size")
     parser.add_argument("--n-process", type=int, default=d.n_process, help="nlp.pipe worker processes")
     parser.add_argument("--scan-radius", type=int, default=d.scan_radius, help="sentences scanned above/below the middle")
+    parser.add_argument(
+        "--ner-scan-radius", type=int, default=d.ner_scan_radius,
+        help="sentences scanned above/below the middle for the ner needle (paper: 5, as for neg/con)",
+    )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument("--no-progress", action="store_true", help="no progress display")
 
@@ -77,6 +81,7 @@ def main(args: argparse.Namespace) -> int:
         batch_size=args.batch_size,
         n_process=args.n_process,
         scan_radius=args.scan_radius,
+        ner_scan_radius=args.ner_scan_radius,
     )
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
     settings.validate()
