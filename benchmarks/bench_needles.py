@@ -11,9 +11,14 @@ defect rate of its set is not reported until it is labelled.
 
 Printed per set: the stored labels of the generator at the start of issue 14
 ("before", where the set has them) and the current generator ("now").
-Defect rate = (ungrammatical + wrong) / needles produced (skipped excluded).
+Defect rate = (ungrammatical + wrong) / needles produced (skipped and "not
+found" excluded).
 
-    python benchmarks/bench_needles.py [--types neg con] [--json]
+    python benchmarks/bench_needles.py [--types neg con] [--model en_core_web_md] [--json]
+
+`--model` regenerates with another spaCy model (engine.nlp.load_nlp names);
+outputs it makes that no one labelled show as "unlabelled". A `*_md.jsonl`
+set was drawn with en_core_web_md and is evaluated only with that model.
 """
 
 from __future__ import annotations
@@ -28,14 +33,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.needle_gold import DEFECTS, GOLD_DIR, lookup, read_gold, regenerate_negcon, regenerate_ner  # noqa: E402
+from engine.needle_gold import DEFECTS, GOLD_DIR, NOT_FOUND, lookup, read_gold, regenerate_negcon, regenerate_ner  # noqa: E402
 
-COLUMNS = ("correct", "meaning-odd", "ungrammatical", "wrong", "skipped", "unlabelled")
+# "not found": the sentence is not one of its document's under this model's parse (RUBRIC.md)
+COLUMNS = ("correct", "meaning-odd", "ungrammatical", "wrong", "skipped", "not found", "unlabelled")
+UNCOUNTED = ("skipped", "not found")
 
 
 def tally(labels: list[str]) -> dict[str, object]:
     counts = Counter(labels)
-    produced = len(labels) - counts["skipped"]
+    produced = len(labels) - sum(counts[c] for c in UNCOUNTED)
     row: dict[str, object] = {c: counts[c] for c in COLUMNS}
     row["n"] = len(labels)
     if counts["unlabelled"]:
@@ -61,20 +68,20 @@ def evaluate(path: Path, nlp) -> dict[str, dict[str, object]]:
         output = current.get(key)
         if output is not None and not isinstance(output, str):
             output = output.apply(key[2])  # a TextEdit
-        labels.append("skipped" if output is None else lookup(records, key, output))
+        labels.append("skipped" if output is None else "not found" if output == NOT_FOUND else lookup(records, key, output))
     rows["now"] = tally(labels)
     return rows
 
 
 def render(results: dict[str, dict[str, dict[str, object]]]) -> str:
     lines = [
-        "| set | generator | n | correct | meaning-odd | ungrammatical | wrong | skipped | unlabelled | **defects** |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| set | generator | n | correct | meaning-odd | ungrammatical | wrong | skipped | not found | unlabelled | **defects** |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, rows in results.items():
         for generator, row in rows.items():
-            produced = row["n"] - row["skipped"]  # type: ignore[operator]
-            cells = [f"{row[c]} ({row[c] / produced:.0%})" if c not in ("skipped", "unlabelled") and produced else str(row[c]) for c in COLUMNS]
+            produced = row["n"] - sum(row[c] for c in UNCOUNTED)  # type: ignore[operator]
+            cells = [f"{row[c]} ({row[c] / produced:.0%})" if c not in UNCOUNTED + ("unlabelled",) and produced else str(row[c]) for c in COLUMNS]
             rate = row["defect_rate"]
             defects = "n/a (label the unlabelled)" if rate is None else f"**{rate:.1%}**"
             lines.append(f"| {name} | {generator} | {row['n']} | " + " | ".join(cells) + f" | {defects} |")
@@ -85,16 +92,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--types", nargs="*", default=None, help="only these needle types (default: every file)")
     parser.add_argument("--gold", type=Path, default=GOLD_DIR)
+    parser.add_argument("--model", default="en_core_web_sm", help="spaCy model (default: en_core_web_sm)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     from engine.nlp import load_nlp, model_identity
 
     started = time.perf_counter()
-    nlp = load_nlp()
+    nlp = load_nlp(args.model)
     results = {}
     for path in sorted(args.gold.glob("*.jsonl")):
         if args.types and path.stem.split("_")[0] not in args.types:
             continue
+        if path.stem.endswith("_md") and args.model != "en_core_web_md":
+            continue  # a sample drawn with en_core_web_md: only md's outputs are labelled
         results[path.stem] = evaluate(path, nlp)
     if args.json:
         print(json.dumps(results, indent=1))

@@ -6,7 +6,8 @@ span_after, rule, label (RUBRIC.md: correct / meaning-odd / ungrammatical /
 wrong, or "skipped" for a refusal), generator ("before": the generator at the
 start of issue 14; "after": the current one; "earlier": an output of an
 earlier "after" generator that the current one no longer makes, kept with
-its label), note, and for neg/con
+its label; "md": the current ner generator's output with the optional
+en_core_web_md model, engine.nlp), note, and for neg/con
 `context`: the text of the sentence's paragraph before it, so the sentence
 is re-parsed with the context the needle rules read (an open quotation).
 
@@ -27,7 +28,7 @@ import msgspec
 GOLD_DIR = Path(__file__).resolve().parents[1] / "tests" / "data" / "needle_gold"
 LABELS = ("correct", "meaning-odd", "ungrammatical", "wrong", "skipped")
 DEFECTS = ("ungrammatical", "wrong")
-GENERATORS = ("before", "after", "earlier")
+GENERATORS = ("before", "after", "earlier", "md")
 NOT_FOUND = "<sentence not found in the re-parsed document>"  # counted as unlabelled, never as skipped
 
 

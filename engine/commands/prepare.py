@@ -36,7 +36,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--max-chars-per-sentence", type=float, default=d.max_chars_per_sentence,
         help="upper bound on the average sentence length in characters (paper: 2000)",
     )  # fmt: skip
-    parser.add_argument("--model", default=d.model, help="spaCy model name")
+    parser.add_argument(
+        "--model", default=d.model,
+        help="spaCy model: en_core_web_sm (default) or en_core_web_md (optional install: README, needle validity)",
+    )  # fmt: skip
     parser.add_argument("--batch-size", type=int, default=d.batch_size, help="nlp.pipe batch size")
     parser.add_argument("--n-process", type=int, default=d.n_process, help="nlp.pipe worker processes")
     parser.add_argument("--scan-radius", type=int, default=d.scan_radius, help="sentences scanned above/below the middle")
