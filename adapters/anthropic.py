@@ -13,7 +13,8 @@ from typing import Any
 
 import msgspec
 
-from adapters.http import HttpAdapter, HttpSettings, Reply, api_key_from_env, decode_json, settings_from_options
+from adapters.dialect import decode_json, Reply
+from adapters.http import api_key_from_env, HttpAdapter, HttpSettings, settings_from_options
 from engine.contracts import BatchAdapter, Backend, Capabilities, CallRequest, JudgeSpec, Usage
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"

@@ -10,7 +10,7 @@ checks, and reading one entry's answer exactly as a synchronous call's.
   not_found, ...) for what it does not. Keys live only in its headers.
 - `entry_result` reads one entry's embedded answer (HTTP status and body)
   with the provider's synchronous `Dialect` through
-  `adapters.http.classify_answer`, priced at `prices.batch_discount`: a
+  `adapters.dialect.classify_answer`, priced at `prices.batch_discount`: a
   batch answer and a synchronous one of the same request give the same
   `CallResult` (status, text, usage), and a failed entry a failure result
   with the raw provider text, never a score.
@@ -30,16 +30,15 @@ import aiohttp
 import anyio
 import msgspec
 
-from adapters.http import (
+from adapters.dialect import (
     RATE_LIMIT_STATUSES,
     RETRYABLE_STATUSES,
     TERMINAL_KINDS,
-    Dialect,
-    HttpSettings,
-    _text,
-    backoff_s,
     classify_answer,
+    Dialect,
+    error_text,
 )
+from adapters.http import HttpSettings, backoff_s
 from adapters.pacing import retry_after_s
 from adapters.transport import AiohttpTransport
 from engine.contracts import BatchApiError, BatchEntry, CallResult, Capabilities, JudgeSpec
@@ -130,7 +129,7 @@ class BatchControl:
         status, raw = answer.status, answer.body
         if 200 <= status < 300:
             return "", raw, None
-        text = f"HTTP {status}: {_text(raw)}"
+        text = f"HTTP {status}: {error_text(raw)}"
         if status in RATE_LIMIT_STATUSES:
             wait = retry_after_s(answer.headers, time.time())
             return ("rate_limit" if status == 429 else "overloaded"), text, wait if wait is not None else self._retry_delay(raw)
@@ -220,7 +219,7 @@ def entry_result(spec: JudgeSpec, dialect: Dialect, status: int, raw: bytes, *, 
 
 def entry_failure(spec: JudgeSpec, provider: str, kind: str, raw: bytes | str, *, finished_at: float = 0.0) -> CallResult:
     """A failed entry the provider reports without an HTTP status (its raw text kept)."""
-    text = raw if isinstance(raw, str) else _text(raw)
+    text = raw if isinstance(raw, str) else error_text(raw)
     return CallResult(status="error", error_kind=kind, text=f"judge {spec.name!r} ({provider}): batch entry failed: {kind}: {text}",
                       started_at=finished_at, finished_at=finished_at)
 

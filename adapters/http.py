@@ -1,8 +1,8 @@
 """Shared machinery of the HTTP adapters: transport, rate limits, retries.
 
-A provider module supplies a `Dialect` (how to build a request and read a
-response in its wire format); `HttpAdapter` does everything else the same
-way for every provider:
+A provider module supplies a `Dialect` (adapters/dialect.py: how to build a
+request and read a response in its wire format); `HttpAdapter` does
+everything else the same way for every provider:
 
 - the transport: aiohttp for every URL (adapters/transport.py), with the
   keep-alive race handled there (a reused connection the server closed
@@ -34,12 +34,17 @@ import logging
 import os
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
 
 import aiohttp
 import anyio
 import msgspec
 
+from adapters.dialect import (
+    RATE_LIMIT_STATUSES,
+    Attempt,
+    Dialect,
+    classify_answer,
+)
 from adapters.pacing import Pacer, budget_pause_s, retry_after_s
 from adapters.replicas import ReplicaPool, ReplicasDown
 from adapters.transport import REPLAY_NOTE, AiohttpTransport
@@ -50,8 +55,6 @@ from engine.contracts import (
     CallRequest,
     CallResult,
     JudgeSpec,
-    Prices,
-    Usage,
     request_key,
 )
 
@@ -59,48 +62,7 @@ log = logging.getLogger("needlejudge.adapters")
 
 # Retryable kinds that are the replica's fault, not the request's: the call moves to another replica.
 REPLICA_FAILURE_KINDS = frozenset({"timeout", "connection", "server", "malformed"})
-# Status codes that mean "the provider is throttling this key": retry after
-# the advertised delay and shrink the in-flight limit (529 = Anthropic overloaded).
-RATE_LIMIT_STATUSES = frozenset({429, 529})
-RETRYABLE_STATUSES = frozenset({408, 409, 425, 500, 502, 503, 504, 520, 522, 524}) | RATE_LIMIT_STATUSES
-TERMINAL_KINDS = {400: "bad_request", 401: "auth", 403: "forbidden", 404: "not_found", 413: "context_length", 422: "bad_request"}
-MAX_ERROR_TEXT = 4000
 
-
-# ---------------------------------------------------------------------------
-# What a provider module supplies
-
-
-class Reply(msgspec.Struct, frozen=True, kw_only=True):
-    """A successful (HTTP 2xx) exchange, read by a dialect."""
-
-    status: str  # "ok" or "refused"
-    text: str
-    usage: Usage = Usage()
-    model_version: str = ""
-    finish_reason: str = ""
-
-
-class MalformedResponse(Exception):
-    """A 2xx body that does not have the provider's response shape."""
-
-
-class Dialect(Protocol):
-    """A provider's wire format. Pure functions of their inputs, no I/O."""
-
-    provider: str  # names the provider in messages
-
-    def url_and_body(self, request: CallRequest) -> tuple[str, bytes]: ...
-
-    def read_reply(self, body: bytes) -> Reply:
-        """Raise MalformedResponse when the body is not a valid reply."""
-        ...
-
-    def error_kind(self, status: int, body: bytes) -> str | None:
-        """A finer classification of an error body (e.g. "context_length"),
-        "refused" for a provider-side content filter reported as an error,
-        or None to classify by status code."""
-        ...
 
 
 # ---------------------------------------------------------------------------
@@ -169,12 +131,6 @@ def api_key_from_env(spec: JudgeSpec, default_envs: tuple[str, ...], *, required
     return None
 
 
-def cost_usd(prices: Prices, usage: Usage) -> float:
-    cached_price = prices.input if prices.cached_input is None else prices.cached_input
-    uncached = max(usage.prompt_tokens - usage.cached_tokens, 0)
-    return (uncached * prices.input + usage.cached_tokens * cached_price + usage.completion_tokens * prices.output) / 1e6
-
-
 def estimated_tokens(request: CallRequest) -> int:
     """A cheap upper-ish estimate for the tokens-per-minute limiter (~4 characters a token)."""
     return sum(len(m.content) for m in request.messages) // 4 + 8 * len(request.messages) + request.decoding.max_tokens
@@ -182,17 +138,6 @@ def estimated_tokens(request: CallRequest) -> int:
 
 # ---------------------------------------------------------------------------
 # Rate-limit headers
-
-class _Attempt(msgspec.Struct, kw_only=True):
-    """What one HTTP exchange produced (internal)."""
-
-    result: CallResult | None = None  # final (success or terminal failure)
-    kind: str = ""  # retryable failure kind
-    text: str = ""
-    retry_after: float | None = None
-    latency_s: float = 0.0
-    sent: int = 1  # requests on the wire: 2 when the transport replayed it (adapters/transport.py)
-
 
 def _jitter(key: bytes, attempt: int) -> float:
     """A uniform [0, 1) draw keyed by the request and attempt (decorrelates retries, reproducibly)."""
@@ -274,7 +219,7 @@ class HttpAdapter:
         attempt = 0
         budget_used = 0  # attempts that count against max_attempts
         failovers = 0  # replica failures moved straight to another replica, free: at most one per replica
-        last = _Attempt(kind="timeout", text="no attempt made")
+        last = Attempt(kind="timeout", text="no attempt made")
         while True:
             await self._pace.wait_for_budget(tokens)
             await self._pace.inflight.acquire()
@@ -331,14 +276,14 @@ class HttpAdapter:
         self._record_failure(last.kind, text)
         return result
 
-    async def _exchange_on_replica(self, url: str, body: bytes, headers: dict[str, str], tokens: int) -> _Attempt:
+    async def _exchange_on_replica(self, url: str, body: bytes, headers: dict[str, str], tokens: int) -> Attempt:
         """One exchange with the least-loaded healthy replica (`url` names the first one;
         the same path goes to the chosen one). `sent == 0` when every replica is out."""
         assert self.replicas is not None
         try:
             replica = await self.replicas.acquire()
         except ReplicasDown as exc:
-            return _Attempt(kind="replicas_down", text=f"judge {self.spec.name!r}: {exc}", sent=0)
+            return Attempt(kind="replicas_down", text=f"judge {self.spec.name!r}: {exc}", sent=0)
         error = ""
         try:
             outcome = await self._exchange(replica.url + url[len(self.replicas.replicas[0].url):], body, headers, tokens)
@@ -348,24 +293,24 @@ class HttpAdapter:
         finally:
             self.replicas.release(replica, failed=bool(error), error=error)
 
-    async def _exchange(self, url: str, body: bytes, headers: dict[str, str], tokens: int) -> _Attempt:
+    async def _exchange(self, url: str, body: bytes, headers: dict[str, str], tokens: int) -> Attempt:
         sent = time.monotonic()
         try:
             answer = await self._transport.post(url, body, headers)
         except TimeoutError as exc:
-            return _Attempt(kind="timeout", text=f"no complete answer within {self.spec.timeout_s:g}s",
+            return Attempt(kind="timeout", text=f"no complete answer within {self.spec.timeout_s:g}s",
                             latency_s=time.monotonic() - sent, sent=_requests_sent(exc))
         except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, aiohttp.ClientResponseError) as exc:
-            return _Attempt(kind="connection", text=f"{type(exc).__name__}: {exc}", latency_s=time.monotonic() - sent,
+            return Attempt(kind="connection", text=f"{type(exc).__name__}: {exc}", latency_s=time.monotonic() - sent,
                             sent=_requests_sent(exc))
         except ValueError as exc:  # a header value that cannot go on the wire (a line break, non-Latin-1 text)
             text = f"judge {self.spec.name!r}: cannot send the request: {exc}"
-            return _Attempt(result=CallResult(status="error", text=text, error_kind="bad_request"), latency_s=0.0)
+            return Attempt(result=CallResult(status="error", text=text, error_kind="bad_request"), latency_s=0.0)
         outcome = self._read(answer.status, answer.headers, answer.body, time.monotonic() - sent, tokens)
         outcome.sent = answer.sent
         return outcome
 
-    def _read(self, status: int, response_headers: Mapping[str, str], raw: bytes, latency: float, tokens: int) -> _Attempt:
+    def _read(self, status: int, response_headers: Mapping[str, str], raw: bytes, latency: float, tokens: int) -> Attempt:
         """Classify one answer (`classify_answer`) and apply what it says about pacing."""
         now = time.time()
         pause = budget_pause_s(response_headers, tokens, now)
@@ -420,57 +365,5 @@ def backoff_s(settings: HttpSettings, key: bytes, attempt: int, retry_after: flo
     return delay if retry_after is None else max(delay, retry_after)
 
 
-def classify_answer(
-    spec: JudgeSpec, dialect: Dialect, status: int, raw: bytes, *, upgrade: str = "unnamed", price_factor: float = 1.0
-) -> _Attempt:
-    """One provider answer (status and body) as a final result (success or
-    terminal failure) or a retryable failure kind, the same for a synchronous
-    call and a batch entry; `price_factor` scales the cost (batch discount)."""
-    if 200 <= status < 300:
-        try:
-            reply = dialect.read_reply(raw)
-        except MalformedResponse as exc:
-            return _Attempt(kind="malformed", text=f"{exc}; body: {_text(raw)}")
-        return _Attempt(result=CallResult(
-            status=reply.status,  # type: ignore[arg-type]
-            text=reply.text,
-            usage=reply.usage,
-            cost_usd=cost_usd(spec.prices, reply.usage) * price_factor,
-            model_version=reply.model_version,
-            finish_reason=reply.finish_reason,
-        ))
-    text = _text(raw)
-    if status == 101:
-        message = (f"judge {spec.name!r} ({dialect.provider}): HTTP 101 Switching Protocols: the server "
-                   f"switched to another protocol ({upgrade}) instead of answering "
-                   f"the POST; base_url points at an upgrade endpoint, not the API")
-        return _Attempt(result=CallResult(status="error", text=message, error_kind="protocol"))
-    if status in RATE_LIMIT_STATUSES:
-        return _Attempt(kind="rate_limit" if status == 429 else "overloaded", text=f"HTTP {status}: {text}")
-    refined = dialect.error_kind(status, raw)
-    if refined == "refused":
-        return _Attempt(result=CallResult(status="refused", text=text, finish_reason="content_filter"))
-    if status in RETRYABLE_STATUSES:
-        return _Attempt(kind=refined or "server", text=f"HTTP {status}: {text}")
-    kind = refined or TERMINAL_KINDS.get(status) or ("server" if status >= 500 else "bad_request")
-    if status >= 500:
-        return _Attempt(kind=kind, text=f"HTTP {status}: {text}")
-    message = f"judge {spec.name!r} ({dialect.provider}): HTTP {status} {kind}: {text}"
-    return _Attempt(result=CallResult(status="error", text=message, error_kind=kind))
-
-
 def _requests_sent(exc: BaseException) -> int:
     return 2 if REPLAY_NOTE in getattr(exc, "__notes__", ()) else 1
-
-
-def _text(raw: bytes) -> str:
-    text = raw.decode("utf-8", errors="replace")
-    return text if len(text) <= MAX_ERROR_TEXT else text[:MAX_ERROR_TEXT] + "…"
-
-
-def decode_json(raw: bytes, type_: Any) -> Any:
-    """Decode a provider body into `type_`, as MalformedResponse on failure."""
-    try:
-        return msgspec.json.decode(raw, type=type_)
-    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-        raise MalformedResponse(f"unexpected response body ({exc})") from None

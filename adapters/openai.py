@@ -24,14 +24,8 @@ from typing import Any
 
 import msgspec
 
-from adapters.http import (
-    HttpAdapter,
-    MalformedResponse,
-    Reply,
-    api_key_from_env,
-    decode_json,
-    settings_from_options,
-)
+from adapters.dialect import decode_json, MalformedResponse, Reply
+from adapters.http import api_key_from_env, HttpAdapter, settings_from_options
 from adapters.replicas import REPLICA_OPTIONS, compatible_base_urls, replica_pool
 from engine.contracts import AdapterConfigError, Backend, BatchAdapter, Capabilities, CallRequest, JudgeSpec, Usage
 

@@ -12,7 +12,7 @@ from http_fixtures import body_of, judge_request, spec_for
 
 from adapters.anthropic import MessagesDialect, create
 from simulation.fake_config import FakeConfig
-from adapters.http import MalformedResponse
+from adapters.dialect import MalformedResponse
 from engine.contracts import CallRequest, Decoding, Message
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("keys")]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import msgspec
 import pytest
-from batch_fixtures import PRICES, batch_spec, entries, run_batch, same_answer, sync_results, until_done
+from batch_fixtures import PRICES, batch_spec, entries, run_batch, same_answer, sync_results
 
 from adapters.anthropic import create
 from adapters.anthropic_batch import AnthropicBatchAdapter

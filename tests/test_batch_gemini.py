@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import msgspec
 import pytest
-from batch_fixtures import PRICES, batch_spec, entries, run_batch, same_answer, sync_results, until_done
+from batch_fixtures import PRICES, batch_spec, entries, run_batch, same_answer, sync_results
 
 from engine.contracts import BatchApiError
 from adapters.gemini_batch import GRPC_HTTP, GeminiBatchAdapter

@@ -10,7 +10,7 @@ from http_fixtures import body_of, judge_request, spec_for
 
 from simulation.fake_config import FakeConfig, Fault
 from adapters.gemini import GenerateContentDialect, create, retry_delay_from_body
-from adapters.http import MalformedResponse
+from adapters.dialect import MalformedResponse
 from engine.contracts import AdapterConfigError, CallRequest, Decoding, Message
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("keys")]

@@ -13,7 +13,7 @@ import pytest
 from http_fixtures import ADAPTERS, judge_request, spec_for
 
 from simulation.fake_config import FakeConfig, Fault
-from adapters.http import cost_usd
+from adapters.dialect import cost_usd
 from engine.registry import create_adapter
 from engine.contracts import AdapterConfigError, JudgeSpec, Prices, Usage
 

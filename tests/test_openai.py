@@ -10,7 +10,7 @@ from http_fixtures import body_of, judge_request, spec_for, triples_request
 
 from simulation import judge as sim
 from simulation.fake_config import FakeConfig, Fault
-from adapters.http import MalformedResponse
+from adapters.dialect import MalformedResponse
 from adapters.openai import ChatCompletionsDialect, create, create_azure, create_compatible
 from engine.contracts import AdapterConfigError
 
