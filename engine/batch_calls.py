@@ -139,17 +139,11 @@ class BatchCalls:
             await self.writer.commit(writes)
         progress = self.progress
         for result in outcomes.values():
-            progress.calls_network += 1
-            progress.prompt_tokens += result.usage.prompt_tokens
-            progress.completion_tokens += result.usage.completion_tokens
-            progress.cost_usd += result.cost_usd
-        failures = progress.failures_by_kind
+            progress.count_answer(result)
         for key in asked or ():
             result = outcomes.get(key)
             if result is None or is_transient(result):
-                kind = "not_processed" if result is None else (result.error_kind or "error")
-                progress.calls_failed += 1
-                failures[kind] = failures.get(kind, 0) + 1
+                progress.count_failure("not_processed" if result is None else (result.error_kind or "error"))
         for result in outcomes.values():
             fatal = fatal_message(self.judge, result)
             if fatal is not None:
@@ -195,6 +189,5 @@ class BatchCalls:
             ) from None
 
     def _judge_failed(self, kind: str, text: str) -> None:
-        self.progress.calls_failed += 1
-        self.progress.failures_by_kind[kind] = self.progress.failures_by_kind.get(kind, 0) + 1
+        self.progress.count_failure(kind)
         self.health.failed(CallResult(status="error", text=text, error_kind=kind, finished_at=time.time()))

@@ -4,6 +4,10 @@ the progress display and the run summary read them)."""
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine.contracts import CallResult
 
 
 class Progress:
@@ -31,6 +35,19 @@ class Progress:
         self.batches_submitted = 0
         self.batches_resumed = 0  # recorded by an interrupted run, fetched by this one
         self.planned_items = 0  # upper bound of items still to consume at start
+
+    def count_answer(self, result: CallResult) -> None:
+        """A provider's answer to one call (synchronous or a batch entry); an
+        open circuit breaker answers with no call made (attempts 0)."""
+        self.calls_network += result.attempts > 0
+        self.prompt_tokens += result.usage.prompt_tokens
+        self.completion_tokens += result.usage.completion_tokens
+        self.cost_usd += result.cost_usd
+
+    def count_failure(self, kind: str) -> None:
+        """A transient failure: the item stays pending and is asked again."""
+        self.calls_failed += 1
+        self.failures_by_kind[kind] = self.failures_by_kind.get(kind, 0) + 1
 
     @property
     def elapsed(self) -> float:

@@ -155,11 +155,7 @@ class Dispatcher:
 
     def _account(self, judge: str, item: Item, result: CallResult) -> bool:
         """Count the call; True when it failed transiently (the item stays pending)."""
-        progress = self.progress
-        progress.calls_network += result.attempts > 0  # an open breaker answers without a call
-        progress.prompt_tokens += result.usage.prompt_tokens
-        progress.completion_tokens += result.usage.completion_tokens
-        progress.cost_usd += result.cost_usd
+        self.progress.count_answer(result)
         health = self.health[judge]
         if result.status != "error" or not is_transient(result):
             if health.consecutive:
@@ -168,9 +164,7 @@ class Dispatcher:
         fatal = fatal_message(judge, result)
         if fatal is not None:
             raise RunAborted(fatal)
-        progress.calls_failed += 1
-        kind = result.error_kind or "error"
-        progress.failures_by_kind[kind] = progress.failures_by_kind.get(kind, 0) + 1
+        self.progress.count_failure(result.error_kind or "error")
         health.failed(result)
         # kept for the record (raw text, error class), never as the item's outcome
         self.writer.submit_nowait([failure_item(self._run_key, item.cell.cell_no, item.doc_index, result)])
