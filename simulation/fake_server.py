@@ -209,8 +209,10 @@ class FakeServer:
             if limited is not None:
                 return self._count(429, "rate_limited", limited)
         if fault is not None:
+            with self._lock:  # counted when injected: a hang's handler is cancelled if the client gives up first
+                self._by_outcome[fault.kind] += 1
             response = await inject(wire, fault, call, request, self.answer)
-            return self._count(response.status, fault.kind, response)
+            return self._count(response.status, "", response)
         text, finish = self.answer(call)
         body = wire.success_body(call, text, finish, self.cached_prefix_tokens(call), config.seed + index)
         response = web.Response(body=body, content_type=JSON, headers=self._budget_headers(wire, call))
@@ -234,7 +236,8 @@ class FakeServer:
     def _count(self, status: int, outcome: str, response: web.StreamResponse) -> web.StreamResponse:
         with self._lock:
             self._by_status[str(status)] += 1
-            self._by_outcome[outcome] += 1
+            if outcome:
+                self._by_outcome[outcome] += 1
         return response
 
     def _fault_for(self, call: Call, index: int) -> Fault | None:
