@@ -1,7 +1,7 @@
 """Cleaning Wikipedia plain text into prose, and spotting template holes.
 
 `clean_text` turns WikiExtractor-style article text into prose paragraphs
-joined by "\\n" (DESIGN.md "The experiment"):
+joined by "\\n" (ARCHITECTURE.md "The experiment"):
 
 - odd whitespace is normalised first (non-breaking, thin and ideographic
   spaces become " "; zero-width spaces, word joiners, BOMs and soft hyphens

@@ -1,4 +1,4 @@
-"""Per-cell stopping rules (DESIGN.md "Stopping rules", issue 4).
+"""Per-cell stopping rules (README "3. Write an experiment config", `[stopping]`).
 
 A rule consumes one cell's ok scores (0-100 points) strictly in document
 order and says when the cell is measured well enough:
