@@ -50,18 +50,31 @@ def reformat_whitespace(text: str) -> str:
     return wrapped
 
 
-class Corpus(PreparedCorpus):
+class Corpus:
     """Pairs and controls from a prepared corpus: the seeded choices of each
     document (needle, donor, partner), the windows around them, the oracle."""
 
-    def __init__(self, store: Store, doc_ids: tuple[str, ...]) -> None:
-        super().__init__(store, doc_ids)
-        self._index = {d: n for n, d in enumerate(doc_ids)}
+    def __init__(self, documents: PreparedCorpus) -> None:
+        self.documents = documents
+        self.store = documents.store
+        self.doc_ids = documents.doc_ids
+        # bound once: a pair reads its documents and windows without an extra call
+        self.document = documents.document
+        self._window = documents.window
+        self._index = {d: n for n, d in enumerate(self.doc_ids)}
         self._sentence_checks: dict[tuple[str, str, str, str], str | None] = {}
         # per-(document, seed) choices: drawn once, reused at every position
         self._choices: dict[tuple[str, int, str], object] = {}
         self.oracle_failures = 0
         self.oracle_failure_reasons: dict[str, int] = {}
+
+    @classmethod
+    def open(cls, store: Store) -> Corpus:
+        """The pairs of the corpus prepared in `store` (ConfigError if none is)."""
+        return cls(PreparedCorpus.open(store))
+
+    def __len__(self) -> int:
+        return len(self.doc_ids)
 
     # -- choices keyed by identity -------------------------------------------
     def donor(self, doc_id: str, seed: int) -> str | None:
@@ -128,13 +141,13 @@ class Corpus(PreparedCorpus):
         document = self.document(doc_id)
         hay_doc_id = None
         if hay == "orig":
-            window = self.window(document, center, i, j, None)
+            window = self._window(document, center, i, j, None)
         else:
             hay_doc_id = self.donor(doc_id, seed)
             if hay_doc_id is None:
                 return None
             donor = self.document(hay_doc_id)
-            window = self.window(donor, donor.middle, i, j, " ")
+            window = self._window(donor, donor.middle, i, j, " ")
         if window is None:
             return None
         prefix, suffix = window
@@ -160,7 +173,7 @@ class Corpus(PreparedCorpus):
         negative: the window against another document's window of the same
         length (partner chosen once per (document, seed))."""
         document = self.document(doc_id)
-        window = self.window(document, document.middle, i, j, None)
+        window = self._window(document, document.middle, i, j, None)
         if window is None:
             raise ValueError(f"document {doc_id!r} has no window at i={i}, j={j}")
         needle = document.sentences[document.middle]
@@ -173,7 +186,7 @@ class Corpus(PreparedCorpus):
             if partner_id is None:
                 raise ValueError("a negative control needs at least two documents")
             partner = self.document(partner_id)
-            other = self.window(partner, partner.middle, i, j, None)
+            other = self._window(partner, partner.middle, i, j, None)
             if other is None:
                 raise ValueError(f"document {partner_id!r} has no window at i={i}, j={j}")
             needle_after = partner.sentences[partner.middle]

@@ -3,12 +3,12 @@ decoded documents (cached in memory) and the text windows around a sentence.
 
 A document's text is its sentences joined by the whitespace originally
 between them (so a paragraph break inside a window stays a line break).
-Pairs are built on top of this by engine.pairs.
+engine.pairs builds the pairs from it.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple, Self
+from typing import NamedTuple
 
 import msgspec
 
@@ -59,7 +59,7 @@ class PreparedCorpus:
         self._decoder = msgspec.msgpack.Decoder(StoredDocument)
 
     @classmethod
-    def open(cls, store: Store) -> Self:
+    def open(cls, store: Store) -> PreparedCorpus:
         if stored_summary(store) is None:
             raise ConfigError(f"{store.path}: no prepared corpus in this store; run `needlejudge prepare --store {store.path}`")
         with store.begin(db=store.db(CORPUS_DB)) as txn:

