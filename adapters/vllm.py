@@ -28,6 +28,7 @@ from typing import Any
 
 import anyio
 
+from adapters.child_processes import own_children, reap_processes, with_descendants
 from engine.contracts import (
     Backend,
     AdapterConfigError,
@@ -166,63 +167,6 @@ def sampling_params(decoding: Decoding, max_tokens: int) -> Any:
     )
 
 
-def _is_resource_tracker(proc: Any) -> bool:
-    """multiprocessing's resource tracker belongs to this interpreter and exits with it."""
-    import psutil
-
-    try:
-        return "resource_tracker" in " ".join(proc.cmdline())
-    except psutil.Error:
-        return False  # a zombie has no cmdline: it still needs reaping
-
-
-def _own_children() -> set[int]:
-    import psutil
-
-    try:
-        return {p.pid for p in psutil.Process().children(recursive=True) if not _is_resource_tracker(p)}
-    except psutil.Error:
-        return set()
-
-
-def _with_descendants(pids: set[int]) -> set[int]:
-    import psutil
-
-    found = set(pids)
-    for pid in pids:
-        with contextlib.suppress(psutil.Error):
-            found |= {p.pid for p in psutil.Process(pid).children(recursive=True)}
-    return found
-
-
-def reap_processes(pids: set[int], timeout_s: float = 15.0) -> list[int]:
-    """Wait for the given processes to exit; terminate, then kill, the ones that do not.
-
-    Skips multiprocessing's resource tracker, which belongs to this interpreter
-    (it exits with it). Returns the pids that had to be killed.
-    """
-    import psutil
-
-    procs = []
-    for pid in pids:
-        try:
-            proc = psutil.Process(pid)
-        except psutil.NoSuchProcess:
-            continue
-        if not _is_resource_tracker(proc):
-            procs.append(proc)
-    _, alive = psutil.wait_procs(procs, timeout=timeout_s)
-    for proc in alive:
-        with contextlib.suppress(psutil.Error):
-            proc.terminate()
-    _, alive = psutil.wait_procs(alive, timeout=5)
-    for proc in alive:
-        with contextlib.suppress(psutil.Error):
-            proc.kill()
-    psutil.wait_procs(alive, timeout=5)
-    return [p.pid for p in alive]
-
-
 class VllmAdapter:
     """A judge served by an in-process vLLM AsyncLLM engine."""
 
@@ -292,11 +236,11 @@ class VllmAdapter:
                 f"{' at revision ' + repr(self.spec.revision) if self.spec.revision else ''}: {type(exc).__name__}: {exc}. "
                 "Expected a Hugging Face model id available here (downloadable, or in the HF cache) or a local model folder."
             ) from exc
-        before = _own_children()
+        before = own_children()
         try:
             engine = AsyncLLM.from_vllm_config(vllm_config, disable_log_stats=True, enable_log_requests=False)
         except Exception as exc:
-            reap_processes(_own_children() - before, timeout_s=5)
+            reap_processes(own_children() - before, timeout_s=5)
             text = f"{type(exc).__name__}: {exc}"
             hint = (
                 "Out of memory is the usual cause (see the engine log above): lower gpu_memory_utilization "
@@ -306,7 +250,7 @@ class VllmAdapter:
                 hint = "Out of memory: lower gpu_memory_utilization or max_model_len, or raise tensor_parallel_size."
             raise VllmStartupError(f"judge {name!r} (adapter vllm): the vLLM engine for {model!r} failed to start: {text}. {hint}") from exc
         self._engine = engine
-        self._engine_pids = _own_children() - before
+        self._engine_pids = own_children() - before
         self.max_model_len = int(vllm_config.model_config.max_model_len)
         revision = f"@{self.spec.revision}" if self.spec.revision else ""
         self.model_version = f"{model}{revision} (vllm {vllm.__version__})"
@@ -319,7 +263,7 @@ class VllmAdapter:
             engine, self._engine = self._engine, None
             if engine is None:
                 return
-            pids = _with_descendants(self._engine_pids)
+            pids = with_descendants(self._engine_pids)
             with anyio.CancelScope(shield=True):
                 # Synchronous: the engine client's sockets belong to this loop's thread.
                 engine.shutdown()
@@ -331,7 +275,7 @@ class VllmAdapter:
 
     def engine_pids(self) -> set[int]:
         """The engine's processes (engine core, workers) while it runs."""
-        return _with_descendants(self._engine_pids) if self._engine is not None else set()
+        return with_descendants(self._engine_pids) if self._engine is not None else set()
 
     async def __aenter__(self) -> VllmAdapter:
         await self.start()

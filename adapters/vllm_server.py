@@ -202,7 +202,7 @@ class VllmServer:
 
     def stop(self, timeout_s: float = 30.0) -> None:
         """SIGTERM the server's process group, wait, then SIGKILL whatever is left."""
-        from adapters.vllm import reap_processes
+        from adapters.child_processes import reap_processes
 
         process, self.process = self.process, None
         if process is not None:

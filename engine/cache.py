@@ -14,22 +14,21 @@ transactions of up to `max_batch` items (group commit). A result is reported don
 transaction holding it committed: `GroupCommitWriter.commit()` returns then,
 so a crash never loses a result the scheduler already counted. Reads happen
 on the event loop (LMDB readers never block on the writer). The thread
-ships each batch to a commit process (engine.commit_process) that does the
-puts, so the event loop never fights a writer for the GIL.
+(engine.commit_thread) ships each batch to a commit process
+(engine.commit_process) that does the puts, so the event loop never fights
+a writer for the GIL.
 """
 
 from __future__ import annotations
 
 import asyncio
-import queue
-import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
 
 import anyio
 import msgspec
 
 from engine.commit_process import CommitProcess
+from engine.commit_thread import CommitThread, Item, Submission
 from engine.contracts import CallResult
 from engine.store import Store
 
@@ -89,36 +88,6 @@ class CallCache:
 # Group commit
 
 
-class _Pending:
-    __slots__ = ("items", "done", "error", "callback")
-
-    def __init__(self, items: list[tuple[str, bytes, bytes]], done: anyio.Event | None, callback: Callable[[], None] | None) -> None:
-        self.items = items
-        self.done = done
-        self.error: BaseException | None = None
-        self.callback = callback
-
-
-_STOP = object()
-_START = object()
-
-
-def _transactions(pendings: list[_Pending], max_items: int) -> list[list[_Pending]]:
-    """Whole submissions in runs of at most `max_items` items (a bigger one alone)."""
-    runs: list[list[_Pending]] = []
-    run: list[_Pending] = []
-    size = 0
-    for pending in pendings:
-        if run and size + len(pending.items) > max_items:
-            runs.append(run)
-            run, size = [], 0
-        run.append(pending)
-        size += len(pending.items)
-    if run:
-        runs.append(run)
-    return runs
-
-
 class CommitError(RuntimeError):
     """The store could not commit a batch (disk full, store closed...)."""
 
@@ -144,31 +113,39 @@ class GroupCommitWriter:
         # an idle writer waits this long for more background work (group commit):
         # each transaction costs CPU and an fdatasync whatever it holds
         self.gather_s = gather_s
-        # items per transaction: LMDB keeps a transaction's dirty pages (a page per
-        # put) in the commit process's memory until it commits
-        self.max_batch = max_batch
         self.max_pending = max_pending
-        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
-        self._process: CommitProcess | None = None
+        # max_batch = items per transaction: LMDB keeps a transaction's dirty
+        # pages (a page per put) in the commit process's memory until it commits
+        self._thread = CommitThread(store.path, max_batch, CommitProcess)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._failure: BaseException | None = None
         self._callback_error: BaseException | None = None
         self._outstanding = 0  # submissions handed over or staged, not yet committed
-        self._staged: list[_Pending] = []  # handed to the thread when it is free
+        self._staged: list[Submission] = []  # handed to the thread when it is free
         self._handoff_scheduled = False  # a gather_s handoff is pending
         self._handoff_soon = False  # a next-iteration handoff is pending
         self._waiting_staged = 0  # staged submissions someone awaits (`commit`)
         self._writer_busy = False  # the thread holds a batch it has not reported back
         self._room: anyio.Event | None = None
         self._drained: anyio.Event | None = None
-        self.commits = 0  # transactions committed
-        self.items_committed = 0
+
+    @property
+    def commits(self) -> int:
+        """Transactions committed."""
+        return self._thread.commits
+
+    @property
+    def items_committed(self) -> int:
+        return self._thread.items_committed
+
+    @property
+    def commit_process(self) -> CommitProcess | None:
+        """The commit process, once started (a writer that wrote nothing has none)."""
+        return self._thread.process
 
     async def __aenter__(self) -> GroupCommitWriter:
         self._loop = asyncio.get_running_loop()
-        self._thread = threading.Thread(target=self._run, name="needlejudge-commit", daemon=True)
-        self._thread.start()
+        self._thread.start(self._loop, self._committed)
         return self
 
     async def __aexit__(self, exc_type: object, *exc: object) -> None:
@@ -180,11 +157,7 @@ class GroupCommitWriter:
                     self._schedule_handoff()
                     await self._drained.wait()
             finally:
-                self._queue.put(_STOP)
-                if self._thread is not None:
-                    await anyio.to_thread.run_sync(self._thread.join)
-                if self._process is not None:
-                    await anyio.to_thread.run_sync(self._process.close)
+                await anyio.to_thread.run_sync(self._thread.close)
         if exc_type is None:
             self._raise_failure()
 
@@ -193,18 +166,18 @@ class GroupCommitWriter:
         for a run about to call the network, so that its first answers do not
         wait (uncommitted, lost to a kill) while the process starts. A writer
         never told to start it starts it on its first write."""
-        self._queue.put(_START)
+        self._thread.start_process()
 
     # -- loop side -----------------------------------------------------------
-    async def commit(self, items: list[tuple[str, bytes, bytes]]) -> None:
+    async def commit(self, items: list[Item]) -> None:
         """Queue items and return once their transaction committed."""
         done = anyio.Event()
-        pending = await self._enqueue(items, done, None)
+        submission = await self._enqueue(items, done, None)
         await done.wait()
-        if pending.error is not None:
-            raise CommitError(f"{self.store.path}: commit failed: {pending.error}") from pending.error
+        if submission.error is not None:
+            raise CommitError(f"{self.store.path}: commit failed: {submission.error}") from submission.error
 
-    async def submit(self, items: list[tuple[str, bytes, bytes]], callback: Callable[[], None] | None = None) -> None:
+    async def submit(self, items: list[Item], callback: Callable[[], None] | None = None) -> None:
         """Queue items without waiting for the commit (`callback` runs on the
         loop after it). Waits only when `max_pending` submissions are queued."""
         await self._enqueue(items, None, callback)
@@ -233,22 +206,22 @@ class GroupCommitWriter:
             await self._room.wait()
         self._raise_failure()
 
-    def submit_nowait(self, items: list[tuple[str, bytes, bytes]], callback: Callable[[], None] | None = None) -> None:
+    def submit_nowait(self, items: list[Item], callback: Callable[[], None] | None = None) -> None:
         """Queue items without waiting for room: for follow-up writes made from
         a commit callback (the awaiting paths keep the total bounded)."""
         self._raise_failure()
-        self._stage(_Pending(items, None, callback))
+        self._stage(Submission(items, None, callback))
 
-    async def _enqueue(self, items: list[tuple[str, bytes, bytes]], done: anyio.Event | None, callback: Callable[[], None] | None) -> _Pending:
+    async def _enqueue(self, items: list[Item], done: anyio.Event | None, callback: Callable[[], None] | None) -> Submission:
         await self.wait_for_room()
-        pending = _Pending(items, done, callback)
-        self._stage(pending)
-        return pending
+        submission = Submission(items, done, callback)
+        self._stage(submission)
+        return submission
 
-    def _stage(self, pending: _Pending) -> None:
+    def _stage(self, submission: Submission) -> None:
         self._outstanding += 1
-        self._staged.append(pending)
-        self._waiting_staged += pending.done is not None
+        self._staged.append(submission)
+        self._waiting_staged += submission.done is not None
         self._schedule_handoff()
 
     def _schedule_handoff(self) -> None:
@@ -281,21 +254,21 @@ class GroupCommitWriter:
             staged, self._staged = self._staged, []
             self._waiting_staged = 0
             self._writer_busy = True
-            self._queue.put(staged)
+            self._thread.hand_over(staged)
 
-    def _committed(self, batch: list[_Pending], error: BaseException | None, last: bool = True) -> None:
+    def _committed(self, batch: list[Submission], error: BaseException | None, last: bool = True) -> None:
         if last:  # the thread is done with what it was handed
             self._writer_busy = False
             self._schedule_handoff()
         if error is not None and self._failure is None:
             self._failure = error
-        for pending in batch:
-            pending.error = error
-            if pending.done is not None:
-                pending.done.set()
-            elif pending.callback is not None and error is None:
+        for submission in batch:
+            submission.error = error
+            if submission.done is not None:
+                submission.done.set()
+            elif submission.callback is not None and error is None:
                 try:
-                    pending.callback()
+                    submission.callback()
                 except BaseException as exc:  # re-raised on the loop side (next submit / flush)
                     if self._callback_error is None:
                         self._callback_error = exc
@@ -306,36 +279,3 @@ class GroupCommitWriter:
         if self._outstanding == 0 and self._drained is not None:
             self._drained.set()
             self._drained = None
-
-    # -- writer thread -------------------------------------------------------
-    def _run(self) -> None:
-        q = self._queue
-        loop = self._loop
-        assert loop is not None
-        while True:
-            staged = q.get()
-            if staged is _STOP:
-                return
-            if staged is _START:
-                if self._process is None:
-                    try:
-                        self._process = CommitProcess(self.store.path)
-                    except Exception:  # the first commit tries again and reports the cause
-                        pass
-                continue
-            chunks = _transactions(staged, self.max_batch)
-            for n, chunk in enumerate(chunks, 1):
-                error: BaseException | None = None
-                try:
-                    if self._process is None:  # started on the first write: a finished re-run needs none
-                        self._process = CommitProcess(self.store.path)
-                    items = [item for pending in chunk for item in pending.items]
-                    self._process.commit(items)  # grows the map itself
-                    self.commits += 1
-                    self.items_committed += len(items)
-                except BaseException as exc:  # reported to every waiter on the loop
-                    error = exc
-                try:
-                    loop.call_soon_threadsafe(self._committed, chunk, error, n == len(chunks))
-                except RuntimeError:  # loop closed: nobody is waiting any more
-                    return

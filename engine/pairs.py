@@ -1,10 +1,10 @@
 """Needle/hay document pairs from a prepared corpus, without re-parsing.
 
-Window texts: the sentences of a window joined with their original
-whitespace (so a paragraph break inside a window stays a line break).
-For rand hay, hay sentences come from a donor document and keep the
-donor's whitespace among themselves; the needle sentence is joined to them
-with a single space on each side.
+Window texts (engine.prepared_corpus): the sentences of a window joined
+with their original whitespace (so a paragraph break inside a window stays
+a line break). For rand hay, hay sentences come from a donor document and
+keep the donor's whitespace among themselves; the needle sentence is joined
+to them with a single space on each side.
 
 Randomness (engine.seeding, keyed by identity, never by order):
 - ner: the entity and its replacement: item_rng(seed, "ner", doc_id), so a
@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Sequence
-from typing import Literal, NamedTuple
+from typing import Literal
 
-import msgspec
-
-from engine.contracts import HAYS, NEEDLES, ConfigError, Pair
+from engine.contracts import HAYS, NEEDLES, Pair
 from engine.needles import TextEdit, apply_entity
 from engine.oracle import check_pair, check_sentence, check_window
-from engine.prepare import CORPUS_DB, StoredDocument, stored_summary
+from engine.prepare import StoredDocument
+from engine.prepared_corpus import PreparedCorpus
 from engine.seeding import item_rng
 from engine.store import Store
 
@@ -40,16 +39,6 @@ def document_order(doc_ids: Sequence[str], seed: int, i: int, j: int) -> list[st
     return [ids[k] for k in permutation]
 
 
-def join_sentences(document: StoredDocument, start: int, stop: int) -> str:
-    """Sentences start..stop-1 with the whitespace originally between them."""
-    parts: list[str] = []
-    for k in range(start, stop):
-        if k > start:
-            parts.append(document.gaps[k - 1])
-        parts.append(document.sentences[k])
-    return "".join(parts)
-
-
 def reformat_whitespace(text: str) -> str:
     """The same words with only line breaks changed (the null_edit control):
     each paragraph hard-wrapped at 60 columns, paragraphs separated by a blank line."""
@@ -61,37 +50,19 @@ def reformat_whitespace(text: str) -> str:
     return wrapped
 
 
-class _Layout(NamedTuple):
-    """A document's text as stored (sentences and the gaps between them) with
-    each sentence's span: a window is one slice (= join_sentences, cheaper)."""
-
-    text: str
-    starts: list[int]
-    ends: list[int]
-
-    @classmethod
-    def of(cls, document: StoredDocument) -> _Layout:
-        starts, ends, position = [], [], 0
-        for k, sentence in enumerate(document.sentences):
-            if k:
-                position += len(document.gaps[k - 1])
-            starts.append(position)
-            position += len(sentence)
-            ends.append(position)
-        return cls(join_sentences(document, 0, len(document.sentences)), starts, ends)
-
-
 class Corpus:
-    """Read access to a prepared corpus; decoded documents are cached in memory."""
+    """Pairs and controls from a prepared corpus: the seeded choices of each
+    document (needle, donor, partner), the windows around them, the oracle."""
 
-    def __init__(self, store: Store, doc_ids: tuple[str, ...]) -> None:
-        self.store = store
-        self.doc_ids = doc_ids
-        self._index = {d: n for n, d in enumerate(doc_ids)}
-        self._cache: dict[str, StoredDocument] = {}
-        self._layouts: dict[str, _Layout] = {}
+    def __init__(self, documents: PreparedCorpus) -> None:
+        self.documents = documents
+        self.store = documents.store
+        self.doc_ids = documents.doc_ids
+        # bound once: a pair reads its documents and windows without an extra call
+        self.document = documents.document
+        self._window = documents.window
+        self._index = {d: n for n, d in enumerate(self.doc_ids)}
         self._sentence_checks: dict[tuple[str, str, str, str], str | None] = {}
-        self._decoder = msgspec.msgpack.Decoder(StoredDocument)
         # per-(document, seed) choices: drawn once, reused at every position
         self._choices: dict[tuple[str, int, str], object] = {}
         self.oracle_failures = 0
@@ -99,37 +70,11 @@ class Corpus:
 
     @classmethod
     def open(cls, store: Store) -> Corpus:
-        if stored_summary(store) is None:
-            raise ConfigError(f"{store.path}: no prepared corpus in this store; run `needlejudge prepare --store {store.path}`")
-        with store.begin(db=store.db(CORPUS_DB)) as txn:
-            ids = tuple(bytes(k).decode("utf-8") for k in txn.cursor().iternext(keys=True, values=False))
-        if not ids:
-            raise ConfigError(f"{store.path}: the prepared corpus kept no documents; lower the length bounds and prepare again")
-        return cls(store, ids)
+        """The pairs of the corpus prepared in `store` (ConfigError if none is)."""
+        return cls(PreparedCorpus.open(store))
 
     def __len__(self) -> int:
         return len(self.doc_ids)
-
-    def document(self, doc_id: str) -> StoredDocument:
-        cached = self._cache.get(doc_id)
-        if cached is None:
-            raw = self.store.get_raw(CORPUS_DB, doc_id.encode("utf-8"))
-            if raw is None:
-                raise KeyError(f"document {doc_id!r} is not in the prepared corpus at {self.store.path}")
-            try:
-                cached = self._cache[doc_id] = self._decoder.decode(raw)
-            except msgspec.ValidationError as error:  # a store prepared by an older needlejudge
-                raise ConfigError(
-                    f"{self.store.path}: document {doc_id!r} is stored in an older format ({error}); "
-                    f"run `needlejudge prepare --store {self.store.path}` again"
-                ) from None
-        return cached
-
-    def _layout(self, document: StoredDocument) -> _Layout:
-        layout = self._layouts.get(document.doc_id)
-        if layout is None:
-            layout = self._layouts[document.doc_id] = _Layout.of(document)
-        return layout
 
     # -- choices keyed by identity -------------------------------------------
     def donor(self, doc_id: str, seed: int) -> str | None:
@@ -187,21 +132,6 @@ class Corpus:
         return self._choices[key]  # type: ignore[return-value]
 
     # -- windows ---------------------------------------------------------------
-    def _hay(self, document: StoredDocument, center: int, i: int, j: int, joiner: str | None) -> tuple[str, str] | None:
-        """(text before, text after) the needle around sentence `center`;
-        joiner None: the document's own whitespace, else that string."""
-        if i < 0 or j < 0:
-            raise ValueError(f"positions must be >= 0, got i={i}, j={j}")
-        if center - i < 0 or center + j >= len(document.sentences):
-            return None
-        text, starts, ends = self._layout(document)
-        prefix = suffix = ""
-        if i:
-            prefix = text[starts[center - i] : starts[center]] if joiner is None else text[starts[center - i] : ends[center - 1]] + joiner
-        if j:
-            suffix = text[ends[center] : ends[center + j]] if joiner is None else joiner + text[starts[center + 1] : ends[center + j]]
-        return prefix, suffix
-
     def make_pair(self, doc_id: str, needle: str, hay: str, i: int, j: int, seed: int) -> Pair | None:
         """The pair of one item; None if the window does not fit the document
         or the pair fails the oracle (then counted in `oracle_failures`)."""
@@ -211,13 +141,13 @@ class Corpus:
         document = self.document(doc_id)
         hay_doc_id = None
         if hay == "orig":
-            window = self._hay(document, center, i, j, None)
+            window = self._window(document, center, i, j, None)
         else:
             hay_doc_id = self.donor(doc_id, seed)
             if hay_doc_id is None:
                 return None
             donor = self.document(hay_doc_id)
-            window = self._hay(donor, donor.middle, i, j, " ")
+            window = self._window(donor, donor.middle, i, j, " ")
         if window is None:
             return None
         prefix, suffix = window
@@ -243,7 +173,7 @@ class Corpus:
         negative: the window against another document's window of the same
         length (partner chosen once per (document, seed))."""
         document = self.document(doc_id)
-        window = self._hay(document, document.middle, i, j, None)
+        window = self._window(document, document.middle, i, j, None)
         if window is None:
             raise ValueError(f"document {doc_id!r} has no window at i={i}, j={j}")
         needle = document.sentences[document.middle]
@@ -256,7 +186,7 @@ class Corpus:
             if partner_id is None:
                 raise ValueError("a negative control needs at least two documents")
             partner = self.document(partner_id)
-            other = self._hay(partner, partner.middle, i, j, None)
+            other = self._window(partner, partner.middle, i, j, None)
             if other is None:
                 raise ValueError(f"document {partner_id!r} has no window at i={i}, j={j}")
             needle_after = partner.sentences[partner.middle]

@@ -21,12 +21,12 @@ is shown; without it, it guesses from the texts.
 
 Requests are validated like the providers do (auth header, required fields)
 with each provider's error body; responses carry usage blocks and
-rate-limit headers. A per-model token bucket (`rpm`) returns 429 with
-`retry-after` (+ `retry-after-ms`, `x-ratelimit-*` or `anthropic-ratelimit-*`;
-Gemini puts RetryInfo in the body). Faults are injected by rate or by
-schedule (the n-th matching request). Every request is counted; completed
-answers are counted per request body so a test can prove no completed call
-was repeated.
+rate-limit headers. A per-model token bucket (`rpm`, simulation/rate_limits.py)
+returns 429 with `retry-after` (+ `retry-after-ms`, `x-ratelimit-*` or
+`anthropic-ratelimit-*`; Gemini puts RetryInfo in the body). Faults are
+injected by rate or by schedule (the n-th matching request). Every request
+is counted; completed answers are counted per request body so a test can
+prove no completed call was repeated.
 
 Each provider's wire format is a `WireDialect` in its own module
 (simulation/wire_*.py); this module routes, counts, limits and injects
@@ -58,7 +58,8 @@ from simulation.batch_routes import batch_routes
 from simulation.fake_config import FakeConfig, Fault
 from simulation.faults import inject
 from simulation.items import ItemIndex
-from simulation.wire import ENCODER, JSON, Budget, Call, Reject, WireDialect
+from simulation.rate_limits import RateLimits
+from simulation.wire import ENCODER, JSON, Call, Reject, WireDialect
 from simulation.wire_anthropic import MessagesWire
 from simulation.wire_gemini import GenerateContentWire
 from simulation.wire_openai import AzureWire, ChatCompletionsWire
@@ -71,29 +72,6 @@ WIRES: tuple[WireDialect, ...] = (ChatCompletionsWire(), AzureWire(), MessagesWi
 def _uniform(*parts: object) -> float:
     digest = hashlib.blake2b("\x1f".join(map(str, parts)).encode(), digest_size=8).digest()
     return int.from_bytes(digest, "little") / 2**64
-
-
-class _Bucket:
-    """A token bucket: `rate` per second, `capacity` tokens."""
-
-    def __init__(self, rate: float, capacity: float) -> None:
-        self.rate, self.capacity = rate, capacity
-        self.tokens, self.stamp = capacity, time.monotonic()
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens >= 1.0:
-            self.tokens -= 1.0
-            return True
-        return False
-
-    def wait_s(self) -> float:
-        return max(1.0 - self.tokens, 0.0) / self.rate
-
-    def full_s(self) -> float:
-        return max(self.capacity - self.tokens, 0.0) / self.rate
 
 
 class FakeServer:
@@ -119,7 +97,7 @@ class FakeServer:
             self._by_model: Counter[str] = Counter()
             self._by_outcome: Counter[str] = Counter()
             self._completions: Counter[bytes] = Counter()
-            self._buckets: dict[str, _Bucket] = {}
+            self._rate_limits = RateLimits()
             self._seen_prefixes: set[bytes] = set()
             self._first_at = self._last_at = self._last_done_at = 0.0
             self._gpu_free_at = 0.0  # the simulated GPU's next free slot (monotonic)
@@ -205,7 +183,7 @@ class FakeServer:
             await asyncio.sleep(delay)
         fault = self._fault_for(call, index)
         if fault is None and config.rpm:
-            limited = self._rate_limited(wire, call, config)
+            limited = self._rate_limits.refusal(wire, call.model, config)
             if limited is not None:
                 return self._count(429, "rate_limited", limited)
         if fault is not None:
@@ -215,7 +193,7 @@ class FakeServer:
             return self._count(response.status, "", response)
         text, finish = self.answer(call)
         body = wire.success_body(call, text, finish, self.cached_prefix_tokens(call), config.seed + index)
-        response = web.Response(body=body, content_type=JSON, headers=self._budget_headers(wire, call))
+        response = web.Response(body=body, content_type=JSON, headers=self._rate_limits.headers(wire, call.model, self.config))
         with self._lock:
             self._completions[_fingerprint(request, raw)] += 1
             self._last_done_at = time.time()
@@ -254,23 +232,6 @@ class FakeServer:
                 if hit and chosen is None:
                     chosen = fault
         return chosen
-
-    def _rate_limited(self, wire: WireDialect, call: Call, config: FakeConfig) -> web.Response | None:
-        assert config.rpm
-        with self._lock:
-            bucket = self._buckets.get(call.model)
-            if bucket is None:
-                capacity = config.rpm_burst or max(1.0, config.rpm / 60.0)
-                bucket = self._buckets[call.model] = _Bucket(config.rpm / 60.0, capacity)
-            if bucket.take():
-                return None
-            wait = bucket.wait_s()
-            headers = _budget_headers(wire, config, bucket)
-        return wire.rate_limit_response(wait, headers, bare=False)
-
-    def _budget_headers(self, wire: WireDialect, call: Call) -> dict[str, str]:
-        with self._lock:
-            return _budget_headers(wire, self.config, self._buckets.get(call.model))
 
     def answer(self, call: Call) -> tuple[str, str]:
         return answer(self.judge_params(call.model), call, self.items)
@@ -357,12 +318,6 @@ def _validate(wire: WireDialect, request: web.Request, raw: bytes, config: FakeC
     if any(fnmatch.fnmatchcase(call.model, pattern) for pattern in config.missing_models):
         raise wire.not_found(call.model)
     return call
-
-
-def _budget_headers(wire: WireDialect, config: FakeConfig, bucket: _Bucket | None) -> dict[str, str]:
-    if not config.rpm or bucket is None:
-        return {}
-    return wire.budget_headers(Budget(limit=int(config.rpm), remaining=int(bucket.tokens), full_in_s=bucket.full_s()))
 
 
 # ---------------------------------------------------------------------------

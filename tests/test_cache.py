@@ -1,4 +1,4 @@
-"""engine.cache: the request key, the LMDB call cache and its group-commit writer; `needlejudge cache`."""
+"""engine.cache: the request key, the LMDB call cache and its group-commit writer."""
 
 from __future__ import annotations
 
@@ -21,7 +21,6 @@ from engine.cache import (
     encode_result,
     is_cacheable,
 )
-from engine.cli import main as cli_main
 from engine.config import parse_config
 from engine.contracts import CallRequest, CallResult, Decoding, Message, Usage, request_key
 from engine.store import Store
@@ -393,42 +392,3 @@ def test_the_group_writer_adopts_a_store_another_process_grew(tmp_path: Path) ->
     assert store.get_raw(RESULTS_DB, b"q" + bytes(31)) == b"after"
     assert store.count(RESULTS_DB) == (start >> 20) + 32 + 1
     store.close()
-
-
-# ---------------------------------------------------------------------------
-# needlejudge cache stats | export | verify
-
-
-def test_cache_command_stats_export_and_verify_reports_corrupt_entries(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = tmp_path / "store"
-    store = Store(path)
-    good = [(request_key(msgspec.structs.replace(BASE, replicate=r)), encode_result(result(text=str(r)))) for r in range(5)]
-    store.put_many_raw(RESULTS_DB, good)
-    store.put_many_raw(RESULTS_DB, [(b"\xff" * 32, b"\xc1not msgpack")])
-    store.close()
-
-    assert cli_main(["cache", "stats", str(path)]) == 0
-    stats = msgspec.json.decode(capsys.readouterr().out)
-    assert stats["entries"] == 6 and stats["corrupt"] == 1 and stats["by_status"] == {"ok": 5}
-    assert stats["prompt_tokens"] == 5 * 600
-
-    export = tmp_path / "cache.jsonl"
-    assert cli_main(["cache", "export", str(path), "--out", str(export)]) == 1  # corrupt entry skipped, said so
-    assert "1 corrupt entries skipped" in capsys.readouterr().err
-    assert cli_main(["cache", "verify", str(path)]) == 1
-    out = capsys.readouterr().out
-    assert "corrupt " + "ff" * 32 in out
-    assert "verified 6 entries: 5 ok, 1 corrupt" in out
-
-    assert cli_main(["cache", "verify", str(path), "--delete-corrupt"]) == 0
-    assert cli_main(["cache", "verify", str(path)]) == 0
-    assert "verified 5 entries: 5 ok, 0 corrupt" in capsys.readouterr().out
-    assert cli_main(["cache", "export", str(path), "--out", str(export)]) == 0
-    lines = export.read_bytes().splitlines()
-    assert len(lines) == 5
-    assert {msgspec.json.decode(line)["result"]["text"] for line in lines} == {"0", "1", "2", "3", "4"}
-
-
-def test_cache_command_on_a_missing_store_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli_main(["cache", "stats", str(tmp_path / "nothing")]) == 2
-    assert "no needlejudge store here" in capsys.readouterr().err

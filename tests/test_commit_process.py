@@ -50,9 +50,9 @@ def test_a_killed_commit_process_fails_the_waiting_commit_and_the_store_recovers
     async def main() -> None:
         async with GroupCommitWriter(store) as writer:
             await writer.commit([(RESULTS_DB, b"a" * 32, b"before")])
-            assert writer._process is not None
-            pids.append(writer._process.pid)
-            os.kill(writer._process.pid, signal.SIGKILL)
+            assert writer.commit_process is not None
+            pids.append(writer.commit_process.pid)
+            os.kill(writer.commit_process.pid, signal.SIGKILL)
             await writer.commit([(RESULTS_DB, b"b" * 32, b"after the kill")])
 
     with pytest.raises(CommitError, match=r"commit process \(pid \d+\) exited with code -9"):
@@ -89,7 +89,7 @@ def test_a_writer_that_writes_nothing_starts_no_commit_process(tmp_path: Path) -
             await writer.flush()  # a finished run re-read: nothing to commit
         return writer
 
-    assert anyio.run(main)._process is None
+    assert anyio.run(main).commit_process is None
     store.close()
 
 

@@ -11,7 +11,8 @@ import pytest
 
 from engine.contracts import HAYS, NEEDLES
 from engine.oracle import check_pair
-from engine.pairs import Corpus, document_order, join_sentences, reformat_whitespace
+from engine.pairs import Corpus, document_order, reformat_whitespace
+from engine.prepared_corpus import join_sentences
 
 POSITIONS = [(0, 0), (9, 0), (0, 9), (3, 5), (9, 9)]
 
@@ -45,26 +46,6 @@ def test_orig_hay_window_is_the_document_text_around_the_needle(corpus):
     assert pair.hay_doc_id is None
     single = corpus.make_pair(doc_id, "con", "orig", 0, 0, seed=0)
     assert single.original == single.needle_before
-
-
-def test_windows_are_the_joined_sentences_at_every_position(corpus):
-    # _hay slices a per-document layout; it must equal joining the stored sentences and gaps
-    for doc_id in corpus.doc_ids[:12]:
-        document = corpus.document(doc_id)
-        count = len(document.sentences)
-        for center in range(count):
-            for i in range(0, min(center, 9) + 1):
-                for j in range(0, min(count - 1 - center, 9) + 1):
-                    own = corpus._hay(document, center, i, j, None)
-                    before = join_sentences(document, center - i, center) + (document.gaps[center - 1] if i else "")
-                    after = (document.gaps[center] if j else "") + join_sentences(document, center + 1, center + j + 1)
-                    assert own == ((before if i else ""), (after if j else "")), (doc_id, center, i, j)
-                    spaced = corpus._hay(document, center, i, j, " ")
-                    assert spaced == (
-                        join_sentences(document, center - i, center) + " " if i else "",
-                        " " + join_sentences(document, center + 1, center + j + 1) if j else "",
-                    ), (doc_id, center, i, j)
-        assert corpus._hay(document, 0, 1, 0, None) is None and corpus._hay(document, count - 1, 0, 1, None) is None
 
 
 def test_needle_sentence_is_near_the_middle(corpus, corpus_settings):
@@ -215,20 +196,3 @@ def test_pairs_cli_errors(tmp_path, capsys):
     assert "no store here" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["pairs", "--store", str(tmp_path), "--position", "x,1"])
-
-
-def test_a_store_in_an_older_format_asks_to_prepare_again(prepared_store, corpus, tmp_path):
-    """A document stored before needle edits carried their audit trail
-    (NeedleEdit of two fields) gives a clear error, not a decoding trace."""
-    from engine.contracts import ConfigError
-    from engine.prepare import CORPUS_DB, META_DB, SUMMARY_KEY
-    from engine.store import Store
-
-    doc_id = corpus.doc_ids[0]
-    old = msgspec.to_builtins(corpus.document(doc_id))
-    old[5], old[6] = old[5][:2], old[6][:2]  # neg, con as (sentence, perturbed)
-    with Store(tmp_path / "old") as store:
-        store.put_many_raw(META_DB, [(SUMMARY_KEY, prepared_store.get_raw(META_DB, SUMMARY_KEY))])
-        store.put_many_raw(CORPUS_DB, [(doc_id.encode(), msgspec.msgpack.encode(old))])
-        with pytest.raises(ConfigError, match="older format.*run `needlejudge prepare --store"):
-            Corpus.open(store).document(doc_id)

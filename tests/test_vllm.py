@@ -176,15 +176,15 @@ async def test_missing_hub_model_is_a_clear_startup_error(monkeypatch):
 @pytest.mark.slow
 async def test_out_of_memory_at_start_is_a_clear_error_and_leaves_no_process(monkeypatch, tiny_model):
     require_vllm()
-    from adapters.vllm import _own_children
+    from adapters.child_processes import own_children
 
     # vLLM's CPU worker checks the requested KV cache against free memory (the CPU twin of a GPU OOM)
     monkeypatch.setenv("VLLM_CPU_KVCACHE_SPACE", "100000")
-    before = _own_children()
+    before = own_children()
     judge = create_adapter(spec_for(tiny_model))
     with pytest.raises(VllmStartupError, match="failed to start.*gpu_memory_utilization"):
         await judge.start()
-    assert _own_children() - before == set()
+    assert own_children() - before == set()
     await judge.aclose()
 
 
