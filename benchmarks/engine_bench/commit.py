@@ -24,7 +24,8 @@ class InThreadCommitter:
         import gc
 
         # the run's own Store: LMDB forbids opening one environment twice in a process
-        self.store = next(o for o in gc.get_objects() if isinstance(o, Store) and o.path == Path(store_path))
+        # (the open one: a closed Store of an earlier round at the same path may not be collected yet)
+        self.store = next(o for o in gc.get_objects() if isinstance(o, Store) and o.path == Path(store_path) and _is_open(o))
         self.pid = os.getpid()
 
     def commit(self, items: list[tuple[str, bytes, bytes]]) -> None:
@@ -32,6 +33,16 @@ class InThreadCommitter:
 
     def close(self, timeout: float = 60.0) -> int:
         return 0
+
+
+def _is_open(store: Store) -> bool:
+    import lmdb
+
+    try:
+        store.env.info()
+    except lmdb.Error:
+        return False
+    return True
 
 
 class LatencyServerProcess(FakeServerProcess):

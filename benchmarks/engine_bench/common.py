@@ -17,8 +17,7 @@ from pathlib import Path
 import anyio
 
 ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))  # this checkout's engine, before any installed one
 
 from engine.config import ExperimentConfig, parse_config  # noqa: E402
 from engine.prepare import BUNDLED_CORPUS  # noqa: E402
