@@ -177,6 +177,8 @@ def bench_whole(bench_dir: Path, calls: int, concurrency: int, rounds: int, engi
         "walls_s": {k: [round(w, 2) for w, _, _ in v] for k, v in results.items()},
         "calls_per_s": rate,
         "cpu_us_per_call": cpu_us,
+        # by round, for paired comparisons (before and after run in the same rounds)
+        "cpu_us_per_call_by_round": {k: [round(c / n * 1e6) for _, c, n in v] for k, v in results.items()},
         "run_vs_aiohttp": rate["needlejudge_run"] / rate["aiohttp"],
         "run_vs_aiohttp_by_round": by_round("aiohttp"),
         "run_vs_aiohttp_process": rate["needlejudge_run"] / rate["aiohttp_process"],
