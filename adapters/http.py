@@ -145,6 +145,36 @@ def _jitter(key: bytes, attempt: int) -> float:
     return int.from_bytes(digest, "little") / 2**64
 
 
+class CircuitBreaker:
+    """Consecutive failed calls of one judge; after `threshold` of them the
+    breaker opens and every call answers `circuit_open` at once, until the
+    scheduler (which owns the failure policy) resets it to let a probe through."""
+
+    __slots__ = ("judge", "threshold", "consecutive", "cause")
+
+    def __init__(self, judge: str, threshold: int) -> None:
+        self.judge = judge
+        self.threshold = threshold
+        self.consecutive = 0
+        self.cause = ""  # why it opened; empty while closed
+
+    def succeeded(self) -> None:
+        self.consecutive = 0
+
+    def failed(self, kind: str, text: str) -> None:
+        self.consecutive += 1
+        if self.consecutive >= self.threshold and not self.cause:
+            self.cause = (
+                f"judge {self.judge!r} stopped by the circuit breaker after {self.consecutive} "
+                f"consecutive failed calls; last: {kind}: {text[:500]}"
+            )
+            log.error("%s", self.cause)
+
+    def reset(self) -> None:
+        self.cause = ""
+        self.consecutive = 0
+
+
 class HttpAdapter:
     """An `Adapter` over aiohttp for one judge; see the module docstring."""
 
@@ -173,8 +203,7 @@ class HttpAdapter:
             concurrency=spec.concurrency, timeout_s=spec.timeout_s, keepalive_s=settings.keepalive_s, dns_ttl_s=settings.dns_ttl_s
         )
         self._pace = Pacer(spec.concurrency, settings.min_concurrency, rpm=spec.rpm, tpm=spec.tpm)
-        self._consecutive_failures = 0
-        self._breaker_cause = ""
+        self._breaker = CircuitBreaker(spec.name, settings.breaker_threshold)
         self.replicas = replicas  # several servers behind this judge (adapters/replicas.py)
 
     def __repr__(self) -> str:
@@ -187,13 +216,12 @@ class HttpAdapter:
 
     @property
     def circuit_open(self) -> bool:
-        return bool(self._breaker_cause)
+        return bool(self._breaker.cause)
 
     def reset_circuit(self) -> None:
         """Close the breaker: the scheduler, which owns the failure policy,
         lets one probe call through after pausing the judge."""
-        self._breaker_cause = ""
-        self._consecutive_failures = 0
+        self._breaker.reset()
 
     async def aclose(self) -> None:
         await self._transport.aclose()
@@ -203,8 +231,8 @@ class HttpAdapter:
     async def complete(self, request: CallRequest) -> CallResult:
         started_wall = time.time()
         started = time.monotonic()
-        if self._breaker_cause:
-            return self._failure("circuit_open", self._breaker_cause, 0, started_wall)
+        if self._breaker.cause:
+            return self._failure("circuit_open", self._breaker.cause, 0, started_wall)
         if request.decoding.guided_regex and not self.capabilities.guided_decoding:
             reason = f"{self._dialect.provider} has no regex-guided decoding (guided_regex); see Capabilities"
             return self._failure("unsupported", f"judge {self.spec.name!r}: {reason}", 0, started_wall)
@@ -253,9 +281,9 @@ class HttpAdapter:
                     latency_s=last.latency_s,
                 )
                 if result.status == "error":
-                    self._record_failure(result.error_kind, result.text)
+                    self._breaker.failed(result.error_kind, result.text)
                 else:
-                    self._consecutive_failures = 0
+                    self._breaker.succeeded()
                     self._pace.increase()
                 return result
             # retryable failure
@@ -273,7 +301,7 @@ class HttpAdapter:
             await anyio.sleep(delay)
         text = f"judge {self.spec.name!r}: gave up after {attempt} attempt(s): {last.kind}: {last.text}"
         result = self._failure(last.kind, text, attempt, started_wall, latency_s=last.latency_s)
-        self._record_failure(last.kind, text)
+        self._breaker.failed(last.kind, text)
         return result
 
     async def _exchange_on_replica(self, url: str, body: bytes, headers: dict[str, str], tokens: int) -> Attempt:
@@ -332,17 +360,6 @@ class HttpAdapter:
         if outcome.result is not None and outcome.result.status == "error":
             log.warning("judge %s: HTTP %d %s (not retried)", self.spec.name, status, outcome.result.error_kind)
         return outcome
-
-    # -- failures ---------------------------------------------------------
-
-    def _record_failure(self, kind: str, text: str) -> None:
-        self._consecutive_failures += 1
-        if self._consecutive_failures >= self._settings.breaker_threshold and not self._breaker_cause:
-            self._breaker_cause = (
-                f"judge {self.spec.name!r} stopped by the circuit breaker after {self._consecutive_failures} "
-                f"consecutive failed calls; last: {kind}: {text[:500]}"
-            )
-            log.error("%s", self._breaker_cause)
 
     @staticmethod
     def _failure(kind: str, text: str, attempts: int, started_wall: float, latency_s: float = 0.0) -> CallResult:

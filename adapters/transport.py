@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import weakref
 from collections.abc import Mapping
-from types import SimpleNamespace
+from contextvars import ContextVar
 from typing import Any
 
 import aiohttp
@@ -33,6 +34,10 @@ _DROPPED = frozenset({errno.ECONNRESET, errno.EPIPE, errno.ECONNABORTED})
 
 
 REPLAY_NOTE = "needlejudge: replayed on a fresh connection"  # on an exception from a replay
+
+# Whether the current task's request went out on a pooled connection (set by
+# `ReuseTrackingConnector.connect`, which runs in the requesting task).
+_REUSED: ContextVar[bool] = ContextVar("needlejudge_connection_reused", default=False)
 
 
 class Answer:
@@ -62,9 +67,6 @@ class AiohttpTransport:
         self._session: aiohttp.ClientSession | None = None
         self._fresh: aiohttp.ClientSession | None = None  # one connection per request: the replays
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._traces = aiohttp.TraceConfig()
-        self._traces.on_connection_reuseconn.append(_mark_reused)
-        self._traces.freeze()
 
     async def aclose(self) -> None:
         for session in (self._session, self._fresh):
@@ -81,14 +83,15 @@ class AiohttpTransport:
     async def send(self, method: str, url: str, body: bytes, headers: dict[str, str]) -> Answer:
         """`post` with any method (the batch APIs GET their status and files)."""
         session = self._pooled(url)
-        state = SimpleNamespace(reused=False, answered=False)
+        _REUSED.set(False)
+        answered: list[bool] = []
         try:
-            return await _exchange(session, method, url, body, headers, state)
+            return await _exchange(session, method, url, body, headers, answered)
         except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as exc:
-            if not (state.reused and not state.answered and _before_any_answer(exc)):
+            if not (_REUSED.get() and not answered and _before_any_answer(exc)):
                 raise
         try:
-            answer = await _exchange(self._fresh_session(), method, url, body, headers, SimpleNamespace(reused=False, answered=False))
+            answer = await _exchange(self._fresh_session(), method, url, body, headers, [])
         except Exception as exc:
             exc.add_note(REPLAY_NOTE)
             raise
@@ -101,43 +104,56 @@ class AiohttpTransport:
         if session is None or session.closed or self._loop is not loop:
             # a session belongs to one event loop; a new run on a new loop gets a new one
             self._loop, self._fresh = loop, None
-            connector = aiohttp.TCPConnector(
+            connector = ReuseTrackingConnector(
                 limit=self._concurrency,
                 limit_per_host=self._concurrency,
                 ttl_dns_cache=self._dns_ttl_s,
                 use_dns_cache=True,
                 keepalive_timeout=keepalive_for(url, self._keepalive_s),
             )
-            session = self._session = self._new_session(connector, traced=True)
+            session = self._session = self._new_session(connector)
         return session
 
     def _fresh_session(self) -> aiohttp.ClientSession:
         if self._fresh is None or self._fresh.closed:
-            self._fresh = self._new_session(aiohttp.TCPConnector(force_close=True, limit=0), traced=False)
+            self._fresh = self._new_session(aiohttp.TCPConnector(force_close=True, limit=0))
         return self._fresh
 
-    def _new_session(self, connector: aiohttp.TCPConnector, *, traced: bool) -> aiohttp.ClientSession:
+    def _new_session(self, connector: aiohttp.TCPConnector) -> aiohttp.ClientSession:
         return aiohttp.ClientSession(
             connector=connector,
             timeout=self._timeout,
             auto_decompress=True,
             skip_auto_headers=("User-Agent",),
-            trace_configs=[self._traces] if traced else None,
         )
 
 
-async def _exchange(session: aiohttp.ClientSession, method: str, url: str, body: bytes, headers: dict[str, str], state: Any) -> Answer:
-    async with session.request(method, url, data=body, headers=headers, trace_request_ctx=state) as response:
-        state.answered = True
+class ReuseTrackingConnector(aiohttp.TCPConnector):
+    """aiohttp's connector, noting in `_REUSED` whether a request got a pooled
+    connection. (aiohttp's request tracing would say so too, but a traced
+    session sends a dozen signals per request: ~30 µs of CPU per call.)"""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._seen: weakref.WeakSet[Any] = weakref.WeakSet()  # the connections handed out so far
+
+    async def connect(self, req: aiohttp.ClientRequest, traces: list[Any], timeout: aiohttp.ClientTimeout) -> Any:
+        connection = await super().connect(req, traces, timeout)
+        protocol = connection.protocol
+        if protocol in self._seen:
+            _REUSED.set(True)
+        elif protocol is not None:
+            self._seen.add(protocol)
+        return connection
+
+
+async def _exchange(session: aiohttp.ClientSession, method: str, url: str, body: bytes, headers: dict[str, str], answered: list[bool]) -> Answer:
+    async with session.request(method, url, data=body, headers=headers) as response:
+        answered.append(True)
         if response.status == 101:
             response.close()  # the connection now speaks another protocol: never reuse it
             return Answer(101, response.headers, b"")
         return Answer(response.status, response.headers, await response.read())
-
-
-async def _mark_reused(session: aiohttp.ClientSession, context: SimpleNamespace, params: object) -> None:
-    if context.trace_request_ctx is not None:
-        context.trace_request_ctx.reused = True
 
 
 def _before_any_answer(exc: aiohttp.ClientError) -> bool:

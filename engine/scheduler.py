@@ -12,19 +12,15 @@ Three parts, as vLLM v1 splits its engine, wired together here:
   counts, consumed per cell in document order.
 
 One event loop, one anyio task group. Per judge: a fixed pool of
-`JudgeSpec.concurrency` worker tasks, each making one call at a time (the
-pool size is the judge's in-flight bound). A worker takes its next item
-itself, synchronously (no hand-off between tasks), and waits only when no
-cell of its judge has room for another document (or the next retry is not
-due). An item the cache answers completely is consumed on the spot. A
-judge with `mode = "batch"` has one task instead, running its waves over
-the same policy and output stage (engine.batch_judge).
+`JudgeSpec.concurrency` worker tasks (engine.workers), each taking its next
+item itself and making one call at a time. A judge with `mode = "batch"`
+has one task instead, running its waves over the same policy and output
+stage (engine.batch_judge).
 
 Failures never change the data: a refused / unparseable document, or an
 error about its content, is the item's outcome (a row; the cell moves on);
 a transient failure leaves the item pending: asked again after a backoff
-and, should the run stop first, on the next run. While a judge is down
-(engine.judge_health) its workers stop dispatching and one of them probes.
+and, should the run stop first, on the next run.
 
 Resumable (engine.resume): cells continue from the store.
 """
@@ -44,14 +40,9 @@ from engine.dispatcher import Dispatcher
 from engine.judge_health import FailurePolicy, JudgeHealth, RunAborted
 from engine.ordered_output import OrderedOutput
 from engine.resume import drop_stale, ended_without_state, restore_runs, state_write
+from engine.workers import JudgeWorkers, Wakeup
 
 __all__ = ["FailurePolicy", "Progress", "RunAborted", "Scheduler", "StopRequest"]
-
-# After answering this many items from the cache in a row, a worker lets the
-# loop (and the commit writer) catch up before taking more.
-CACHED_ITEMS_PER_YIELD = 64
-_YIELD = object()
-
 
 class StopRequest:
     """A graceful stop (engine.commands.run sets it on the first SIGINT /
@@ -103,7 +94,7 @@ class Scheduler:
         self.dispatcher = Dispatcher(cache, writer, adapters, self.health, self.progress, self._run_key)
         self.runs: list[CellRun] = []
         self._stale: list[tuple[int, int]] = []
-        self._wake: dict[str, anyio.Event] = {}
+        self._wake: dict[str, Wakeup] = {}  # per judge: its workers' (batch judges: heard by nobody)
         self.batch_judges: dict[str, Any] = {}  # judge -> its engine.batch_judge.BatchJudge
         self.stop = stop or StopRequest()
         self.stop.progress = self.progress
@@ -156,13 +147,15 @@ class Scheduler:
                 for judge, spec in self.design.judges.items():
                     if not self.policy.start(judge):
                         continue
-                    self._wake[judge] = anyio.Event()
                     if spec.mode == "batch":  # waves through the provider's batch API
+                        self._wake[judge] = Wakeup()
                         tg.start_soon(self._batch_judge(judge).run)
                         continue
+                    workers = self._workers(judge)
+                    self._wake[judge] = workers.wakeup
                     # One call per worker at a time: the worker count is the in-flight bound.
                     for _ in range(spec.concurrency):
-                        tg.start_soon(self._work, judge)
+                        tg.start_soon(workers.run)
         except BaseExceptionGroup as group:
             # Surface the reason a run stopped (bad credentials, persistent
             # failures, a bad prompt...) as itself, not inside a group.
@@ -171,6 +164,18 @@ class Scheduler:
                 raise found from None
             raise
         await self.writer.flush()
+
+    def _workers(self, judge: str) -> JudgeWorkers:
+        return JudgeWorkers(
+            judge,
+            policy=self.policy,
+            dispatcher=self.dispatcher,
+            output=self.output,
+            health=self.health[judge],
+            writer=self.writer,
+            progress=self.progress,
+            stopped=lambda: self.stop.requested,
+        )
 
     def _batch_judge(self, judge: str) -> Any:
         from engine.batch_judge import BatchJudge
@@ -191,96 +196,6 @@ class Scheduler:
         self.stop.on_set(batch.request_stop)
         self.batch_judges[judge] = batch
         return batch
-
-    # -- workers ---------------------------------------------------------------
-    def _take(self, judge: str, *, probing: bool = False) -> Any:
-        """The judge's next item that needs the network (synchronous): a due
-        retry (any retry when probing), else new documents, consuming those
-        the cache answers completely on the spot. None when no cell has room
-        now, `_YIELD` after CACHED_ITEMS_PER_YIELD cached items."""
-        policy = self.policy
-        if policy.retries[judge]:
-            item = policy.next_retry(judge, any_due=probing)
-            if item is not None:
-                return item
-        lookup = self.dispatcher.lookup
-        output = self.output
-        for _ in range(CACHED_ITEMS_PER_YIELD):
-            item = policy.issue(judge)
-            if item is None or lookup(item):
-                return item
-            output.consume(item.cell.cell_no, item.doc_index, output.judge(item))
-        return _YIELD
-
-    async def _work(self, judge: str) -> None:
-        policy = self.policy
-        health = self.health[judge]
-        dispatch = self.dispatcher.dispatch
-        stop = self.stop
-        while not stop.requested:
-            # Only the worker that holds the probe turn may clear it: while it
-            # is held, the probe is the judge's only new call.
-            probing = health.down
-            if probing:
-                if health.probing:  # another worker probes: wait for the judge to come back
-                    await health.wait_up()
-                    continue
-                item = await self._probe_turn(judge, health)
-            else:
-                item = self._take(judge)
-            if item is None:
-                if policy.active(judge) <= 0:
-                    self._wake[judge].set()  # the judge is finished: release the idle workers
-                    return
-                if not probing:
-                    await self._idle(judge)
-                continue
-            if item is _YIELD:
-                if probing:
-                    health.probing = False
-                await self.writer.wait_for_room()
-                await anyio.lowlevel.checkpoint()
-                continue
-            if probing:
-                self.progress.judge_probes += 1
-            dispatched = await dispatch(judge, item, probe=probing)
-            if probing:
-                health.probing = False
-            if dispatched is None:  # a shared call raised: the run is failing
-                return
-            writes, shared, failed = dispatched
-            if failed:  # during a graceful stop too: pending, asked on the next run
-                self.progress.items_retried += 1
-                policy.retry_later(judge, item, failed)
-            else:
-                await self.output.complete(item, writes, shared, self.dispatcher.release)
-
-    async def _idle(self, judge: str) -> None:
-        """Wait for room in a cell, or for the next retry to be due."""
-        wake = self._wake[judge]
-        if wake.is_set():
-            wake = self._wake[judge] = anyio.Event()
-        due_in = self.policy.retry_due_in(judge)
-        if due_in is None:
-            await wake.wait()
-            return
-        with anyio.move_on_after(due_in):
-            await wake.wait()
-
-    async def _probe_turn(self, judge: str, health: JudgeHealth) -> Any:
-        """The judge is down and this worker probes it: after a pause (or
-        RunAborted once the outage is too long), the item to ask, retries
-        first. The other workers wait until the judge answers."""
-        health.probing = True
-        await health.pause_before_probe(self.policy.pending(judge))
-        reset = getattr(self.dispatcher.adapters[judge], "reset_circuit", None)
-        if reset is not None:  # an HTTP adapter's breaker: let the probe through
-            reset()
-        item = self._take(judge, probing=True)
-        if item is None:  # nothing left to ask
-            health.probing = False
-            health.answered()
-        return item
 
 
 def _first_of(group: BaseExceptionGroup, kind: type[BaseException]) -> BaseException | None:
