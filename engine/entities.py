@@ -40,13 +40,9 @@ what they are:
 Entities inside quotation marks and names after "a"/"an"/"this"... are
 not options.
 
-Two-model agreement (the setting `model = "en_core_web_sm+en_core_web_md"`,
-engine.nlp.AgreedParser): the first model parses; the second model's
-entities of the same text travel in `doc.user_data[SECOND_MODEL_ENTS]`. A
-text that the two models do not tag identically (the same character span
-and the same label) at every mention is neither span nor replacement
-(`disputed_texts`): the errors left after the rules above are confident
-single-model tags, and the two models rarely make the same one.
+Two-model agreement (`model = "en_core_web_sm+en_core_web_md"`): a text two
+models do not tag alike at every mention is neither span nor replacement
+(`disputed_texts`); the errors the rules above leave are one model's confident tags.
 """
 
 from __future__ import annotations
@@ -333,10 +329,6 @@ def _not_a_person(text: str, one_word: bool, full_names: set[str], words: dict[s
     return parts[0] in words["other_texts"] or bool(words["places"] & set(parts))
 
 
-def _mentions(spans: list[Span]) -> set[tuple[int, int, str, str]]:
-    return {(s.start_char, s.end_char, s.label_, s.text) for s in spans}
-
-
 def disputed_texts(doc: Doc) -> frozenset[str]:
     """The entity texts of `doc` that its second model (SECOND_MODEL_ENTS, set
     by engine.nlp.AgreedParser) does not tag exactly as the first does at
@@ -346,14 +338,12 @@ def disputed_texts(doc: Doc) -> frozenset[str]:
     second = doc.user_data.get(SECOND_MODEL_ENTS)
     if second is None:
         return frozenset()
-    other = []
-    for start, end, label in second:
-        span = doc.char_span(start, end, label=label, alignment_mode="expand")
-        if span is not None:
-            other.append(_without_article(span))
-    first = _mentions([_without_article(ent) for ent in doc.ents])
-    differing = first ^ _mentions(other)
-    return frozenset(text for _, _, _, text in differing)
+    others = (doc.char_span(start, end, label=label, alignment_mode="expand") for start, end, label in second)
+    mentions = [
+        {(s.start_char, s.end_char, s.label_, s.text) for s in map(_without_article, spans)}
+        for spans in (doc.ents, [span for span in others if span is not None])
+    ]
+    return frozenset(text for *_, text in mentions[0] ^ mentions[1])
 
 
 def document_entity_texts(doc: Doc) -> DocumentEntities:
