@@ -14,11 +14,13 @@ Printed per set: the stored labels of the generator at the start of issue 14
 Defect rate = (ungrammatical + wrong) / needles produced (skipped and "not
 found" excluded).
 
-    python benchmarks/bench_needles.py [--types neg con] [--model en_core_web_md] [--json]
+    python benchmarks/bench_needles.py [--types neg con] [--model en_core_web_md | en_core_web_sm+en_core_web_md] [--json]
 
-`--model` regenerates with another spaCy model (engine.nlp.load_nlp names);
-outputs it makes that no one labelled show as "unlabelled". A `*_md.jsonl`
-set was drawn with en_core_web_md and is evaluated only with that model.
+`--model` regenerates with another spaCy model setting (engine.nlp.load_nlp
+names; "en_core_web_sm+en_core_web_md" for two-model agreement); outputs it
+makes that no one labelled show as "unlabelled". A set whose name ends in
+`_md`, `_sm` or `_agree` was drawn with that setting (engine.needle_gold.DRAWN_WITH)
+and is evaluated only with it. benchmarks/draw_ner_sample.py draws such sets.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.needle_gold import DEFECTS, GOLD_DIR, NOT_FOUND, lookup, read_gold, regenerate_negcon, regenerate_ner  # noqa: E402
+from engine.needle_gold import DEFECTS, GOLD_DIR, NOT_FOUND, drawn_with, lookup, read_gold, regenerate_negcon, regenerate_ner  # noqa: E402
 
 # "not found": the sentence is not one of its document's under this model's parse (RUBRIC.md)
 COLUMNS = ("correct", "meaning-odd", "ungrammatical", "wrong", "skipped", "not found", "unlabelled")
@@ -103,8 +105,8 @@ def main() -> int:
     for path in sorted(args.gold.glob("*.jsonl")):
         if args.types and path.stem.split("_")[0] not in args.types:
             continue
-        if path.stem.endswith("_md") and args.model != "en_core_web_md":
-            continue  # a sample drawn with en_core_web_md: only md's outputs are labelled
+        if drawn_with(path) not in (None, args.model):
+            continue  # a sample drawn with another model setting: only its outputs are labelled
         results[path.stem] = evaluate(path, nlp)
     if args.json:
         print(json.dumps(results, indent=1))

@@ -15,7 +15,8 @@ what they are:
 - Form: names (PERSON, GPE, LOC, LANGUAGE) are capitalised words with no
   digits and no punctuation beyond initials, hyphens and apostrophes
   (lower-case particles such as "of", "de" inside); a PERSON has no plural
-  proper noun and is not a modifier ("the Hall effect"). A mention that runs
+  proper noun, is not a modifier ("the Hall effect") and is not a title
+  ("Earl of Westmorland", `TITLE_WORDS` + "of"). A mention that runs
   into another capitalised proper noun ("Kilij Arslan I", "Estrela da
   Amadora") is part of a longer name and is neither span nor replacement.
   A DATE is date-shaped (a year, a month, a day, a decade or a century with
@@ -38,6 +39,10 @@ what they are:
 
 Entities inside quotation marks and names after "a"/"an"/"this"... are
 not options.
+
+Two-model agreement (`model = "en_core_web_sm+en_core_web_md"`): a text two
+models do not tag alike at every mention is neither span nor replacement
+(`disputed_texts`); the errors the rules above leave are one model's confident tags.
 """
 
 from __future__ import annotations
@@ -54,6 +59,8 @@ from engine.needles import _inside_quotes as inside_quotes
 if TYPE_CHECKING:  # spaCy objects come in as arguments
     from spacy.tokens import Doc, Span
 
+# doc.user_data key: ((start_char, end_char, label), ...) of a second model's entities of the same text
+SECOND_MODEL_ENTS = "needlejudge_second_model_ents"
 NER_LABELS = frozenset({"PERSON", "GPE", "LOC", "LANGUAGE", "DATE"})
 LABEL_AGREEMENT = 2 / 3  # share of a text's mentions that must carry its label
 MIN_SUPPORT = 2  # mentions (or full name / surname pairs) a one-word name needs for its label
@@ -80,6 +87,11 @@ MOTION_VERBS = frozenset("move return transfer go travel relocate emigrate".spli
 NOT_NAME_KINDS = frozenset(
     "band group club team side label company firm magazine newspaper journal album film movie novel book song "
     "series show ship horse dog tiger animal brand network station".split()
+)
+# "Earl of Westmorland", "King of France": a title, not a person's name
+TITLE_WORDS = frozenset(
+    "king queen prince princess duke duchess earl count countess baron baroness lord lady marquess marquis "
+    "viscount emperor empress sultan emir shah pope bishop archbishop abbot mayor governor president".split()
 )
 ALIAS_WORDS = frozenset("known called nicknamed née nee born alias aka".split())
 ANIMATE_VERBS = frozenset("die bear marry say".split())  # a place is never born, married, dead or saying
@@ -250,6 +262,8 @@ def _fits_label(span: Span, label: str) -> bool:
             return False  # "the Mongols", "the Hall effect", "the Beatles"
         if span[-1].lower_ in NOT_PERSON_HEADS:
             return False
+        if len(span) > 2 and span[0].lower_ in TITLE_WORDS and span[1].lower_ == "of":
+            return False  # a title ("Earl of Westmorland")
     if label == "GPE" and span[-1].lower_ in WATER_AND_LAND_FEATURES:
         return False  # "New York Harbor", "Salt Creek": a natural feature, not a polity
     return True
@@ -315,6 +329,23 @@ def _not_a_person(text: str, one_word: bool, full_names: set[str], words: dict[s
     return parts[0] in words["other_texts"] or bool(words["places"] & set(parts))
 
 
+def disputed_texts(doc: Doc) -> frozenset[str]:
+    """The entity texts of `doc` that its second model (SECOND_MODEL_ENTS, set
+    by engine.nlp.AgreedParser) does not tag exactly as the first does at
+    every mention: a mention one model tags and the other does not, or tags
+    with another span or label ("Staten Island Cahill" / "Staten Island").
+    Empty when the document was parsed by one model."""
+    second = doc.user_data.get(SECOND_MODEL_ENTS)
+    if second is None:
+        return frozenset()
+    others = (doc.char_span(start, end, label=label, alignment_mode="expand") for start, end, label in second)
+    mentions = [
+        {(s.start_char, s.end_char, s.label_, s.text) for s in map(_without_article, spans)}
+        for spans in (doc.ents, [span for span in others if span is not None])
+    ]
+    return frozenset(text for *_, text in mentions[0] ^ mentions[1])
+
+
 def document_entity_texts(doc: Doc) -> DocumentEntities:
     """Each entity text's document label, and the texts usable as replacements.
 
@@ -324,6 +355,7 @@ def document_entity_texts(doc: Doc) -> DocumentEntities:
     contradicts (`_contradicted_by_syntax`) is dropped; a replacement is a
     text every mention of which fits its label."""
     spans = [_without_article(ent) for ent in doc.ents]
+    disputed = disputed_texts(doc)
     full_names = {s.text for s in spans if s.label_ == "PERSON" and len(s) > 1}
     words = {
         "in_other": {t.lower_ for s in spans if s.label_ not in NER_LABELS for t in s},
@@ -335,7 +367,7 @@ def document_entity_texts(doc: Doc) -> DocumentEntities:
     for text, counts in _votes(doc).items():
         label, n = counts.most_common(1)[0]
         one_word = " " not in text
-        if label not in NER_LABELS or n < LABEL_AGREEMENT * sum(counts.values()):
+        if label not in NER_LABELS or n < LABEL_AGREEMENT * sum(counts.values()) or text in disputed:
             continue
         if label != "DATE" and one_word and n < MIN_SUPPORT:
             continue

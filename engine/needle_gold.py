@@ -7,7 +7,8 @@ wrong, or "skipped" for a refusal), generator ("before": the generator at the
 start of issue 14; "after": the current one; "earlier": an output of an
 earlier "after" generator that the current one no longer makes, kept with
 its label; "md": the current ner generator's output with the optional
-en_core_web_md model, engine.nlp), note, and for neg/con
+en_core_web_md model, engine.nlp; "agree": its output with two-model
+agreement, model "en_core_web_sm+en_core_web_md"), note, and for neg/con
 `context`: the text of the sentence's paragraph before it, so the sentence
 is re-parsed with the context the needle rules read (an open quotation).
 
@@ -28,7 +29,10 @@ import msgspec
 GOLD_DIR = Path(__file__).resolve().parents[1] / "tests" / "data" / "needle_gold"
 LABELS = ("correct", "meaning-odd", "ungrammatical", "wrong", "skipped")
 DEFECTS = ("ungrammatical", "wrong")
-GENERATORS = ("before", "after", "earlier", "md")
+GENERATORS = ("before", "after", "earlier", "md", "agree")
+# a set drawn with one model setting (its file name ends "_<suffix>") holds
+# only that setting's outputs and is evaluated only with it
+DRAWN_WITH = {"md": "en_core_web_md", "sm": "en_core_web_sm", "agree": "en_core_web_sm+en_core_web_md"}
 NOT_FOUND = "<sentence not found in the re-parsed document>"  # counted as unlabelled, never as skipped
 
 
@@ -49,6 +53,11 @@ class GoldRecord(msgspec.Struct, kw_only=True):
     @property
     def key(self) -> tuple[str, str, str]:
         return (self.type, self.doc_id, self.sentence)
+
+
+def drawn_with(path: Path) -> str | None:
+    """The model setting a gold set was drawn with (DRAWN_WITH), or None: any model."""
+    return DRAWN_WITH.get(path.stem.rsplit("_", 1)[-1]) if "_" in path.stem else None
 
 
 def read_gold(path: Path) -> list[GoldRecord]:

