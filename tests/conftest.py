@@ -1,4 +1,4 @@
-"""Shared fixtures: the bundled corpus, the spaCy pipeline, a real store
+"""Shared fixtures: the bundled corpus, the en_core_web_sm pipeline, a real store
 prepared from a small slice of the bundled corpus (session-scoped), and for
 the HTTP tests a fake
 provider server per module, test API keys and the asyncio backend.
@@ -30,9 +30,24 @@ def bundled_corpus_path() -> Path:
 
 @pytest.fixture(scope="session")
 def nlp():
+    from experiments import SESSION_MODEL
+
     from engine.nlp import load_nlp
 
-    return load_nlp()
+    return load_nlp(SESSION_MODEL)
+
+
+@pytest.fixture
+def md_absent(monkeypatch: pytest.MonkeyPatch) -> None:
+    """en_core_web_md made unfindable (its vendored package renamed), as for a
+    user who installed the project with pip alone."""
+    import importlib.util
+
+    import engine.nlp as nlp_module
+
+    if importlib.util.find_spec("en_core_web_md") is not None:
+        pytest.skip("spaCy's own en_core_web_md package is installed: the md name cannot be missing")
+    monkeypatch.setattr(nlp_module, "MD_PACKAGE", "xx_absent_vendored_md")
 
 
 @pytest.fixture(scope="session")
@@ -48,9 +63,16 @@ def corpus_slice_path(bundled_corpus_path: Path, tmp_path_factory: pytest.TempPa
 
 @pytest.fixture(scope="session")
 def corpus_settings():
+    from experiments import SESSION_MODEL, SESSION_NER_SCAN_RADIUS
+
     from engine.prepare import CorpusSettings
 
-    return CorpusSettings(min_chars_per_sentence=SLICE_MIN_CHARS_PER_SENTENCE)
+    # en_core_web_sm alone, for speed (agreement, the default, costs ~1.7x the
+    # parse CPU): tests/experiments.py says why; tests/test_prepare.py
+    # prepares with the defaults end to end
+    return CorpusSettings(
+        min_chars_per_sentence=SLICE_MIN_CHARS_PER_SENTENCE, model=SESSION_MODEL, ner_scan_radius=SESSION_NER_SCAN_RADIUS
+    )
 
 
 @pytest.fixture(scope="session")

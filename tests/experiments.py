@@ -8,6 +8,15 @@ from pathlib import Path
 
 from engine.config import ExperimentConfig, load_config
 
+# The session's corpus (tests/conftest.py) is parsed with en_core_web_sm
+# alone, not the default two-model agreement, for speed: these tests only need
+# *a* prepared corpus, and the outputs they pin were measured with sm at ner
+# scan radius 10. A config over that store names both, or its run would
+# prepare again with the defaults.
+SESSION_MODEL = "en_core_web_sm"
+SESSION_NER_SCAN_RADIUS = 10
+SESSION_SETTINGS_TOML = f'model = "{SESSION_MODEL}"\nner_scan_radius = {SESSION_NER_SCAN_RADIUS}\n'  # under [corpus.settings]
+
 
 def write_experiment(folder: Path, prepared_store, corpus_slice_path: Path, corpus_settings, body: str) -> ExperimentConfig:  # type: ignore[no-untyped-def]
     """`folder/exp.toml`: store (a copy of the prepared one), output and corpus, then `body`."""
@@ -17,7 +26,8 @@ def write_experiment(folder: Path, prepared_store, corpus_slice_path: Path, corp
     head = (
         f'store = "store"\noutput = "out"\n'
         f"corpus = {{ inputs = [{str(corpus_slice_path)!r}], "
-        f"settings = {{ min_chars_per_sentence = {corpus_settings.min_chars_per_sentence} }} }}\n"
+        f"settings = {{ min_chars_per_sentence = {corpus_settings.min_chars_per_sentence}, "
+        f'model = "{SESSION_MODEL}", ner_scan_radius = {SESSION_NER_SCAN_RADIUS} }} }}\n'
     )
     (folder / "exp.toml").write_text(head + body, encoding="utf-8")
     return load_config(folder / "exp.toml")

@@ -28,6 +28,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from experiments import SESSION_MODEL, SESSION_NER_SCAN_RADIUS
+
 ROOT = Path(__file__).resolve().parents[1]
 FAKE_KEY_ENV = "NJ_RELIABILITY_KEY"
 CELL_COLUMNS = ("judge", "prompt_id", "needle", "hay", "i", "j", "replicate", "order", "control")
@@ -173,6 +175,8 @@ def experiment_toml(
         inputs = ["{corpus}"]
         [corpus.settings]
         min_chars_per_sentence = {min_chars}
+        model = "{SESSION_MODEL}"
+        ner_scan_radius = {SESSION_NER_SCAN_RADIUS}
         [stopping]
         kind = "fixed"
         n = {n}

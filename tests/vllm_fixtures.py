@@ -11,6 +11,7 @@ from typing import Any
 
 import msgspec
 import pytest
+from experiments import SESSION_MODEL, SESSION_NER_SCAN_RADIUS
 
 from engine.config import ExperimentConfig
 from engine.contracts import CallRequest, Decoding, Message
@@ -87,7 +88,10 @@ def experiment_config(tmp: Path, corpus_path: Path, judge: dict[str, Any]) -> Ex
             "hays": ["orig"],
             "positions": [[1, 1], [2, 0]],
             "prompts": ["bands"],
-            "corpus": {"inputs": [str(corpus_path)], "settings": {"min_chars_per_sentence": 100.0}},
+            "corpus": {
+                "inputs": [str(corpus_path)],
+                "settings": {"min_chars_per_sentence": 100.0, "model": SESSION_MODEL, "ner_scan_radius": SESSION_NER_SCAN_RADIUS},
+            },
             "stopping": {"kind": "fixed", "n": 5},
             "judges": [judge],
         },

@@ -38,15 +38,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     parser.add_argument(
         "--model", default=d.model,
-        help="spaCy model: en_core_web_sm (default), en_core_web_md, or en_core_web_sm+en_core_web_md "
-        "(two-model agreement for ner; md is an optional install: README, Choosing the spaCy model)",
+        help="spaCy model: en_core_web_sm+en_core_web_md (default: two-model agreement for ner; md is installed "
+        "by scripts/quickstart, or by hand: README, Choosing the spaCy model), en_core_web_md, or "
+        "en_core_web_sm (the paper's single model)",
     )  # fmt: skip
     parser.add_argument("--batch-size", type=int, default=d.batch_size, help="nlp.pipe batch size")
     parser.add_argument("--n-process", type=int, default=d.n_process, help="nlp.pipe worker processes")
     parser.add_argument("--scan-radius", type=int, default=d.scan_radius, help="sentences scanned above/below the middle")
     parser.add_argument(
         "--ner-scan-radius", type=int, default=d.ner_scan_radius,
-        help="sentences scanned above/below the middle for the ner needle (paper: 5, as for neg/con)",
+        help="sentences scanned above/below the middle for the ner needle (default: %(default)s, what agreement "
+        "needs to keep >= 90%% of the bundled sample; paper: 5, as for neg/con)",
     )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument("--no-progress", action="store_true", help="no progress display")
