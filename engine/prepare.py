@@ -34,6 +34,7 @@ from engine.cleaning import clean_text
 from engine.conjunctions import swap_conjunction
 from engine.corpus import RawDocument, check_inputs, read_documents
 from engine.entities import document_entity_texts, entity_options
+from engine.model_setting import model_names
 from engine.needles import (
     EntityOption,
     TextEdit,
@@ -198,8 +199,8 @@ MODEL_PACKAGES = {
 
 def model_packages(model: str) -> tuple[str, ...]:
     """spaCy and the packages the `model` setting (one name, or two joined by
-    "+": engine.nlp.model_names) can be loaded from; another name is its own package."""
-    names = [name.strip() for name in model.split("+")]
+    "+") can be loaded from; another name is its own package."""
+    names = model_names(model)
     return ("spacy",) + tuple(package for name in names for package in MODEL_PACKAGES.get(name, (name,)))
 
 

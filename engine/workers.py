@@ -12,6 +12,7 @@ completely is consumed on the spot. While the judge is down
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -66,7 +67,7 @@ class JudgeWorkers:
         health: JudgeHealth,
         writer: GroupCommitWriter,
         progress: Progress,
-        stopped: Any,
+        stopped: Callable[[], bool],
     ) -> None:
         self.judge = judge
         self.policy = policy
@@ -75,7 +76,7 @@ class JudgeWorkers:
         self.health = health
         self.writer = writer
         self.progress = progress
-        self.stopped = stopped  # () -> bool: a graceful stop was requested
+        self.stopped = stopped  # a graceful stop was requested
         self.wakeup = Wakeup()
 
     def take(self, *, probing: bool = False) -> Any:
