@@ -290,6 +290,10 @@ class Backend(msgspec.Struct, frozen=True, kw_only=True):
     capabilities: Callable[[JudgeSpec], Capabilities]
     create: Callable[[JudgeSpec], Adapter]
     create_batch: Callable[[JudgeSpec], BatchAdapter] | None = None
+    # Its answers cost nothing to compute again (an offline measure of the
+    # texts): a kill that loses uncommitted ones costs only local CPU, so the
+    # run need not commit every few dozen answers (engine.runner).
+    free_answers: bool = False
 
 
 class ConfigError(ValueError):

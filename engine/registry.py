@@ -38,6 +38,11 @@ def capabilities(spec: JudgeSpec) -> Capabilities:
     return backend(spec).capabilities(spec)
 
 
+def free_answers(spec: JudgeSpec) -> bool:
+    """The judge's answers cost nothing to compute again (`Backend.free_answers`)."""
+    return backend(spec).free_answers
+
+
 def create_adapter(spec: JudgeSpec) -> Adapter:
     return backend(spec).create(spec)
 

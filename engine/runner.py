@@ -90,10 +90,8 @@ async def _run_and_finish(
             busy = {run.cell.judge for run in scheduler.runs if not run.done}
             if busy:
                 # Started while the adapters are made, not after the first answers
-                # (a kill loses every answer received but not committed), and
-                # answers waiting for a commit bounded near the calls in flight.
+                # (a kill loses every answer received but not committed).
                 writer.start_process()
-                writer.max_pending = _uncommitted_bound(config, busy)
             for judge in config.judges:
                 if judge.name in busy:
                     try:
@@ -102,6 +100,8 @@ async def _run_and_finish(
                         adapters[judge.name] = create_batch_adapter(spec) if spec.mode == "batch" else create_adapter(spec)
                     except AdapterConfigError as exc:  # a missing key, an unknown option...
                         raise in_config(config.source, exc) from None
+            if busy:  # answers waiting for a commit: bounded by what losing one costs
+                writer.max_pending = uncommitted_bound(config, busy)
             if quiet or not busy:
                 await scheduler.run()
             else:
@@ -121,10 +121,26 @@ async def _run_and_finish(
     return finish_run(experiment, progress, len(scheduler.runs), started_at, t0, export=export)
 
 
-def _uncommitted_bound(config: ExperimentConfig, busy: set[str]) -> int:
+# Answers of free judges only (offline measures) that may wait for a commit:
+# the writer's own default, large enough that a judge answering thousands of
+# calls a second commits in few, large transactions.
+FREE_UNCOMMITTED_BOUND = 8192
+
+
+def uncommitted_bound(config: ExperimentConfig, busy: set[str]) -> int:
     """The writer's backpressure: submissions (about one per answer) that may
-    wait for a commit, sized from the calls the busy judges keep in flight."""
-    return sum(judge.concurrency for judge in config.judges if judge.name in busy) + 8
+    wait for a commit. A kill pays again for every answer lost, so with any
+    busy judge whose answers cost money or accelerator time the bound is the
+    calls the busy judges keep in flight, + 8 (issue 15). With only free
+    judges busy a lost answer costs microseconds of CPU, and the tight bound
+    would stall the loop on a commit round trip every few dozen answers
+    (~1.5x the run's time at a few thousand answers a second)."""
+    from engine.registry import free_answers
+
+    judges = [judge for judge in config.judges if judge.name in busy]
+    if all(free_answers(judge.spec()) for judge in judges):
+        return FREE_UNCOMMITTED_BOUND
+    return sum(judge.concurrency for judge in judges) + 8
 
 
 def run_experiment(

@@ -111,6 +111,63 @@ def test_sigkill_at_random_moments_loses_nothing_and_pays_little_twice(tmp_path:
     assert stats["distinct_completed"] == calls  # every call paid at least once, no other call made
 
 
+FREE_JUDGE = '[[judges]]\nname = "seq"\nadapter = "baseline"\nmodel = "seqratio"\nconcurrency = 64\n'
+
+
+def free_judge_config(folder: Path, prepared_store, corpus_slice_path, corpus_settings) -> Path:  # type: ignore[no-untyped-def]
+    """A design judged only by an offline measure: the run may leave thousands
+    of answers uncommitted (engine.runner.uncommitted_bound)."""
+    store = copy_store(prepared_store, folder / "store")
+    text = experiment_toml(store=store, output=folder / "out", url="http://127.0.0.1:9", corpus=corpus_slice_path,
+                           min_chars=corpus_settings.min_chars_per_sentence, n=12, replicates=24,
+                           positions="positions = [[0, 0], [1, 2], [2, 2], [3, 1], [4, 4], [0, 5], [6, 0], [2, 7]]")
+    path = folder / "exp.toml"
+    path.write_text(text[: text.index("[[judges]]")] + FREE_JUDGE)
+    return path
+
+
+def committed_rows(store_path: Path) -> int:
+    from engine.results import ROWS_DB
+    from engine.store import Store
+
+    with Store(store_path) as store:
+        return store.count(ROWS_DB)
+
+
+def wait_for_rows(store: Path, run: RunProcess, timeout: float = 120.0) -> bool:
+    """Wait until the store holds a committed row; False if the run ended first."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if committed_rows(store):
+            return True
+        if run.proc.poll() is not None:
+            return False
+        time.sleep(0.01)
+    raise TimeoutError(f"no row was committed to {store} in {timeout} s")
+
+
+def test_sigkill_of_a_free_judge_run_with_many_answers_uncommitted_loses_no_committed_row(tmp_path: Path, prepared_store, corpus_slice_path, corpus_settings) -> None:  # type: ignore[no-untyped-def]
+    reference = free_judge_config(tmp_path / "reference", prepared_store, corpus_slice_path, corpus_settings)
+    code, _, err = run_to_end(reference)
+    assert code == 0, err
+    expected = science(reference.parent / "out" / "results.jsonl")
+    config = free_judge_config(tmp_path / "killed", prepared_store, corpus_slice_path, corpus_settings)
+    store = config.parent / "store"
+    run = RunProcess(config)
+    if not wait_for_rows(store, run):
+        pytest.fail("the run finished before a row was committed: make the design larger")
+    run.signal(signal.SIGKILL)
+    code, _, _ = run.wait()
+    assert code == -signal.SIGKILL
+    kept = store_rows(store)
+    assert 0 < len(kept) < len(expected), (len(kept), len(expected))
+    code, _, err = run_to_end(config)
+    assert code == 0, err
+    final = store_rows(store)
+    assert all(final.get(key) == value for key, value in kept.items())  # no committed row lost or changed
+    assert science(config.parent / "out" / "results.jsonl") == expected
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_graceful_stop_commits_what_completed_and_says_how_to_resume(signum, tmp_path: Path, reference, prepared_store, corpus_slice_path, corpus_settings, server) -> None:  # type: ignore[no-untyped-def]
     expected, calls = reference
