@@ -102,18 +102,27 @@ class GroupCommitWriter:
             await writer.commit([("results", key, raw)])   # returns once durable
             await writer.submit([("rows", key, raw)])      # fire-and-commit-later (bounded)
 
-    `max_pending` bounds the submissions queued but not yet committed: the
-    loop side waits for room (no unbounded queue). Submissions made during
-    one loop iteration are handed to the thread together (one wake-up).
-    Leaving the context flushes and joins the thread.
+    `max_pending` bounds the `submit`/`commit` submissions queued but not
+    yet committed: the loop side waits for room (no unbounded queue). A run
+    submits each answer that way, so the bound is on answers a kill can lose
+    (engine.runner.uncommitted_bound). Follow-ups made with `submit_nowait`
+    from a commit callback (the rows of the answers just committed, a cell's
+    state) cost nothing to lose and do not count against it; they are as
+    many as the answers that cause them, and `max_outstanding` caps all
+    submissions together. Submissions made during one loop iteration are
+    handed to the thread together (one wake-up). Leaving the context flushes
+    and joins the thread.
     """
 
-    def __init__(self, store: Store, *, max_pending: int = 8192, max_batch: int = 2048, gather_s: float = 0.05) -> None:
+    def __init__(
+        self, store: Store, *, max_pending: int = 8192, max_outstanding: int = 16384, max_batch: int = 2048, gather_s: float = 0.05
+    ) -> None:
         self.store = store
         # an idle writer waits this long for more background work (group commit):
         # each transaction costs CPU and an fdatasync whatever it holds
         self.gather_s = gather_s
         self.max_pending = max_pending
+        self.max_outstanding = max_outstanding
         # max_batch = items per transaction: LMDB keeps a transaction's dirty
         # pages (a page per put) in the commit process's memory until it commits
         self._thread = CommitThread(store.path, max_batch, CommitProcess)
@@ -121,6 +130,7 @@ class GroupCommitWriter:
         self._failure: BaseException | None = None
         self._callback_error: BaseException | None = None
         self._outstanding = 0  # submissions handed over or staged, not yet committed
+        self._bounded = 0  # of which counted against max_pending
         self._staged: list[Submission] = []  # handed to the thread when it is free
         self._handoff_scheduled = False  # a gather_s handoff is pending
         self._handoff_soon = False  # a next-iteration handoff is pending
@@ -198,8 +208,8 @@ class GroupCommitWriter:
             raise CommitError(f"{self.store.path}: commit failed: {self._failure}") from self._failure
 
     async def wait_for_room(self) -> None:
-        """Wait while `max_pending` submissions are uncommitted."""
-        while self._outstanding >= self.max_pending:
+        """Wait while `max_pending` bounded submissions (or `max_outstanding` in all) are uncommitted."""
+        while self._bounded >= self.max_pending or self._outstanding >= self.max_outstanding:
             if self._room is None:
                 self._room = anyio.Event()
                 self._schedule_handoff()  # someone waits: no gather delay
@@ -210,7 +220,7 @@ class GroupCommitWriter:
         """Queue items without waiting for room: for follow-up writes made from
         a commit callback (the awaiting paths keep the total bounded)."""
         self._raise_failure()
-        self._stage(Submission(items, None, callback))
+        self._stage(Submission(items, None, callback, bounded=False))
 
     async def _enqueue(self, items: list[Item], done: anyio.Event | None, callback: Callable[[], None] | None) -> Submission:
         await self.wait_for_room()
@@ -220,6 +230,7 @@ class GroupCommitWriter:
 
     def _stage(self, submission: Submission) -> None:
         self._outstanding += 1
+        self._bounded += submission.bounded
         self._staged.append(submission)
         self._waiting_staged += submission.done is not None
         self._schedule_handoff()
@@ -273,7 +284,8 @@ class GroupCommitWriter:
                     if self._callback_error is None:
                         self._callback_error = exc
         self._outstanding -= len(batch)
-        if self._room is not None and self._outstanding < self.max_pending:
+        self._bounded -= sum(submission.bounded for submission in batch)
+        if self._room is not None and self._bounded < self.max_pending and self._outstanding < self.max_outstanding:
             self._room.set()
             self._room = None
         if self._outstanding == 0 and self._drained is not None:

@@ -27,15 +27,20 @@ Item = tuple[str, bytes, bytes]  # (database, key, value)
 
 class Submission:
     """Items to commit in one transaction, and who waits for them: an event
-    (`commit`) or a callback to run on the loop after the commit (`submit`)."""
+    (`commit`) or a callback to run on the loop after the commit (`submit`).
+    `bounded`: it counts against the writer's `max_pending` (a follow-up
+    made with `submit_nowait` does not)."""
 
-    __slots__ = ("items", "done", "error", "callback")
+    __slots__ = ("items", "done", "error", "callback", "bounded")
 
-    def __init__(self, items: list[Item], done: anyio.Event | None, callback: Callable[[], None] | None) -> None:
+    def __init__(
+        self, items: list[Item], done: anyio.Event | None, callback: Callable[[], None] | None, bounded: bool = True
+    ) -> None:
         self.items = items
         self.done = done
         self.error: BaseException | None = None
         self.callback = callback
+        self.bounded = bounded
 
 
 # (submissions of one transaction, the error or None, the last transaction of the handover)

@@ -128,8 +128,9 @@ FREE_UNCOMMITTED_BOUND = 8192
 
 
 def uncommitted_bound(config: ExperimentConfig, busy: set[str]) -> int:
-    """The writer's backpressure: submissions (about one per answer) that may
-    wait for a commit. A kill pays again for every answer lost, so with any
+    """The writer's backpressure: answers that may wait for a commit (one
+    bounded submission each: GroupCommitWriter). A kill pays again for every
+    answer lost, so with any
     busy judge whose answers cost money or accelerator time the bound is the
     calls the busy judges keep in flight, + 8 (issue 15). With only free
     judges busy a lost answer costs microseconds of CPU, and the tight bound

@@ -215,6 +215,42 @@ def test_submitted_writes_are_flushed_on_exit_and_callbacks_run_after_commit(tmp
     store.close()
 
 
+def test_max_pending_bounds_answers_not_the_follow_ups_their_commits_cause(tmp_path: Path) -> None:
+    """submit_nowait follow-ups (a committed answer's rows, a cell's state)
+    cost nothing to lose: they do not take an answer's room, and only
+    max_outstanding caps all submissions together."""
+    store = Store(tmp_path / "s")
+    counts: dict[str, int] = {}
+
+    def key(n: int) -> bytes:
+        return n.to_bytes(32, "big")
+
+    async def main() -> None:
+        # a 30 s gather window: nothing commits unless a submission waits for room
+        async with GroupCommitWriter(store, max_pending=4, max_outstanding=12, gather_s=30.0) as writer:
+            for n in range(8):
+                writer.submit_nowait([("rows", key(n), b"follow-up")])
+            for n in range(4):
+                await writer.submit([("rows", key(100 + n), b"answer")])
+            counts["four answers, eight follow-ups"] = store.count("rows")
+            await writer.submit([("rows", key(104), b"answer")])  # the fifth answer waits for room
+            counts["fifth answer"] = store.count("rows")
+        async with GroupCommitWriter(store, max_pending=100, max_outstanding=6, gather_s=30.0) as writer:
+            for n in range(6):
+                writer.submit_nowait([("rows", key(200 + n), b"follow-up")])
+            counts["six follow-ups"] = store.count("rows")
+            await writer.submit([("rows", key(300), b"answer")])  # 6 outstanding in all: waits
+            counts["answer after six follow-ups"] = store.count("rows")
+
+    anyio.run(main)
+    assert counts["four answers, eight follow-ups"] == 0  # 12 uncommitted, no answer waited
+    assert counts["fifth answer"] == 12  # the answers and follow-ups before it committed first
+    assert counts["six follow-ups"] == 13
+    assert counts["answer after six follow-ups"] == 13 + 6
+    assert store.count("rows") == 13 + 6 + 1
+    store.close()
+
+
 def test_awaited_commits_and_flushes_do_not_wait_for_the_gather_window(tmp_path: Path) -> None:
     store = Store(tmp_path / "s")
     timings: dict[str, float] = {}
