@@ -115,7 +115,7 @@ class GroupCommitWriter:
     """
 
     def __init__(
-        self, store: Store, *, max_pending: int = 8192, max_outstanding: int = 16384, max_batch: int = 2048, gather_s: float = 0.05
+        self, store: Store, *, max_pending: int = 8192, max_outstanding: int = 8192, max_batch: int = 2048, gather_s: float = 0.05
     ) -> None:
         self.store = store
         # an idle writer waits this long for more background work (group commit):
