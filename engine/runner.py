@@ -16,7 +16,7 @@ from typing import Any
 
 import anyio
 
-from engine.cache import CallCache, GroupCommitWriter
+from engine.cache import MAX_UNCOMMITTED, CallCache, GroupCommitWriter
 from engine.config import ExperimentConfig
 from engine.experiment import Experiment
 from engine.plan import PlanReport, plan_experiment
@@ -122,20 +122,20 @@ async def _run_and_finish(
 
 
 # Answers of free judges only (offline measures) that may wait for a commit:
-# the writer's own default, large enough that a judge answering thousands of
-# calls a second commits in few, large transactions.
-FREE_UNCOMMITTED_BOUND = 8192
+# the writer's own cap, so that a judge answering thousands of calls a second
+# commits in few, large transactions.
+FREE_UNCOMMITTED_BOUND = MAX_UNCOMMITTED
 
 
 def uncommitted_bound(config: ExperimentConfig, busy: set[str]) -> int:
     """The writer's backpressure: answers that may wait for a commit (one
     bounded submission each: GroupCommitWriter). A kill pays again for every
-    answer lost, so with any
-    busy judge whose answers cost money or accelerator time the bound is the
-    calls the busy judges keep in flight, + 8 (issue 15). With only free
-    judges busy a lost answer costs microseconds of CPU, and the tight bound
-    would stall the loop on a commit round trip every few dozen answers
-    (~1.5x the run's time at a few thousand answers a second)."""
+    answer lost, so with any busy judge whose answers cost money or
+    accelerator time the bound is the calls the busy judges keep in flight,
+    + 8 (issue 15). With only free judges busy a lost answer costs
+    microseconds of CPU, and the tight bound would stall the loop on a commit
+    round trip every few dozen answers (~1.5x the run's time at a few
+    thousand answers a second)."""
     from engine.registry import free_answers
 
     judges = [judge for judge in config.judges if judge.name in busy]

@@ -332,13 +332,26 @@ def store_rows(store_path: Path) -> dict[bytes, tuple]:
     return {key: tuple(row[c] for c in SCIENCE_COLUMNS) for key, row in store_records(store_path).items()}
 
 
-def cached_calls(store_path: Path) -> int:
-    """Call answers committed to the store's cache."""
-    from engine.cache import RESULTS_DB
+def committed_count(store_path: Path, db: str) -> int:
+    """Entries committed to one of the store's databases."""
     from engine.store import Store
 
     with Store(store_path) as store:
-        return store.count(RESULTS_DB)
+        return store.count(db)
+
+
+def cached_calls(store_path: Path) -> int:
+    """Call answers committed to the store's cache."""
+    from engine.cache import RESULTS_DB
+
+    return committed_count(store_path, RESULTS_DB)
+
+
+def committed_rows(store_path: Path) -> int:
+    """Result rows committed to the store (all runs)."""
+    from engine.results import ROWS_DB
+
+    return committed_count(store_path, ROWS_DB)
 
 
 def results(path: Path) -> list[dict[str, Any]]:

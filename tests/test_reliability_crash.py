@@ -25,6 +25,7 @@ import pytest
 from reliability_fixtures import (
     RunProcess,
     cached_calls,
+    committed_rows,
     copy_store,
     experiment_toml,
     paid_twice,
@@ -124,14 +125,6 @@ def free_judge_config(folder: Path, prepared_store, corpus_slice_path, corpus_se
     path = folder / "exp.toml"
     path.write_text(text[: text.index("[[judges]]")] + FREE_JUDGE)
     return path
-
-
-def committed_rows(store_path: Path) -> int:
-    from engine.results import ROWS_DB
-    from engine.store import Store
-
-    with Store(store_path) as store:
-        return store.count(ROWS_DB)
 
 
 def wait_for_rows(store: Path, run: RunProcess, timeout: float = 120.0) -> bool:
