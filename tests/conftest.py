@@ -128,4 +128,4 @@ from engine import registry as _registry  # noqa: E402
 from engine.contracts import Backend as _Backend, Capabilities as _Capabilities  # noqa: E402
 
 SCRIPTED_BACKEND = _Backend(capabilities=lambda spec: _Capabilities(), create=_scripted_backend_unused_create)
-_registry.BACKENDS.setdefault("scripted", "tests.conftest:SCRIPTED_BACKEND")
+_registry.BACKENDS.setdefault("scripted", "conftest:SCRIPTED_BACKEND")

@@ -102,7 +102,7 @@ def tiny_map(server: FakeServerProcess, folder: Path, source: Any, corpus: Path,
 
     site = folder / "site"
     site.mkdir(parents=True, exist_ok=True)
-    (site / "sitecustomize.py").write_text(f"import engine.cache.store\nengine.store._INITIAL_MAP_SIZE = {TINY_MAP}\n")
+    (site / "sitecustomize.py").write_text(f"import engine.cache.store\nengine.cache.store._INITIAL_MAP_SIZE = {TINY_MAP}\n")
     config = _config(folder, source, corpus, min_chars, server.url)
     store = folder / "store"
     # the copy holds only the corpus: shrink its map to the data it uses (LMDB keeps the larger of the two)

@@ -16,7 +16,7 @@ from engine.run.design import Design
 from engine.run.results import iter_rows
 from engine.run.scheduler import Scheduler
 from engine.cache.store import Store
-from tests.memory_corpus import MemoryCorpus, document_order
+from memory_corpus import MemoryCorpus, document_order
 
 RUN_ID = "0123456789abcdef"
 

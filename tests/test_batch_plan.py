@@ -21,7 +21,7 @@ def _never(spec):  # type: ignore[no-untyped-def]
 
 # A backend with a batch API, known to the registry like any adapter (a dry run creates none).
 BATCHABLE = Backend(capabilities=lambda spec: Capabilities(batch_api=True), create=_never, create_batch=_never)
-registry.BACKENDS.setdefault("batchable", "tests.test_batch_plan:BATCHABLE")
+registry.BACKENDS.setdefault("batchable", "test_batch_plan:BATCHABLE")
 
 DESIGN = """
 seed = 1

@@ -21,7 +21,7 @@ from engine.run.scheduler import FailurePolicy, StopRequest
 from engine.cache.store import Store
 from simulation.batch_endpoints import entry_fails
 from simulation.fake_config import BatchFault, BatchSim, FakeConfig
-from tests.scheduler_harness import RUN_ID, design_toml, make_design, outcomes, run_scheduler
+from scheduler_harness import RUN_ID, design_toml, make_design, outcomes, run_scheduler
 
 pytestmark = pytest.mark.usefixtures("keys")
 

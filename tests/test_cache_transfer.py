@@ -17,7 +17,7 @@ from engine.config import load_config
 from engine.contracts import CallResult
 from engine.run.runner import run_experiment
 from engine.cache.store import Store
-from tests.test_run import make_experiment
+from test_run import make_experiment
 
 SCIENTIFIC = ("judge", "needle", "hay", "i", "j", "doc_id", "doc_index", "order", "control", "status", "score", "raw_text", "cache_keys")
 

@@ -7,8 +7,8 @@ import time
 from pathlib import Path
 
 from engine.run.cell_policy import CellPolicy, CellRun
-from tests.memory_corpus import MemoryCorpus
-from tests.scheduler_harness import scripted_design
+from memory_corpus import MemoryCorpus
+from scheduler_harness import scripted_design
 
 
 def policy_for(design, delay: float = 0.0):  # type: ignore[no-untyped-def]

@@ -16,7 +16,7 @@ from engine.run.judge_health import FailurePolicy, JudgeHealth, RunAborted
 from engine.prompts import load_prompt
 from engine.run.results import iter_failures
 from engine.cache.store import Store
-from tests.scheduler_harness import scripted_design
+from scheduler_harness import scripted_design
 
 RUN_KEY = bytes.fromhex("00aa00aa00aa00aa")
 

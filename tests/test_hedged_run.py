@@ -13,7 +13,7 @@ from engine.stopping.confseq import grid_breaks, hedged_capital_cs
 from engine.stopping.hedged_run import HEDGED_CAPITALS_BUDGET, HEDGED_MIN_BAND, hedged_band
 from engine.stopping.rules import CiRule, make_rule_factory
 from engine.stopping.spec import CiSpec
-from tests.test_stopping import feed
+from test_stopping import feed
 
 
 def test_hedged_band_follows_the_memory_budget():

@@ -15,8 +15,8 @@ from engine.run.counters import Progress
 from engine.run.ordered_output import OrderedOutput
 from engine.run.results import iter_rows, load_cell_states
 from engine.cache.store import Store
-from tests.memory_corpus import MemoryCorpus
-from tests.scheduler_harness import scripted_design
+from memory_corpus import MemoryCorpus
+from scheduler_harness import scripted_design
 
 RUN_ID = "1122334455667788"
 

@@ -24,7 +24,7 @@ def spec(adapter: str, **options) -> JudgeSpec:
     return spec_for(adapter, "http://127.0.0.1:9", "m", options=options)
 
 
-PRODUCT_BACKENDS = sorted(name for name, target in BACKENDS.items() if not target.startswith("tests."))
+PRODUCT_BACKENDS = sorted(name for name, target in BACKENDS.items() if target.startswith("adapters."))
 
 
 @pytest.mark.parametrize("name", sorted(set(PRODUCT_BACKENDS) - {"vllm"}))

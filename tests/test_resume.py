@@ -16,8 +16,8 @@ from engine.run.design import Design
 from engine.run.resume import drop_stale, ended_without_state, restore_runs, state_write
 from engine.run.results import ROWS_DB, cell_rows, encode_row, load_cell_states, make_row, row_key
 from engine.cache.store import Store
-from tests.memory_corpus import MemoryCorpus
-from tests.scheduler_harness import scripted_design
+from memory_corpus import MemoryCorpus
+from scheduler_harness import scripted_design
 
 RUN_KEY = bytes.fromhex("99887766554433aa")
 

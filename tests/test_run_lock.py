@@ -81,7 +81,7 @@ def test_a_second_run_of_the_same_experiment_is_refused_while_the_first_runs(
 ) -> None:
     from simulation.fake_config import FakeConfig, Latency
     from simulation.fake_server import serve_in_thread
-    from tests.test_run import make_experiment
+    from test_run import make_experiment
 
     with serve_in_thread(FakeConfig(latency=Latency(kind="fixed", value_s=0.15))) as server:
         config = make_experiment(tmp_path, prepared_store, corpus_slice_path, corpus_settings, judges=SLOW_JUDGE.format(url=server.url))

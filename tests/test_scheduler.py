@@ -18,7 +18,7 @@ from engine.run.design import Design
 from engine.run.results import iter_rows, load_cell_states
 from engine.run.scheduler import FailurePolicy, RunAborted, Scheduler, StopRequest
 from engine.cache.store import Store
-from tests.scheduler_harness import design_toml
+from scheduler_harness import design_toml
 
 RUN_ID = "00112233445566ff"
 

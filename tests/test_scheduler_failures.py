@@ -13,8 +13,8 @@ from engine.run.counters import Progress
 from engine.run.judge_health import FailurePolicy, RunAborted
 from engine.run.results import iter_failures, iter_rows, load_cell_states
 from engine.cache.store import Store
-from tests.scheduler_harness import RUN_ID, make_design, outcomes, run_scheduler, server_config
-from tests.test_transport import ScriptedServer, switch_protocols
+from scheduler_harness import RUN_ID, make_design, outcomes, run_scheduler, server_config
+from test_transport import ScriptedServer, switch_protocols
 
 FAST = FailurePolicy(retry_base_s=0.005, retry_cap_s=0.05, probe_base_s=0.01, probe_cap_s=0.05, max_outage_s=0.3)
 # every transient fault the fake server injects, ~45% of all requests
