@@ -60,13 +60,10 @@ from simulation.faults import hits, inject, uniform as _uniform
 from simulation.items import ItemIndex
 from simulation.rate_limits import RateLimits
 from simulation.wire import ENCODER, JSON, Call, Reject, WireDialect
-from simulation.wire_anthropic import MessagesWire
-from simulation.wire_gemini import GenerateContentWire
-from simulation.wire_openai import AzureWire, ChatCompletionsWire
+from simulation.wires import WIRES
 
 T = TypeVar("T")
 
-WIRES: tuple[WireDialect, ...] = (ChatCompletionsWire(), AzureWire(), MessagesWire(), GenerateContentWire())
 
 
 class FakeServer:
