@@ -46,6 +46,8 @@ async def inject(
         return wire.error_response(Reject(400, wire.bad_request_kind, "Invalid request (injected)."))
     if fault.kind == "http_error":
         status = fault.status or 500
+        if status == 401:  # the provider's own answer to a key it does not take (revoked, expired)
+            return wire.error_response(wire.invalid_key())
         return wire.error_response(Reject(status, wire.kind_for_status(status), f"Injected HTTP {status}."))
     if fault.kind == "hang":
         await asyncio.sleep(fault.hang_s)

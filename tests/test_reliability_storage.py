@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
-from reliability_fixtures import copy_store, experiment_toml, run_to_end, science, server_fixture
+from reliability_fixtures import fresh_experiment, run_to_end, science, server_fixture
 from reliability_storage import bad_store_files, full_disk, tiny_map, two_processes
 
 
@@ -20,10 +20,7 @@ server = server_fixture("fixed:0.01")
 @pytest.fixture(scope="module")
 def setting(server, prepared_store, corpus_slice_path, corpus_settings, tmp_path_factory):  # type: ignore[no-untyped-def]
     folder = tmp_path_factory.mktemp("storage_reference")
-    store = copy_store(prepared_store, folder / "store")
-    config = folder / "exp.toml"
-    config.write_text(experiment_toml(store=store, output=folder / "out", url=server.url, corpus=corpus_slice_path,
-                                      min_chars=corpus_settings.min_chars_per_sentence))
+    config = fresh_experiment(folder, prepared_store, corpus_slice_path, corpus_settings.min_chars_per_sentence, server.url)
     server.reset()
     code, _, err = run_to_end(config)
     assert code == 0, err
