@@ -14,12 +14,14 @@ process(es) against the fake provider server and returns what happened:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -297,3 +299,34 @@ def cli(*args: str, timeout: float = 120.0) -> tuple[int, str, str]:
     """`needlejudge ARGS` in its own process."""
     done = subprocess.run([sys.executable, "-m", "engine.cli", *args], capture_output=True, text=True, env=child_env(), timeout=timeout)
     return done.returncode, done.stdout, done.stderr
+
+
+# ---------------------------------------------------------------------------
+# A disk already full, or filled by the export (issue 33): a small tmpfs
+
+
+@contextlib.contextmanager
+def tmpfs(mount: Path, size_kb: int) -> Iterator[Path]:
+    """A tmpfs of `size_kb` at `mount` (root only; pytest.skip when it cannot be mounted)."""
+    import pytest
+
+    mount.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_kb}k", "tmpfs", str(mount)], capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+
+
+def fill(folder: Path) -> Path:
+    """Write a file into `folder` until its file system is full; return it (delete it to make room)."""
+    filler = folder / "filler"
+    with open(filler, "wb", buffering=0) as fh:
+        try:
+            while fh.write(b"\0" * 4096):
+                pass
+        except OSError:  # ENOSPC
+            pass
+    return filler

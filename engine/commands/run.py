@@ -8,6 +8,7 @@ import json
 import shlex
 import signal
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -151,21 +152,22 @@ def _run_stoppable(config: ExperimentConfig, *, quiet: bool) -> tuple[object | N
         return None, report
 
 
-def _store_failure(exc: BaseException, store: str) -> str | None:
-    """A clear message for a store that cannot be used or written (corrupt,
-    foreign, disk full), found in `exc` or the exception groups around it;
-    None for anything else."""
-    import shutil
+def _store_failure(exc: BaseException, store: str, output: str) -> str | None:
+    """A clear message for a store or output folder that cannot be used or
+    written (corrupt, foreign, disk full), found in `exc` or the exception
+    groups around it; None for anything else."""
+    import errno
 
     import lmdb
     import msgspec
 
     from engine.cache.call_cache import CommitError
     from engine.contracts import ConfigError
+    from engine.run.writable import free_text
 
     if isinstance(exc, BaseExceptionGroup):
         for inner in exc.exceptions:
-            found = _store_failure(inner, store)
+            found = _store_failure(inner, store, output)
             if found is not None:
                 return found
         return None
@@ -174,10 +176,12 @@ def _store_failure(exc: BaseException, store: str) -> str | None:
     if isinstance(exc, (msgspec.DecodeError, msgspec.ValidationError)):  # only stored records are decoded by now
         return (f"store {store}: a damaged record ({type(exc).__name__}: {exc}). Run `needlejudge cache verify {store} "
                 "--delete-corrupt`: it removes what is damaged, and the next run recomputes it from the cached calls")
-    try:
-        free = f"{shutil.disk_usage(store).free // 1024:,} kB free on its file system"
-    except OSError:
-        free = "free space unknown"
+    free = free_text(Path(store))
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM):
+        # the export (the only file writes of a run outside the store)
+        return (f"output {exc.filename or output}: cannot be written ({exc.strerror}; {free_text(Path(output))}). Nothing is "
+                f"lost: every answer so far is committed in the store {store}; free some space or change `output`, then run "
+                "again (answers already paid for are not asked again)")
     if isinstance(exc, CommitError):
         return f"store {store}: could not commit ({exc}; {free}). Everything committed before is kept; fix the cause and resume"
     if isinstance(exc, lmdb.Error):
@@ -276,7 +280,7 @@ def _run(args: argparse.Namespace, config: ExperimentConfig) -> int:
             return _print_plan(plan_experiment(config), as_json=args.json)
         summary, stopped = _run_stoppable(config, quiet=args.quiet)
     except Exception as exc:
-        message = _store_failure(exc, config.store)
+        message = _store_failure(exc, config.store, config.output)
         if message is None:
             raise
         print(f"needlejudge run: error: {message}" + ("" if args.dry_run else f"; {resume}"), file=sys.stderr)
