@@ -131,7 +131,13 @@ def _run_stoppable(config: ExperimentConfig, *, quiet: bool) -> tuple[object | N
                     installed.append(signum)
             except (ValueError, RuntimeError, NotImplementedError):  # not the main thread: the signals keep their handlers
                 pass
-            return await arun_experiment(config, quiet=quiet, stop=stop)
+            summary = await arun_experiment(config, quiet=quiet, stop=stop)
+            # A signal that came during the export (synchronous code on this
+            # loop) waits in the loop's wakeup pipe: one pass reads it, the
+            # next runs its handler. Without them it was dropped unheard.
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+            return summary
         finally:
             for handle in timer:
                 handle.cancel()
@@ -293,6 +299,9 @@ def _run(args: argparse.Namespace, config: ExperimentConfig) -> int:
         )
         return 128 + signal.Signals[stopped.signal].value
     assert isinstance(summary, RunSummary)
+    if stopped.signal:  # it came as the run was finishing (the last calls, the export): it finished first
+        print(f"needlejudge run: {stopped.signal} arrived as the run was finishing; it finished first: its results are "
+              "complete and exported", file=sys.stderr)
     if args.json:
         print(json.dumps(msgspec.to_builtins(summary), indent=2))
         return 0
