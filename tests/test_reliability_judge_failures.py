@@ -74,6 +74,7 @@ def test_a_key_revoked_mid_run_ends_in_one_line_and_keeps_every_answer(server, e
     assert code == JUDGE_FAILED, err
     assert line.startswith("needlejudge run: error: judge 'sim': the provider rejected the call (auth)"), line
     assert "fix the judge's config" in line and "Incorrect API key" in line, line
+    assert err.count("HTTP 401") == 2, err  # the adapter's warning once (not once per call in flight), and the line
     kept = committed_rows(config.parent / "store")
     assert kept > 0
     server.configure(faults=[])  # a new key: the resume finishes and every row kept is still there
