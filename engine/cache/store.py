@@ -57,10 +57,12 @@ def _check_ours(env: lmdb.Environment, path: Path, *, readonly: bool) -> bool:
     if b"meta" in names:
         try:
             with env.begin(db=env.open_db(b"meta", create=False)) as txn:
-                if txn.get(STORE_MARKER) is not None:
-                    return False
+                marker = txn.get(STORE_MARKER)
         except lmdb.Error:  # a plain key named "meta", not a database
-            pass
+            marker = None
+        if marker is not None:
+            _check_format(marker, path)
+            return False
     ours = {name.encode() for name in DATABASES}
     if set(names) <= ours:
         return True  # written by needlejudge before stores carried the marker
@@ -69,6 +71,21 @@ def _check_ours(env: lmdb.Environment, path: Path, *, readonly: bool) -> bool:
         f"store {path}: an LMDB environment of another program (it holds {found}, and no {STORE_MARKER.decode()!r} marker); "
         "needlejudge opens only its own stores and left this one untouched"
     )
+
+
+def _check_format(marker: bytes, path: Path) -> None:
+    """The marker's store format: one this version reads, or a StoreError."""
+    try:
+        found = _decode(marker).get("format")
+    except (msgspec.DecodeError, AttributeError):
+        found = None
+    if not isinstance(found, int):
+        raise StoreError(f"store {path}: its {STORE_MARKER.decode()!r} marker is damaged ({marker[:40]!r}). {ADVICE}")
+    if found > STORE_FORMAT:
+        raise StoreError(
+            f"store {path}: written by a newer needlejudge (store format {found}; this version reads up to "
+            f"{STORE_FORMAT}); upgrade needlejudge to use it"
+        )
 
 
 class Store:
