@@ -204,6 +204,7 @@ class HttpAdapter:
         )
         self._pace = Pacer(spec.concurrency, settings.min_concurrency, rpm=spec.rpm, tpm=spec.tpm)
         self._breaker = CircuitBreaker(spec.name, settings.breaker_threshold)
+        self._warned: set[str] = set()  # error kinds already logged
         self.replicas = replicas  # several servers behind this judge (adapters/replicas.py)
 
     def __repr__(self) -> str:
@@ -358,7 +359,11 @@ class HttpAdapter:
         elif outcome.result is None:
             outcome.retry_after = retry_after_s(response_headers, now)
         if outcome.result is not None and outcome.result.status == "error":
-            log.warning("judge %s: HTTP %d %s (not retried)", self.spec.name, status, outcome.result.error_kind)
+            # once per kind: a key the provider rejects is rejected for every call in flight
+            kind = outcome.result.error_kind
+            if kind not in self._warned:
+                self._warned.add(kind)
+                log.warning("judge %s: HTTP %d %s (not retried)", self.spec.name, status, kind)
         return outcome
 
     @staticmethod

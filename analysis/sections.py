@@ -5,6 +5,7 @@ finding names its judge, prompt id and version and the n it rests on.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any, Sequence
 
 import msgspec
@@ -155,7 +156,7 @@ def positionality_section(scored: Table, options: AnalysisOptions, make_figures:
         for r in emd:
             by_grid.setdefault((r.judge, r.prompt_id, r.prompt_version, r.needle, r.hay), []).append(r)
         for grid in positionality.position_grids(scored):
-            name = "position_" + "_".join(_slug(v) for v in grid.key)
+            name = "position_" + "_".join(file_slug(v) for v in grid.key)
             fig = figures.position_figure(grid, by_grid.get(grid.key, []))
             sec.figures.append(FigureSpec(name, "Position grid " + " · ".join(grid.key), figures.figure_bytes(fig)))
     return sec
@@ -173,7 +174,7 @@ def length_section(scored: Table, make_figures: bool) -> Section:
             )
     if make_figures:
         for key, group in _group_rows(rows, 3).items():
-            sec.figures.append(FigureSpec("length_" + "_".join(_slug(v) for v in key), "Length " + " · ".join(key),
+            sec.figures.append(FigureSpec("length_" + "_".join(file_slug(v) for v in key), "Length " + " · ".join(key),
                                           figures.figure_bytes(figures.length_figure(group))))  # fmt: skip
     return sec
 
@@ -208,7 +209,7 @@ def hay_section(scored: Table, options: AnalysisOptions, make_figures: bool) -> 
         sec.findings.append(f"{rater(s)} {s.needle}: rand − orig {_ci(s.shift, s.low, s.high, s.confidence)} (n={s.n_orig}+{s.n_rand}).")
     if make_figures:
         for key, group in _group_rows(curves, 3).items():
-            sec.figures.append(FigureSpec("hay_shift_" + "_".join(_slug(v) for v in key), "Percentile shift " + " · ".join(key),
+            sec.figures.append(FigureSpec("hay_shift_" + "_".join(file_slug(v) for v in key), "Percentile shift " + " · ".join(key),
                                           figures.figure_bytes(figures.hay_figure(group))))  # fmt: skip
     return sec
 
@@ -276,7 +277,15 @@ def _group_rows(rows: Sequence[Any], n_keys: int) -> dict[tuple, list]:
     return grouped
 
 
-def _slug(value: object) -> str:
-    return "".join(c if c.isalnum() or c in "-." else "-" for c in str(value))
+def file_slug(value: object) -> str:
+    """A file-name part for `value`: its letters, digits, "-" and "." kept,
+    any other character as "-", then, if one was replaced, 6 hex digits of
+    the value's hash, so that two values never share a file: judges "a/b"
+    and "a-b" are two judges and get two figures (issue 33)."""
+    text = str(value)
+    slug = "".join(c if c.isalnum() or c in "-." else "-" for c in text)
+    if slug != text:
+        slug += "-" + hashlib.blake2b(text.encode(), digest_size=3).hexdigest()
+    return slug
 
 

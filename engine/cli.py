@@ -61,12 +61,26 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         return int(module.main(args) or 0)
-    except ConfigError as exc:
-        print(f"needlejudge {args.command}: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"needlejudge {args.command}: interrupted; everything committed so far is kept", file=sys.stderr)
-        return 130
+    except BaseException as exc:
+        # A task group (the run's, its progress display's) wraps what its
+        # tasks raised in an exception group: made only of errors we explain,
+        # it ends in their one line; anything else keeps its traceback.
+        leaves = exception_leaves(exc)
+        if not all(isinstance(leaf, (ConfigError, KeyboardInterrupt)) for leaf in leaves):
+            raise
+        error = next((leaf for leaf in leaves if isinstance(leaf, ConfigError)), None)
+        if error is None:
+            print(f"needlejudge {args.command}: interrupted; everything committed so far is kept", file=sys.stderr)
+            return 130
+        print(f"needlejudge {args.command}: error: {error}", file=sys.stderr)
+        return int(getattr(error, "exit_code", 2))  # 2: bad input, config or store; 3: a judge failed
+
+
+def exception_leaves(exc: BaseException) -> list[BaseException]:
+    """The exceptions inside `exc`'s (nested) exception groups; `exc` itself when it is none."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in exception_leaves(inner)]
+    return [exc]
 
 
 if __name__ == "__main__":

@@ -23,7 +23,9 @@ FaultKind = Literal[
     "prompt_filter",  # Azure-style 400 code content_filter (OpenAI formats), else as content_filter
     "unparseable",  # 200 with prose instead of a score
     "bad_request",  # 400
-    "http_error",  # any `status` with the provider's error body for it (e.g. 403)
+    "http_error",  # any `status` with the provider's error body for it (e.g. 403; 401 with `after`: a key revoked mid-run)
+    "html",  # 200 with an HTML page (a proxy's or captive portal's), not the API's JSON
+    "empty",  # 200 with an empty body
 ]
 
 
@@ -40,6 +42,7 @@ class Fault(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tru
     kind: FaultKind
     rate: float = 0.0  # probability per matching request
     schedule: tuple[int, ...] = ()  # 0-based indices among matching requests
+    after: int | None = None  # every matching request from this 0-based index on (0: all of them)
     models: str = "*"  # fnmatch pattern over the model / deployment id
     providers: tuple[str, ...] = ()  # empty: all
     status: int | None = None  # server_error status override

@@ -56,7 +56,7 @@ from simulation.answers import answer
 from simulation.batch_endpoints import BatchBook
 from simulation.batch_routes import batch_routes
 from simulation.fake_config import FakeConfig, Fault
-from simulation.faults import inject
+from simulation.faults import hits, inject, uniform as _uniform
 from simulation.items import ItemIndex
 from simulation.rate_limits import RateLimits
 from simulation.wire import ENCODER, JSON, Call, Reject, WireDialect
@@ -64,9 +64,6 @@ from simulation.wires import WIRES
 
 T = TypeVar("T")
 
-def _uniform(*parts: object) -> float:
-    digest = hashlib.blake2b("\x1f".join(map(str, parts)).encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "little") / 2**64
 
 
 class FakeServer:
@@ -223,8 +220,7 @@ class FakeServer:
                     continue
                 nth = self._fault_counters[number]
                 self._fault_counters[number] += 1
-                hit = nth in fault.schedule or (fault.rate > 0 and _uniform(self.config.seed, "fault", number, nth) < fault.rate)
-                if hit and chosen is None:
+                if hits(fault, self.config.seed, number, nth) and chosen is None:
                     chosen = fault
         return chosen
 

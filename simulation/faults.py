@@ -4,12 +4,30 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import Callable
 
 from aiohttp import web
 
 from simulation.fake_config import Fault
 from simulation.wire import JSON, Call, Reject, WireDialect
+
+
+def hits(fault: Fault, seed: int, number: int, nth: int) -> bool:
+    """Whether the `nth` request matching fault `number` is hit: by schedule,
+    from `after` on, or by rate (a seeded draw, the same on every run)."""
+    if nth in fault.schedule or (fault.after is not None and nth >= fault.after):
+        return True
+    return fault.rate > 0 and uniform(seed, "fault", number, nth) < fault.rate
+
+
+def uniform(*parts: object) -> float:
+    digest = hashlib.blake2b("\x1f".join(map(str, parts)).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") / 2**64
+
+
+HTML_PAGE = (b"<!DOCTYPE html>\n<html><head><title>Sign in to the network</title></head>"
+             b"<body><h1>Proxy authentication required</h1><p>Please sign in to continue.</p></body></html>\n")
 
 
 async def inject(
@@ -28,6 +46,8 @@ async def inject(
         return wire.error_response(Reject(400, wire.bad_request_kind, "Invalid request (injected)."))
     if fault.kind == "http_error":
         status = fault.status or 500
+        if status == 401:  # the provider's own answer to a key it does not take (revoked, expired)
+            return wire.error_response(wire.invalid_key())
         return wire.error_response(Reject(status, wire.kind_for_status(status), f"Injected HTTP {status}."))
     if fault.kind == "hang":
         await asyncio.sleep(fault.hang_s)
@@ -47,6 +67,10 @@ async def inject(
         return response
     if fault.kind == "malformed":
         return web.Response(body=b'{"id": "x", "choices": [{"index": 0, "message": {"role": "assis', content_type=JSON)
+    if fault.kind == "html":  # a proxy or captive portal answering in the API's place
+        return web.Response(body=HTML_PAGE, content_type="text/html")
+    if fault.kind == "empty":
+        return web.Response(body=b"", content_type=JSON)
     if fault.kind == "unparseable":
         return web.Response(body=wire.success_body(call, "I would rather not put a number on this.", "stop", 0, 0), content_type=JSON)
     blocked = wire.prompt_filter() if fault.kind == "prompt_filter" else None

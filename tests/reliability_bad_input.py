@@ -74,6 +74,8 @@ CASES = (
     Case("unknown stopping kind", _sub('kind = "fixed"', 'kind = "sometimes"'), ("sometimes",)),
     Case("unknown prompt", _sub("replicates = 1", 'replicates = 1\nprompts = ["bandz"]'), ("bandz",)),
     Case("unknown judge option (run)", _sub("options = { ", "options = { nope = 1, "), ("nope",), dry_run=False),
+    Case("a position no document can hold (dry run)", _sub("[3, 1]]", "[3, 1], [200, 200]]"), ("positions", "[200, 200]")),
+    Case("a position no document can hold (run)", _sub("[3, 1]]", "[3, 1], [200, 200]]"), ("positions", "[200, 200]"), dry_run=False),
     Case("both k and positions", _sub("replicates = 1", "replicates = 1\nk = 3"), ("k", "positions")),
     Case("no [[judges]]", lambda text: text[: text.index("[[judges]]")], ("judges",)),
     Case("duplicate judge names", lambda text: text + text[text.index("[[judges]]"):], ("sim",)),

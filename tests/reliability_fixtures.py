@@ -206,6 +206,15 @@ def experiment_toml(
     return text
 
 
+def fresh_experiment(folder: Path, source: Any, corpus: Path, min_chars: float, url: str, *, extra: str = "", **design: Any) -> Path:
+    """`folder/exp.toml` over a fresh copy of the prepared store `source` in
+    `folder/store`, output `folder/out`; `extra` is appended (a [failures] table)."""
+    store = copy_store(source, folder / "store")
+    config = folder / "exp.toml"
+    config.write_text(experiment_toml(store=store, output=folder / "out", url=url, corpus=corpus, min_chars=min_chars, **design) + extra)
+    return config
+
+
 def copy_store(source: Any, target: Path) -> Path:
     """A fresh store holding only the prepared corpus of `source` (an open
     Store, or the path of one), by LMDB copy."""
@@ -233,13 +242,21 @@ def _default_sigint() -> None:
 
 
 class RunProcess:
-    def __init__(self, config: Path, *args: str, env: dict[str, str] | None = None) -> None:
+    """`needlejudge run CONFIG --quiet`, or with its live progress display
+    (`quiet=False`, as a user sees it; `terminal=True`: drawn as on a terminal,
+    every refresh written to stderr)."""
+
+    def __init__(self, config: Path, *args: str, env: dict[str, str] | None = None, quiet: bool = True,
+                 terminal: bool = False) -> None:
+        env = dict(env or child_env())
+        if terminal:
+            env.update(TTY_COMPATIBLE="1", TERM="xterm", COLUMNS="120")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "engine.cli", "run", str(config), "--quiet", *args],
+            [sys.executable, "-m", "engine.cli", "run", str(config), *(["--quiet"] if quiet else []), *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            env=env or child_env(),
+            env=env,
             start_new_session=True,
             # as from a terminal: a shell's background job would inherit SIGINT ignored
             preexec_fn=_default_sigint,
@@ -294,8 +311,9 @@ def wait_gone(pid: int, timeout: float) -> bool:
     return False
 
 
-def run_to_end(config: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 600.0) -> tuple[int, str, str]:
-    return RunProcess(config, *args, env=env).wait(timeout)
+def run_to_end(config: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 600.0,
+               quiet: bool = True) -> tuple[int, str, str]:
+    return RunProcess(config, *args, env=env, quiet=quiet).wait(timeout)
 
 
 def wait_for_requests(server: FakeServerProcess, target: int, run: RunProcess, timeout: float = 120.0) -> bool:

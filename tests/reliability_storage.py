@@ -14,11 +14,14 @@ process(es) against the fake provider server and returns what happened:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import shutil
 import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -241,3 +244,89 @@ def storage_figures(bench_dir: Path, source: Any, corpus: Path, min_chars: float
             "bad_store_files": bad_store_files(server, folder / "bad", source, corpus, min_chars),
             "full_disk": full_disk(server, folder / "full", source, corpus, min_chars, reference),
         }
+
+
+# ---------------------------------------------------------------------------
+# Damaged stores (issue 33): every command that opens one ends in one line
+
+DAMAGED_STORES = ("truncated", "garbage header", "garbage in the middle", "another program's LMDB", "empty LMDB", "a regular file")
+LMDB_META = 16  # the page header before LMDB's meta record
+MAIN_ROOT_AT = LMDB_META + 72 + 40  # meta: magic .. map size (24 bytes), free db (48), main db's md_root at +40
+
+
+def damage(store: Path, kind: str) -> None:
+    """Damage the store folder `store` (a copy) as `kind` says, as a user or a failing disk would."""
+    import lmdb
+
+    data = store / "data.mdb"
+    if kind == "truncated":  # an unfinished copy: LMDB would map past the end of the file (SIGBUS)
+        os.truncate(data, data.stat().st_size // 2)
+    elif kind == "garbage header":
+        with open(data, "r+b") as fh:
+            fh.write(b"\xa5" * 64)
+    elif kind == "garbage in the middle":  # the main database's root page: LMDB's own structure
+        with open(data, "r+b") as fh:
+            head = fh.read(4096)
+            page_size = int.from_bytes(head[LMDB_META + 24 : LMDB_META + 28], "little")
+            fh.seek(page_size + LMDB_META + 120 + 8)  # meta page 1's txnid: use the newer meta page's root
+            newer = int.from_bytes(fh.read(8), "little") > int.from_bytes(head[LMDB_META + 128 : LMDB_META + 136], "little")
+            fh.seek(page_size * newer + MAIN_ROOT_AT)
+            root = int.from_bytes(fh.read(8), "little")
+            fh.seek(root * page_size + LMDB_META)
+            fh.write(b"\xa5" * (page_size - LMDB_META))
+    elif kind in ("another program's LMDB", "empty LMDB"):
+        shutil.rmtree(store)
+        env = lmdb.open(str(store), map_size=1 << 20)
+        if kind != "empty LMDB":
+            with env.begin(write=True) as txn:
+                txn.put(b"user:1", b"another program's record")
+        env.close()
+    elif kind == "a regular file":
+        shutil.rmtree(store)
+        store.write_text("notes, not a store\n")
+    else:
+        raise ValueError(kind)
+
+
+def fingerprint(store: Path) -> dict[str, str]:
+    """What a damaged store holds (data.mdb, or the file itself), to show nothing was written."""
+    if store.is_file():
+        return {store.name: hashlib.sha256(store.read_bytes()).hexdigest()}
+    return _digest(store)
+
+
+def cli(*args: str, timeout: float = 120.0) -> tuple[int, str, str]:
+    """`needlejudge ARGS` in its own process."""
+    done = subprocess.run([sys.executable, "-m", "engine.cli", *args], capture_output=True, text=True, env=child_env(), timeout=timeout)
+    return done.returncode, done.stdout, done.stderr
+
+
+# ---------------------------------------------------------------------------
+# A disk already full, or filled by the export (issue 33): a small tmpfs
+
+
+@contextlib.contextmanager
+def tmpfs(mount: Path, size_kb: int) -> Iterator[Path]:
+    """A tmpfs of `size_kb` at `mount` (root only; pytest.skip when it cannot be mounted)."""
+    import pytest
+
+    mount.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_kb}k", "tmpfs", str(mount)], capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+
+
+def fill(folder: Path) -> Path:
+    """Write a file into `folder` until its file system is full; return it (delete it to make room)."""
+    filler = folder / "filler"
+    with open(filler, "wb", buffering=0) as fh:
+        try:
+            while fh.write(b"\0" * 4096):
+                pass
+        except OSError:  # ENOSPC
+            pass
+    return filler

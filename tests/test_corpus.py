@@ -55,6 +55,20 @@ def test_txt_folder(tmp_path):
     assert clean_text(docs[0].text, docs[0].title) == "Alpha is a letter."
 
 
+def test_a_txt_first_line_is_a_title_only_when_it_looks_like_one(tmp_path, bundled_corpus_path):
+    # issue 33: an article saved on one line lost that line as its title and was dropped as empty_after_cleaning
+    article = json.loads(bundled_corpus_path.read_text(encoding="utf-8"))[0]
+    one_line = " ".join(line for line in article["text"].split("\n")[1:] if line)  # its prose, without the title, on one line
+    (tmp_path / "one_line.txt").write_text(one_line + "\n")
+    (tmp_path / "prose_first.txt").write_text("It was a cold day.\nThe river froze.\n")
+    (tmp_path / "titled.txt").write_text(f"{article['title']}\n\n{one_line}\n")
+    docs = {doc.doc_id: doc for doc in read_documents([tmp_path])}
+    assert docs["one_line"].title == "" and clean_text(docs["one_line"].text, docs["one_line"].title) == one_line.strip()
+    assert docs["prose_first"].title == "" and clean_text(docs["prose_first"].text).startswith("It was a cold day.")
+    assert docs["titled"].title == article["title"]
+    assert clean_text(docs["titled"].text, docs["titled"].title) == one_line.strip()
+
+
 @pytest.mark.parametrize(
     ("name", "content", "message"),
     [

@@ -146,6 +146,22 @@ async def test_reset_truncated_and_malformed_faults_break_the_exchange():
         assert server.stats()["completed"] == 1
 
 
+async def test_a_key_revoked_after_n_answers_an_html_page_and_an_empty_200():
+    # the failure modes of issue 33: 401 from the 3rd request on, a proxy's page, an empty body
+    faults = (Fault(kind="http_error", status=401, after=2, models="sim-a"), Fault(kind="html", rate=1.0, models="sim-b"),
+              Fault(kind="empty", rate=1.0, models="sim-c"))
+    async with serve(FakeConfig(faults=faults)) as server, aiohttp.ClientSession() as s:
+        url, auth = f"{server.url}/v1/chat/completions", {"Authorization": "Bearer k"}
+        answers = [await post(s, url, {**OPENAI, "model": "sim-a"}, auth) for _ in range(5)]
+        assert [status for status, _, _ in answers] == [200, 200, 401, 401, 401]
+        assert msgspec.json.decode(answers[-1][2])["error"]["code"] == "invalid_api_key"
+        status, headers, raw = await post(s, url, {**OPENAI, "model": "sim-b"}, auth)
+        assert status == 200 and headers["content-type"].startswith("text/html") and raw.startswith(b"<!DOCTYPE html>")
+        status, _, raw = await post(s, url, {**OPENAI, "model": "sim-c"}, auth)
+        assert status == 200 and raw == b""
+        assert server.stats()["by_outcome"] == {"ok": 2, "http_error": 3, "html": 1, "empty": 1}
+
+
 async def test_fixed_latency_and_configuration_over_http():
     async with serve(FakeConfig(latency=Latency(kind="fixed", value_s=0.2))) as server, aiohttp.ClientSession() as s:
         started = time.monotonic()

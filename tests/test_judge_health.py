@@ -65,6 +65,7 @@ async def test_probing_stops_the_run_once_the_outage_is_too_long() -> None:
     now = [0.0]
     policy = FailurePolicy(consecutive_failures=1, probe_base_s=0.01, probe_cap_s=0.02, max_outage_s=5.0)
     health = JudgeHealth("judge-x", policy, clock=lambda: now[0])
+    health.answered()  # it answered before: an outage, waited for up to max_outage_s
     health.failed(error("timeout"))
     await health.pause_before_probe(pending=3)  # within the outage: sleeps, then the caller probes
     assert health.probes == 1
@@ -74,6 +75,71 @@ async def test_probing_stops_the_run_once_the_outage_is_too_long() -> None:
     message = str(caught.value)
     assert "judge 'judge-x' is failing" in message and "timeout" in message
     assert "3 item(s)" in message and "run the same config again to resume" in message
+
+
+@pytest.mark.anyio
+async def test_a_judge_that_never_answered_is_down_after_three_failures_and_stops_the_run_at_once() -> None:
+    now = [0.0]
+    health = JudgeHealth("typo", FailurePolicy(consecutive_failures=20, max_outage_s=300.0), clock=lambda: now[0],
+                         url="http://127.0.0.1:9/v1")
+    for _ in range(2):
+        health.failed(error("connection"))
+    assert not health.down
+    health.failed(error("connection"))
+    assert health.down  # not 20: nothing says this judge works at all
+    with pytest.raises(RunAborted) as caught:
+        await health.pause_before_probe(pending=7)  # at once: no probing for max_outage_s
+    message = str(caught.value)
+    assert message.startswith("judge 'typo' never answered at http://127.0.0.1:9/v1: its first 3 call(s)")
+    assert "base_url" in message and "7 item(s)" in message and "resume" in message
+    assert RunAborted.exit_code == 3
+
+
+def test_provider_text_in_a_message_is_one_line() -> None:
+    page = CallResult(status="error", text="<!DOCTYPE html>\n<html>\n  <body>Sign in</body>\n</html>", error_kind="auth")
+    message = fatal_message("j", page)
+    assert message is not None and "\n" not in message and "<!DOCTYPE html> <html> <body>Sign in</body> </html>" in message
+
+
+@pytest.mark.anyio
+async def test_a_graceful_stop_ends_the_pause_before_a_probe_and_wakes_the_waiting_workers() -> None:
+    health = JudgeHealth("j", FailurePolicy(consecutive_failures=1, probe_base_s=60.0, probe_cap_s=60.0))
+    health.answered()
+    health.failed(error("server"))
+    woke = []
+
+    async def waiter() -> None:
+        await health.wait_up()
+        woke.append(True)
+
+    with anyio.fail_after(5):  # not the 60 s pause
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(health.pause_before_probe, 1)
+            tg.start_soon(waiter)
+            await anyio.wait_all_tasks_blocked()
+            health.stop()
+    assert woke == [True] and health.down  # still down: the stop answered nothing
+
+
+def test_calls_in_flight_with_no_response_for_a_third_of_timeout_s_are_not_answering() -> None:
+    now = [0.0]
+    health = JudgeHealth("j", FailurePolicy(), clock=lambda: now[0], timeout_s=6.0)
+    health.sent()
+    health.sent()
+    now[0] = 1.9
+    assert health.not_answering_s() is None  # within 2 s (timeout_s / 3)
+    now[0] = 2.5
+    assert health.not_answering_s() == 2.5
+    health.returned(error("timeout"))  # a timeout is no response
+    assert health.not_answering_s() == 2.5
+    health.returned(CallResult(status="error", text="HTTP 500", error_kind="server"))  # an error is one
+    assert health.not_answering_s() is None and health.in_flight == 0
+    now[0] = 10.0
+    health.sent()  # a new wait starts at its first call
+    now[0] = 11.0
+    assert health.not_answering_s() is None
+    now[0] = 12.5
+    assert health.not_answering_s() == 2.5
 
 
 @pytest.mark.anyio

@@ -194,6 +194,17 @@ def test_duplicate_ids_and_empty_documents(tmp_path, nlp):
     assert summary.kept_screening == 1
 
 
+def test_a_document_beyond_the_parsers_limit_is_dropped_as_too_long_and_the_others_kept(tmp_path, nlp):
+    # issue 33: one 1.2 MB document of plain prose ended the whole prepare in spaCy's E088, no store written
+    prose = TINY[0]["text"] + " "
+    long = {"id": "long", "title": "L", "text": prose * (nlp.max_length // len(prose) + 2)}
+    path = _write(tmp_path / "mixed.jsonl", [TINY[0], long, {**TINY[0], "id": "a2"}])
+    with Store(tmp_path / "store") as store:
+        summary = prepare_corpus([path], store, TINY_SETTINGS, nlp=nlp)
+    assert len(long["text"]) > nlp.max_length
+    assert summary.drops == {"too_long": 1} and summary.kept_screening == 2
+
+
 @pytest.mark.parametrize(
     ("records", "settings", "message"),
     [

@@ -8,6 +8,7 @@ import anyio
 import pytest
 from rich.console import Console
 
+from engine.contracts import CallResult
 from engine.run.progress import ProgressDisplay, summary_line
 from engine.run.scheduler import Progress
 
@@ -57,3 +58,42 @@ def test_a_captured_log_gets_the_panel_border_on_its_own_line(capsys: pytest.Cap
     lines = capsys.readouterr().err.splitlines()
     assert "run finished" in lines  # not glued to the border: "╯run finished"
     assert lines[lines.index("run finished") - 1].strip().endswith("╯")
+
+
+def rendered(progress: Progress) -> str:
+    console = Console(record=True, width=160)
+    console.print(ProgressDisplay(progress).render())
+    return console.export_text()
+
+
+def test_the_eta_is_shown_only_when_the_rate_makes_it_finite() -> None:
+    idle = counters()
+    assert "ETA" not in summary_line(idle, rate=0.0) and "?" not in summary_line(idle, rate=0.0)
+    # a rate of ~0 (one item in hours) gave "ETA <= 257895504171011257362583732424480386507:39:44" (issue 33)
+    assert "ETA" not in summary_line(idle, rate=1e-30)
+    nothing_done = Progress()
+    nothing_done.planned_items = 500
+    assert "ETA" not in rendered(nothing_done)  # no item judged yet: no rate
+
+
+def test_a_judge_down_or_not_answering_is_named_in_the_display() -> None:
+    from engine.run.judge_health import FailurePolicy, JudgeHealth
+
+    now = [100.0]
+    progress = counters()
+    quiet = JudgeHealth("hung", FailurePolicy(), clock=lambda: now[0], url="http://127.0.0.1:9/v1", timeout_s=60.0)
+    down = JudgeHealth("gone", FailurePolicy(consecutive_failures=1), clock=lambda: now[0])
+    fine = JudgeHealth("fine", FailurePolicy(), clock=lambda: now[0])
+    progress.health = {"hung": quiet, "gone": down, "fine": fine}
+    quiet.sent()
+    down.answered()
+    down.failed(CallResult(status="error", text="HTTP 502", error_kind="server"))
+    fine.sent()
+    now[0] = 106.0
+    fine.returned(CallResult(status="ok", text="Score: 4"))
+    fine.sent()
+    now[0] = 107.0
+    text = rendered(progress)
+    assert "hung: not answering at http://127.0.0.1:9/v1: 1 call(s) waiting, no response for 0:07" in text
+    assert "gone: down for 0:07 after 1 failed calls in a row (server)" in text
+    assert "fine:" not in text  # it answered a second ago: nothing to say

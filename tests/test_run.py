@@ -296,13 +296,13 @@ def test_the_configs_failures_table_governs_a_failing_judge(tmp_path: Path, prep
     failures = "[failures]\nconsecutive_failures = 2\nmax_outage_s = 0.5\n"
     judge = FLAKY_JUDGE.replace("concurrency = 8", "concurrency = 1")
     with serve_in_thread() as server:
-        server.configure(faults=(Fault(kind="server_error", rate=1.0),))
+        server.configure(faults=(Fault(kind="server_error", after=3),))  # 3 answers: an outage, not a judge that never answered
         config = make_experiment(tmp_path / "a", prepared_store, corpus_slice_path, corpus_settings, judges=failures + judge.format(url=server.url))
         assert config.failures.max_outage_s == 0.5
         with pytest.raises(RunAborted) as caught:
             run_experiment(config)
         requests = server.stats()["requests"]
     assert "judge 'sim' is failing" in str(caught.value) and "within 0.5 s of probing" in str(caught.value)
-    assert requests == 2 + 1  # two failures take it down, then a single probe
+    assert requests == 3 + 2 + 1  # three answers, two failures take it down, then a single probe
     plain = make_experiment(tmp_path / "b", prepared_store, corpus_slice_path, corpus_settings, judges=judge.format(url=server.url))
     assert plan_experiment(plain).run_id == plan_experiment(config).run_id

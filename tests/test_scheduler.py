@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import time
 from pathlib import Path
 
 import anyio
@@ -338,12 +339,25 @@ def test_a_graceful_stop_takes_no_new_item_and_commits_the_calls_in_flight(corpu
 
 
 def test_persistent_failures_abort_instead_of_burning_through_the_corpus(corpus, store: Store, tmp_path: Path) -> None:
-    judges = {"sim": ScriptedJudge(fail=lambda r: True), "other": ScriptedJudge()}
+    answered = ScriptedJudge()
+    calls = iter(range(1_000_000))
+    judges = {"sim": ScriptedJudge(fail=lambda r: next(calls) >= 5), "other": answered}  # 5 answers, then failures
     policy = FailurePolicy(consecutive_failures=20, max_outage_s=0.0)  # no probing: stop at once
     with pytest.raises(RunAborted, match="judge 'sim' is failing: 20 calls in a row failed"):
         run_design(make_config(tmp_path), corpus, store, judges, failure_policy=policy)
-    assert judges["sim"].calls < 20 + 8  # stopped within one round of in-flight calls after the threshold
-    assert all(r.judge != "sim" for r in iter_rows(store, bytes.fromhex(RUN_ID)))  # no failure became a row
+    assert judges["sim"].calls < 5 + 20 + 8  # stopped within one round of in-flight calls after the threshold
+    assert all(r.judge != "sim" or r.status == "ok" for r in iter_rows(store, bytes.fromhex(RUN_ID)))  # no failure became a row
+
+
+def test_a_judge_that_never_answered_stops_the_run_after_three_failed_calls(corpus, store: Store, tmp_path: Path) -> None:
+    judges = {"sim": ScriptedJudge(fail=lambda r: True), "other": ScriptedJudge()}
+    policy = FailurePolicy(consecutive_failures=20, max_outage_s=300.0)  # an outage would be probed for 5 minutes
+    started = time.monotonic()
+    with pytest.raises(RunAborted, match="judge 'sim' never answered: its first 3 call"):
+        run_design(make_config(tmp_path), corpus, store, judges, failure_policy=policy)
+    assert time.monotonic() - started < 30
+    assert judges["sim"].calls < 3 + 8  # the threshold, and the calls already in flight
+    assert all(r.judge != "sim" for r in iter_rows(store, bytes.fromhex(RUN_ID)))
 
 
 def test_identical_requests_in_flight_together_are_called_once(corpus, store: Store, tmp_path: Path) -> None:

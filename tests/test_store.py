@@ -51,3 +51,25 @@ def test_a_new_store_is_marked_and_an_unmarked_needlejudge_store_gets_the_marker
     assert store.get_raw("results", b"k") == b"results"
     assert store.get("meta", STORE_MARKER) == {"format": STORE_FORMAT}
     store.close()
+
+
+def test_a_store_of_a_newer_format_or_with_a_damaged_marker_is_refused_and_left_unchanged(tmp_path: Path) -> None:
+    import lmdb
+    import msgspec
+
+    from engine.cache.store import STORE_FORMAT, STORE_MARKER
+    from engine.cache.store_check import StoreError
+
+    for name, value, message in (("newer", msgspec.msgpack.encode({"format": STORE_FORMAT + 1}), "written by a newer needlejudge"),
+                                 ("damaged", b"\xc1garbage", "marker is damaged")):
+        path = tmp_path / name
+        Store(path).close()
+        env = lmdb.open(str(path), max_dbs=16)
+        with env.begin(write=True, db=env.open_db(b"meta")) as txn:
+            txn.put(STORE_MARKER, value)
+        env.close()
+        before = (path / "data.mdb").read_bytes()
+        for readonly in (False, True):
+            with pytest.raises(StoreError, match=f"store {path}: .*{message}"):
+                Store(path, readonly=readonly)
+        assert (path / "data.mdb").read_bytes() == before

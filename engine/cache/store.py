@@ -19,6 +19,8 @@ from typing import Any
 import lmdb
 import msgspec
 
+from engine.cache.store_check import ADVICE, StoreError, check_store_path
+
 DATABASES = ("results", "corpus", "corpus_meta", "runs", "rows", "meta")
 _INITIAL_MAP_SIZE = 64 * 1024 * 1024
 _MAX_MAP_SIZE = 1 << 40
@@ -35,33 +37,55 @@ _encode = msgspec.msgpack.Encoder().encode
 _decode = msgspec.msgpack.Decoder().decode
 
 
-class ForeignStoreError(lmdb.Error):
+class ForeignStoreError(StoreError, lmdb.Error):
     """The folder holds an LMDB environment that is not a needlejudge store."""
 
 
-def _check_ours(env: lmdb.Environment, path: Path) -> bool:
+def _check_ours(env: lmdb.Environment, path: Path, *, readonly: bool) -> bool:
     """Whether the environment needs the store marker (new, or a needlejudge
     store from before the marker); raise ForeignStoreError, writing nothing,
-    when it holds anything that is not ours."""
+    when it holds anything that is not ours (or, read only, nothing at all)."""
     with env.begin() as txn:
         names = [key for key, _ in txn.cursor()]  # the main database: named databases and plain keys
     if not names:
+        if readonly:
+            raise ForeignStoreError(
+                f"store {path}: an empty LMDB environment, not a needlejudge store (nothing was ever written to it); "
+                "prepare a corpus into it first (`needlejudge prepare --store`), or check the path"
+            )
         return True
     if b"meta" in names:
         try:
             with env.begin(db=env.open_db(b"meta", create=False)) as txn:
-                if txn.get(STORE_MARKER) is not None:
-                    return False
+                marker = txn.get(STORE_MARKER)
         except lmdb.Error:  # a plain key named "meta", not a database
-            pass
+            marker = None
+        if marker is not None:
+            _check_format(marker, path)
+            return False
     ours = {name.encode() for name in DATABASES}
     if set(names) <= ours:
         return True  # written by needlejudge before stores carried the marker
     found = ", ".join(repr(name.decode(errors="replace")) for name in names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
     raise ForeignStoreError(
-        f"{path}: an LMDB environment of another program (it holds {found}, and no {STORE_MARKER.decode()!r} marker); "
+        f"store {path}: an LMDB environment of another program (it holds {found}, and no {STORE_MARKER.decode()!r} marker); "
         "needlejudge opens only its own stores and left this one untouched"
     )
+
+
+def _check_format(marker: bytes, path: Path) -> None:
+    """The marker's store format: one this version reads, or a StoreError."""
+    try:
+        found = _decode(marker).get("format")
+    except (msgspec.DecodeError, AttributeError):
+        found = None
+    if not isinstance(found, int):
+        raise StoreError(f"store {path}: its {STORE_MARKER.decode()!r} marker is damaged ({marker[:40]!r}). {ADVICE}")
+    if found > STORE_FORMAT:
+        raise StoreError(
+            f"store {path}: written by a newer needlejudge (store format {found}; this version reads up to "
+            f"{STORE_FORMAT}); upgrade needlejudge to use it"
+        )
 
 
 class Store:
@@ -69,11 +93,36 @@ class Store:
 
     def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> None:
         self.path = Path(path)
+        check_store_path(self.path)  # a file, a data.mdb cut short (SIGBUS on the first read) or not LMDB's
         if readonly and not (self.path / "data.mdb").exists():
-            raise FileNotFoundError(f"{self.path}: no needlejudge store here (no data.mdb)")
-        self.path.mkdir(parents=True, exist_ok=True)
+            raise StoreError(f"store {self.path}: no needlejudge store here (no data.mdb); check the path, or prepare one")
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"store {self.path}: cannot create the folder ({exc.strerror}); point `store` at a folder you can write") from None
         self.readonly = readonly
-        self.env = lmdb.open(
+        try:
+            self.env = self._open(readonly)
+        except lmdb.Error as exc:
+            raise StoreError(f"store {self.path}: LMDB cannot open it ({type(exc).__name__}: {exc}). {ADVICE}") from None
+        try:
+            fresh = _check_ours(self.env, self.path, readonly=readonly)
+            self._dbs = {name: self.env.open_db(name.encode(), create=not readonly) for name in DATABASES} if not readonly else {}
+        except lmdb.Error as exc:
+            self.env.close()
+            if isinstance(exc, StoreError):
+                raise
+            raise StoreError(f"store {self.path}: damaged ({type(exc).__name__}: {exc}). {ADVICE}") from None
+        except BaseException:
+            self.env.close()
+            raise
+        if fresh and not readonly:
+            with self.env.begin(write=True, db=self._dbs["meta"]) as txn:
+                txn.put(STORE_MARKER, _encode({"format": STORE_FORMAT}))
+        self._grow_lock = threading.Lock()
+
+    def _open(self, readonly: bool) -> lmdb.Environment:
+        return lmdb.open(
             str(self.path),
             map_size=_INITIAL_MAP_SIZE,
             max_dbs=len(DATABASES) + 8,
@@ -85,16 +134,6 @@ class Store:
             readahead=False,
             max_readers=256,
         )
-        try:
-            fresh = _check_ours(self.env, self.path)
-        except BaseException:
-            self.env.close()
-            raise
-        self._dbs = {name: self.env.open_db(name.encode(), create=not readonly) for name in DATABASES} if not readonly else {}
-        if fresh and not readonly:
-            with self.env.begin(write=True, db=self._dbs["meta"]) as txn:
-                txn.put(STORE_MARKER, _encode({"format": STORE_FORMAT}))
-        self._grow_lock = threading.Lock()
 
     # -- databases -----------------------------------------------------------
     def db(self, name: str) -> Any:

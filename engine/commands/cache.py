@@ -10,7 +10,7 @@ from pathlib import Path
 
 HELP = (
     "Inspect or move the call cache of a store: stats, export (JSON Lines), "
-    "verify (decode every entry), import (merge exports or other stores into this one)."
+    "verify (decode every record: cached calls, rows, run progress, corpus), import (merge exports or other stores into this one)."
 )
 
 
@@ -26,7 +26,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="SOURCE",
         help="import: an export file or another store folder (repeatable); the store is created if missing",
     )
-    parser.add_argument("--delete-corrupt", action="store_true", help="verify: delete entries that do not decode")
+    parser.add_argument(
+        "--delete-corrupt",
+        action="store_true",
+        help="verify: delete damaged records; the next run recomputes damaged progress from the cached calls",
+    )
 
 
 def _store_path(target: str) -> Path:
@@ -39,24 +43,35 @@ def _store_path(target: str) -> Path:
 
 
 def main(args: argparse.Namespace) -> int:
-    from engine.cache.call_cache import RESULTS_DB, CallCache
-    from engine.contracts import ConfigError
-    from engine.cache.store import Store
+    import lmdb
+
+    from engine.cache.store_check import ADVICE, StoreError
 
     path = _store_path(args.store)
+    try:
+        return _main(args, path)
+    except lmdb.Error as exc:  # a page LMDB cannot read (its own structure damaged): no traceback
+        if isinstance(exc, StoreError):
+            raise
+        raise StoreError(f"store {path}: damaged where LMDB keeps its own structure ({type(exc).__name__}: {exc}). {ADVICE}") from None
+
+
+def _main(args: argparse.Namespace, path: Path) -> int:
+    from engine.cache.call_cache import CallCache
+    from engine.cache.store import Store
+
     if args.action == "import":
         return _import(path, [Path(source) for source in args.sources])
-    try:
-        store = Store(path, readonly=not args.delete_corrupt)
-    except FileNotFoundError as exc:
-        raise ConfigError(str(exc)) from None
+    if args.delete_corrupt:  # every check first, read only: a repair never adopts a folder that is not a store
+        Store(path, readonly=True).close()
+    store = Store(path, readonly=not args.delete_corrupt)
     with store:
         cache = CallCache(store)
         if args.action == "stats":
             return _stats(store, cache)
         if args.action == "export":
             return _export(store, args.out)
-        return _verify(store, cache, delete=args.delete_corrupt, results_db=RESULTS_DB)
+        return _verify(store, delete=args.delete_corrupt)
 
 
 def _stats(store, cache) -> int:  # type: ignore[no-untyped-def]
@@ -158,33 +173,24 @@ def _answer(result) -> str:  # type: ignore[no-untyped-def]
     return f"{result.status} score={result.score} text={text!r}"
 
 
-def _verify(store, cache, *, delete: bool, results_db: str) -> int:  # type: ignore[no-untyped-def]
-    from engine.cache.call_cache import CACHEABLE_STATUSES, decode_result
+def _verify(store, *, delete: bool) -> int:  # type: ignore[no-untyped-def]
+    from engine.run.store_verify import count_records, find_problems, repair
 
-    corrupt: list[tuple[bytes, str]] = []
-    n = 0
-    for key, raw in cache.items():
-        n += 1
-        problem = ""
-        if len(key) != 32:
-            problem = f"key of {len(key)} bytes, expected a 32-byte BLAKE2b-256 request key"
-        else:
-            try:
-                result = decode_result(raw)
-            except Exception as exc:  # any decode failure is what we report
-                problem = f"value does not decode as a CallResult: {exc}"
-            else:
-                if result.status not in CACHEABLE_STATUSES:
-                    problem = f"status {result.status!r} is never cached (expected ok or refused)"
-                elif result.score is not None and not (0.0 <= result.score <= 100.0):
-                    problem = f"score {result.score} outside 0-100"
-        if problem:
-            corrupt.append((key, problem))
-    for key, problem in corrupt[:50]:
-        print(f"corrupt {key.hex()}: {problem}")
-    if delete and corrupt:
-        for key, _ in corrupt:
-            store.delete(results_db, key)
-        print(f"deleted {len(corrupt):,} corrupt entries")
-    print(f"verified {n:,} entries: {n - len(corrupt):,} ok, {len(corrupt):,} corrupt")
-    return 1 if corrupt and not delete else 0
+    problems = list(find_problems(store))
+    total = count_records(store)
+    for problem in problems[:50]:
+        print(problem.line())
+    if len(problems) > 50:
+        print(f"... and {len(problems) - 50:,} more")
+    unmendable = [problem for problem in problems if not problem.repair]
+    if delete and problems:
+        mended = repair(store, problems)
+        print(f"deleted {mended:,} damaged record(s); the next run recomputes what they held from the cached calls")
+    print(f"verified {total:,} entries: {total - len(problems):,} ok, {len(problems):,} corrupt")
+    if unmendable:
+        print(f"{len(unmendable):,} damaged corpus record(s) cannot be mended here: prepare the corpus again into a new store")
+        return 1
+    if problems and not delete:
+        print(f"repair with: needlejudge cache verify {store.path} --delete-corrupt")
+        return 1
+    return 0

@@ -43,7 +43,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="KIND:RATE",
         help="inject a fault kind at a rate, e.g. server_error:0.05 (repeatable); kinds: server_error, overloaded, "
-        "rate_limit, rate_limit_bare, hang, reset, truncated, malformed, content_filter, prompt_filter, unparseable, bad_request",
+        "rate_limit, rate_limit_bare, hang, reset, truncated, malformed, content_filter, prompt_filter, unparseable, bad_request, "
+        "html (a proxy's page with status 200), empty (an empty 200); over /_fake/config a fault also takes `after` "
+        "(every request from the N-th on) and http_error with a `status` (401: the provider's invalid-key answer)",
     )
 
 

@@ -49,10 +49,12 @@ def main(args: argparse.Namespace) -> int:
 
     from engine.corpus.pairs import Corpus, document_order
     from engine.cache.store import Store
+    from engine.cache.store_check import check_store_path
 
     if args.limit < 0:
         raise ConfigError(f"--limit {args.limit}: expected >= 0")
     i, j = args.position
+    check_store_path(Path(args.store))  # a file, a damaged data.mdb: said as such
     if not (Path(args.store) / "data.mdb").exists():
         raise ConfigError(f"--store {args.store}: no store here; run `needlejudge prepare --store {args.store}` first")
     with Store(args.store, readonly=True) as store:

@@ -78,6 +78,7 @@ def main(args: argparse.Namespace) -> int:
     from engine.corpus.reading import check_inputs
     from engine.corpus.prepare import BUNDLED_CORPUS, CorpusSettings, prepare_corpus
     from engine.cache.store import Store
+    from engine.cache.store_check import check_store_path
 
     settings = CorpusSettings(
         min_sentences=args.min_sentences,
@@ -92,6 +93,7 @@ def main(args: argparse.Namespace) -> int:
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
     settings.validate()
     check_inputs(list(args.inputs) or [BUNDLED_CORPUS])
+    check_store_path(args.store)  # a file where the folder should be, a damaged data.mdb: before anything is created
     folder_existed = args.store.exists()
     created = not folder_existed or not any(args.store.iterdir())
     try:

@@ -8,6 +8,7 @@ import json
 import shlex
 import signal
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -32,14 +33,42 @@ DRAIN_CAP_S = 120.0
 
 
 class StopReport:
-    """How a run was stopped: by which signal, drained or cut short, and how
-    many calls in flight were abandoned."""
+    """How a run was stopped: by which signal, drained or cut short, and what
+    became of the calls in flight (answered and committed, ended without an
+    answer, or abandoned)."""
 
     def __init__(self, drain_s: float) -> None:
         self.signal = ""
         self.drain_s = drain_s
-        self.drained = False  # the calls in flight finished and were committed
+        self.drained = False  # the calls in flight ended (their answers committed)
         self.abandoned: int | None = None  # the calls in flight when cancelled, when known
+        self.in_flight: int | None = None  # at the signal, when known
+        self._counts_at_signal = (0, 0)
+        self._progress: Any = None
+
+    def signalled(self, progress: Any) -> None:
+        """Remember the calls in flight at the first signal, and the counters then."""
+        self._progress = progress
+        if progress is not None:
+            self.in_flight = progress.in_flight
+            self._counts_at_signal = (progress.calls_network, progress.calls_failed)
+
+    def fate(self) -> str:
+        """What became of the calls in flight, for the message."""
+        if self.drained or self.abandoned == 0:
+            if self.in_flight == 0:
+                return "no call was in flight"
+            if self._progress is None or self.in_flight is None:
+                return "the calls in flight ended"
+            calls, failed = self._counts_at_signal
+            failed = self._progress.calls_failed - failed
+            answered = self._progress.calls_network - calls - failed
+            fate = f"the {self.in_flight} call(s) in flight ended: {answered} answered and committed"
+            if failed:
+                fate += f", {failed} without an answer (timed out or failed; the resume asks them again)"
+            return fate
+        count = "calls" if self.abandoned is None else f"{self.abandoned} call(s)"
+        return f"{count} still in flight were abandoned (a provider may bill them; the resume asks them again)"
 
 
 def drain_bound(config: ExperimentConfig) -> float:
@@ -80,12 +109,14 @@ def _run_stoppable(config: ExperimentConfig, *, quiet: bool) -> tuple[object | N
                 cancel_now()
                 return
             report.signal = name
-            print(
-                f"needlejudge run: {name}: taking no new items; waiting up to {report.drain_s:g} s (the longest judge "
-                f"timeout_s, at most {DRAIN_CAP_S:g} s) for the {stop.in_flight} call(s) in flight. Signal again to stop at once.",
-                file=sys.stderr,
-                flush=True,
+            report.signalled(stop.progress)
+            waiting = (
+                f"waiting up to {report.drain_s:g} s (the longest judge timeout_s, at most {DRAIN_CAP_S:g} s) for the "
+                f"{stop.in_flight} call(s) in flight. Signal again to stop at once"
+                if stop.in_flight
+                else "no call is in flight: stopping now"
             )
+            print(f"needlejudge run: {name}: taking no new items; {waiting}.", file=sys.stderr, flush=True)
             stop.set()
             timer.append(loop.call_later(report.drain_s, cancel_now))
 
@@ -100,7 +131,13 @@ def _run_stoppable(config: ExperimentConfig, *, quiet: bool) -> tuple[object | N
                     installed.append(signum)
             except (ValueError, RuntimeError, NotImplementedError):  # not the main thread: the signals keep their handlers
                 pass
-            return await arun_experiment(config, quiet=quiet, stop=stop)
+            summary = await arun_experiment(config, quiet=quiet, stop=stop)
+            # A signal that came during the export (synchronous code on this
+            # loop) waits in the loop's wakeup pipe: one pass reads it, the
+            # next runs its handler. Without them it was dropped unheard.
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+            return summary
         finally:
             for handle in timer:
                 handle.cancel()
@@ -121,26 +158,36 @@ def _run_stoppable(config: ExperimentConfig, *, quiet: bool) -> tuple[object | N
         return None, report
 
 
-def _store_failure(exc: BaseException, store: str) -> str | None:
-    """A clear message for a store that cannot be used or written (corrupt,
-    foreign, disk full), found in `exc` or the exception groups around it;
-    None for anything else."""
-    import shutil
+def _store_failure(exc: BaseException, store: str, output: str) -> str | None:
+    """A clear message for a store or output folder that cannot be used or
+    written (corrupt, foreign, disk full), found in `exc` or the exception
+    groups around it; None for anything else."""
+    import errno
 
     import lmdb
+    import msgspec
 
     from engine.cache.call_cache import CommitError
+    from engine.contracts import ConfigError
+    from engine.run.writable import free_text
 
     if isinstance(exc, BaseExceptionGroup):
         for inner in exc.exceptions:
-            found = _store_failure(inner, store)
+            found = _store_failure(inner, store, output)
             if found is not None:
                 return found
         return None
-    try:
-        free = f"{shutil.disk_usage(store).free // 1024:,} kB free on its file system"
-    except OSError:
-        free = "free space unknown"
+    if isinstance(exc, ConfigError):  # already says what is wrong (engine.cli prints it)
+        return None
+    if isinstance(exc, (msgspec.DecodeError, msgspec.ValidationError)):  # only stored records are decoded by now
+        return (f"store {store}: a damaged record ({type(exc).__name__}: {exc}). Run `needlejudge cache verify {store} "
+                "--delete-corrupt`: it removes what is damaged, and the next run recomputes it from the cached calls")
+    free = free_text(Path(store))
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM):
+        # the export (the only file writes of a run outside the store)
+        return (f"output {exc.filename or output}: cannot be written ({exc.strerror}; {free_text(Path(output))}). Nothing is "
+                f"lost: every answer so far is committed in the store {store}; free some space or change `output`, then run "
+                "again (answers already paid for are not asked again)")
     if isinstance(exc, CommitError):
         return f"store {store}: could not commit ({exc}; {free}). Everything committed before is kept; fix the cause and resume"
     if isinstance(exc, lmdb.Error):
@@ -233,29 +280,28 @@ def _run(args: argparse.Namespace, config: ExperimentConfig) -> int:
 
     if getattr(args, "whole_process", False):
         _quiet_gc()
-    resume = f"needlejudge run: resume with: needlejudge run {shlex.quote(args.config)}"
+    resume = f"resume with: needlejudge run {shlex.quote(args.config)}"
     try:
         if args.dry_run:
             return _print_plan(plan_experiment(config), as_json=args.json)
         summary, stopped = _run_stoppable(config, quiet=args.quiet)
     except Exception as exc:
-        message = _store_failure(exc, config.store)
+        message = _store_failure(exc, config.store, config.output)
         if message is None:
             raise
-        print(f"needlejudge run: error: {message}" + ("" if args.dry_run else f"\n{resume}"), file=sys.stderr)
-        return 1
+        print(f"needlejudge run: error: {message}" + ("" if args.dry_run else f"; {resume}"), file=sys.stderr)
+        return 2
     if summary is None:
-        if stopped.drained:
-            fate = "the calls in flight finished and were committed"
-        else:
-            count = "calls" if stopped.abandoned is None else f"{stopped.abandoned} call(s)"
-            fate = f"{count} still in flight were abandoned (a provider may bill them; the resume asks them again)"
         print(
-            f"needlejudge run: stopped by {stopped.signal}: everything answered before the stop is committed; {fate}.\n{resume}",
+            f"needlejudge run: stopped by {stopped.signal}: everything answered before the stop is committed; "
+            f"{stopped.fate()}; {resume}",
             file=sys.stderr,
         )
         return 128 + signal.Signals[stopped.signal].value
     assert isinstance(summary, RunSummary)
+    if stopped.signal:  # it came as the run was finishing (the last calls, the export): it finished first
+        print(f"needlejudge run: {stopped.signal} arrived as the run was finishing; it finished first: its results are "
+              "complete and exported", file=sys.stderr)
     if args.json:
         print(json.dumps(msgspec.to_builtins(summary), indent=2))
         return 0

@@ -95,6 +95,11 @@ class AgreedParser:
     def meta(self) -> dict[str, Any]:
         return self.first.meta
 
+    @property
+    def max_length(self) -> int:
+        """The longest text both pipelines take (spaCy's E088 beyond it)."""
+        return min(self.first.max_length, self.second.max_length)
+
     def __call__(self, text: str) -> Doc:
         return next(self.pipe([text]))
 

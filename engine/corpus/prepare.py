@@ -109,7 +109,7 @@ class StoredDocument(msgspec.Struct, frozen=True, array_like=True):
     ner_options: tuple[EntityOption, ...]
 
 
-CLEANING_DROPS = ("empty_after_cleaning", "duplicate_id")
+CLEANING_DROPS = ("empty_after_cleaning", "duplicate_id", "too_long")  # too_long: beyond the parser's max_length
 LENGTH_DROPS = (
     "too_short_text",  # fewer characters than min_sentences * min_chars_per_sentence: not parsed
     "too_few_sentences",
@@ -307,6 +307,7 @@ def prepare_corpus(
         def parse_inputs() -> Iterator[tuple[str, int]]:
             seen: set[str] = set()
             min_text = settings.min_sentences * settings.min_chars_per_sentence
+            max_text = getattr(nlp, "max_length", 1_000_000)  # spaCy stops the whole pipe beyond it (E088)
             for index, raw in enumerate(read_documents(inputs)):
                 summary.read += 1
                 advance(summary)
@@ -319,6 +320,8 @@ def prepare_corpus(
                     drops["empty_after_cleaning"] += 1
                 elif len(text) < min_text:
                     drops["too_short_text"] += 1
+                elif len(text) > max_text:
+                    drops["too_long"] += 1
                 else:
                     pending[index] = raw
                     yield text, index

@@ -47,6 +47,14 @@ class DocumentLayout(NamedTuple):
         return cls(join_sentences(document, 0, len(document.sentences)), starts, ends)
 
 
+class _SentencesOnly(msgspec.Struct, array_like=True):
+    """The leading fields of a StoredDocument, enough to count its sentences."""
+
+    doc_id: str
+    title: str
+    sentences: tuple[str, ...]
+
+
 class PreparedCorpus:
     """The documents of a prepared corpus; decoded documents and their
     layouts are cached in memory."""
@@ -70,6 +78,11 @@ class PreparedCorpus:
 
     def __len__(self) -> int:
         return len(self.doc_ids)
+
+    def longest(self) -> int:
+        """Sentences of the longest document (read without keeping the documents)."""
+        decode = msgspec.msgpack.Decoder(_SentencesOnly).decode
+        return max((len(decode(raw).sentences) for _, raw in self.store.items_raw(CORPUS_DB)), default=0)
 
     def document(self, doc_id: str) -> StoredDocument:
         cached = self._cache.get(doc_id)

@@ -5,7 +5,8 @@ Readers accept, per input path (a file or a folder of files):
 - JSON Lines with the same fields (.jsonl / .ndjson, or a .json file whose
   first character is "{"),
 - WikiExtractor files of `<doc id=... url=... title=...>` records,
-- .txt files holding one document each (id = file stem, title = first line).
+- .txt files holding one document each (id = file stem; title = the first line
+  when it looks like one: TXT_TITLE_MAX_CHARS).
 Errors name the file and the record and what was expected. `check_inputs`
 checks the inputs' existence and kind without reading them through, so that
 `prepare` can refuse bad input before it creates a store. Cleaning the text
@@ -159,6 +160,15 @@ def _read_wikiextractor(path: Path, text: str) -> Iterator[RawDocument]:
         raise ConfigError(f"{path}: starts with <doc but holds no complete <doc ...>...</doc> record")
 
 
+# A .txt file's first line is its title only if it looks like one: followed
+# by more text, at most this long, not ending like a sentence. A file holding
+# an article on one line (or starting with prose) keeps all of it (issue 33:
+# 2 of 4 real articles were dropped as empty_after_cleaning).
+TXT_TITLE_MAX_CHARS = 200
+
+
 def _read_txt(path: Path, text: str) -> RawDocument:
-    first_line = text.strip().split("\n", 1)[0].strip() if text.strip() else ""
-    return RawDocument(doc_id=path.stem, title=first_line, text=text, source=str(path))
+    first, _, rest = text.strip().partition("\n")
+    first = first.strip()
+    titled = bool(rest.strip()) and len(first) <= TXT_TITLE_MAX_CHARS and not first.endswith((".", "!", "?", "…", ":", ";"))
+    return RawDocument(doc_id=path.stem, title=first if titled else "", text=text, source=str(path))

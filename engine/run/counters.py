@@ -4,7 +4,7 @@ the progress display and the run summary read them)."""
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from engine.contracts import CallResult
@@ -35,6 +35,7 @@ class Progress:
         self.batches_submitted = 0
         self.batches_resumed = 0  # recorded by an interrupted run, fetched by this one
         self.planned_items = 0  # upper bound of items still to consume at start
+        self.health: dict[str, Any] = {}  # judge -> its engine.judge_health.JudgeHealth (the scheduler's)
 
     def count_answer(self, result: CallResult) -> None:
         """A provider's answer to one call (synchronous or a batch entry); an

@@ -130,11 +130,13 @@ class Dispatcher:
                 continue
             call = in_flight[key] = SharedCall()
             progress.in_flight += 1
+            health.sent()
             result = None
             try:
                 result = await adapter.complete(item.requests[n])
             finally:
                 progress.in_flight -= 1
+                health.returned(result)
                 call.finish(result)
                 if result is None or not is_cacheable(result):
                     del in_flight[key]
@@ -158,7 +160,7 @@ class Dispatcher:
         self.progress.count_answer(result)
         health = self.health[judge]
         if result.status != "error" or not is_transient(result):
-            if health.consecutive:
+            if health.consecutive or not health.answered_once:
                 health.answered()
             return False
         fatal = fatal_message(judge, result)

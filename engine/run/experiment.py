@@ -38,6 +38,7 @@ class Experiment:
                 except ConfigError as exc:
                     raise ConfigError(f"{config.source or '<config>'}: prompts: {exc}") from None
             self.prompt_versions = {name: prompt.version for name, prompt in self.prompts.items()}
+            check_positions(config, self.corpus)
             self.design = Design(config, self.corpus, self.prompts, document_order=document_order)
             self.run_id = run_id_for(self.identity())
         except BaseException:
@@ -73,3 +74,19 @@ class Experiment:
 
     def close(self) -> None:
         self.store.close()
+
+
+def check_positions(config: ExperimentConfig, corpus: Any) -> None:
+    """Refuse positions no document of the corpus can hold (issue 33: [200, 200]
+    was accepted, its cells ended `exhausted` with 0 rows, exit 0, no word).
+    A position (i, j) needs i + j + 1 sentences: the needle's and i before, j after."""
+    longest = corpus.documents.longest()
+    unheld = [[i, j] for i, j in config.position_list() if i + j + 1 > longest]
+    if unheld:
+        key = "`positions`" if config.positions is not None else "`k`"
+        shown = ", ".join(map(str, unheld[:10])) + (f" and {len(unheld) - 10} more" if len(unheld) > 10 else "")
+        raise ConfigError(
+            f"{config.source or '<config>'}: {key}: {len(unheld)} position(s) fit no document of the corpus: {shown}; its "
+            f"longest document has {longest} sentences and a position [i, j] needs i + j + 1. Remove them, or prepare a "
+            "corpus with longer documents"
+        )

@@ -18,7 +18,16 @@ row, or as soon as the adapter answers `circuit_open`, the judge is down:
 its workers stop dispatching, one of them probes the judge after a pause
 (doubling up to `probe_cap_s`) and, if the judge is still failing after
 `max_outage_s`, the run ends with a message that names the judge and says
-the run can be resumed.
+the run can be resumed. A judge that has not answered once in this run is
+not having an outage: its URL, port, key or proxy is wrong, or its server
+is not up. It is down after `NEVER_ANSWERED_FAILURES` failed calls and the
+run ends at once, saying so (issue 33), instead of probing for
+`max_outage_s`.
+
+It also knows whether the judge is answering at all: calls in flight with
+no response for `quiet_after_s` (a third of the judge's `timeout_s`, at
+most 5 s) are shown as "not answering" by the progress display; and a
+graceful stop wakes a judge's paused probe so that nothing waits for it.
 """
 
 from __future__ import annotations
@@ -43,10 +52,25 @@ JUDGE_GONE_KINDS = frozenset({"engine_dead", "closed"})
 # row; the cell moves on to its next document).
 ITEM_ERROR_KINDS = frozenset({"context_length"})
 CIRCUIT_OPEN = "circuit_open"
+# Failed calls (each after its own retries) that take down a judge which has
+# not answered once in this run; the run then ends at once.
+NEVER_ANSWERED_FAILURES = 3
+# Failures that are no response from the server at all: a judge giving only
+# these is "not answering".
+NO_RESPONSE_KINDS = frozenset({"timeout", "connection", CIRCUIT_OPEN})
 
 
 class RunAborted(ConfigError):
-    """A judge cannot go on (bad credentials, unknown model, persistent failures)."""
+    """A judge cannot go on (bad credentials, unknown model, persistent
+    failures, never answered): exit code 3 (README, "Exit codes")."""
+
+    exit_code = 3
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """A provider's text (an HTML page, a JSON body) on one line, cut at `limit` characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 class FailurePolicy(msgspec.Struct, frozen=True, kw_only=True):
@@ -80,17 +104,17 @@ def fatal_message(judge: str, result: CallResult) -> str | None:
         return None
     if result.error_kind == "protocol":
         return (
-            f"judge {judge!r}: its URL is not an API endpoint (protocol): {result.text[:300]}; "
+            f"judge {judge!r}: its URL is not an API endpoint (protocol): {one_line(result.text)}; "
             "fix the judge's base_url (results so far are kept)"
         )
     if result.error_kind in FATAL_ERROR_KINDS:
         return (
             f"judge {judge!r}: the provider rejected the call ({result.error_kind}): "
-            f"{result.text[:300]}; fix the judge's config (results so far are kept)"
+            f"{one_line(result.text)}; fix the judge's config (results so far are kept)"
         )
     if result.error_kind in JUDGE_GONE_KINDS:
         return (
-            f"judge {judge!r} cannot go on ({result.error_kind}): {result.text[:300]}; "
+            f"judge {judge!r} cannot go on ({result.error_kind}): {one_line(result.text)}; "
             "results so far are kept: run the same config again to resume"
         )
     return None
@@ -99,22 +123,61 @@ def fatal_message(judge: str, result: CallResult) -> str | None:
 class JudgeHealth:
     """One judge's state under the failure policy (on the event loop)."""
 
-    __slots__ = ("judge", "policy", "clock", "consecutive", "down", "down_since", "probing", "probes", "last", "_up")
+    __slots__ = ("judge", "policy", "clock", "url", "quiet_after_s", "consecutive", "answered_once", "down", "down_since",
+                 "probing", "probes", "last", "in_flight", "waiting_since", "stopping", "_up", "_stop")
 
-    def __init__(self, judge: str, policy: FailurePolicy, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        judge: str,
+        policy: FailurePolicy,
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        url: str = "",
+        timeout_s: float = 60.0,
+    ) -> None:
         self.judge = judge
         self.policy = policy
         self.clock = clock
+        self.url = url  # where the judge is asked (its base_url), for the messages
+        self.quiet_after_s = min(5.0, timeout_s / 3)  # no response this long: "not answering"
         self.consecutive = 0
+        self.answered_once = False  # any answer about an item in this run
+        self.in_flight = 0  # calls sent, not yet returned
+        self.waiting_since: float | None = None  # calls in flight and no response from the judge since
         self.down = False  # a plain attribute: workers read it before every item
         self.down_since: float | None = None
         self.probing = False  # a worker holds the probe turn
         self.probes = 0  # failed probes in this outage
         self.last: CallResult | None = None
+        self.stopping = False  # a graceful stop: no more probes
         self._up: anyio.Event | None = None
+        self._stop: anyio.Event | None = None
 
+    # -- calls in flight -------------------------------------------------
+    def sent(self) -> None:
+        self.in_flight += 1
+        if self.waiting_since is None:
+            self.waiting_since = self.clock()
+
+    def returned(self, result: CallResult | None) -> None:
+        """A call came back (None: it raised). A response of any kind, even an
+        error, shows the judge is there; a timeout or refused connection does not."""
+        self.in_flight -= 1
+        if result is not None and (result.status != "error" or result.error_kind not in NO_RESPONSE_KINDS):
+            self.waiting_since = self.clock() if self.in_flight else None
+
+    def not_answering_s(self) -> float | None:
+        """Seconds the judge has had calls in flight and given no response, once
+        that is longer than `quiet_after_s`; None while it answers."""
+        if not self.in_flight or self.waiting_since is None:
+            return None
+        quiet = self.clock() - self.waiting_since
+        return quiet if quiet >= self.quiet_after_s else None
+
+    # -- answers and failures --------------------------------------------
     def answered(self) -> None:
         """The judge answered (any answer about an item): it is up."""
+        self.answered_once = True
         self.consecutive = 0
         if self.down:
             self.down, self.down_since = False, None
@@ -126,35 +189,64 @@ class JudgeHealth:
     def failed(self, result: CallResult) -> None:
         self.consecutive += 1
         self.last = result
-        if self.down_since is None and (
-            result.error_kind == CIRCUIT_OPEN or self.consecutive >= self.policy.consecutive_failures
-        ):
+        threshold = self.policy.consecutive_failures
+        if not self.answered_once:
+            threshold = min(threshold, NEVER_ANSWERED_FAILURES)
+        if self.down_since is None and (result.error_kind == CIRCUIT_OPEN or self.consecutive >= threshold):
             self.down, self.down_since = True, self.clock()
 
+    def stop(self) -> None:
+        """A graceful stop: wake the workers waiting for this judge, end a probe's pause."""
+        self.stopping = True
+        for event in (self._up, self._stop):
+            if event is not None:
+                event.set()
+
     async def wait_up(self) -> None:
-        if self.down_since is None:
+        """Wait until the judge answers again (or a graceful stop)."""
+        if self.down_since is None or self.stopping:
             return
         if self._up is None:
             self._up = anyio.Event()
         await self._up.wait()
 
     async def pause_before_probe(self, pending: int) -> None:
-        """Sleep before the next probe; raise RunAborted once the outage is too long."""
+        """Sleep before the next probe (a graceful stop ends the sleep); raise
+        RunAborted once the outage is too long, or at once for a judge that
+        never answered."""
         policy = self.policy
         assert self.down_since is not None
+        if not self.answered_once:
+            raise RunAborted(self.never_answered_message(pending))
         delay = min(policy.probe_cap_s, policy.probe_base_s * 2**self.probes)
         remaining = policy.max_outage_s - (self.clock() - self.down_since)
         if remaining <= 0:
             raise RunAborted(self.abort_message(pending))
-        await anyio.sleep(min(delay, remaining))
+        if self.stopping:
+            return
+        self._stop = anyio.Event()
+        with anyio.move_on_after(min(delay, remaining)):
+            await self._stop.wait()
+        self._stop = None
         self.probes += 1
 
-    def abort_message(self, pending: int) -> str:
+    def _last_cause(self) -> str:
         last = self.last
-        cause = f"{last.error_kind or 'error'}: {last.text[:300]}" if last is not None else "no answer"
+        return f"{last.error_kind or 'error'}: {one_line(last.text)}" if last is not None else "no answer"
+
+    def never_answered_message(self, pending: int) -> str:
+        where = f" at {self.url}" if self.url else ""
+        return (
+            f"judge {self.judge!r} never answered{where}: its first {self.consecutive} call(s) in this run all failed "
+            f"(last: {self._last_cause()}). Check the judge's base_url, its port and key, and that its server is up; "
+            f"{pending} item(s) of this judge stay pending and every result so far is kept: run the same config "
+            "again to resume"
+        )
+
+    def abort_message(self, pending: int) -> str:
         return (
             f"judge {self.judge!r} is failing: {self.consecutive} calls in a row failed and it did not "
-            f"recover within {self.policy.max_outage_s:g} s of probing (last: {cause}). Stopping the run; "
+            f"recover within {self.policy.max_outage_s:g} s of probing (last: {self._last_cause()}). Stopping the run; "
             f"{pending} item(s) of this judge stay pending (nothing was recorded for them) and every "
             "result so far is kept: run the same config again to resume"
         )

@@ -11,6 +11,10 @@ import anyio
 from engine.run.scheduler import Progress
 
 
+# An estimate beyond this says only that the rate is ~0: not shown.
+ETA_SHOWN_BELOW_S = 100 * 24 * 3600.0
+
+
 def _duration(seconds: float) -> str:
     if seconds != seconds or seconds == float("inf"):
         return "?"
@@ -20,15 +24,42 @@ def _duration(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
-def summary_line(progress: Progress, rate: float) -> str:
+def eta_text(progress: Progress, rate: float) -> str:
+    """"ETA <= H:MM:SS" (an upper bound: the items still planned over the rate),
+    or "" while the rate is 0 or so low that the bound means nothing."""
     remaining = max(0, progress.planned_items - progress.rows_written)
-    eta = remaining / rate if rate > 0 else float("inf")
+    if rate <= 0 or not remaining / rate < ETA_SHOWN_BELOW_S:
+        return ""
+    return f"ETA <= {_duration(remaining / rate)}"
+
+
+def judge_alerts(progress: Progress) -> list[str]:
+    """One line per judge that is down or not answering (engine.judge_health)."""
+    lines = []
+    for name, health in progress.health.items():
+        if health.down_since is not None:
+            down_s = health.clock() - health.down_since
+            lines.append(
+                f"{name}: down for {_duration(down_s)} after {health.consecutive} failed calls in a row "
+                f"({health.last.error_kind if health.last else 'error'}); probing, giving up after "
+                f"{_duration(health.policy.max_outage_s)}"
+            )
+            continue
+        quiet = health.not_answering_s()
+        if quiet is not None:
+            where = f" at {health.url}" if health.url else ""
+            lines.append(f"{name}: not answering{where}: {health.in_flight} call(s) waiting, no response for {_duration(quiet)}")
+    return lines
+
+
+def summary_line(progress: Progress, rate: float) -> str:
+    eta = eta_text(progress, rate)
     tokens = progress.prompt_tokens + progress.completion_tokens
     return (
         f"calls {progress.calls_network:,} done, {progress.calls_cached:,} cached, {progress.in_flight} in flight | "
         f"cells {progress.cells_done:,}/{progress.cells_total:,} | "
         f"{rate:,.0f} items/s | tokens {tokens:,} | ${progress.cost_usd:,.4f} | "
-        f"elapsed {_duration(progress.elapsed)} | ETA <= {_duration(eta)}"
+        f"elapsed {_duration(progress.elapsed)}" + (f" | {eta}" if eta else "")
     )
 
 
@@ -59,8 +90,7 @@ class ProgressDisplay:
 
         p = self.progress
         rate = self._rate_now()
-        remaining = max(0, p.planned_items - p.rows_written)
-        eta = remaining / rate if rate > 0 else float("inf")
+        eta = eta_text(p, rate)
         table = Table.grid(padding=(0, 2))
         table.add_column(style="bold")
         table.add_column()
@@ -69,7 +99,9 @@ class ProgressDisplay:
         table.add_row("items", f"{p.rows_written:,} judged · {p.failed_items:,} failed (replaced) · {rate:,.0f}/s")
         table.add_row("tokens", f"{p.prompt_tokens:,} in · {p.completion_tokens:,} out")
         table.add_row("cost", f"${p.cost_usd:,.4f} this run")
-        table.add_row("time", f"{_duration(p.elapsed)} elapsed · ETA <= {_duration(eta)} (upper bound)")
+        table.add_row("time", f"{_duration(p.elapsed)} elapsed" + (f" · {eta} (upper bound)" if eta else ""))
+        for line in judge_alerts(p):
+            table.add_row("judge", line)
         return table
 
     async def run(self) -> None:

@@ -260,6 +260,20 @@ def _unique_beside(target: Path, suffix: str) -> Path:
         return tmp
 
 
+def remove_stale_exports(folder: Path) -> list[Path]:
+    """Delete the temp files an export killed mid-way left in `folder`
+    (`.results.jsonl.PID.HEX.tmp`...). Called under the output folder's run
+    lock (engine.cache.run_lock), so no other writer's temp file is there."""
+    stale = [
+        path
+        for path in (folder.iterdir() if folder.is_dir() else ())
+        if path.name.endswith(".tmp") and any(path.name.startswith(f".{name}.") for name in (RESULTS_JSONL, RESULTS_PARQUET, MANIFEST_JSON))
+    ]
+    for path in stale:
+        path.unlink(missing_ok=True)
+    return stale
+
+
 @contextmanager
 def _replacing(path: str | os.PathLike[str]) -> Iterator[Path]:
     """A temp file beside `path`, unique to this writer (two processes

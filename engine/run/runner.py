@@ -12,6 +12,7 @@ Public entry points:
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -23,6 +24,7 @@ from engine.run.plan import PlanReport, plan_experiment
 from engine.cache.run_lock import hold_run
 from engine.run.summary import RunSummary, finish_run, now_iso
 from engine.run.scheduler import FailurePolicy, Progress, Scheduler, StopRequest
+from engine.run.writable import check_writable
 
 __all__ = ["Experiment", "PlanReport", "RunStopped", "RunSummary", "StopRequest", "arun_experiment", "plan_experiment", "run_experiment"]
 
@@ -46,6 +48,8 @@ async def arun_experiment(
     started_at, t0 = now_iso(), time.perf_counter()
     experiment = Experiment(config, prepare_progress=not quiet)
     try:
+        # Before anything is written or paid for: room, and a real write, in the store and output folder.
+        check_writable(experiment.store, Path(config.output) if export else None)
         with hold_run(config.store, config.output if export else None, experiment.run_id):
             return await _run_and_finish(
                 experiment, started_at, t0, quiet=quiet, export=export, failure_policy=failure_policy, stop=stop

@@ -90,7 +90,11 @@ class Scheduler:
         self.prompt_versions = prompt_versions
         self.progress = progress or Progress()
         self.failure_policy = failure_policy or FailurePolicy()
-        self.health = {name: JudgeHealth(name, self.failure_policy) for name in design.judges}
+        self.health = {
+            name: JudgeHealth(name, self.failure_policy, url=spec.base_url or ", ".join(spec.base_urls), timeout_s=spec.timeout_s)
+            for name, spec in design.judges.items()
+        }
+        self.progress.health = self.health  # the display shows a judge that is down or not answering
         self.dispatcher = Dispatcher(cache, writer, adapters, self.health, self.progress, self._run_key)
         self.runs: list[CellRun] = []
         self._stale: list[tuple[int, int]] = []
@@ -131,6 +135,8 @@ class Scheduler:
     def _wake_all(self) -> None:  # a graceful stop: idle workers see it and return
         for wake in self._wake.values():
             wake.set()
+        for health in self.health.values():  # ...and so do those waiting for a down judge or its probe
+            health.stop()
 
     # -- main ------------------------------------------------------------------
     async def run(self) -> None:

@@ -34,6 +34,7 @@ from engine.run.results import (
     jsonl_to_parquet,
     load_cell_states,
     manifest_key,
+    remove_stale_exports,
     write_manifest,
 )
 
@@ -210,6 +211,8 @@ def finish_run(experiment: Experiment, progress: Progress, cells: int, started_a
     """Export, summarise and record the run's manifest (in the store, and
     beside the exports when it exports)."""
     store = experiment.store
+    if export:
+        remove_stale_exports(Path(experiment.config.output))  # a killed export's temp files
     states = load_cell_states(store, bytes.fromhex(experiment.run_id))
     exported = export_results(experiment, progress, cells, states, export=export)
     summary = summarize(experiment, progress, cells, states, exported, started_at, t0)

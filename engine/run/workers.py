@@ -148,6 +148,9 @@ class JudgeWorkers:
         health = self.health
         health.probing = True
         await health.pause_before_probe(self.policy.pending(self.judge))
+        if self.stopped():  # a graceful stop ended the pause: no probe
+            health.probing = False
+            return None
         reset = getattr(self.dispatcher.adapters[self.judge], "reset_circuit", None)
         if reset is not None:  # an HTTP adapter's breaker: let the probe through
             reset()
