@@ -90,6 +90,11 @@ def test_the_log_survives_a_torn_line_and_keeps_the_latest_label(tmp_path):
     again.append(msgspec.structs.replace(record, label=70.0, raw=70.0, at=2.0))
     assert [r.label for r in LabelLog(path).labels()] == [70.0]
     assert all(json.loads(line) for line in path.read_text().splitlines())  # the torn tail is gone
+    # a log closed cleanly and opened again appends after its last line, nothing between
+    third = LabelLog(path)
+    third.append(msgspec.structs.replace(record, item_id="d|con|orig|1|2|0", needle="con"))
+    assert path.read_bytes().count(b"\x00") == 0
+    assert [json.loads(line)["needle"] for line in path.read_text().splitlines()] == ["neg", "neg", "con"]
 
 
 def test_changed_span_marks_the_edit():

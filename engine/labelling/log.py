@@ -52,7 +52,7 @@ class LabelLog:
         raw = self.path.read_bytes()
         offset = 0
         for number, line in enumerate(raw.split(b"\n"), start=1):
-            end = offset + len(line) + 1
+            end = min(offset + len(line) + 1, len(raw))
             if not line.strip():
                 offset = end
                 continue
@@ -63,7 +63,7 @@ class LabelLog:
                     break
                 raise ConfigError(f"{self.path} line {number}: not a label record; move the file aside to start afresh") from None
             self._latest[(record.labeller, record.item_id)] = record
-            offset = min(end, len(raw))
+            offset = end
         self._good_bytes = offset
 
     def append(self, record: LabelRecord) -> None:
