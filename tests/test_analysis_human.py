@@ -26,6 +26,16 @@ def test_quadratic_kappa_by_hand():
     assert weighted_kappa(JUDGE, HUMAN, weights="quadratic").value == pytest.approx(0.8)
 
 
+def test_kappa_weights_follow_the_explicit_label_set():
+    # (moved from the hand-written kappa's tests; scikit-learn computes it now)
+    # Labels 0 < 1 < 2, weights |i-j|/2. Observed (0,0) (0,1) (1,1) (2,2), 1/4 each:
+    # sum w*O = 1/8; marginals (1/2, 1/4, 1/4) and (1/4, 1/2, 1/4): sum w*E = 7/16; 1 - (1/8)/(7/16) = 5/7.
+    people, judge = np.array([0, 0, 1, 2.0]), np.array([0, 1, 1, 2.0])
+    assert weighted_kappa(judge, people, weights="linear", levels=np.array([0, 1, 2.0])).value == pytest.approx(5 / 7)
+    # An unused label 1.5 stretches 1->2 against 0->1 (indices 0, 1, 3; weights 0, 1/3, 1): kappa = 0.8
+    assert weighted_kappa(judge, people, weights="linear", levels=np.array([0, 1, 1.5, 2])).value == pytest.approx(0.8)
+
+
 def test_interval_alpha_by_hand():
     # D_o = 2*50^2/10 = 500; pooled values 0 x2, 50 x5, 100 x3:
     # D_e = 2*(2*5*2500 + 2*3*10000 + 5*3*2500)/(10*9) = 2722.2; 1 - 500/2722.2 = 40/49

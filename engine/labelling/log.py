@@ -33,6 +33,7 @@ class LabelRecord(msgspec.Struct, frozen=True, kw_only=True):
     raw: float  # on the prompt's own scale, as the person typed it
     scale: str
     at: float  # unix time
+    inclusion: float = 1.0  # the item's probability of being in the sample (analysis/ppi.py weights by it)
 
 
 _DECODER = msgspec.json.Decoder(LabelRecord)

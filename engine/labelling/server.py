@@ -129,7 +129,7 @@ class LabelBook:
         key = item.item
         record = LabelRecord(item_id=item_id, doc_id=key.doc_id, needle=key.needle, hay=key.hay, i=key.i, j=key.j,
                              replicate=key.replicate, labeller=name, label=scale.to_points(float(value)), raw=float(value),
-                             scale=scale.name, at=now())
+                             scale=scale.name, at=now(), inclusion=key.inclusion)
         self.log.append(record)
         return record
 
