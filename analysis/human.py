@@ -34,6 +34,9 @@ import numpy as np
 
 Weights = Literal["linear", "quadratic"]
 BOOTSTRAP_RESAMPLES = 499
+# scikit-learn validates its input on every call (~10 ms): a kappa interval
+# takes fewer resamples, enough for a percentile interval to two decimals
+KAPPA_RESAMPLES = 199
 
 
 class Estimate(msgspec.Struct, frozen=True):
@@ -76,7 +79,7 @@ def _paired(judge: np.ndarray, human: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 
 def _bootstrap(statistic: Callable[[np.ndarray, np.ndarray], float], judge: np.ndarray, human: np.ndarray,
-               *, confidence: float, seed: int, value: float | None = None) -> Estimate:
+               *, confidence: float, seed: int, value: float | None = None, resamples: int = BOOTSTRAP_RESAMPLES) -> Estimate:
     from scipy.stats import bootstrap
 
     value = statistic(judge, human) if value is None else value
@@ -84,7 +87,7 @@ def _bootstrap(statistic: Callable[[np.ndarray, np.ndarray], float], judge: np.n
     if judge.size >= 5 and not math.isnan(value):
         with warnings.catch_warnings():  # a resample with one distinct value has no kappa/alpha: NaN, dropped
             warnings.simplefilter("ignore")
-            result = bootstrap((judge, human), statistic, paired=True, vectorized=False, n_resamples=BOOTSTRAP_RESAMPLES,
+            result = bootstrap((judge, human), statistic, paired=True, vectorized=False, n_resamples=resamples,
                                confidence_level=confidence, method="percentile", rng=np.random.default_rng(seed))
         low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
     return Estimate(value=float(value), low=low, high=high, n=int(judge.size), confidence=confidence)
@@ -98,7 +101,10 @@ def _kappa(weights: Weights, levels: np.ndarray) -> Callable[[np.ndarray, np.nda
             return math.nan
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return float(cohen_kappa_score(snap(judge, levels), human, labels=levels, weights=weights))
+            # as label indices: scikit-learn takes float labels with fractions for a regression target
+            first = np.searchsorted(levels, snap(judge, levels))
+            second = np.searchsorted(levels, snap(human, levels))
+            return float(cohen_kappa_score(first, second, labels=np.arange(levels.size), weights=weights))
 
     return statistic
 
@@ -109,7 +115,7 @@ def weighted_kappa(judge: np.ndarray, human: np.ndarray, *, weights: Weights = "
     values people used) against people."""
     judge, human = _paired(judge, human)
     levels = np.unique(human if levels is None else np.asarray(levels, dtype=float))
-    return _bootstrap(_kappa(weights, levels), judge, human, confidence=confidence, seed=seed)
+    return _bootstrap(_kappa(weights, levels), judge, human, confidence=confidence, seed=seed, resamples=KAPPA_RESAMPLES)
 
 
 def _alpha(level: Literal["interval", "ordinal"], levels: np.ndarray, *, reference: bool) -> Callable[[np.ndarray, np.ndarray], float]:

@@ -34,6 +34,7 @@ class LabelRecord(msgspec.Struct, frozen=True, kw_only=True):
     scale: str
     at: float  # unix time
     inclusion: float = 1.0  # the item's probability of being in the sample (analysis/ppi.py weights by it)
+    simulated: bool = False  # a stand-in's label (simulation/people.py), never a person's
 
 
 _DECODER = msgspec.json.Decoder(LabelRecord)
