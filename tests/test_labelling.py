@@ -181,3 +181,33 @@ async def test_overlap_items_go_to_every_labeller_and_the_rest_to_one(finished_r
             assert bo["total"] == len(overlap) and bo["next"] in overlap
     finally:
         await runner.cleanup()
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
+def test_labels_export_and_import_back(finished_run, tmp_path, suffix):
+    from engine.labelling.transfer import export_labels, import_labels
+
+    book = open_book(finished_run, tmp_path / "a", size=8, overlap=2)
+    for n, shown_item in enumerate(book.items[:5]):
+        book.rate("ann", shown_item.item.item_id, 10 * n)
+    exported = tmp_path / f"labels{suffix}"
+    assert export_labels(book.log, exported) == 5
+    other = open_book(finished_run, tmp_path / "b", size=8, overlap=2)  # the same sample, drawn again
+    assert import_labels(other.log, exported, [s.item for s in other.items]) == 5
+    assert import_labels(other.log, exported, [s.item for s in other.items]) == 0  # twice changes nothing
+    assert [(r.item_id, r.label) for r in other.log.labels()] == [(r.item_id, r.label) for r in book.log.labels()]
+
+
+def test_an_import_with_a_foreign_item_writes_nothing(finished_run, tmp_path):
+    from engine.contracts import ConfigError
+    from engine.labelling.transfer import import_labels
+
+    book = open_book(finished_run, tmp_path / "a", size=8, overlap=2)
+    good = msgspec.to_builtins(LabelRecord(item_id=book.items[0].item.item_id, doc_id="d", needle="neg", hay="orig", i=0, j=0,
+                                           labeller="ann", label=50.0, raw=50.0, scale="0-100", at=1.0))
+    bad = {**good, "item_id": "other|neg|orig|0|0|0"}
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
+    with pytest.raises(ConfigError, match=r"in.jsonl record 2: item 'other\|neg\|orig\|0\|0\|0' is not in this run's label sample; nothing imported"):
+        import_labels(book.log, path, [s.item for s in book.items])
+    assert book.log.labels() == [] and not book.log.path.exists()

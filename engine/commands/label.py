@@ -20,6 +20,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1; another one needs --token)")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--token", default=None, help="a secret every API call must carry; required to bind beyond this machine")
+    parser.add_argument("--export", type=Path, default=None, metavar="FILE", help="write the labels to FILE (.jsonl or .parquet) and exit")
+    parser.add_argument("--import", dest="import_", type=Path, default=None, metavar="FILE",
+                        help="add the labels of FILE (.jsonl or .parquet, items of this sample) and exit")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -34,6 +37,15 @@ def main(args: argparse.Namespace) -> int:
 
     out = args.out if args.out is not None else args.run_dir / "labels"
     book = open_book(args.run_dir, out, size=args.size, overlap=args.overlap, prompt=args.prompt)
+    if args.export is not None or args.import_ is not None:
+        from engine.labelling.transfer import export_labels, import_labels
+
+        if args.import_ is not None:
+            added = import_labels(book.log, args.import_, [s.item for s in book.items])
+            print(f"imported {added} label(s) from {args.import_} into {book.log.path}")
+        if args.export is not None:
+            print(f"exported {export_labels(book.log, args.export)} label(s) to {args.export}")
+        return 0
     query = f"/?token={args.token}" if args.token else "/"
     print(f"labelling {len(book.items)} items of {args.run_dir} ({sum(s.item.overlap for s in book.items)} shown to every labeller)")
     print(f"  open http://{args.host}:{args.port}{query}   labels: {book.log.path}   Ctrl-C stops (every label is already saved)", flush=True)
