@@ -17,7 +17,7 @@ import numpy as np
 from analysis.fingerprint import adjacent_levels_share
 from analysis.load import Table
 from analysis.options import GROUP_KEYS, AnalysisOptions, rng_for
-from analysis.stats import cohen_kappa_linear, krippendorff_alpha, mean_ci
+from analysis.stats import krippendorff_alpha, mean_ci
 
 ITEM_KEYS = ("needle", "hay", "i", "j", "doc_id", "replicate")
 
@@ -257,52 +257,6 @@ def resolution(scored: Table, options: AnalysisOptions) -> list[ResolutionRow]:
 
 # ---------------------------------------------------------------------------
 # Agreement
-
-
-class HumanAgreementRow(msgspec.Struct, frozen=True):
-    judge: str
-    prompt_id: str
-    prompt_version: str
-    n: int  # items with both a human label and a judge score
-    labels: str  # the explicit, ordered label set (from the labels file)
-    kappa_linear: float  # judge scores snapped to the nearest label
-    alpha_interval: float  # raw judge scores vs labels
-    alpha_ordinal: float  # snapped judge scores vs labels
-    mean_abs_diff: float
-
-
-def snap_to_labels(scores: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """Each score mapped to the nearest label value (ties to the lower one)."""
-    labels = np.sort(np.asarray(labels, dtype=float))
-    dist = np.abs(np.asarray(scores, dtype=float)[:, None] - labels[None, :])
-    return labels[np.argmin(dist, axis=1)]
-
-
-def human_agreement(scored: Table, labels: Table) -> list[HumanAgreementRow]:
-    """Agreement of each judge × prompt with human labels: Cohen's kappa
-    with linear weights over the explicit label set, Krippendorff's alpha
-    (interval on the raw scores, ordinal on the snapped ones)."""
-    label_of = {tuple(item): lab for *item, lab in zip(*(labels[k].tolist() for k in ITEM_KEYS), labels["label"].tolist())}
-    label_set = np.unique(labels["label"])
-    out = []
-    for key, t in scored.groups(*GROUP_KEYS):
-        pairs = [(s, label_of[tuple(item)]) for *item, s in zip(*(t[k].tolist() for k in ITEM_KEYS), t["score"].tolist())
-                 if tuple(item) in label_of]  # fmt: skip
-        if not pairs:
-            continue
-        judge_scores = np.array([p[0] for p in pairs])
-        human = np.array([p[1] for p in pairs])
-        snapped = snap_to_labels(judge_scores, label_set)
-        out.append(
-            HumanAgreementRow(
-                *key, n=len(pairs), labels=" ".join(f"{v:g}" for v in label_set),
-                kappa_linear=cohen_kappa_linear(snapped.tolist(), human.tolist(), label_set.tolist()),
-                alpha_interval=krippendorff_alpha(np.vstack([judge_scores, human]), "interval"),
-                alpha_ordinal=krippendorff_alpha(np.vstack([snapped, human]), "ordinal"),
-                mean_abs_diff=float(np.abs(judge_scores - human).mean()),
-            )  # fmt: skip
-        )
-    return out
 
 
 class JudgeAgreementRow(msgspec.Struct, frozen=True):

@@ -360,7 +360,8 @@ LABEL_FIELDS = ("doc_id", "needle", "hay", "i", "j", "label")
 LABELS_FORMAT = (
     "a CSV with header doc_id,needle,hay,i,j,label (or JSON Lines objects with those keys); "
     "label is a number on the judges' 0–100 scale, and the distinct label values are the ordered "
-    "label set; optional column replicate (default 0)"
+    "label set; optional columns replicate (default 0), labeller, inclusion (the item's sampling "
+    "probability, default 1), at (unix time) and simulated (true for simulated labels)"
 )
 
 
@@ -383,7 +384,7 @@ def load_labels(path: Path | str) -> Table:
     else:
         with path.open(newline="", encoding="utf-8") as handle:
             records = list(csv.DictReader(handle))
-    cols: dict[str, list] = {name: [] for name in (*LABEL_FIELDS, "replicate")}
+    cols: dict[str, list] = {name: [] for name in (*LABEL_FIELDS, "replicate", "labeller", "inclusion", "at", "simulated")}
     for number, rec in enumerate(records, start=1):
         missing = [name for name in LABEL_FIELDS if name not in rec or rec[name] in (None, "")]
         if missing:
@@ -393,8 +394,16 @@ def load_labels(path: Path | str) -> Table:
             cols["j"].append(int(rec["j"]))
             cols["replicate"].append(int(rec.get("replicate") or 0))
             label = float(rec["label"])
+            inclusion = float(rec.get("inclusion") or 1.0)
+            at = float(rec.get("at") or "nan")
         except (TypeError, ValueError) as exc:
-            raise ConfigError(f"{path} record {number}: i, j, replicate must be integers and label a number: {exc}") from None
+            raise ConfigError(f"{path} record {number}: i, j, replicate must be integers and label, inclusion, at numbers: {exc}") from None
+        if not 0.0 < inclusion <= 1.0:
+            raise ConfigError(f"{path} record {number}: inclusion {inclusion} is not a probability in (0, 1]")
+        cols["inclusion"].append(inclusion)
+        cols["at"].append(at)
+        cols["labeller"].append(str(rec.get("labeller") or "human"))
+        cols["simulated"].append(str(rec.get("simulated", "")).lower() in ("true", "1"))
         if not 0.0 <= label <= 100.0:
             raise ConfigError(f"{path} record {number}: label {label} is outside the 0–100 scale")
         cols["label"].append(label)
@@ -409,5 +418,9 @@ def load_labels(path: Path | str) -> Table:
             "j": np.array(cols["j"], dtype=np.int64),
             "replicate": np.array(cols["replicate"], dtype=np.int64),
             "label": np.array(cols["label"], dtype=float),
+            "labeller": np.array(cols["labeller"], dtype=str),
+            "inclusion": np.array(cols["inclusion"], dtype=float),
+            "at": np.array(cols["at"], dtype=float),
+            "simulated": np.array(cols["simulated"], dtype=bool),
         }
     )

@@ -29,6 +29,7 @@ class TableSpec(msgspec.Struct):
     note: str
     row_type: type
     rows: Sequence[Any]  # msgspec Structs of row_type
+    also_json: bool = False  # written as <name>.json beside the report too (e.g. the judge cards)
 
 
 class FigureSpec(msgspec.Struct):

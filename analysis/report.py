@@ -64,7 +64,10 @@ def analyse(
         ("Score stability", lambda: sections.stability_section(scored, options)),
         ("Scoring fingerprint", lambda: sections.fingerprint_section(run, scored, make_figures)),
     ]
-    built = []
+    if labels is not None:
+        steps.append(("People", lambda: sections.people_section(run, scored, labels, options, flags=[
+            f for f in built[0].findings if f.startswith("FLAG")])))
+    built: list[Section] = []
     for title, step in steps:
         if progress is not None:
             progress(title)
@@ -162,6 +165,8 @@ def build_report(
             path = tab_dir / f"{t.name}.csv"
             render.write_csv(path, t)
             tables.append(path)
+            if t.also_json:
+                (out_dir / f"{t.name}.json").write_bytes(msgspec.json.format(msgspec.json.encode(list(t.rows)), indent=1))
         for f in sec.figures:
             path = fig_dir / f"{f.name}.png"
             path.write_bytes(f.png)

@@ -100,14 +100,6 @@ def checks_section(run: Run, options: AnalysisOptions, labels: Table | None) -> 
             sec.findings.append(
                 f"FLAG: {rater(r)} puts {r.adjacent_share:.0%} of scores on {r.level_low:g} and {r.level_high:g} (n={r.n}): too coarse."
             )
-    if labels is not None:
-        human = checks.human_agreement(scored, labels)
-        sec.tables.append(TableSpec("check_human_agreement", "Agreement with human labels",
-                                    "Cohen's κ (linear weights, explicit label set) and Krippendorff's α.", checks.HumanAgreementRow, human))  # fmt: skip
-        for r in human:
-            sec.findings.append(
-                f"{rater(r)} vs human labels: κ_linear {r.kappa_linear:.3f}, α_interval {r.alpha_interval:.3f}, n={r.n}."
-            )
     between = checks.judge_agreement(scored)
     sec.tables.append(TableSpec("check_judge_agreement", "Agreement between judges",
                                 "Krippendorff's α (interval) over the items both raters scored: 1 is perfect agreement, "
@@ -289,3 +281,45 @@ def file_slug(value: object) -> str:
     return slug
 
 
+
+
+def people_section(run: Run, scored: Table, labels: Table, options: AnalysisOptions, flags: list[str]) -> Section:
+    from analysis import people
+
+    agreement = people.agreement_rows(scored, labels, seed=options.seed)
+    ceiling = people.ceiling_rows(labels, seed=options.seed)
+    ppi = people.ppi_rows(scored, labels)
+    cards = people.judge_cards(scored, labels, agreement, ceiling, run.manifest, flags)
+    simulated = bool(labels["simulated"].any()) if "simulated" in labels else False
+    sec = Section(
+        "People: agreement, judge cards, prediction-powered estimates",
+        ("These labels are SIMULATED (a stand-in for people, shipped with the quickstart): every figure below shows "
+         "what the analysis does, not how good a judge is. " if simulated else "")
+        + f"{len(labels)} labels of {len(people.consensus(labels))} items by {len(set(labels['labeller'].tolist()))} labeller(s). "
+        "A judge's accuracy is its agreement with people; the ceiling is people's agreement with each other.",
+    )
+    sec.tables.append(TableSpec("people_agreement", "Agreement of each judge with people",
+                                f"Quadratic-weighted κ (the judge snapped to the label values people used) and Krippendorff's α with "
+                                f"bootstrap {0.95:.0%} intervals; pass = a score of at least {people.PASS_THRESHOLD:g}: false pass = the "
+                                "judge passes an item people failed.", people.PeopleAgreementRow, agreement))  # fmt: skip
+    sec.tables.append(TableSpec("people_ceiling", "People against people (the ceiling)",
+                                "Krippendorff's α (interval) and quadratic κ on the items two labellers both rated.",
+                                people.CeilingRow, ceiling))  # fmt: skip
+    sec.tables.append(TableSpec("judge_cards", "Judge cards",
+                                "One card per judge and prompt, to publish beside its scores (also judge_cards.json).",
+                                people.JudgeCard, cards, also_json=True))  # fmt: skip
+    sec.tables.append(TableSpec("people_ppi", "Prediction-powered estimates",
+                                f"PPI++ (ppi-python) from the judge's scores of every item and the labels of the labelled ones, "
+                                f"weighted by each label's sampling probability, beside the judge-only 95% interval; groups with "
+                                f"fewer than {people.MIN_LABELS} labels are left out.", people.PpiRow, ppi))  # fmt: skip
+    for r in agreement:
+        sec.findings.append(f"{rater(r)} vs people: α_interval {r.alpha_interval:.3f} [{r.alpha_low:.3f}, {r.alpha_high:.3f}], "
+                            f"κ_quadratic {r.kappa_quadratic:.3f}, false-pass rate {r.false_pass_rate:.0%}, n={r.n}.")
+    for c in ceiling:
+        sec.findings.append(f"People ceiling ({c.labeller_a} vs {c.labeller_b}): α_interval {c.alpha_interval:.3f}, n={c.n}.")
+    changed = [r for r in ppi if r.conclusion_changed]
+    sec.findings.append(
+        f"The correction changes {len(changed)} conclusion(s): " + "; ".join(
+            f"{rater(r)} {r.quantity}: judge-only [{r.judge_low:+.1f}, {r.judge_high:+.1f}], PPI [{r.ppi_low:+.1f}, {r.ppi_high:+.1f}]"
+            for r in changed) if changed else f"The correction changes no conclusion ({len(ppi)} estimates).")
+    return sec

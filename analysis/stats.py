@@ -205,39 +205,6 @@ def emd_permutation_test(
 # Agreement
 
 
-def cohen_kappa_linear(rater_a: Sequence, rater_b: Sequence, labels: Sequence) -> float:
-    """Cohen's weighted kappa with linear weights (Cohen 1968) over an
-    explicit, ordered label list.
-
-    κ_w = 1 − Σ w_ij O_ij / Σ w_ij E_ij with w_ij = |i − j| / (K − 1),
-    O the observed joint proportions and E the product of the marginals.
-    Labels absent from both raters still set the distance scale. A value
-    outside `labels` raises ValueError naming it.
-    """
-    index = {label: n for n, label in enumerate(labels)}
-    if len(index) < 2:
-        raise ValueError(f"Cohen's kappa needs at least two labels, got {list(labels)!r}")
-    if len(rater_a) != len(rater_b):
-        raise ValueError(f"raters differ in length: {len(rater_a)} vs {len(rater_b)}")
-    if len(rater_a) == 0:
-        return math.nan
-    try:
-        ia = np.array([index[v] for v in rater_a])
-        ib = np.array([index[v] for v in rater_b])
-    except KeyError as exc:
-        raise ValueError(f"rating {exc.args[0]!r} is not one of the labels {list(labels)!r}") from None
-    k = len(index)
-    observed = np.zeros((k, k))
-    np.add.at(observed, (ia, ib), 1.0)
-    observed /= observed.sum()
-    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0))
-    weights = np.abs(np.subtract.outer(np.arange(k), np.arange(k))) / (k - 1)
-    disagreement_expected = float((weights * expected).sum())
-    if disagreement_expected == 0:
-        return math.nan  # both raters used one and the same label throughout
-    return 1.0 - float((weights * observed).sum()) / disagreement_expected
-
-
 def _interval_alpha(data: np.ndarray, present: np.ndarray) -> float:
     """Krippendorff's alpha for the interval metric δ² = (c − k)² in O(values):
     the sums of squared differences over pairs come from per-unit sums

@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "prepare": ("prepare", "clean, parse and screen a corpus into a store (once)"),
     "pairs": ("pairs", "print needle/hay document pairs as JSON Lines"),
     "run": ("run", "run an experiment config (resumes; a finished run makes no calls)"),
+    "label": ("label", "a local page for people to label a sample of a run's pairs"),
     "report": ("report", "analyse a run folder: instrument checks, statistics, figures, HTML"),
     "cache": ("cache", "call cache: stats, export, verify"),
     "fake-server": ("fake_server", "a local fake provider server with simulated judges"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 
 import pytest
@@ -45,8 +46,10 @@ def test_report_files_exist(report):
     pngs = sorted((out / "figures").glob("*.png"))
     assert len(pngs) >= 10 and all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
     names = {p.stem for p in (out / "tables").glob("*.csv")}
-    assert {"check_failures", "check_order_swap", "check_human_agreement", "positionality", "length_by_k",
-            "needle_ordering", "hay_shift", "null_experiment", "stability", "fingerprint"} <= names  # fmt: skip
+    assert {"check_failures", "check_order_swap", "people_agreement", "people_ceiling", "people_ppi", "judge_cards",
+            "positionality", "length_by_k", "needle_ordering", "hay_shift", "null_experiment", "stability", "fingerprint"} <= names  # fmt: skip
+    cards = json.loads((out / "judge_cards.json").read_text())
+    assert {c["judge"] for c in cards} == {"faulty", "planted"} and all(c["n_labels"] > 0 for c in cards)
 
 
 def test_every_table_names_judge_prompt_and_sample_size(report):
@@ -56,6 +59,9 @@ def test_every_table_names_judge_prompt_and_sample_size(report):
             header = next(csv.reader(handle))
         if path.stem == "check_oracle":  # pairs, before any judge: per needle × hay
             assert "n_pairs" in header
+            continue
+        if path.stem == "people_ceiling":  # people against people: no judge in it
+            assert header[:3] == ["labeller_a", "labeller_b", "n"]
             continue
         judge_cols = [c for c in header if c.startswith("judge")]
         assert judge_cols, path.name
@@ -68,7 +74,7 @@ def test_html_is_self_contained_and_checks_come_first(report):
     text = (out / "report.html").read_text()
     assert text.count("data:image/png;base64,") >= 10
     assert text.index("Instrument checks") < text.index("<h2>Positionality")
-    for needle in ("planted", "faulty", "bands@v1-synth", "n=", "Agreement with human labels", "&lt;50 entries: see manifest.json&gt;"):
+    for needle in ("planted", "faulty", "bands@v1-synth", "n=", "Agreement of each judge with people", "&lt;50 entries: see manifest.json&gt;", "Judge cards", "Prediction-powered estimates"):
         assert needle in text, needle
     assert "<script" not in text and 'src="http' not in text
 

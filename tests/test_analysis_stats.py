@@ -11,7 +11,6 @@ from scipy import stats as sps
 
 from analysis.stats import (
     bonferroni,
-    cohen_kappa_linear,
     emd_permutation_test,
     holm,
     krippendorff_alpha,
@@ -133,24 +132,6 @@ def test_emd_of_constant_data():
 
 
 # --- KDE ---------------------------------------------------------------------
-
-
-def test_linear_kappa_by_hand():
-    # Labels 0 < 1 < 2, weights |i−j|/2. Observed cells (0,0) (0,1) (1,1) (2,2), ¼ each:
-    # Σ w·O = ¼·½ = 1/8. Marginals a = (½, ¼, ¼), b = (¼, ½, ¼): Σ w·E = 7/16.
-    # κ = 1 − (1/8)/(7/16) = 5/7.
-    assert cohen_kappa_linear([0, 0, 1, 2], [0, 1, 1, 2], [0, 1, 2]) == pytest.approx(5 / 7)
-    assert cohen_kappa_linear(["lo", "mid", "hi"], ["lo", "mid", "hi"], ["lo", "mid", "hi"]) == 1.0
-
-
-def test_linear_kappa_uses_the_explicit_label_set():
-    # An unused label between 1 and 2 stretches the distance 1→2 relative to 0→1:
-    # labels (0, 1, 1.5, 2) give indices 0, 1, 3 and weights 0, 1/3, 1 —
-    # Σ w·O = ¼·⅓ = 1/12; Σ w·E = ½·½·⅓ + ½·¼·1 + ¼·¼·⅓ + ¼·¼·⅔ + ¼·¼·1 + ¼·½·⅔ = 20/48
-    # (off-diagonal pairs (0,1) (0,2) (1,0) (1,2) (2,0) (2,1)); κ = 1 − (1/12)/(5/12) = 0.8, not 5/7.
-    assert cohen_kappa_linear([0, 0, 1, 2], [0, 1, 1, 2], [0, 1, 1.5, 2]) == pytest.approx(0.8)
-    with pytest.raises(ValueError, match="rating 7 is not one of the labels"):
-        cohen_kappa_linear([0, 7], [0, 1], [0, 1, 2])
 
 
 # --- Krippendorff's alpha ----------------------------------------------------

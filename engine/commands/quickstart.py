@@ -34,6 +34,9 @@ def template_text() -> str:
     return resources.files("engine").joinpath("data", TEMPLATE).read_text(encoding="utf-8")
 
 
+SIMULATED_LABELS, SIMULATED_OVERLAP = 200, 40
+
+
 def write_config(out: Path, base_url: str) -> Path:
     """The bundled template with the fake server's address filled in."""
     text, n = re.subn(r'(?m)^base_url = "[^"]*"', f'base_url = "{base_url}"', template_text(), count=1)
@@ -64,6 +67,34 @@ async def _run_with_fake_server(out: Path, quiet: bool):
     return config, summary
 
 
+def write_simulated_labels(run_dir: Path) -> Path:
+    """A label sample of the run rated by simulated people (marked simulated),
+    so the report shows its People section; a real run is labelled by people
+    with `needlejudge label`."""
+    import json
+
+    import msgspec
+
+    from engine.labelling.from_run import load_or_draw_sample
+    from simulation.people import simulated_labels
+
+    folder = run_dir / "simulated-labels"
+    with (run_dir / "results.jsonl").open(encoding="utf-8") as handle:
+        rows = [json.loads(line) for line in handle if line.strip()]
+    sample = load_or_draw_sample(folder, rows, size=SIMULATED_LABELS, overlap=SIMULATED_OVERLAP, seed=1)
+    path = folder / "labels.jsonl"
+    text = b"".join(msgspec.json.encode(r) + b"\n" for r in simulated_labels(sample))
+    if not path.exists() or _without_times(path.read_bytes()) != _without_times(text):  # unchanged labels keep the report reusable
+        path.write_bytes(text)
+    return path
+
+
+def _without_times(text: bytes) -> list[dict[str, Any]]:
+    import json
+
+    return [{k: v for k, v in json.loads(line).items() if k != "at"} for line in text.splitlines() if line.strip()]
+
+
 def calls_sentence(summary: Any) -> str:
     """What the run did for its results, each count with what it counts."""
     if summary.cells_reused == summary.cells and summary.items_judged == 0:
@@ -91,8 +122,9 @@ def main(args: argparse.Namespace) -> int:
     print(f"run {summary.run_id}: {summary.rows:,} results in {summary.cells:,} cells; {calls_sentence(summary)}; "
           f"statuses {summary.status_counts}; {t_run:.1f} s")  # fmt: skip
 
-    say("2/2 analysing and writing the report")
-    report = build_report(Path(config.output), Path(config.output) / "report", progress=lambda step: say(f"    {step}"))
+    say("2/2 analysing and writing the report (with SIMULATED human labels: a stand-in, see simulation/people.py)")
+    labels = write_simulated_labels(Path(config.output))
+    report = build_report(Path(config.output), Path(config.output) / "report", labels=labels, progress=lambda step: say(f"    {step}"))
     total = time.perf_counter() - t0
     if report.reused:
         print("report up to date, reused: its inputs (results, labels, options, report code) are unchanged")
