@@ -67,9 +67,9 @@ def test_labelling_by_keyboard_survives_a_killed_server(finished_run, tmp_path):
             for n in range(6):
                 page.wait_for_function(f"document.getElementById('progress').textContent.includes('{n} of')")
                 value = 10 * n + 5
+                given.append((page.evaluate("current.item_id"), value))  # the item shown, before Enter moves on
                 page.keyboard.type(str(value))
                 page.keyboard.press("Enter")
-                given.append((page.evaluate("current.item_id"), value))
             page.wait_for_function("document.getElementById('progress').textContent.includes('6 of')")
             # back with Alt+Left: the last item shows the rating it was given
             page.keyboard.press("Alt+ArrowLeft")
