@@ -35,6 +35,7 @@ ITEM_KEYS = ("needle", "hay", "i", "j", "doc_id", "replicate", "order", "control
 SHORT_SCALE_LEVELS = 11
 # The ordinal bootstrap calls the package once per resample (~20 ms at 10,000 items).
 MAX_ORDINAL_RESAMPLES = 200
+RESAMPLE_CHUNK = 100
 
 Level = Literal["interval", "ordinal"]
 
@@ -48,9 +49,11 @@ class AlphaCI(msgspec.Struct, frozen=True):
 
 class PairAgreementRow(msgspec.Struct, frozen=True):
     judge_a: str
-    prompt_a: str  # prompt id@version
+    prompt_a_id: str
+    prompt_a_version: str
     judge_b: str
-    prompt_b: str
+    prompt_b_id: str
+    prompt_b_version: str
     level: str
     n: int  # items both rated
     alpha: float
@@ -61,7 +64,9 @@ class PairAgreementRow(msgspec.Struct, frozen=True):
 
 
 class PanelAgreementRow(msgspec.Struct, frozen=True):
-    panel: str
+    judge: str  # the panel
+    prompt_id: str  # "panel"
+    prompt_version: str
     members: str  # "judge (prompt id), ..."
     level: str
     n: int  # items rated by at least two members
@@ -121,8 +126,13 @@ def alpha_ci(data: np.ndarray, level: Level, *, rng: np.random.Generator, n_resa
         return AlphaCI(point, math.nan, math.nan, units)
     if level == "interval":
         sums = _interval_unit_sums(data)
-        weights = rng.multinomial(units, np.full(units, 1.0 / units), size=n_resamples).astype(float)
-        draws = _interval_alpha_weighted(*sums, weights)
+        chunks = []
+        for start in range(0, n_resamples, RESAMPLE_CHUNK):  # ~RESAMPLE_CHUNK × units floats at a time
+            size = min(RESAMPLE_CHUNK, n_resamples - start)
+            picks = rng.integers(0, units, size=(size, units)) + (np.arange(size) * units)[:, None]
+            weights = np.bincount(picks.ravel(), minlength=size * units).reshape(size, units).astype(float)
+            chunks.append(_interval_alpha_weighted(*sums, weights))
+        draws = np.concatenate(chunks)
     else:
         picks = rng.integers(0, units, size=(min(n_resamples, MAX_ORDINAL_RESAMPLES), units))
         draws = np.array([ordinal_alpha(data[:, p]) for p in picks])
@@ -191,10 +201,6 @@ def _to_raw(data: np.ndarray, scale: str) -> np.ndarray:
     return np.round(s.low + data * (s.high - s.low) / 100.0)
 
 
-def _label(rater: tuple) -> str:
-    return f"{rater[1]}@{rater[2]}"
-
-
 def pair_agreement(scored: Table, manifest: dict[str, Any], options: AnalysisOptions) -> list[PairAgreementRow]:
     """Alpha between every two raters over the items both scored."""
     raters, keys = _rater_scores(scored)
@@ -211,13 +217,13 @@ def pair_agreement(scored: Table, manifest: dict[str, Any], options: AnalysisOpt
         if level == "ordinal":
             data = _to_raw(data, scales[(a[1], a[2])])
         ci = alpha_ci(data, level, rng=rng_for(options, "agreement", *a, *b), n_resamples=options.n_bootstrap, confidence=options.confidence)
-        out.append(PairAgreementRow(a[0], _label(a), b[0], _label(b), level, int(both.sum()), ci.alpha, ci.low, ci.high, diff, options.confidence))
+        out.append(PairAgreementRow(*a, *b, level, int(both.sum()), ci.alpha, ci.low, ci.high, diff, options.confidence))
     return out
 
 
 def panel_agreement(scored: Table, manifest: dict[str, Any], options: AnalysisOptions) -> list[PanelAgreementRow]:
     """Alpha among each panel's members (the raters the panel asked:
-    manifest["panels"]) over the items the panel judged."""
+    manifest["panels"][panel]["raters"]) over the items the panel judged."""
     panels = manifest.get("panels")
     if not isinstance(panels, dict) or not panels:
         return []
@@ -225,17 +231,17 @@ def panel_agreement(scored: Table, manifest: dict[str, Any], options: AnalysisOp
     scales = prompt_scales(manifest)
     out = []
     for panel, spec in sorted(panels.items()):
-        chosen = [tuple(m) for m in spec.get("members", []) if tuple(m) in raters]
-        panel_items = [raters[k][0] for k in raters if k[0] == panel]
-        if len(chosen) < 2 or not panel_items:
-            continue
-        data = _matrix(raters, chosen)
-        units = np.unique(np.concatenate([raters[r][0] for r in chosen]))
-        data = data[:, np.isin(units, np.concatenate(panel_items))]
-        level = _level(chosen, scales)
-        if level == "ordinal":
-            data = _to_raw(data, scales[(chosen[0][1], chosen[0][2])])
-        ci = alpha_ci(data, level, rng=rng_for(options, "panel-agreement", panel), n_resamples=options.n_bootstrap, confidence=options.confidence)
-        members = ", ".join(f"{m[0]} ({m[1]})" for m in chosen)
-        out.append(PanelAgreementRow(panel, members, level, ci.n_units, ci.alpha, ci.low, ci.high, options.confidence))
+        chosen = [tuple(m) for m in spec.get("raters", []) if tuple(m) in raters]
+        for key in (k for k in raters if k[0] == panel):
+            if len(chosen) < 2:
+                continue
+            data = _matrix(raters, chosen)
+            units = np.unique(np.concatenate([raters[r][0] for r in chosen]))
+            data = data[:, np.isin(units, raters[key][0])]
+            level = _level(chosen, scales)
+            if level == "ordinal":
+                data = _to_raw(data, scales[(chosen[0][1], chosen[0][2])])
+            ci = alpha_ci(data, level, rng=rng_for(options, "panel-agreement", *key), n_resamples=options.n_bootstrap, confidence=options.confidence)
+            members = ", ".join(f"{m[0]} ({m[1]})" for m in chosen)
+            out.append(PanelAgreementRow(*key, members, level, ci.n_units, ci.alpha, ci.low, ci.high, options.confidence))
     return out

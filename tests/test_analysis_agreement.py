@@ -87,7 +87,7 @@ def test_pair_and_panel_agreement_over_rows():
     rows += _rows("panel", "panel", list((a + b) / 2))
     manifest = {
         "prompts": {"bands": {"id": "bands", "version": "v", "scale": "0-100"}, "pair": {"id": "pair", "version": "v", "scale": "0-100"}},
-        "panels": {"panel": {"members": [["a", "bands", "v"], ["b", "pair", "v"]], "rule": "mean"}},
+        "panels": {"panel": {"raters": [["a", "bands", "v"], ["b", "pair", "v"]], "rule": "mean"}},
     }
     options = AnalysisOptions(n_bootstrap=200)
     table = rows_to_table(rows)
