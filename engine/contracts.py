@@ -345,6 +345,10 @@ class ResultRow(msgspec.Struct, kw_only=True):
     cached: bool = False  # answered from the cache in this run
     oracle_ok: bool = True
     hay_doc_id: str | None = None
+    # a panel judge's row (engine.panels): the members whose answers it
+    # aggregated and their 0-100 scores, in member order
+    members: tuple[str, ...] = ()
+    member_scores: tuple[float, ...] = ()
 
     @property
     def k(self) -> int:

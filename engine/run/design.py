@@ -19,7 +19,8 @@ from typing import Any, Literal, Protocol
 import msgspec
 
 from engine.config import ExperimentConfig, JudgeConfig
-from engine.contracts import CallRequest, ConfigError, Control, Decoding, Pair, Prompt, request_key
+from engine.contracts import CallRequest, ConfigError, Control, Decoding, Pair, Prompt, Verdict, request_key
+from engine.run.panel import PanelDesign
 from engine.registry import capabilities
 from engine.stopping.rules import StoppingRule, make_rule_factory
 from engine.stopping.spec import FixedSpec, StoppingSpec
@@ -68,9 +69,17 @@ class Cell(msgspec.Struct, frozen=True, kw_only=True):
 class Item:
     """One (cell, document) unit of work: the pair and the calls it needs."""
 
-    __slots__ = ("cell", "doc_index", "pair", "requests", "keys", "results", "cached", "missing", "failures")
+    __slots__ = ("cell", "doc_index", "pair", "requests", "keys", "results", "cached", "missing", "failures", "spans")
 
-    def __init__(self, cell: Cell, doc_index: int, pair: Pair, requests: tuple[CallRequest, ...], keys: tuple[bytes, ...]) -> None:
+    def __init__(
+        self,
+        cell: Cell,
+        doc_index: int,
+        pair: Pair,
+        requests: tuple[CallRequest, ...],
+        keys: tuple[bytes, ...],
+        spans: tuple[tuple[int, int], ...] = (),
+    ) -> None:
         self.cell = cell
         self.doc_index = doc_index
         self.pair = pair
@@ -80,6 +89,7 @@ class Item:
         self.cached = False
         self.missing: list[int] = []
         self.failures = 0  # rounds of transient failures (the item stayed pending)
+        self.spans = spans  # a panel item: each member's [start, stop) of the requests
 
 
 def enumerate_cells(config: ExperimentConfig) -> list[Cell]:
@@ -137,7 +147,12 @@ class Design:
         self._rule_factory = make_rule_factory(config.stopping, max(1, self.n_experimental))
         self._check_factories: dict[int, Callable[[], StoppingRule]] = {}
         # per (judge, prompt, order, tag?) constants of the request
-        self._guided_regex = {name: capabilities(judge.spec()).guided_decoding for name, judge in self.judges.items()}
+        self._guided_regex = {
+            name: capabilities(judge.spec()).guided_decoding for name, judge in self.judges.items() if judge.panel is None
+        }
+        self.panels: dict[str, PanelDesign] = {
+            judge.name: PanelDesign(judge, config, prompts) for judge in config.judges if judge.panel is not None
+        }
         self._decodings: dict[tuple[str, Decoding], Decoding] = {}
 
     # -- documents -----------------------------------------------------------
@@ -187,6 +202,8 @@ class Design:
 
     def requests(self, cell: Cell, pair: Pair) -> tuple[CallRequest, ...]:
         judge = self.judges[cell.judge]
+        if judge.panel is not None:
+            return self._panel_requests(cell, pair)[0]
         prompt = self.prompts[cell.prompt]
         if cell.order == "21":
             rendered = prompt.render(pair.perturbed, pair.original)
@@ -216,11 +233,41 @@ class Design:
             self._decodings[key] = canonical
         return canonical
 
+    def _panel_requests(self, cell: Cell, pair: Pair) -> tuple[tuple[CallRequest, ...], tuple[tuple[int, int], ...]]:
+        """A panel item's calls: each member's, exactly as the member alone would make them."""
+        requests: list[CallRequest] = []
+        spans = []
+        for member in self.panels[cell.judge].members(cell.prompt):
+            start = len(requests)
+            requests.extend(self.requests(msgspec.structs.replace(cell, judge=member.judge, prompt=member.prompt), pair))
+            spans.append((start, len(requests)))
+        return tuple(requests), tuple(spans)
+
     def item(self, cell: Cell, doc_index: int) -> Item | None:
         """The item for the cell's `doc_index`-th document, or None if the
         document admits no pair for this cell (the scheduler moves on)."""
         pair = self.pair(cell, self.order(cell)[doc_index])
         if pair is None:
             return None
+        if cell.judge in self.panels:
+            requests, spans = self._panel_requests(cell, pair)
+            return Item(cell, doc_index, pair, requests, tuple(request_key(r) for r in requests), spans)
         requests = self.requests(cell, pair)
         return Item(cell, doc_index, pair, requests, tuple(request_key(r) for r in requests))
+
+    def verdict(self, item: Item) -> tuple[Verdict, tuple[str, ...], tuple[float, ...]]:
+        """The item's verdict, and for a panel item the members that answered and their scores."""
+        cell = item.cell
+        panel = self.panels.get(cell.judge)
+        if panel is None:
+            return self.prompts[cell.prompt].verdict(tuple(item.results)), (), ()
+        outcome = panel.outcome(cell.prompt, item.spans, item.results)
+        return outcome.verdict, outcome.answered, outcome.scores
+
+    def row_prompt(self, cell: Cell) -> tuple[str, str]:
+        """The (prompt id, version) a cell's rows carry."""
+        panel = self.panels.get(cell.judge)
+        if panel is not None:
+            return panel.prompt_identity(cell.prompt)
+        prompt = self.prompts[cell.prompt]
+        return prompt.id, prompt.version

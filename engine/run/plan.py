@@ -65,6 +65,8 @@ def _check_adapters(config: ExperimentConfig) -> None:
     from engine.registry import backend, create_batch_adapter, in_config
 
     for judge in config.judges:
+        if judge.panel is not None:  # its members are checked as judges
+            continue
         try:
             spec = judge.spec()
             if backend(spec).create_batch is None and spec.mode == "batch":

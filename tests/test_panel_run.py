@@ -1,0 +1,143 @@
+"""Panels end to end: a panel's member calls are the members' own (0 calls
+when they ran, only the new member's when one is added), its rows say who
+answered, and a member's terminal failure follows the declared rule."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine.config import load_config
+from engine.contracts import ConfigError
+from engine.run.runner import run_experiment
+from experiments import fake_judge, judge_table, write_experiment
+
+DESIGN = """
+seed = 3
+needles = ["none", "neg"]
+hays = ["orig"]
+positions = [[1, 1], [0, 2]]
+stopping = { kind = "fixed", n = 5 }
+"""
+
+
+def members(url: str) -> str:
+    return judge_table("jaccard", "baseline", "jaccard") + fake_judge("sim-a", "local-a", url)
+
+
+def sim_b(url: str) -> str:
+    return fake_judge("sim-b", "local-b", url)
+
+
+PANEL = """
+[[judges]]
+name = "panel"
+panel = {{ members = [{members}], rule = "{rule}"{extra} }}
+"""
+
+
+def _with_panel(config, url: str, panel_members: str, rule: str = "mean", extra: str = "", judges: str = ""):  # type: ignore[no-untyped-def]
+    """The experiment of `config` (same store and output) with these judges and a panel."""
+    path = Path(config.source)
+    head = path.read_text(encoding="utf-8").split("\nseed = ")[0]
+    body = DESIGN + (judges or members(url)) + PANEL.format(members=panel_members, rule=rule, extra=extra)
+    path.write_text(head + body, encoding="utf-8")
+    return load_config(path)
+
+
+def _rows(summary) -> list[dict]:  # type: ignore[no-untyped-def]
+    return [json.loads(line) for line in Path(summary.results_jsonl).read_text().splitlines()]
+
+
+@pytest.fixture
+def fixtures(prepared_store, corpus_slice_path, corpus_settings):  # type: ignore[no-untyped-def]
+    return prepared_store, corpus_slice_path, corpus_settings
+
+
+def test_a_panel_over_judges_already_run_makes_no_call_and_a_new_member_pays_only_for_itself(tmp_path: Path, fixtures) -> None:  # type: ignore[no-untyped-def]
+    from simulation.fake_server import serve_in_thread
+
+    with serve_in_thread() as server:
+        members_only = write_experiment(tmp_path / "alone", *fixtures, DESIGN + members(server.url))
+        alone = run_experiment(members_only)
+        calls_alone = server.stats()["requests"]
+        assert calls_alone == 20 and alone.calls_network == 2 * 20  # the baseline's calls are local
+        # the same store with a panel of the members that ran: not one new call
+        panel_config = _with_panel(members_only, server.url, '"jaccard", "sim-a"')
+        with_panel = run_experiment(panel_config)
+        assert server.stats()["requests"] == calls_alone and with_panel.calls_network == 0
+        rows = [r for r in _rows(with_panel) if r["judge"] == "panel"]
+        assert len(rows) == 2 * 2 * 5 and all(r["members"] == ["jaccard", "sim-a"] for r in rows)
+        alone_rows = {(r["judge"], r["needle"], r["i"], r["doc_id"]): r for r in _rows(with_panel) if r["judge"] != "panel"}
+        for r in rows:
+            a, b = alone_rows[("jaccard", r["needle"], r["i"], r["doc_id"])], alone_rows[("sim-a", r["needle"], r["i"], r["doc_id"])]
+            assert r["member_scores"] == [a["score"], b["score"]]
+            assert r["score"] == pytest.approx((a["score"] + b["score"]) / 2)
+            assert r["cache_keys"] == a["cache_keys"] + b["cache_keys"]  # the members' own keys
+            assert r["prompt_id"] == "panel" and r["model"] == "panel(jaccard+sim-a)"
+        manifest = json.loads((Path(with_panel.results_jsonl).parent / "manifest.json").read_text())
+        versions = {p["id"]: p["version"] for p in manifest["prompts"].values()}
+        assert manifest["panels"]["panel"]["raters"] == [["jaccard", "pair", versions["pair"]], ["sim-a", "bands", versions["bands"]]]
+        assert manifest["panels"]["panel"]["rule"] == "mean"
+        # a new judge added as a third member: only its calls go out, once for its own cells and the panel's
+        before = server.stats()["by_model"]
+        grown = _with_panel(members_only, server.url, '"jaccard", "sim-a", "sim-b"', rule="median", judges=members(server.url) + sim_b(server.url))
+        run_experiment(grown)
+        after = server.stats()["by_model"]
+        assert after.get("local-a") == before.get("local-a") and "local-b" not in before
+        assert after["local-b"] == 20
+
+
+TWO_PANELS = """
+[[judges]]
+name = "strict"
+panel = { members = ["sim-a", "sim-b"] }
+[[judges]]
+name = "lenient"
+panel = { members = ["sim-a", "sim-b", "jaccard"], rule = "trimmed_mean", missing = "drop", quorum = 2 }
+"""
+
+
+def test_a_members_terminal_failure_follows_the_declared_rule(tmp_path: Path, fixtures) -> None:  # type: ignore[no-untyped-def]
+    from simulation.fake_config import FakeConfig, Fault
+    from simulation.fake_server import serve_in_thread
+
+    unparseable = Fault(kind="unparseable", rate=0.3, models="local-b")
+    with serve_in_thread(FakeConfig(faults=(unparseable,))) as server:
+        judges = members(server.url) + sim_b(server.url) + TWO_PANELS
+        summary = run_experiment(write_experiment(tmp_path, *fixtures, DESIGN + judges))
+    rows = _rows(summary)
+    by_item = {(r["judge"], r["needle"], r["i"], r["doc_id"]): r for r in rows}
+    failed_b = {k[1:] for k, r in by_item.items() if k[0] == "sim-b" and r["status"] == "unparseable"}
+    strict = {k[1:]: r for k, r in by_item.items() if k[0] == "strict"}
+    lenient = {k[1:]: r for k, r in by_item.items() if k[0] == "lenient"}
+    assert failed_b & set(strict) and failed_b & set(lenient), "the planted fault hit no panel item"
+    for item, row in strict.items():
+        if item in failed_b:
+            assert row["status"] == "unparseable" and row["score"] is None and "member sim-b" in row["error_kind"]
+        else:
+            assert row["status"] == "ok" and row["members"] == ["sim-a", "sim-b"]
+    for item, row in lenient.items():
+        assert row["status"] == "ok"
+        if item in failed_b:
+            assert row["members"] == ["sim-a", "jaccard"]
+            assert row["score"] == pytest.approx(sum(row["member_scores"]) / 2)  # two answered: nothing to trim
+        else:
+            assert row["members"] == ["sim-a", "sim-b", "jaccard"]
+            assert row["score"] == pytest.approx(sorted(row["member_scores"])[1])  # trimmed mean of 3: the median
+
+
+def test_a_rule_that_does_not_fit_the_members_scale_is_a_config_error_before_anything_runs(tmp_path: Path, fixtures) -> None:  # type: ignore[no-untyped-def]
+    from engine.cli import main as cli_main
+
+    judges = judge_table("jaccard", "baseline", "jaccard") + fake_judge("unused", "local-unused", "http://127.0.0.1:9")
+    body = DESIGN + judges + PANEL.format(members='"jaccard", "unused"', rule="majority", extra="")
+    config = write_experiment(tmp_path, *fixtures, body)
+    with pytest.raises(ConfigError) as caught:
+        run_experiment(config)
+    message = str(caught.value)
+    assert message.startswith(f"{config.source}: `judges[2]` ('panel'): `panel.rule`: majority needs a categorical scale (whole numbers, at most 11 levels); the members answer on '0-100'")
+    assert not (tmp_path / "out").exists()
+    assert cli_main(["run", config.source]) == 2  # the CLI says it without a traceback
