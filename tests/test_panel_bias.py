@@ -5,6 +5,8 @@ analysis (analysis.positionality) and a least-squares length slope."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -79,3 +81,19 @@ def test_the_panels_bias_is_the_aggregation_of_its_members(measured) -> None:  #
     worst = max(bias[m] for m in members)
     assert bias["mean-panel"] < worst - 3 and bias["median-panel"] < worst - 3
     assert slope["mean-panel"] < max(slope[m] for m in members)
+
+
+def test_a_panel_has_its_row_beside_its_members_in_the_checks_and_the_analyses(measured, tmp_path_factory) -> None:  # type: ignore[no-untyped-def]
+    from analysis.report import analyse
+
+    summary, _, _ = measured
+    run = load_run(Path(summary.results_jsonl).parent)
+    sections = analyse(run, AnalysisOptions(n_bootstrap=50, n_permutations=50), make_figures=False)
+    by_name = {t.name: t for s in sections for t in s.tables}
+    for name in ("check_verdicts", "check_failures", "positionality", "length_by_k", "fingerprint", "panels", "panel_agreement"):
+        judges = {getattr(r, "judge") for r in by_name[name].rows}
+        assert {"mean-panel", "median-panel"} <= judges, name
+        if not name.startswith("panel"):
+            assert set(PLANTED) <= judges, name
+    within = {r.judge: r for r in by_name["panel_agreement"].rows}
+    assert within["mean-panel"].n == within["median-panel"].n > 0
