@@ -10,7 +10,7 @@ from typing import Any
 
 import msgspec
 
-from analysis import agreement
+from analysis import agreement, cascade
 from analysis.checks import alpha_sentence
 from analysis.load import Run
 from analysis.options import AnalysisOptions
@@ -71,6 +71,14 @@ def agreement_section(run: Run, options: AnalysisOptions) -> Section:
         worst = min(pairs, key=lambda r: (math.isnan(r.alpha), r.alpha))
         sec.findings.append(f"Least agreeing pair: {worst.judge_a} and {worst.judge_b} (n={worst.n}): "
                             f"{_alpha_text(worst.alpha, worst.alpha_low, worst.alpha_high)}; {alpha_sentence(worst.alpha)}")  # fmt: skip
+    cascades = cascade.cascade_table(run.run_dir, manifest, options)
+    for c in cascades:
+        sec.findings.append(f"Cascade {c.judge}: the first member settled {c.n_settled} of {c.n} items alone; {c.calls_made:,} calls made "
+                            f"of {c.calls_full:,} for the full panel ({c.saved_share:.0%} saved). Against the full panel ({c.full_from}, "
+                            f"n={c.n_compared} items): {_alpha_text(c.alpha, c.alpha_low, c.alpha_high)}, mean |diff| {c.mean_abs_diff:.2f} points.")  # fmt: skip
+    if cascades:
+        sec.tables.append(TableSpec("panel_cascades", "Cascades: calls saved and agreement with the full panel",
+                                    "calls_full: every member asked for every item.", cascade.CascadeRow, cascades))  # fmt: skip
     if panels:
         sec.tables.append(TableSpec("panels", "Panels", "Each panel's rule, members (with the prompt each answered) and rows.", PanelRow, panels))
     if within:

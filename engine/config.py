@@ -81,6 +81,8 @@ class JudgeConfig(JudgeSpec, frozen=True, forbid_unknown_fields=True, kw_only=Tr
     capacity: Capacity | None = None  # planned throughput, for `run --dry-run` only
     # A panel of other judges (engine.panels; adapter "panel", no adapter of its own)
     panel: PanelSpec | None = None
+    # false: the judge has no cells of its own and answers only as a panel member
+    alone: bool = True
 
     def spec(self) -> JudgeSpec:
         """The plain JudgeSpec the adapter registry takes."""
@@ -88,6 +90,7 @@ class JudgeConfig(JudgeSpec, frozen=True, forbid_unknown_fields=True, kw_only=Tr
         fields.pop("prompts")
         fields.pop("capacity")
         fields.pop("panel")
+        fields.pop("alone")
         return JudgeSpec(**fields)
 
 
@@ -210,6 +213,10 @@ def _validate(config: ExperimentConfig) -> None:
             validate_panel(judge.panel, judge.name, {j.name: j for j in config.judges}, panels, at)
             if judge.mode != "sync":
                 raise ConfigError(f"{at}: a panel runs its members' calls synchronously: `mode` must be \"sync\"")
+    members = {m for judge in config.judges if judge.panel is not None for m in judge.panel.members}
+    for n, judge in enumerate(config.judges):
+        if not judge.alone and judge.name not in members:
+            raise ConfigError(f"{where}: `judges[{n}]` ({judge.name!r}): `alone = false` but no panel has it as a member; it would never be asked")
     if config.checks.position is not None and config.checks.position not in config.position_list():
         raise ConfigError(
             f"{where}: `checks.position`: {list(config.checks.position)} is not one of the design's positions"

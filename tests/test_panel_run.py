@@ -141,3 +141,56 @@ def test_a_rule_that_does_not_fit_the_members_scale_is_a_config_error_before_any
     assert message.startswith(f"{config.source}: `judges[2]` ('panel'): `panel.rule`: majority needs a categorical scale (whole numbers, at most 11 levels); the members answer on '0-100'")
     assert not (tmp_path / "out").exists()
     assert cli_main(["run", config.source]) == 2  # the CLI says it without a traceback
+
+
+CASCADE = """
+[[judges]]
+name = "cascade"
+panel = { members = ["sim-a", "sim-b", "sim-c"], cascade = { boundaries = [70.0], margin = 8.0 } }
+"""
+FULL = """
+[[judges]]
+name = "full"
+panel = { members = ["sim-a", "sim-b", "sim-c"] }
+"""
+
+
+def _members_only_in_panels(url: str) -> str:
+    return "".join(fake_judge(f"sim-{x}", f"local-{x}", url).replace("concurrency", "alone = false\nconcurrency") for x in "abc")
+
+
+def test_a_cascade_asks_the_next_members_only_near_a_boundary(tmp_path: Path, fixtures) -> None:  # type: ignore[no-untyped-def]
+    from simulation.fake_config import FakeConfig
+    from simulation.fake_server import serve_in_thread
+    from simulation.judge import SimJudgeParams
+
+    judges = {f"local-{x}": SimJudgeParams(seed=seed) for seed, x in enumerate("abc")}  # three judges that disagree
+    with serve_in_thread(FakeConfig(judges=judges)) as server:
+        config = write_experiment(tmp_path, *fixtures, DESIGN + _members_only_in_panels(server.url) + CASCADE)
+        summary = run_experiment(config)
+        by_model = server.stats()["by_model"]
+        rows = _rows(summary)
+        assert {r["judge"] for r in rows} == {"cascade"}  # the members have no cells of their own
+        settled = [r for r in rows if r["members"] == ["sim-a"]]
+        escalated = [r for r in rows if r["members"] == ["sim-a", "sim-b", "sim-c"]]
+        assert len(settled) + len(escalated) == len(rows) == 20 and settled and escalated
+        assert all(abs(r["member_scores"][0] - 70.0) > 8.0 and r["score"] == r["member_scores"][0] for r in settled)
+        assert all(abs(r["member_scores"][0] - 70.0) <= 8.0 for r in escalated)
+        assert all(len(r["cache_keys"]) == len(r["members"]) for r in rows)
+        # the calls made are the cascade's: the first member every time, the others only when escalated
+        assert by_model["local-a"] == 20 and by_model["local-b"] == by_model["local-c"] == len(escalated)
+        # the full panel over the same members: it pays only for the calls the cascade saved
+        path = Path(config.source)
+        path.write_text(path.read_text(encoding="utf-8") + FULL, encoding="utf-8")
+        run_experiment(load_config(path))
+        after = server.stats()["by_model"]
+        assert after["local-a"] == 20 and after["local-b"] == after["local-c"] == 20
+        # the report's cascade table: what it saved, and its agreement with the full panel
+        from analysis.cascade import cascade_table
+        from analysis.options import AnalysisOptions
+
+        manifest = json.loads((Path(summary.results_jsonl).parent / "manifest.json").read_text())
+        (row,) = cascade_table(Path(summary.results_jsonl).parent, manifest, AnalysisOptions(n_bootstrap=100))
+        assert (row.n, row.n_settled, row.calls_made, row.calls_full) == (20, len(settled), 20 + 2 * len(escalated), 60)
+        assert row.saved_share == pytest.approx(2 * len(settled) / 60) and row.full_from == "panel full" and row.n_compared == 20
+        assert 0 < row.alpha < 1 and row.mean_abs_diff > 0  # settled items differ from the full panel by the other members

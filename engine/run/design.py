@@ -69,7 +69,7 @@ class Cell(msgspec.Struct, frozen=True, kw_only=True):
 class Item:
     """One (cell, document) unit of work: the pair and the calls it needs."""
 
-    __slots__ = ("cell", "doc_index", "pair", "requests", "keys", "results", "cached", "missing", "failures", "spans")
+    __slots__ = ("cell", "doc_index", "pair", "requests", "keys", "results", "cached", "missing", "failures", "spans", "skip")
 
     def __init__(
         self,
@@ -90,6 +90,8 @@ class Item:
         self.missing: list[int] = []
         self.failures = 0  # rounds of transient failures (the item stayed pending)
         self.spans = spans  # a panel item: each member's [start, stop) of the requests
+        # a cascade panel's item: skip(n, results) says call n is not needed (engine.run.panel)
+        self.skip: Callable[[int, list[Any]], bool] | None = None
 
 
 def enumerate_cells(config: ExperimentConfig) -> list[Cell]:
@@ -100,7 +102,8 @@ def enumerate_cells(config: ExperimentConfig) -> list[Cell]:
     def add(**fields: Any) -> None:
         cells.append(Cell(cell_no=len(cells), **fields))
 
-    for judge in config.judges:
+    judges = [judge for judge in config.judges if judge.alone]  # `alone = false`: only a panel's member
+    for judge in judges:
         for prompt in config.judge_prompts(judge):
             for needle in config.needles:
                 for hay in config.hays:
@@ -109,7 +112,7 @@ def enumerate_cells(config: ExperimentConfig) -> list[Cell]:
                             add(judge=judge.name, prompt=prompt, needle=needle, hay=hay, i=i, j=j, replicate=replicate)
     checks = config.checks
     ci, cj = config.check_position()
-    for judge in config.judges:
+    for judge in judges:
         for prompt in config.judge_prompts(judge):
             if checks.order_swap:
                 for needle in config.needles:
@@ -249,9 +252,12 @@ class Design:
         pair = self.pair(cell, self.order(cell)[doc_index])
         if pair is None:
             return None
-        if cell.judge in self.panels:
+        panel = self.panels.get(cell.judge)
+        if panel is not None:
             requests, spans = self._panel_requests(cell, pair)
-            return Item(cell, doc_index, pair, requests, tuple(request_key(r) for r in requests), spans)
+            item = Item(cell, doc_index, pair, requests, tuple(request_key(r) for r in requests), spans)
+            item.skip = panel.cascade_skip(cell.prompt, spans)
+            return item
         requests = self.requests(cell, pair)
         return Item(cell, doc_index, pair, requests, tuple(request_key(r) for r in requests))
 

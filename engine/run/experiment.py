@@ -71,6 +71,7 @@ class Experiment:
                     "prompts": [[p, self.prompts[p].id, self.prompt_versions[p]] for p in c.judge_prompts(j)],
                     # only for panels, so every other judge's run id stays as it was
                     **({"panel": msgspec.to_builtins(j.panel)} if j.panel is not None else {}),
+                    **({"alone": False} if not j.alone else {}),
                 }
                 for j in c.judges
             ],

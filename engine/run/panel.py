@@ -10,7 +10,7 @@ dispatcher's in-flight sharing answer them exactly as for the member.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -87,8 +87,8 @@ def panel_outcome(panel: PanelSpec, members: Sequence[PanelMember], verdicts: Se
     return PanelOutcome(verdict, tuple(name for name, _ in answered), scores)
 
 
-def cascade_done(panel: PanelSpec, first: Verdict | None) -> bool:
-    """The first member's verdict settles the item: it answered, away from every boundary."""
+def settles(panel: PanelSpec, first: Verdict | None) -> bool:
+    """A cascade's first member settles the item: it answered, away from every boundary."""
     if panel.cascade is None or first is None:
         return False
     return first.status == "ok" and first.score is not None and not near_boundary(panel.cascade, first.score)
@@ -130,7 +130,26 @@ class PanelDesign:
     def outcome(self, prompt: str, spans: Sequence[tuple[int, int]], results: Sequence[CallResult | None]) -> PanelOutcome:
         members = self._members[prompt]
         verdicts = member_verdicts([self._prompts[m.prompt] for m in members], spans, results)
+        if settles(self.spec, verdicts[0]):  # the same verdict whether or not the others' answers are cached
+            return panel_outcome(self.spec, members[:1], verdicts[:1])
         return panel_outcome(self.spec, members, verdicts)
+
+    def cascade_skip(self, prompt: str, spans: Sequence[tuple[int, int]]) -> Callable[[int, list[Any]], bool] | None:
+        """For a cascade: whether call n is not needed, given the results so far
+        (the first member's calls come first and are always made)."""
+        if self.spec.cascade is None:
+            return None
+        first_prompt = self._prompts[self._members[prompt][0].prompt]
+        start, stop = spans[0]
+
+        def skip(n: int, results: list[Any]) -> bool:
+            if n < stop:
+                return False
+            first = results[start:stop]
+            # a first member still unanswered (a transient failure) settles nothing: ask the others
+            return None not in first and settles(self.spec, first_prompt.verdict(tuple(first)))
+
+        return skip
 
     def manifest(self) -> dict[str, Any]:
         """For the analysis: the raters (judge, prompt id, version) the panel asked, and its settings."""

@@ -150,7 +150,9 @@ def make_row(
     member_scores: tuple[float, ...] = (),
 ) -> ResultRow:
     """One judged item. Usage, latency, cost and attempts are summed over its calls."""
-    results = [r for r in results if r is not None]  # a panel's cascade leaves later members unasked
+    if None in results:  # a cascade panel left later members unasked: the row holds the calls made
+        keys = tuple(k for k, r in zip(keys, results) if r is not None)
+        results = [r for r in results if r is not None]
     if len(results) == 1:
         first = results[0]
         text = first.text
