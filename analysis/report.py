@@ -52,7 +52,7 @@ def analyse(
 ) -> list[Section]:
     """Every analysis of the report, instrument checks first. `progress`
     is called with each section's title before it is computed."""
-    from analysis import panel_sections, sections  # scipy and matplotlib: only when a report is built, not when one is reused
+    from analysis import panel_sections, sections, tournament_sections  # scipy and matplotlib: only when a report is built
     scored = run.scored()
     steps: list[tuple[str, Callable[[], Section]]] = [
         ("Instrument checks", lambda: sections.checks_section(run, options, labels)),
@@ -70,6 +70,10 @@ def analyse(
         if progress is not None:
             progress(title)
         built.append(step())
+    if len(run.rows.where(control="tournament")):
+        if progress is not None:
+            progress("Tournament")
+        built.append(tournament_sections.tournament_section(run, options, make_figures))
     return built
 
 

@@ -28,19 +28,23 @@ REGULARISER = 0.01
 
 class StrengthRow(msgspec.Struct, frozen=True):
     judge: str
+    prompt_id: str
+    prompt_version: str
     contestant: str
     rank: int  # 1 = strongest
     strength: float  # centred log-strength
     low: float
     high: float
     wins: float  # ties as halves
-    comparisons: int
+    n: int  # comparisons it took part in
     confidence: float
 
 
 class SwapRow(msgspec.Struct, frozen=True):
     judge: str
-    pairs: int  # comparisons asked in both orders with both answers parsed
+    prompt_id: str
+    prompt_version: str
+    n: int  # comparisons asked in both orders with both answers parsed
     disagreements: int  # the two orders named different winners (or one a tie)
     share: float
     first_shown_wins: float  # share of decisive answers that chose the first document shown
@@ -73,7 +77,7 @@ def bootstrap_strengths(
 
 
 def strengths_table(
-    judge: str,
+    rater: tuple[str, str, str],
     contestants: list[str],
     a: np.ndarray,
     b: np.ndarray,
@@ -83,7 +87,7 @@ def strengths_table(
     n_resamples: int,
     confidence: float,
 ) -> list[StrengthRow]:
-    """One row per contestant, strongest first."""
+    """One row per contestant, strongest first; `rater` = (judge, prompt id, version)."""
     n = len(contestants)
     point, draws = bootstrap_strengths(n, a, b, outcome, rng=rng, n_resamples=n_resamples)
     tail = (1.0 - confidence) / 2.0
@@ -92,7 +96,7 @@ def strengths_table(
     games = np.bincount(a, minlength=n) + np.bincount(b, minlength=n)
     order = np.argsort(-point, kind="stable")
     return [
-        StrengthRow(judge, contestants[c], rank + 1, float(point[c]), float(low[c]), float(high[c]), float(wins[c]), int(games[c]), confidence)
+        StrengthRow(*rater, contestants[c], rank + 1, float(point[c]), float(low[c]), float(high[c]), float(wins[c]), int(games[c]), confidence)
         for rank, c in enumerate(order)
     ]
 
@@ -101,11 +105,11 @@ def spearman(fitted: np.ndarray, truth: np.ndarray) -> float:
     return float(sps.spearmanr(fitted, truth).statistic)
 
 
-def swap_test(judge: str, first: np.ndarray, second: np.ndarray) -> SwapRow:
+def swap_test(rater: tuple[str, str, str], first: np.ndarray, second: np.ndarray) -> SwapRow:
     """`first`/`second`: the score of the same contestant (1, 0.5, 0) when it was
     shown first and when shown second, for each comparison asked both ways."""
     pairs = int(first.size)
     disagree = int(np.count_nonzero(first != second))
     decisive_first = np.concatenate([first[first != 0.5], 1.0 - second[second != 0.5]])
     first_wins = float(decisive_first.mean()) if decisive_first.size else math.nan
-    return SwapRow(judge, pairs, disagree, disagree / pairs if pairs else math.nan, first_wins)
+    return SwapRow(*rater, pairs, disagree, disagree / pairs if pairs else math.nan, first_wins)

@@ -54,6 +54,7 @@ from engine.contracts import HAYS, NEEDLES, ConfigError, Hay, JudgeSpec, Needle
 from engine.corpus.prepare import CorpusSettings
 from engine.panels import PANEL_ADAPTER, PanelSpec, panel_model, validate_panel
 from engine.stopping.spec import SPEC_TYPES, PaperSpec, StoppingSpec, settings_of
+from engine.tournament import TournamentSpec, validate_tournament
 
 NonNegInt = Annotated[int, msgspec.Meta(ge=0)]
 PosInt = Annotated[int, msgspec.Meta(ge=1)]
@@ -140,6 +141,7 @@ class ExperimentConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, 
     stopping: StoppingSpec = msgspec.field(default_factory=PaperSpec)
     checks: ChecksSection = ChecksSection()
     failures: FailuresSection = FailuresSection()
+    tournament: TournamentSpec | None = None  # pairwise comparisons of needle types (engine.tournament)
     source: str = ""  # the file this config was read from (not part of the experiment)
 
     # -- derived -------------------------------------------------------------
@@ -217,6 +219,11 @@ def _validate(config: ExperimentConfig) -> None:
     for n, judge in enumerate(config.judges):
         if not judge.alone and judge.name not in members:
             raise ConfigError(f"{where}: `judges[{n}]` ({judge.name!r}): `alone = false` but no panel has it as a member; it would never be asked")
+    if config.tournament is not None:
+        validate_tournament(config.tournament, seed=config.seed, needles=config.needles,
+                            judges={j.name: j.adapter for j in config.judges}, where=where)  # fmt: skip
+        if config.tournament.position is not None and config.tournament.position not in config.position_list():
+            raise ConfigError(f"{where}: `tournament.position`: {list(config.tournament.position)} is not one of the design's positions")
     if config.checks.position is not None and config.checks.position not in config.position_list():
         raise ConfigError(
             f"{where}: `checks.position`: {list(config.checks.position)} is not one of the design's positions"

@@ -43,3 +43,17 @@ def judge_table(name: str, adapter: str, model: str, **settings: object) -> str:
 def fake_judge(name: str, model: str, url: str, concurrency: int = 4) -> str:
     """A judge answered by the fake provider server at `url` (a keyless model id)."""
     return judge_table(name, "openai-compatible", model, base_url=f"{url}/v1", concurrency=concurrency)
+
+
+def config_error(text: str) -> str:
+    """The ConfigError that config text `text` (read as exp.toml) raises, checked to name the file first."""
+    from engine.config import parse_config
+    from engine.contracts import ConfigError
+
+    try:
+        parse_config(text, source="exp.toml")
+    except ConfigError as exc:
+        message = str(exc)
+        assert message.startswith("exp.toml: "), message
+        return message
+    raise AssertionError("no ConfigError")

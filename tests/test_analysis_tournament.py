@@ -47,7 +47,7 @@ def test_fitted_strengths_rank_like_the_truth_and_cis_cover_it_at_their_rate():
     hits = total = 0
     for seed in range(20):
         a, b, outcome, _ = _tournament(_params(seed), repeats=4)
-        rows = tournament.strengths_table("sim", CONTESTANTS, a, b, outcome, rng=np.random.default_rng(seed), n_resamples=150, confidence=0.9)
+        rows = tournament.strengths_table(("sim", "closer", "v"), CONTESTANTS, a, b, outcome, rng=np.random.default_rng(seed), n_resamples=150, confidence=0.9)
         fitted = np.array([next(r.strength for r in rows if r.contestant == c) for c in CONTESTANTS])
         assert tournament.spearman(fitted, TRUTH) >= 0.9
         for row in rows:
@@ -60,9 +60,9 @@ def test_fitted_strengths_rank_like_the_truth_and_cis_cover_it_at_their_rate():
 
 def test_ranks_and_counts_in_the_table():
     a, b, outcome, _ = _tournament(_params(1), repeats=2)
-    rows = tournament.strengths_table("sim", CONTESTANTS, a, b, outcome, rng=np.random.default_rng(0), n_resamples=20, confidence=0.9)
+    rows = tournament.strengths_table(("sim", "closer", "v"), CONTESTANTS, a, b, outcome, rng=np.random.default_rng(0), n_resamples=20, confidence=0.9)
     assert [r.rank for r in rows] == list(range(1, 11))
-    assert all(r.comparisons == 2 * 2 * 9 for r in rows)
+    assert all(r.n == 2 * 2 * 9 for r in rows)
     assert sum(r.wins for r in rows) == pytest.approx(a.size)
     assert rows[0].contestant in ("c9", "c8") and rows[-1].contestant in ("c0", "c1")
 
@@ -76,9 +76,9 @@ def test_an_unbeaten_contestant_keeps_a_finite_strength():
 
 def test_the_swap_test_counts_disagreements_and_sees_a_planted_position_bias():
     _, _, _, (first, second) = _tournament(_params(2), repeats=3)
-    fair = tournament.swap_test("fair", first, second)
+    fair = tournament.swap_test(("fair", "closer", "v"), first, second)
     _, _, _, (first, second) = _tournament(_params(2, position_bias=1.5), repeats=3)
-    biased = tournament.swap_test("biased", first, second)
-    assert fair.pairs == biased.pairs == 45 * 3
+    biased = tournament.swap_test(("biased", "closer", "v"), first, second)
+    assert fair.n == biased.n == 45 * 3
     assert biased.disagreements > fair.disagreements
     assert biased.first_shown_wins > 0.65 and 0.4 < fair.first_shown_wins < 0.6

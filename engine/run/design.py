@@ -24,6 +24,7 @@ from engine.run.panel import PanelDesign
 from engine.registry import capabilities
 from engine.stopping.rules import StoppingRule, make_rule_factory
 from engine.stopping.spec import FixedSpec, StoppingSpec
+from engine.tournament import comparison_graph
 
 CHECK_CONTROLS = ("null_edit", "negative")
 
@@ -110,6 +111,14 @@ def enumerate_cells(config: ExperimentConfig) -> list[Cell]:
                     for i, j in positions:
                         for replicate in range(config.replicates):
                             add(judge=judge.name, prompt=prompt, needle=needle, hay=hay, i=i, j=j, replicate=replicate)
+    tournament = config.tournament
+    if tournament is not None:  # each comparison of two contestants in both orders, `documents` of each
+        ti, tj = tournament.position or config.check_position()
+        for name in tournament.judges:
+            for x, y in comparison_graph(tournament, config.seed):
+                for order in ("12", "21"):
+                    add(judge=name, prompt=tournament.prompt, needle=f"{x}|{y}", hay="orig", i=ti, j=tj, order=order,
+                        control="tournament", check_n=tournament.documents)  # fmt: skip
     checks = config.checks
     ci, cj = config.check_position()
     for judge in judges:
@@ -196,6 +205,13 @@ class Design:
     # -- items ---------------------------------------------------------------
     def pair(self, cell: Cell, doc_id: str) -> Pair | None:
         seed = self.config.seed
+        if cell.control == "tournament":  # `perturbed` is contestant x's edit, `rival` contestant y's
+            x, y = cell.needle.split("|")
+            first = self.corpus.make_pair(doc_id, x, cell.hay, cell.i, cell.j, seed)
+            second = self.corpus.make_pair(doc_id, y, cell.hay, cell.i, cell.j, seed)
+            if first is None or second is None:
+                return None
+            return msgspec.structs.replace(first, rival=second.perturbed, control="tournament")
         if cell.control:
             try:
                 return self.corpus.make_control(doc_id, cell.control, cell.i, cell.j, seed)
@@ -208,7 +224,10 @@ class Design:
         if judge.panel is not None:
             return self._panel_requests(cell, pair)[0]
         prompt = self.prompts[cell.prompt]
-        if cell.order == "21":
+        if cell.control == "tournament":
+            a, b = (pair.perturbed, pair.rival) if cell.order == "12" else (pair.rival, pair.perturbed)
+            rendered = prompt.render(a, b, original=pair.original)  # type: ignore[call-arg]  # a pairwise prompt
+        elif cell.order == "21":
             rendered = prompt.render(pair.perturbed, pair.original)
         else:
             rendered = prompt.render(pair.original, pair.perturbed)

@@ -28,7 +28,8 @@ class Experiment:
         self.store = Store(config.store)
         try:
             # prompts and panels first: a bad one is an error before any corpus work
-            names = sorted({name for judge in config.judges for name in config.judge_prompts(judge)})
+            names = sorted({name for judge in config.judges for name in config.judge_prompts(judge)}
+                           | ({config.tournament.prompt} if config.tournament is not None else set()))  # fmt: skip
             self.prompts: dict[str, Prompt] = {}
             for name in names:
                 try:
@@ -37,6 +38,10 @@ class Experiment:
                     raise ConfigError(f"{config.source or '<config>'}: prompts: {exc}") from None
             self.prompt_versions = {name: prompt.version for name, prompt in self.prompts.items()}
             check_panels(config, self.prompts)
+            if config.tournament is not None and getattr(self.prompts[config.tournament.prompt], "definition", None) is not None \
+                    and self.prompts[config.tournament.prompt].definition.kind != "pairwise":  # type: ignore[attr-defined]  # fmt: skip
+                raise ConfigError(f"{config.source or '<config>'}: `tournament.prompt`: {config.tournament.prompt!r} is not a pairwise "
+                                  "prompt (kind = \"pairwise\"); the built-in one is \"closer\"")  # fmt: skip
             self.corpus_summary = prepare_corpus(
                 [Path(p) for p in config.corpus.inputs], self.store, config.corpus.settings, progress=prepare_progress
             )
@@ -61,6 +66,8 @@ class Experiment:
             "stopping": msgspec.to_builtins(c.stopping),
             "checks": msgspec.to_builtins(c.checks),
             "check_position": list(c.check_position()),
+            # only with a tournament, so every other run id stays as it was
+            **({"tournament": msgspec.to_builtins(c.tournament)} if c.tournament is not None else {}),
             "judges": [
                 {
                     "name": j.name,
