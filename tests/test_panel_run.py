@@ -194,3 +194,14 @@ def test_a_cascade_asks_the_next_members_only_near_a_boundary(tmp_path: Path, fi
         assert (row.n, row.n_settled, row.calls_made, row.calls_full) == (20, len(settled), 20 + 2 * len(escalated), 60)
         assert row.saved_share == pytest.approx(2 * len(settled) / 60) and row.full_from == "panel full" and row.n_compared == 20
         assert 0 < row.alpha < 1 and row.mean_abs_diff > 0  # settled items differ from the full panel by the other members
+
+
+def test_the_dry_run_prices_a_panels_calls_at_its_members_prices(tmp_path: Path, fixtures) -> None:  # type: ignore[no-untyped-def]
+    from engine.run.plan import plan_experiment
+
+    judges = (judge_table("jaccard", "baseline", "jaccard") + fake_judge("sim-a", "local-a", "http://127.0.0.1:9")
+              + "prices = { input = 1000.0, output = 0.0 }\n")  # fmt: skip
+    alone = plan_experiment(write_experiment(tmp_path / "alone", *fixtures, DESIGN + judges))
+    both = plan_experiment(write_experiment(tmp_path / "panel", *fixtures, DESIGN + judges + PANEL.format(members='"jaccard", "sim-a"', rule="mean", extra="")))
+    # the panel asks sim-a the same calls again (shared at run time; the bound counts them): twice the cost
+    assert alone.upper_bound_cost_usd > 0 and both.upper_bound_cost_usd == pytest.approx(2 * alone.upper_bound_cost_usd)

@@ -19,8 +19,8 @@ from typing import Any, Literal, Protocol
 import msgspec
 
 from engine.config import ExperimentConfig, JudgeConfig
-from engine.contracts import CallRequest, ConfigError, Control, Decoding, Pair, Prompt, Verdict, request_key
-from engine.run.panel import PanelDesign
+from engine.contracts import CallRequest, ConfigError, Control, Decoding, Pair, Prices, Prompt, Verdict, request_key
+from engine.run.panel import PanelDesign, route_of, route_of_judge
 from engine.registry import capabilities
 from engine.stopping.rules import StoppingRule, make_rule_factory
 from engine.stopping.spec import FixedSpec, StoppingSpec
@@ -288,6 +288,13 @@ class Design:
             return self.prompts[cell.prompt].verdict(tuple(item.results)), (), ()
         outcome = panel.outcome(cell.prompt, item.spans, item.results)
         return outcome.verdict, outcome.answered, outcome.scores
+
+    def request_prices(self, judge: str, request: CallRequest) -> Prices:
+        """The prices of the judge that makes this request (a panel's member for a panel)."""
+        panel = self.panels.get(judge)
+        if panel is None:
+            return self.judges[judge].prices
+        return next(self.judges[m].prices for m in panel.spec.members if route_of(request) == route_of_judge(self.judges[m]))
 
     def row_prompt(self, cell: Cell) -> tuple[str, str]:
         """The (prompt id, version) a cell's rows carry."""

@@ -27,6 +27,10 @@ def route_of(request: CallRequest) -> Route:
     return (request.adapter, request.model, request.revision)
 
 
+def route_of_judge(judge: JudgeConfig) -> Route:
+    return (judge.adapter, judge.model, judge.revision)
+
+
 class PanelAdapter:
     """Sends each call of a panel item to its member's adapter (the same
     object the member judge uses: one rate limiter, one connection pool).
@@ -181,6 +185,5 @@ def panel_adapter(design: Any, panel: str, adapters: Mapping[str, Adapter]) -> P
     """The panel's adapter over its members' (already created) adapters."""
     routes: dict[Route, Adapter] = {}
     for member in design.judges[panel].panel.members:
-        judge = design.judges[member]
-        routes.setdefault((judge.adapter, judge.model, judge.revision), adapters[member])
+        routes.setdefault(route_of_judge(design.judges[member]), adapters[member])
     return PanelAdapter(routes)
