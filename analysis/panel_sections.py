@@ -66,7 +66,7 @@ def agreement_section(run: Run, options: AnalysisOptions) -> Section:
         sec.findings.append(f"Panel {p.judge}: {p.rule} of {p.members}; member failures: {p.missing}; {p.n_ok} of {p.n} experimental rows scored.")
     for w in within:
         sec.findings.append(f"Panel {w.judge}, agreement among its members ({w.level}, n={w.n} items): "
-                            f"{_alpha_text(w.alpha, w.alpha_low, w.alpha_high)}; {alpha_sentence(w.alpha)}")  # fmt: skip
+                            f"{_alpha_text(w.alpha, w.alpha_low, w.alpha_high)}; {alpha_sentence(w.alpha).replace('the two', 'its members')}")  # fmt: skip
     if pairs:
         worst = min(pairs, key=lambda r: (math.isnan(r.alpha), r.alpha))
         sec.findings.append(f"Least agreeing pair: {worst.judge_a} and {worst.judge_b} (n={worst.n}): "
