@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import msgspec
@@ -244,4 +245,25 @@ def panel_agreement(scored: Table, manifest: dict[str, Any], options: AnalysisOp
             ci = alpha_ci(data, level, rng=rng_for(options, "panel-agreement", *key), n_resamples=options.n_bootstrap, confidence=options.confidence)
             members = ", ".join(f"{m[0]} ({m[1]})" for m in chosen)
             out.append(PanelAgreementRow(*key, members, level, ci.n_units, ci.alpha, ci.low, ci.high, options.confidence))
+    return out
+
+
+def panel_agreement_from_rows(rows: Sequence[Any], panels: dict[str, Any], options: AnalysisOptions) -> list[PanelAgreementRow]:
+    """Alpha among a panel's members from the panel's own rows (`members`,
+    `member_scores`): for members with no rows of their own (alone = false).
+    A cascade's rows hold the later members only where it escalated, so its
+    alpha rests on those items alone."""
+    out = []
+    for name, spec in sorted(panels.items()):
+        raters = [m[0] for m in spec.get("raters", [])]
+        mine = [r for r in rows if r.judge == name and r.members]
+        if len(raters) < 2 or not mine:
+            continue
+        data = np.full((len(raters), len(mine)), np.nan)
+        for unit, r in enumerate(mine):
+            for member, score in zip(r.members, r.member_scores):
+                data[raters.index(member), unit] = score
+        ci = alpha_ci(data, "interval", rng=rng_for(options, "panel-agreement", name), n_resamples=options.n_bootstrap, confidence=options.confidence)
+        members = ", ".join(f"{m[0]} ({m[1]})" for m in spec["raters"]) + " (from the panel's rows)"
+        out.append(PanelAgreementRow(name, mine[0].prompt_id, mine[0].prompt_version, members, "interval", ci.n_units, ci.alpha, ci.low, ci.high, options.confidence))
     return out

@@ -55,6 +55,12 @@ def agreement_section(run: Run, options: AnalysisOptions) -> Section:
     manifest: dict[str, Any] = run.manifest
     pairs = agreement.pair_agreement(scored, manifest, options)
     within = agreement.panel_agreement(scored, manifest, options)
+    judged = set(run.rows.unique("judge"))
+    without_rows = {name: spec for name, spec in (manifest.get("panels") or {}).items()
+                    if not all(m[0] in judged for m in spec.get("raters", []))}  # fmt: skip
+    if without_rows:  # members with alone = false: their scores are only in the panel's rows
+        rows = cascade.read_panel_rows(run.run_dir, set(without_rows))
+        within += agreement.panel_agreement_from_rows(rows, without_rows, options)
     panels = panel_table(run)
     sec = Section(
         title="Judge panels and agreement",

@@ -194,6 +194,22 @@ def test_a_cascade_asks_the_next_members_only_near_a_boundary(tmp_path: Path, fi
         assert (row.n, row.n_settled, row.calls_made, row.calls_full) == (20, len(settled), 20 + 2 * len(escalated), 60)
         assert row.saved_share == pytest.approx(2 * len(settled) / 60) and row.full_from == "panel full" and row.n_compared == 20
         assert 0 < row.alpha < 1 and row.mean_abs_diff > 0  # settled items differ from the full panel by the other members
+        # the members have no rows of their own: their agreement comes from the panels' member scores
+        from analysis.agreement import panel_agreement_from_rows
+        from analysis.cascade import read_panel_rows
+
+        panel_rows = read_panel_rows(Path(summary.results_jsonl).parent, {"full", "cascade"})
+        within = {w.judge: w for w in panel_agreement_from_rows(panel_rows, manifest["panels"], AnalysisOptions(n_bootstrap=100))}
+        assert within["full"].n == 20 and within["cascade"].n == len(escalated)
+        full_rows = [r for r in panel_rows if r.judge == "full"]
+        assert all(r.members == ("sim-a", "sim-b", "sim-c") for r in full_rows) and -1 <= within["full"].alpha <= 1
+        from analysis.load import load_run
+        from analysis.panel_sections import agreement_section
+
+        section = agreement_section(load_run(Path(summary.results_jsonl).parent), AnalysisOptions(n_bootstrap=50))
+        tables = {t.name: t.rows for t in section.tables}
+        assert {r.judge for r in tables["panel_agreement"]} == {"cascade", "full"} and len(tables["panel_cascades"]) == 1
+        assert any(f.startswith("Cascade cascade: the first member settled") for f in section.findings)
 
 
 def test_the_dry_run_prices_a_panels_calls_at_its_members_prices(tmp_path: Path, fixtures) -> None:  # type: ignore[no-untyped-def]
