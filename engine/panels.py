@@ -16,7 +16,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from engine.contracts import ConfigError
+from engine.contracts import NEEDLES, ConfigError
 
 Rule = Literal["mean", "median", "trimmed_mean", "majority"]
 RULES: tuple[str, ...] = ("mean", "median", "trimmed_mean", "majority")
@@ -32,6 +32,11 @@ class CascadeSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_on
 
     boundaries: tuple[float, ...]
     margin: Annotated[float, msgspec.Meta(ge=0)] = 10.0
+    # Cells where the first member is flagged unreliable (e.g. by an earlier
+    # run's instrument checks): their items always ask every member. Declared,
+    # not measured during the run, so a cell's results never depend on timing.
+    escalate_needles: tuple[str, ...] = ()
+    escalate_controls: tuple[str, ...] = ()  # "null_edit", "negative", "tournament"
 
 
 class PanelSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -86,6 +91,10 @@ def validate_panel(panel: PanelSpec, name: str, judges: Mapping[str, object], pa
     for b in panel.cascade.boundaries if panel.cascade else ():
         if not 0 <= b <= 100:
             raise ConfigError(f"{at}: `panel.cascade.boundaries`: {b} is outside 0-100")
+    for key, allowed in (("escalate_needles", NEEDLES), ("escalate_controls", ("null_edit", "negative", "tournament"))):
+        for value in getattr(panel.cascade, key) if panel.cascade else ():
+            if value not in allowed:
+                raise ConfigError(f"{at}: `panel.cascade.{key}`: {value!r}; expected any of {', '.join(map(repr, allowed))}")
 
 
 def check_rule_fits(panel: PanelSpec, scales: Sequence[tuple[str, str, bool, float]], at: str) -> None:
@@ -124,6 +133,11 @@ def aggregate(rule: str, values: Sequence[float]) -> float:
         top = max(counts.values())
         return float(min(v for v, c in counts.items() if c == top))  # a tie goes to the lowest of the modes
     raise ValueError(f"unknown panel rule {rule!r}")
+
+
+def escalates(cascade: CascadeSpec, needle: str, control: str) -> bool:
+    """The cell's items ask every member (the first member is flagged unreliable there)."""
+    return needle in cascade.escalate_needles or (control != "" and control in cascade.escalate_controls)
 
 
 def near_boundary(cascade: CascadeSpec, score: float) -> bool:

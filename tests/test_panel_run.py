@@ -146,7 +146,7 @@ def test_a_rule_that_does_not_fit_the_members_scale_is_a_config_error_before_any
 CASCADE = """
 [[judges]]
 name = "cascade"
-panel = { members = ["sim-a", "sim-b", "sim-c"], cascade = { boundaries = [70.0], margin = 8.0 } }
+panel = { members = ["sim-a", "sim-b", "sim-c"], cascade = { boundaries = [70.0], margin = 8.0, escalate_needles = ["none"] } }
 """
 FULL = """
 [[judges]]
@@ -175,7 +175,9 @@ def test_a_cascade_asks_the_next_members_only_near_a_boundary(tmp_path: Path, fi
         escalated = [r for r in rows if r["members"] == ["sim-a", "sim-b", "sim-c"]]
         assert len(settled) + len(escalated) == len(rows) == 20 and settled and escalated
         assert all(abs(r["member_scores"][0] - 70.0) > 8.0 and r["score"] == r["member_scores"][0] for r in settled)
-        assert all(abs(r["member_scores"][0] - 70.0) <= 8.0 for r in escalated)
+        # needle none is declared unreliable for the first member: always escalated
+        assert all(abs(r["member_scores"][0] - 70.0) <= 8.0 for r in escalated if r["needle"] != "none")
+        assert all(r["needle"] == "neg" for r in settled) and sum(r["needle"] == "none" for r in escalated) == 10
         assert all(len(r["cache_keys"]) == len(r["members"]) for r in rows)
         # the calls made are the cascade's: the first member every time, the others only when escalated
         assert by_model["local-a"] == 20 and by_model["local-b"] == by_model["local-c"] == len(escalated)

@@ -53,6 +53,8 @@ def test_a_panel_is_a_judge_of_the_config() -> None:
         ('adapter = "openai"\nmodel = "x"\npanel = { members = ["jaccard", "tfidf"] }', "a panel has no `adapter`"),
         ('mode = "batch"\npanel = { members = ["jaccard", "tfidf"] }', 'a panel runs its members\' calls synchronously: `mode` must be "sync"'),
         ('panel = { members = ["jaccard", "tfidf"], cascade = { boundaries = [150] } }', "`panel.cascade.boundaries`: 150.0 is outside 0-100"),
+        ('panel = { members = ["jaccard", "tfidf"], cascade = { boundaries = [50], escalate_needles = ["swap"] } }',
+         "`panel.cascade.escalate_needles`: 'swap'; expected any of 'none', 'neg', 'con', 'ner'"),
     ],
 )
 def test_bad_panels_are_config_errors_naming_the_key(panel: str, message: str) -> None:

@@ -275,7 +275,7 @@ class Design:
         if panel is not None:
             requests, spans = self._panel_requests(cell, pair)
             item = Item(cell, doc_index, pair, requests, tuple(request_key(r) for r in requests), spans)
-            item.skip = panel.cascade_skip(cell.prompt, spans)
+            item.skip = panel.cascade_skip(cell, spans)
             return item
         requests = self.requests(cell, pair)
         return Item(cell, doc_index, pair, requests, tuple(request_key(r) for r in requests))
@@ -286,7 +286,7 @@ class Design:
         panel = self.panels.get(cell.judge)
         if panel is None:
             return self.prompts[cell.prompt].verdict(tuple(item.results)), (), ()
-        outcome = panel.outcome(cell.prompt, item.spans, item.results)
+        outcome = panel.outcome(cell, item.spans, item.results)
         return outcome.verdict, outcome.answered, outcome.scores
 
     def request_prices(self, judge: str, request: CallRequest) -> Prices:

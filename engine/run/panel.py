@@ -17,7 +17,7 @@ import msgspec
 
 from engine.config import ExperimentConfig, JudgeConfig
 from engine.contracts import Adapter, CallRequest, CallResult, Capabilities, Prompt, Verdict
-from engine.panels import PanelSpec, aggregate, check_rule_fits, near_boundary
+from engine.panels import PanelSpec, aggregate, check_rule_fits, escalates, near_boundary
 from engine.prompts.scales import parse_scale
 
 Route = tuple[str, str, str]  # (adapter, model, revision) of a request
@@ -131,18 +131,21 @@ class PanelDesign:
     def prompt_identity(self, prompt: str) -> tuple[str, str]:
         return self._identity[prompt]
 
-    def outcome(self, prompt: str, spans: Sequence[tuple[int, int]], results: Sequence[CallResult | None]) -> PanelOutcome:
-        members = self._members[prompt]
+    def outcome(self, cell: Any, spans: Sequence[tuple[int, int]], results: Sequence[CallResult | None]) -> PanelOutcome:
+        members = self._members[cell.prompt]
         verdicts = member_verdicts([self._prompts[m.prompt] for m in members], spans, results)
-        if settles(self.spec, verdicts[0]):  # the same verdict whether or not the others' answers are cached
-            return panel_outcome(self.spec, members[:1], verdicts[:1])
+        cascade = self.spec.cascade
+        if cascade is not None and not escalates(cascade, cell.needle, cell.control) and settles(self.spec, verdicts[0]):
+            return panel_outcome(self.spec, members[:1], verdicts[:1])  # the same whether or not the others' answers are cached
         return panel_outcome(self.spec, members, verdicts)
 
-    def cascade_skip(self, prompt: str, spans: Sequence[tuple[int, int]]) -> Callable[[int, list[Any]], bool] | None:
+    def cascade_skip(self, cell: Any, spans: Sequence[tuple[int, int]]) -> Callable[[int, list[Any]], bool] | None:
         """For a cascade: whether call n is not needed, given the results so far
         (the first member's calls come first and are always made)."""
-        if self.spec.cascade is None:
+        cascade = self.spec.cascade
+        if cascade is None or escalates(cascade, cell.needle, cell.control):
             return None
+        prompt = cell.prompt
         first_prompt = self._prompts[self._members[prompt][0].prompt]
         start, stop = spans[0]
 
