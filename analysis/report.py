@@ -28,7 +28,7 @@ INPUTS_NAME = "report-inputs.json"
 # The manifest fields the analyses read. Others change on every invocation
 # without changing the results (timestamps, call counts, the quickstart fake
 # server's port in the config), so they do not make a report stale.
-_ANALYSED_MANIFEST = ("run_id", "prompts", "corpus", "spacy_model", "cells")
+_ANALYSED_MANIFEST = ("run_id", "prompts", "corpus", "spacy_model", "cells", "panels")
 
 
 class ReportPaths(msgspec.Struct, frozen=True, kw_only=True):
@@ -52,7 +52,7 @@ def analyse(
 ) -> list[Section]:
     """Every analysis of the report, instrument checks first. `progress`
     is called with each section's title before it is computed."""
-    from analysis import sections  # scipy and matplotlib: only when a report is built, not when one is reused
+    from analysis import panel_sections, sections, tournament_sections  # scipy and matplotlib: only when a report is built
     scored = run.scored()
     steps: list[tuple[str, Callable[[], Section]]] = [
         ("Instrument checks", lambda: sections.checks_section(run, options, labels)),
@@ -63,6 +63,7 @@ def analyse(
         ("Prompts and the null experiment", lambda: sections.prompt_section(scored, options)),
         ("Score stability", lambda: sections.stability_section(scored, options)),
         ("Scoring fingerprint", lambda: sections.fingerprint_section(run, scored, make_figures)),
+        ("Judge panels and agreement", lambda: panel_sections.agreement_section(run, options)),
     ]
     if labels is not None:
         steps.append(("People", lambda: sections.people_section(run, scored, labels, options, flags=[
@@ -72,6 +73,10 @@ def analyse(
         if progress is not None:
             progress(title)
         built.append(step())
+    if len(run.rows.where(control="tournament")):
+        if progress is not None:
+            progress("Tournament")
+        built.append(tournament_sections.tournament_section(run, options, make_figures))
     return built
 
 

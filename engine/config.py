@@ -52,7 +52,9 @@ import msgspec
 
 from engine.contracts import HAYS, NEEDLES, ConfigError, Hay, JudgeSpec, Needle
 from engine.corpus.prepare import CorpusSettings
+from engine.panels import PANEL_ADAPTER, PanelSpec, panel_model, validate_panel
 from engine.stopping.spec import SPEC_TYPES, PaperSpec, StoppingSpec, settings_of
+from engine.tournament import TournamentSpec, validate_tournament
 
 NonNegInt = Annotated[int, msgspec.Meta(ge=0)]
 PosInt = Annotated[int, msgspec.Meta(ge=1)]
@@ -78,13 +80,18 @@ class JudgeConfig(JudgeSpec, frozen=True, forbid_unknown_fields=True, kw_only=Tr
 
     prompts: tuple[str, ...] | None = None  # overrides the experiment-wide list
     capacity: Capacity | None = None  # planned throughput, for `run --dry-run` only
-
+    # A panel of other judges (engine.panels; adapter "panel", no adapter of its own)
+    panel: PanelSpec | None = None
+    # false: the judge has no cells of its own and answers only as a panel member
+    alone: bool = True
 
     def spec(self) -> JudgeSpec:
         """The plain JudgeSpec the adapter registry takes."""
         fields = msgspec.structs.asdict(self)
         fields.pop("prompts")
         fields.pop("capacity")
+        fields.pop("panel")
+        fields.pop("alone")
         return JudgeSpec(**fields)
 
 
@@ -134,6 +141,7 @@ class ExperimentConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, 
     stopping: StoppingSpec = msgspec.field(default_factory=PaperSpec)
     checks: ChecksSection = ChecksSection()
     failures: FailuresSection = FailuresSection()
+    tournament: TournamentSpec | None = None  # pairwise comparisons of needle types (engine.tournament)
     source: str = ""  # the file this config was read from (not part of the experiment)
 
     # -- derived -------------------------------------------------------------
@@ -184,6 +192,7 @@ def _validate(config: ExperimentConfig) -> None:
     except ConfigError as exc:
         raise ConfigError(f"{where}: `corpus.settings`: {exc}") from None
     names = [judge.name for judge in config.judges]
+    panels = {judge.name for judge in config.judges if judge.panel is not None}
     for n, judge in enumerate(config.judges):
         at = f"{where}: `judges[{n}]` ({judge.name!r})"
         if not judge.name or not judge.name.strip():
@@ -202,6 +211,19 @@ def _validate(config: ExperimentConfig) -> None:
             raise ConfigError(f"{at}: `timeout_s` > 0, `max_attempts` >= 1 and `max_retry_time_s` >= 0 expected")
         if judge.prompts is not None and not judge.prompts:
             raise ConfigError(f"{at}: `prompts` must be non-empty when given")
+        if judge.panel is not None:
+            validate_panel(judge.panel, judge.name, {j.name: j for j in config.judges}, panels, at)
+            if judge.mode != "sync":
+                raise ConfigError(f"{at}: a panel runs its members' calls synchronously: `mode` must be \"sync\"")
+    members = {m for judge in config.judges if judge.panel is not None for m in judge.panel.members}
+    for n, judge in enumerate(config.judges):
+        if not judge.alone and judge.name not in members:
+            raise ConfigError(f"{where}: `judges[{n}]` ({judge.name!r}): `alone = false` but no panel has it as a member; it would never be asked")
+    if config.tournament is not None:
+        validate_tournament(config.tournament, seed=config.seed, needles=config.needles,
+                            judges={j.name: j.adapter for j in config.judges}, where=where)  # fmt: skip
+        if config.tournament.position is not None and config.tournament.position not in config.position_list():
+            raise ConfigError(f"{where}: `tournament.position`: {list(config.tournament.position)} is not one of the design's positions")
     if config.checks.position is not None and config.checks.position not in config.position_list():
         raise ConfigError(
             f"{where}: `checks.position`: {list(config.checks.position)} is not one of the design's positions"
@@ -234,6 +256,7 @@ def parse_config(text: str | bytes, *, source: str = "", base_dir: str | os.Path
         raise ConfigError(f"{where}: `source` is reserved (set from the file name); remove it")
     if "k" in raw and "positions" in raw:
         raise ConfigError(f"{where}: give either `k` or `positions`, not both")
+    _fill_panels(raw, where)
     stopping = raw.get("stopping")
     if isinstance(stopping, dict) and "kind" not in stopping:
         raw["stopping"] = {"kind": "paper", **stopping}  # the paper's rule unless told otherwise
@@ -256,6 +279,24 @@ def parse_config(text: str | bytes, *, source: str = "", base_dir: str | os.Path
     )
     _validate(config)
     return config
+
+
+def _fill_panels(raw: dict[str, Any], where: str) -> None:
+    """A `[[judges]]` table with a `panel` gets adapter "panel" and a model
+    naming its members; it may not name an adapter or model of its own."""
+    judges = raw.get("judges")
+    if not isinstance(judges, list):
+        return
+    for n, judge in enumerate(judges):
+        if not isinstance(judge, dict) or "panel" not in judge:
+            continue
+        given = [key for key in ("adapter", "model") if key in judge]
+        if given:
+            raise ConfigError(f"{where}: `judges[{n}]` ({judge.get('name')!r}): a panel has no `{given[0]}`: its members' adapters and models answer")
+        panel = judge["panel"]
+        members = panel.get("members") if isinstance(panel, dict) else None
+        judge["adapter"] = PANEL_ADAPTER
+        judge["model"] = panel_model(members if isinstance(members, list) else [])
 
 
 def _describe(exc: msgspec.ValidationError, raw: dict[str, Any]) -> str:

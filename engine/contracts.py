@@ -28,7 +28,8 @@ HAYS: tuple[str, ...] = ("orig", "rand")
 #   "null_edit" the same text with only whitespace / line breaks / formatting
 #               changed (should score like identical text)
 #   "negative"  two unrelated documents of the same length (should score low)
-Control = Literal["", "null_edit", "negative"]
+#   "tournament" a pairwise comparison of two edits of one document (engine.tournament)
+Control = Literal["", "null_edit", "negative", "tournament"]
 
 Status = Literal["ok", "refused", "unparseable", "error"]
 STATUSES: tuple[str, ...] = ("ok", "refused", "unparseable", "error")
@@ -50,6 +51,7 @@ class Pair(msgspec.Struct, frozen=True, kw_only=True):
     hay_doc_id: str | None = None  # the donor document for rand hay
     oracle_ok: bool = True
     control: Control = ""
+    rival: str | None = None  # a tournament item: the other edit of `original` compared with `perturbed`
 
 
 # ---------------------------------------------------------------------------
@@ -345,6 +347,10 @@ class ResultRow(msgspec.Struct, kw_only=True):
     cached: bool = False  # answered from the cache in this run
     oracle_ok: bool = True
     hay_doc_id: str | None = None
+    # a panel judge's row (engine.panels): the members whose answers it
+    # aggregated and their 0-100 scores, in member order
+    members: tuple[str, ...] = ()
+    member_scores: tuple[float, ...] = ()
 
     @property
     def k(self) -> int:

@@ -8,14 +8,20 @@ import re
 
 import msgspec
 
-from engine.prompts.documents import DocumentsNotFound, extract_document, extract_documents
+from engine.prompts.documents import DocumentsNotFound, extract_comparison, extract_document, extract_documents
 from simulation import judge as sim
+from simulation import pairwise
 from simulation.items import ItemIndex
 from simulation.wire import Call
 
 
 def answer(params: sim.SimJudgeParams, call: Call, items: ItemIndex | None) -> tuple[str, str]:
     """The answer text and finish reason (`length` when max_tokens cuts it)."""
+    if call.messages and "\n</original>\n\n<document_1>\n" in call.messages[-1].content:
+        try:
+            return comparison_answer(params, *extract_comparison(call.messages)), "stop"
+        except DocumentsNotFound:
+            pass
     try:
         first, second = extract_documents(call.messages)
     except DocumentsNotFound:
@@ -38,6 +44,22 @@ def answer(params: sim.SimJudgeParams, call: Call, items: ItemIndex | None) -> t
     if len(text) > limit:
         return text[:limit], "length"
     return text, "stop"
+
+
+def comparison_answer(params: sim.SimJudgeParams, original: str, first: str, second: str) -> str:
+    """A pairwise comparison ("which edit is closer to the original?"): the
+    contestants are the needle types recovered from each edit, compared by
+    planted Bradley-Terry strengths (simulation.pairwise) of needle_means /
+    PAIRWISE_SCALE, so the closer a needle type scores to identical text the
+    stronger it is."""
+    x, y = sim.infer_item(original, first).needle, sim.infer_item(original, second).needle
+    strengths = {needle: mean / PAIRWISE_SCALE for needle, mean in params.needle_means.items()}
+    planted = pairwise.SimPairwiseParams(seed=params.seed, strengths=strengths, tie_width=0.3, position_bias=params.order_bias / PAIRWISE_SCALE)
+    return {"1": "A", "2": "B", "tie": "tie"}[pairwise.answer(planted, x, y, sim.identity_of(first, second, original))]
+
+
+# points of needle mean per unit of log-strength: none (97) against neg (62) wins ~97% of decisive answers
+PAIRWISE_SCALE = 10.0
 
 
 def fit_regex(pattern: str, text: str, value: int) -> str:

@@ -31,3 +31,29 @@ def write_experiment(folder: Path, prepared_store, corpus_slice_path: Path, corp
     )
     (folder / "exp.toml").write_text(head + body, encoding="utf-8")
     return load_config(folder / "exp.toml")
+
+
+def judge_table(name: str, adapter: str, model: str, **settings: object) -> str:
+    """One `[[judges]]` table; `settings` as TOML values (str quoted, others as written)."""
+    lines = [f"[[judges]]", f"name = {name!r}", f"adapter = {adapter!r}", f"model = {model!r}"]
+    lines += [f"{key} = {value!r}" if isinstance(value, str) else f"{key} = {value}" for key, value in settings.items()]
+    return "\n".join(lines).replace("'", '"') + "\n"
+
+
+def fake_judge(name: str, model: str, url: str, concurrency: int = 4) -> str:
+    """A judge answered by the fake provider server at `url` (a keyless model id)."""
+    return judge_table(name, "openai-compatible", model, base_url=f"{url}/v1", concurrency=concurrency)
+
+
+def config_error(text: str) -> str:
+    """The ConfigError that config text `text` (read as exp.toml) raises, checked to name the file first."""
+    from engine.config import parse_config
+    from engine.contracts import ConfigError
+
+    try:
+        parse_config(text, source="exp.toml")
+    except ConfigError as exc:
+        message = str(exc)
+        assert message.startswith("exp.toml: "), message
+        return message
+    raise AssertionError("no ConfigError")

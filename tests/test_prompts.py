@@ -41,7 +41,7 @@ def request_for(call, model="m"):
 
 def test_builtins_load_with_distinct_ids_and_versions():
     prompts = [load_prompt(prompt_id) for prompt_id in builtin_prompt_ids()]
-    assert [prompt.id for prompt in prompts] == ["bands", "nobands", "sts", "triples", "pair"]
+    assert [prompt.id for prompt in prompts] == ["bands", "nobands", "sts", "triples", "pair", "closer"]
     assert all(isinstance(prompt, Prompt) for prompt in prompts)
     assert all(re.fullmatch(r"[0-9a-f]{12}", prompt.version) for prompt in prompts)
     assert len({prompt.version for prompt in prompts}) == len(prompts)
@@ -344,3 +344,15 @@ def test_rendered_calls_encode_as_cache_requests():
     for prompt_id in builtin_prompt_ids():
         for call in load_prompt(prompt_id).render(DOC_A, DOC_B):
             assert msgspec.msgpack.decode(msgspec.msgpack.encode(request_for(call)), type=CallRequest) == request_for(call)
+
+
+def test_the_pairwise_prompt_shows_the_original_then_both_edits_and_reads_a_b_or_tie():
+    from engine.prompts.documents import extract_comparison
+
+    prompt = load_prompt("closer")
+    (call,) = prompt.render("edit <document_1> one", "edit two", original="the original")
+    assert extract_comparison(call.messages) == ("the original", "edit <document_1> one", "edit two")
+    assert call.decoding.guided_regex == "(A|B|tie)" and call.decoding.max_tokens == 8
+    answers = {text: prompt.verdict((CallResult(status="ok", text=text),)) for text in ("A", " b. ", "Tie", "Document 1")}
+    assert [answers[t].score for t in ("A", " b. ", "Tie")] == [100.0, 0.0, 50.0]
+    assert answers["Document 1"].status == "unparseable" and answers["Document 1"].score is None

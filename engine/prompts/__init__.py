@@ -9,6 +9,7 @@ format):
 - `sts`      the six STS levels as bands, answer on 0–100
 - `triples`  per-document triple extraction, scored by our Jaccard
 - `pair`     just the two delimited documents, a plain number back (non-LLM judges)
+- `closer`   pairwise: which of two edits of a document is closer to the original (A, B or tie)
 
     prompt = load_prompt("bands")              # or a path: "prompts/mine.toml"
     calls = prompt.render(document_1, document_2)
@@ -42,7 +43,7 @@ __all__ = [
     "parse_scale",
 ]
 
-_BUILTIN_IDS = ("bands", "nobands", "sts", "triples", "pair")
+_BUILTIN_IDS = ("bands", "nobands", "sts", "triples", "pair", "closer")
 
 
 def builtin_prompt_ids() -> tuple[str, ...]:

@@ -39,7 +39,8 @@ from engine.prompts.parse import PARSER_VERSION, ParserMode
 from engine.prompts.scales import Scale, parse_scale
 from engine.prompts.triples import CANON_VERSION, TRIPLES_JSON_SCHEMA
 
-PromptKind = Literal["score", "triples"]
+PromptKind = Literal["score", "triples", "pairwise"]
+PAIRWISE_REGEX = "(A|B|tie)"
 _ID = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 
 
@@ -185,7 +186,10 @@ def _definition(spec: PromptFile, *, name: str, default_id: str, source: str) ->
         )
     if not spec.instructions.strip() and spec.kind == "triples":
         raise ConfigError(f"prompt file {name}: key 'instructions' is empty; a triple prompt must ask for triples")
-    if spec.kind == "triples":
+    if spec.kind == "pairwise":  # "A", "B" or "tie": the first-shown edit's score 100, 0 or 50
+        scale = parse_scale("0-100")
+        base = Decoding(temperature=0.0, max_tokens=8, guided_regex=PAIRWISE_REGEX)
+    elif spec.kind == "triples":
         if spec.scale != "0-100":
             raise ConfigError(
                 f"prompt file {name}: key 'scale': a triples prompt scores on '0-100' (Jaccard), not {spec.scale!r}"

@@ -30,6 +30,7 @@ from engine.contracts import Message
 DELIMITER_FORMAT = "tagged-blocks-v1"  # part of every prompt version
 PAIR_TAGS = ("document_1", "document_2")
 SINGLE_TAG = "document"
+ORIGINAL_TAG = "original"  # a pairwise comparison: the original, then the two edits as document_1 and document_2
 
 _ESCAPE = re.compile(r"<(/?)(\\*)(document)", re.IGNORECASE)
 _UNESCAPE = re.compile(r"<(/?)\\(\\*)(document)", re.IGNORECASE)
@@ -67,6 +68,17 @@ def extract_documents(messages: tuple[Message, ...]) -> tuple[str, str]:
         raise DocumentsNotFound(f"no <{PAIR_TAGS[0]}> block right before <{PAIR_TAGS[1]}>")
     _, first = _take_last_block(head[:-2], PAIR_TAGS[0])
     return first, second
+
+
+def extract_comparison(messages: tuple[Message, ...]) -> tuple[str, str, str]:
+    """The original and the two edits of a rendered pairwise call."""
+    content = _last_user_content(messages)
+    head, second = _take_last_block(content, PAIR_TAGS[1])
+    head, first = _take_last_block(head[:-2], PAIR_TAGS[0])
+    if not head.endswith("\n\n"):
+        raise DocumentsNotFound(f"no <{ORIGINAL_TAG}> block before <{PAIR_TAGS[0]}>")
+    _, original = _take_last_block(head[:-2], ORIGINAL_TAG)
+    return original, first, second
 
 
 def extract_document(messages: tuple[Message, ...]) -> str:

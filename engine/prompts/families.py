@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from engine.contracts import CallResult, Message, RenderedCall, Verdict
 from engine.prompts.definition import PromptDefinition
-from engine.prompts.documents import SINGLE_TAG, document_block, pair_blocks
+from engine.prompts.documents import ORIGINAL_TAG, SINGLE_TAG, document_block, pair_blocks
 from engine.prompts.parse import parse_score
 from engine.prompts.triples import UnparseableTriples, canonical_triples, jaccard, parse_triples
 
@@ -106,9 +106,35 @@ class TriplesPrompt(_PromptBase):
         return Verdict(status="ok", score=score, raw_score=score, scale=self.scale)
 
 
+class PairwisePrompt(_PromptBase):
+    """The judge sees the original and two edits of it (A shown first) and
+    answers which edit is closer in meaning to the original, or "tie". The
+    verdict is the first-shown edit's score: 100 (A), 0 (B) or 50 (tie)."""
+
+    namespace = "judge"
+    SCORES = {"a": 100.0, "b": 0.0, "tie": 50.0}
+
+    def render(self, document_1: str, document_2: str, original: str = "") -> tuple[RenderedCall, ...]:
+        content = self._prefix + document_block(ORIGINAL_TAG, original) + "\n\n" + pair_blocks(document_1, document_2)
+        return (RenderedCall(namespace=self.namespace, messages=(*self._system, Message("user", content)), decoding=self.decoding),)
+
+    def verdict(self, results: tuple[CallResult, ...]) -> Verdict:
+        (result,) = results
+        failure = self._failure(result)
+        if failure is not None:
+            return failure
+        answer = result.text.strip().strip(".").strip().lower()
+        score = self.SCORES.get(answer)
+        if score is None:
+            return Verdict(status="unparseable", scale=self.scale, detail=f"expected A, B or tie: {_clip(result.text)!r}")
+        return Verdict(status="ok", score=score, raw_score=score, scale=self.scale)
+
+
 def _clip(text: str) -> str:
     return text if len(text) <= _DETAIL_LIMIT else text[: _DETAIL_LIMIT - 1] + "…"
 
 
-def build_prompt(definition: PromptDefinition) -> ScorePrompt | TriplesPrompt:
+def build_prompt(definition: PromptDefinition) -> ScorePrompt | TriplesPrompt | PairwisePrompt:
+    if definition.kind == "pairwise":
+        return PairwisePrompt(definition)
     return TriplesPrompt(definition) if definition.kind == "triples" else ScorePrompt(definition)

@@ -19,10 +19,12 @@ from typing import Any, Literal, Protocol
 import msgspec
 
 from engine.config import ExperimentConfig, JudgeConfig
-from engine.contracts import CallRequest, ConfigError, Control, Decoding, Pair, Prompt, request_key
+from engine.contracts import CallRequest, ConfigError, Control, Decoding, Pair, Prices, Prompt, Verdict, request_key
+from engine.run.panel import PanelDesign, route_of, route_of_judge
 from engine.registry import capabilities
 from engine.stopping.rules import StoppingRule, make_rule_factory
 from engine.stopping.spec import FixedSpec, StoppingSpec
+from engine.tournament import comparison_graph
 
 CHECK_CONTROLS = ("null_edit", "negative")
 
@@ -68,9 +70,17 @@ class Cell(msgspec.Struct, frozen=True, kw_only=True):
 class Item:
     """One (cell, document) unit of work: the pair and the calls it needs."""
 
-    __slots__ = ("cell", "doc_index", "pair", "requests", "keys", "results", "cached", "missing", "failures")
+    __slots__ = ("cell", "doc_index", "pair", "requests", "keys", "results", "cached", "missing", "failures", "spans", "skip")
 
-    def __init__(self, cell: Cell, doc_index: int, pair: Pair, requests: tuple[CallRequest, ...], keys: tuple[bytes, ...]) -> None:
+    def __init__(
+        self,
+        cell: Cell,
+        doc_index: int,
+        pair: Pair,
+        requests: tuple[CallRequest, ...],
+        keys: tuple[bytes, ...],
+        spans: tuple[tuple[int, int], ...] = (),
+    ) -> None:
         self.cell = cell
         self.doc_index = doc_index
         self.pair = pair
@@ -80,6 +90,9 @@ class Item:
         self.cached = False
         self.missing: list[int] = []
         self.failures = 0  # rounds of transient failures (the item stayed pending)
+        self.spans = spans  # a panel item: each member's [start, stop) of the requests
+        # a cascade panel's item: skip(n, results) says call n is not needed (engine.run.panel)
+        self.skip: Callable[[int, list[Any]], bool] | None = None
 
 
 def enumerate_cells(config: ExperimentConfig) -> list[Cell]:
@@ -90,16 +103,25 @@ def enumerate_cells(config: ExperimentConfig) -> list[Cell]:
     def add(**fields: Any) -> None:
         cells.append(Cell(cell_no=len(cells), **fields))
 
-    for judge in config.judges:
+    judges = [judge for judge in config.judges if judge.alone]  # `alone = false`: only a panel's member
+    for judge in judges:
         for prompt in config.judge_prompts(judge):
             for needle in config.needles:
                 for hay in config.hays:
                     for i, j in positions:
                         for replicate in range(config.replicates):
                             add(judge=judge.name, prompt=prompt, needle=needle, hay=hay, i=i, j=j, replicate=replicate)
+    tournament = config.tournament
+    if tournament is not None:  # each comparison of two contestants in both orders, `documents` of each
+        ti, tj = tournament.position or config.check_position()
+        for name in tournament.judges:
+            for x, y in comparison_graph(tournament, config.seed):
+                for order in ("12", "21"):
+                    add(judge=name, prompt=tournament.prompt, needle=f"{x}|{y}", hay="orig", i=ti, j=tj, order=order,
+                        control="tournament", check_n=tournament.documents)  # fmt: skip
     checks = config.checks
     ci, cj = config.check_position()
-    for judge in config.judges:
+    for judge in judges:
         for prompt in config.judge_prompts(judge):
             if checks.order_swap:
                 for needle in config.needles:
@@ -137,7 +159,12 @@ class Design:
         self._rule_factory = make_rule_factory(config.stopping, max(1, self.n_experimental))
         self._check_factories: dict[int, Callable[[], StoppingRule]] = {}
         # per (judge, prompt, order, tag?) constants of the request
-        self._guided_regex = {name: capabilities(judge.spec()).guided_decoding for name, judge in self.judges.items()}
+        self._guided_regex = {
+            name: capabilities(judge.spec()).guided_decoding for name, judge in self.judges.items() if judge.panel is None
+        }
+        self.panels: dict[str, PanelDesign] = {
+            judge.name: PanelDesign(judge, config, prompts) for judge in config.judges if judge.panel is not None
+        }
         self._decodings: dict[tuple[str, Decoding], Decoding] = {}
 
     # -- documents -----------------------------------------------------------
@@ -178,6 +205,13 @@ class Design:
     # -- items ---------------------------------------------------------------
     def pair(self, cell: Cell, doc_id: str) -> Pair | None:
         seed = self.config.seed
+        if cell.control == "tournament":  # `perturbed` is contestant x's edit, `rival` contestant y's
+            x, y = cell.needle.split("|")
+            first = self.corpus.make_pair(doc_id, x, cell.hay, cell.i, cell.j, seed)
+            second = self.corpus.make_pair(doc_id, y, cell.hay, cell.i, cell.j, seed)
+            if first is None or second is None:
+                return None
+            return msgspec.structs.replace(first, rival=second.perturbed, control="tournament")
         if cell.control:
             try:
                 return self.corpus.make_control(doc_id, cell.control, cell.i, cell.j, seed)
@@ -187,8 +221,13 @@ class Design:
 
     def requests(self, cell: Cell, pair: Pair) -> tuple[CallRequest, ...]:
         judge = self.judges[cell.judge]
+        if judge.panel is not None:
+            return self._panel_requests(cell, pair)[0]
         prompt = self.prompts[cell.prompt]
-        if cell.order == "21":
+        if cell.control == "tournament":
+            a, b = (pair.perturbed, pair.rival) if cell.order == "12" else (pair.rival, pair.perturbed)
+            rendered = prompt.render(a, b, original=pair.original)  # type: ignore[call-arg]  # a pairwise prompt
+        elif cell.order == "21":
             rendered = prompt.render(pair.perturbed, pair.original)
         else:
             rendered = prompt.render(pair.original, pair.perturbed)
@@ -216,11 +255,51 @@ class Design:
             self._decodings[key] = canonical
         return canonical
 
+    def _panel_requests(self, cell: Cell, pair: Pair) -> tuple[tuple[CallRequest, ...], tuple[tuple[int, int], ...]]:
+        """A panel item's calls: each member's, exactly as the member alone would make them."""
+        requests: list[CallRequest] = []
+        spans = []
+        for member in self.panels[cell.judge].members(cell.prompt):
+            start = len(requests)
+            requests.extend(self.requests(msgspec.structs.replace(cell, judge=member.judge, prompt=member.prompt), pair))
+            spans.append((start, len(requests)))
+        return tuple(requests), tuple(spans)
+
     def item(self, cell: Cell, doc_index: int) -> Item | None:
         """The item for the cell's `doc_index`-th document, or None if the
         document admits no pair for this cell (the scheduler moves on)."""
         pair = self.pair(cell, self.order(cell)[doc_index])
         if pair is None:
             return None
+        panel = self.panels.get(cell.judge)
+        if panel is not None:
+            requests, spans = self._panel_requests(cell, pair)
+            item = Item(cell, doc_index, pair, requests, tuple(request_key(r) for r in requests), spans)
+            item.skip = panel.cascade_skip(cell, spans)
+            return item
         requests = self.requests(cell, pair)
         return Item(cell, doc_index, pair, requests, tuple(request_key(r) for r in requests))
+
+    def verdict(self, item: Item) -> tuple[Verdict, tuple[str, ...], tuple[float, ...]]:
+        """The item's verdict, and for a panel item the members that answered and their scores."""
+        cell = item.cell
+        panel = self.panels.get(cell.judge)
+        if panel is None:
+            return self.prompts[cell.prompt].verdict(tuple(item.results)), (), ()
+        outcome = panel.outcome(cell, item.spans, item.results)
+        return outcome.verdict, outcome.answered, outcome.scores
+
+    def request_prices(self, judge: str, request: CallRequest) -> Prices:
+        """The prices of the judge that makes this request (a panel's member for a panel)."""
+        panel = self.panels.get(judge)
+        if panel is None:
+            return self.judges[judge].prices
+        return next(self.judges[m].prices for m in panel.spec.members if route_of(request) == route_of_judge(self.judges[m]))
+
+    def row_prompt(self, cell: Cell) -> tuple[str, str]:
+        """The (prompt id, version) a cell's rows carry."""
+        panel = self.panels.get(cell.judge)
+        if panel is not None:
+            return panel.prompt_identity(cell.prompt)
+        prompt = self.prompts[cell.prompt]
+        return prompt.id, prompt.version

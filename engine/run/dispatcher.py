@@ -104,7 +104,10 @@ class Dispatcher:
         shared = False
         failed: list[int] = []
         may_probe = probe
+        skip = item.skip
         for n in item.missing:
+            if skip is not None and skip(n, item.results):  # a cascade panel's first member settled the item
+                continue
             if health.down:
                 if not may_probe:
                     failed.append(n)

@@ -21,16 +21,15 @@ class Experiment:
     def __init__(self, config: ExperimentConfig, *, prepare_progress: bool = False) -> None:
         from engine.corpus.pairs import Corpus, document_order
         from engine.corpus.prepare import prepare_corpus
+        from engine.run.panel import check_panels
         from engine.prompts import load_prompt
 
         self.config = config
         self.store = Store(config.store)
         try:
-            self.corpus_summary = prepare_corpus(
-                [Path(p) for p in config.corpus.inputs], self.store, config.corpus.settings, progress=prepare_progress
-            )
-            self.corpus = Corpus.open(self.store)
-            names = sorted({name for judge in config.judges for name in config.judge_prompts(judge)})
+            # prompts and panels first: a bad one is an error before any corpus work
+            names = sorted({name for judge in config.judges for name in config.judge_prompts(judge)}
+                           | ({config.tournament.prompt} if config.tournament is not None else set()))  # fmt: skip
             self.prompts: dict[str, Prompt] = {}
             for name in names:
                 try:
@@ -38,6 +37,15 @@ class Experiment:
                 except ConfigError as exc:
                     raise ConfigError(f"{config.source or '<config>'}: prompts: {exc}") from None
             self.prompt_versions = {name: prompt.version for name, prompt in self.prompts.items()}
+            check_panels(config, self.prompts)
+            if config.tournament is not None and getattr(self.prompts[config.tournament.prompt], "definition", None) is not None \
+                    and self.prompts[config.tournament.prompt].definition.kind != "pairwise":  # type: ignore[attr-defined]  # fmt: skip
+                raise ConfigError(f"{config.source or '<config>'}: `tournament.prompt`: {config.tournament.prompt!r} is not a pairwise "
+                                  "prompt (kind = \"pairwise\"); the built-in one is \"closer\"")  # fmt: skip
+            self.corpus_summary = prepare_corpus(
+                [Path(p) for p in config.corpus.inputs], self.store, config.corpus.settings, progress=prepare_progress
+            )
+            self.corpus = Corpus.open(self.store)
             check_positions(config, self.corpus)
             self.design = Design(config, self.corpus, self.prompts, document_order=document_order)
             self.run_id = run_id_for(self.identity())
@@ -59,6 +67,8 @@ class Experiment:
             "stopping": msgspec.to_builtins(c.stopping),
             "checks": msgspec.to_builtins(c.checks),
             "check_position": list(c.check_position()),
+            # only with a tournament, so every other run id stays as it was
+            **({"tournament": msgspec.to_builtins(c.tournament)} if c.tournament is not None else {}),
             "judges": [
                 {
                     "name": j.name,
@@ -67,10 +77,17 @@ class Experiment:
                     "revision": j.revision,
                     "options": j.options,
                     "prompts": [[p, self.prompts[p].id, self.prompt_versions[p]] for p in c.judge_prompts(j)],
+                    # only for panels, so every other judge's run id stays as it was
+                    **({"panel": msgspec.to_builtins(j.panel)} if j.panel is not None else {}),
+                    **({"alone": False} if not j.alone else {}),
                 }
                 for j in c.judges
             ],
         }
+
+    def panels_manifest(self) -> dict[str, Any]:
+        """Each panel's members as raters (judge, prompt id, version) and its settings."""
+        return {name: panel.manifest() for name, panel in self.design.panels.items()}
 
     def close(self) -> None:
         self.store.close()

@@ -73,16 +73,17 @@ class OrderedOutput:
     def judge(self, item: Item) -> Judged:
         """The item's verdict as (row write, ok?, score)."""
         cell = item.cell
-        verdict = self.design.prompts[cell.prompt].verdict(tuple(item.results))
+        verdict, members, member_scores = self.design.verdict(item)
         ok = verdict.status == "ok" and verdict.score is not None
         judge = self.design.judges[cell.judge]
+        prompt_id, prompt_version = self.design.row_prompt(cell)
         row = make_row(
             run_id=self.run_id,
             judge=cell.judge,
             adapter=judge.adapter,
             model=judge.model,
-            prompt_id=self.design.prompts[cell.prompt].id,
-            prompt_version=self.prompt_versions[cell.prompt],
+            prompt_id=prompt_id,
+            prompt_version=prompt_version,
             cell=cell,
             doc_index=item.doc_index,
             pair=item.pair,
@@ -90,6 +91,8 @@ class OrderedOutput:
             results=item.results,
             keys=item.keys,
             cached=item.cached,
+            members=members,
+            member_scores=member_scores,
         )
         return (ROWS_DB, row_key(self._run_key, cell.cell_no, item.doc_index), encode_row(row)), ok, verdict.score
 

@@ -65,6 +65,8 @@ def _check_adapters(config: ExperimentConfig) -> None:
     from engine.registry import backend, create_batch_adapter, in_config
 
     for judge in config.judges:
+        if judge.panel is not None:  # its members are checked as judges
+            continue
         try:
             spec = judge.spec()
             if backend(spec).create_batch is None and spec.mode == "batch":
@@ -147,10 +149,11 @@ def plan_experiment(config: ExperimentConfig, *, window_docs: int | None = None)
             tokens_in = [math.ceil(sum(len(m.content) for m in r.messages) / 3) for r in first.requests]
             tokens_out = [r.decoding.max_tokens for r in first.requests]
             est_tokens[f"{cell.judge}/{cell.prompt}"] = (sum(tokens_in) + sum(tokens_out)) // per_item
-            prices = judge.prices
-            per_item_cost = (sum(tokens_in) * prices.input + sum(tokens_out) * prices.output) / 1e6
+            # a panel's calls are its members': each at its member's prices
+            prices = [design.request_prices(cell.judge, r) for r in first.requests]
+            per_item_cost = sum(n * p.input + m * p.output for n, m, p in zip(tokens_in, tokens_out, prices)) / 1e6
             if judge.mode == "batch":
-                per_item_cost *= prices.batch_discount
+                per_item_cost *= judge.prices.batch_discount
                 _plan_batch(batch, judge, run)
             cost += per_item_cost * remaining
         return PlanReport(

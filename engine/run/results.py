@@ -146,8 +146,13 @@ def make_row(
     results: list[CallResult],
     keys: tuple[bytes, ...],
     cached: bool,
+    members: tuple[str, ...] = (),
+    member_scores: tuple[float, ...] = (),
 ) -> ResultRow:
     """One judged item. Usage, latency, cost and attempts are summed over its calls."""
+    if None in results:  # a cascade panel left later members unasked: the row holds the calls made
+        keys = tuple(k for k, r in zip(keys, results) if r is not None)
+        results = [r for r in results if r is not None]
     if len(results) == 1:
         first = results[0]
         text = first.text
@@ -203,6 +208,8 @@ def make_row(
         cached=cached,
         oracle_ok=pair.oracle_ok,
         hay_doc_id=pair.hay_doc_id,
+        members=members,
+        member_scores=member_scores,
     )
 
 
@@ -342,6 +349,8 @@ def _parquet_schema(pa: Any) -> Any:
         "cached": pa.bool_(),
         "oracle_ok": pa.bool_(),
         "cache_keys": pa.list_(pa.string()),
+        "members": pa.list_(pa.string()),
+        "member_scores": pa.list_(pa.float64()),
     }
     return pa.schema([(name, types.get(name, pa.string())) for name in ROW_FIELDS])
 

@@ -69,6 +69,7 @@ async def _run_and_finish(
     stop: StopRequest | None,
 ) -> RunSummary:
     from engine.contracts import AdapterConfigError
+    from engine.run.panel import panel_adapter
     from engine.registry import create_adapter, create_batch_adapter, in_config
 
     config = experiment.config
@@ -96,16 +97,20 @@ async def _run_and_finish(
                 # Started while the adapters are made, not after the first answers
                 # (a kill loses every answer received but not committed).
                 writer.start_process()
+            # a busy panel needs its members' adapters, busy or not
+            needed = busy | {m for judge in config.judges if judge.panel is not None and judge.name in busy for m in judge.panel.members}
             for judge in config.judges:
-                if judge.name in busy:
+                if judge.name in needed and judge.panel is None:
                     try:
                         spec = judge.spec()
                         # a batch judge's adapter is its provider's batch API (engine.run.batch.judge)
                         adapters[judge.name] = create_batch_adapter(spec) if spec.mode == "batch" else create_adapter(spec)
                     except AdapterConfigError as exc:  # a missing key, an unknown option...
                         raise in_config(config.source, exc) from None
+            panel_adapters = {judge.name: panel_adapter(experiment.design, judge.name, adapters) for judge in config.judges if judge.panel and judge.name in busy}
             if busy:  # answers waiting for a commit: bounded by what losing one costs
                 writer.max_pending = uncommitted_bound(config, busy)
+            adapters.update(panel_adapters)  # after the members: closing a panel's adapter closes nothing
             if quiet or not busy:
                 await scheduler.run()
             else:
@@ -143,7 +148,9 @@ def uncommitted_bound(config: ExperimentConfig, busy: set[str]) -> int:
     from engine.registry import free_answers
 
     judges = [judge for judge in config.judges if judge.name in busy]
-    if all(free_answers(judge.spec()) for judge in judges):
+    by_name = {judge.name: judge for judge in config.judges}
+    singles = [by_name[m] for judge in judges for m in (judge.panel.members if judge.panel else (judge.name,))]
+    if all(free_answers(judge.spec()) for judge in singles):
         return FREE_UNCOMMITTED_BOUND
     return sum(judge.concurrency for judge in judges) + 8
 
