@@ -296,6 +296,10 @@ class Backend(msgspec.Struct, frozen=True, kw_only=True):
     # texts): a kill that loses uncommitted ones costs only local CPU, so the
     # run need not commit every few dozen answers (engine.run.runner).
     free_answers: bool = False
+    # Its calls are billed per token by a provider, so a judge without
+    # `prices` has an unknown cost (the dry run says so); False for judges
+    # that run on this machine (vLLM, the offline measures).
+    billed: bool = True
 
 
 class ConfigError(ValueError):

@@ -154,9 +154,9 @@ def test_a_changed_design_reuses_the_cache(tmp_path: Path, prepared_store, corpu
     text = Path(config.source).read_text().replace("n = 6", "n = 8")
     Path(config.source).write_text(text)
     bigger = load_config(config.source)
-    plan = plan_experiment(bigger)
+    plan = plan_experiment(bigger, replace=True)
     assert plan.cache_answered_calls > 0
-    second = run_experiment(bigger)
+    second = run_experiment(bigger, replace=True)  # another run into the same output folder
     assert second.run_id != first.run_id
     assert second.calls_cached >= first.rows - 20  # earlier documents come from the cache
     assert second.calls_network <= second.rows - first.rows + 20

@@ -92,6 +92,36 @@ def now_iso() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
+class OutputTaken(ConfigError):
+    """The output folder holds another run's exported results."""
+
+
+def check_output(output: str | Path, run_id: str, *, replace: bool) -> None:
+    """Refuse to export over another run's results: OutputTaken (one line,
+    naming the old run and the flag that replaces it) when `output`'s
+    manifest.json names a run other than `run_id`, unless `replace`. The
+    same run (a resume, a re-run) and a folder without a manifest pass."""
+    manifest = Path(output) / MANIFEST_JSON
+    if replace or not manifest.is_file():
+        return
+    try:
+        previous = msgspec.json.decode(manifest.read_bytes())
+    except (OSError, msgspec.DecodeError):
+        previous = None
+    old = previous.get("run_id") if isinstance(previous, dict) else None
+    if old == run_id:
+        return
+    if isinstance(old, str):
+        config = previous.get("config_file") or "an unknown config"
+        held = f"the results of run {old} ({config}, finished {previous.get('finished_at') or 'at an unknown time'})"
+    else:
+        held = f"a {MANIFEST_JSON} this version cannot read"
+    raise OutputTaken(
+        f"output folder {output} holds {held}; this run ({run_id}) would replace them. "
+        "Run again with --replace to replace them, or set `output` to another folder to keep both"
+    )
+
+
 def git_commit() -> str | None:
     here = Path(__file__).resolve().parent
     try:
