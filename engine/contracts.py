@@ -346,7 +346,11 @@ class ResultRow(msgspec.Struct, kw_only=True):
     error_kind: str = ""
     attempts: int = 1
     cache_keys: tuple[str, ...] = ()  # hex BLAKE2b keys of the calls behind it
-    cached: bool = False  # answered from the cache in this run
+    # No call was made for this row in the run that judged it: every answer
+    # came from the cache or from one identical call made for another row.
+    # Usage (tokens, cost) is that of the calls behind the row, each call
+    # carried by the first row resting on it (engine.run.usage).
+    cached: bool = False
     oracle_ok: bool = True
     hay_doc_id: str | None = None
 

@@ -11,6 +11,7 @@ import pytest
 from engine.cli import main as cli_main
 from engine.config import ExperimentConfig, load_config
 from engine.run.runner import plan_experiment, run_experiment
+from counting import assert_counts_partition
 from experiments import write_experiment
 
 EXPERIMENT = """
@@ -192,12 +193,19 @@ def test_a_run_against_the_fake_provider_server(tmp_path: Path, prepared_store, 
         first = run_experiment(config)
         stats = server.stats()
         assert stats["requests"] == first.calls_network > 0
+        rows = assert_counts_partition(first, config.store, fresh=True)
+        # at (0, 0) the orig and rand hays are one pair: one call, its usage on the first (orig) row only
+        twins = [(a, b) for a in rows for b in rows
+                 if a["hay"] == "orig" and b["hay"] == "rand" and a["cache_keys"] == b["cache_keys"] and a["judge"] == b["judge"]]
+        assert twins and all(a["prompt_tokens"] > 0 and b["prompt_tokens"] == 0 and b["cost_usd"] == 0 for a, b in twins)
+        assert first.items_network < first.rows  # the rand twins were answered by the orig rows' calls
         assert stats["repeated_completions"] == 0  # no completed call was ever made twice
         assert first.status_counts.get("ok", 0) > 0.9 * first.rows
         assert first.prompt_tokens > 0
         again = run_experiment(config)
         assert server.stats()["requests"] == stats["requests"]  # zero calls on a re-run
         assert again.calls_network == 0
+        assert assert_counts_partition(again, config.store) == rows
     rows = [json.loads(line) for line in Path(first.results_jsonl).read_text().splitlines()]
     assert {r["model"] for r in rows} == {"sim-judge"}
     assert all(r["cache_keys"] and len(r["cache_keys"][0]) == 64 for r in rows)
@@ -273,6 +281,7 @@ def test_transient_faults_are_retried_and_reported_not_exported(tmp_path: Path, 
         flaky = make_experiment(tmp_path / "flaky", prepared_store, corpus_slice_path, corpus_settings, judges=FLAKY_JUDGE.format(url=server.url))
         summary = run_experiment(flaky, failure_policy=policy)
     assert summary.run_id == reference.run_id and summary.calls_failed > 0
+    assert_counts_partition(summary, flaky.store, fresh=True)
     assert set(summary.failures_by_kind) == {"server", "connection"}
     assert summary.status_counts == reference.status_counts  # no failure became a row
 

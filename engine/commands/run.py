@@ -269,9 +269,12 @@ def _run(args: argparse.Namespace, config: ExperimentConfig) -> int:
     if args.json:
         print(json.dumps(msgspec.to_builtins(summary), indent=2))
         return 0
+    from engine.run.summary import rows_sentence
+
+    print(f"run {summary.run_id}: {summary.cells:,} cells, {rows_sentence(summary)}")
     print(
-        f"run {summary.run_id}: {summary.rows:,} rows ({summary.rows_reused:,} from earlier runs) in {summary.cells:,} cells; "
-        f"{summary.calls_network:,} calls made, {summary.calls_cached:,} answered by the cache; "
+        f"calls: {summary.calls_network:,} made, {summary.calls_failed:,} of them failed and asked again, "
+        f"{summary.items_dropped:,} item(s) judged past their cell's stopping point (kept in the cache); "
         f"${summary.cost_usd_run:,.4f} this run, ${summary.cost_usd_results:,.4f} in the results; {summary.seconds:,.1f} s"
     )
     print(f"statuses: {summary.status_counts}; cells ended by: {summary.stop_reasons}")

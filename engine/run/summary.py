@@ -48,7 +48,10 @@ class RunCounts(msgspec.Struct, kw_only=True):
     cells_reused: int  # ended in an earlier run of the same experiment
     rows: int  # rows exported (every judged document, failures included)
     rows_reused: int
-    items_judged: int  # items completed in this run (network or cache)
+    items_judged: int  # items completed in this run (network or cache) = items_network + items_cached + items_dropped
+    # The rows this run added, partitioned: rows = rows_reused + items_network + items_cached
+    items_network: int  # a call was made for the row in this run (its `cached` is false)
+    items_cached: int  # every answer came from the cache or a twin call (its `cached` is true)
     calls_network: int
     calls_cached: int
     items_dropped: int  # completions past a cell's stopping point (calls kept in the cache)
@@ -62,6 +65,13 @@ class RunCounts(msgspec.Struct, kw_only=True):
     completion_tokens: int
     batch_waves: int = 0  # waves of the batch judges (mode = "batch") in this run
     batches_submitted: int = 0
+
+
+def rows_sentence(counts: RunCounts) -> str:
+    """The exported rows, each counted once in one bucket."""
+    return (f"{counts.rows:,} rows: {counts.items_network:,} judged with calls made in this run, "
+            f"{counts.items_cached:,} answered without a new call (cache, or one call shared by identical requests), "
+            f"{counts.rows_reused:,} from earlier runs")  # fmt: skip
 
 
 class RunSummary(RunCounts, kw_only=True):
@@ -194,6 +204,8 @@ def summarize(experiment: Experiment, progress: Progress, cells: int, states: di
         rows=exported.rows,
         rows_reused=progress.rows_reused,
         items_judged=progress.items_done,
+        items_network=progress.items_network,
+        items_cached=progress.items_cached,
         calls_network=progress.calls_network,
         calls_cached=progress.calls_cached,
         items_dropped=progress.items_dropped,

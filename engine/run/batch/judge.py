@@ -148,7 +148,6 @@ class BatchJudge:
         item.results = hits
         item.missing = [n for n, hit in enumerate(hits) if hit is None]
         self.calls.progress.calls_cached += len(hits) - len(item.missing)
-        item.cached = not item.missing
         return bool(item.missing)
 
     def _ask_cache(self, retry: list[Item]) -> list[Item]:
@@ -186,6 +185,7 @@ class BatchJudge:
                         self.calls.writer.submit_nowait([failure_item(self.calls.run_key, item.cell.cell_no, item.doc_index, result)])
                 else:
                     item.results[n] = result
+                    item.cached = False  # answered by this run's batch (a row's `cached`)
             item.missing = missing
             if missing:
                 item.failures += 1
