@@ -315,3 +315,33 @@ def test_the_configs_failures_table_governs_a_failing_judge(tmp_path: Path, prep
     assert requests == 2 + 1  # two failures take it down, then a single probe
     plain = make_experiment(tmp_path / "b", prepared_store, corpus_slice_path, corpus_settings, judges=judge.format(url=server.url))
     assert plan_experiment(plain).run_id == plan_experiment(config).run_id
+
+
+REPLICA_JUDGE = """
+[[judges]]
+name = "sim"
+adapter = "openai-compatible"
+model = "local-sim"
+base_urls = ["{one}/v1", "{two}/v1"]
+concurrency = 8
+max_attempts = 1
+options = {{ backoff_base_s = 0.01 }}
+"""
+
+
+def test_counts_partition_with_replicates_over_replica_servers_with_faults(tmp_path: Path, prepared_store, corpus_slice_path, corpus_settings) -> None:  # type: ignore[no-untyped-def]
+    """Two replicates of every cell, served by two replica servers of which one
+    fails a third of its calls: each row is still counted once, in one bucket,
+    and each call's usage once."""
+    from simulation.fake_server import Fault, serve_in_thread
+    from engine.run.judge_health import FailurePolicy
+
+    body = ('seed = 5\nreplicates = 2\nneedles = ["none", "neg"]\nhays = ["orig", "rand"]\npositions = [[0, 0], [1, 1]]\n'
+            '[stopping]\nkind = "fixed"\nn = 5\n' + REPLICA_JUDGE)
+    with serve_in_thread() as one, serve_in_thread() as two:
+        two.configure(faults=(Fault(kind="server_error", rate=0.3),), seed=4)
+        config = write_experiment(tmp_path, prepared_store, corpus_slice_path, corpus_settings, body.format(one=one.url, two=two.url))
+        summary = run_experiment(config, failure_policy=FailurePolicy(retry_base_s=0.005, retry_cap_s=0.05))
+    assert summary.calls_failed > 0 and summary.status_counts.get("ok", 0) > 0.9 * summary.rows
+    rows = assert_counts_partition(summary, config.store, fresh=True)
+    assert {row["replicate"] for row in rows} == {0, 1}
