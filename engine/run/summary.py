@@ -52,8 +52,8 @@ class RunCounts(msgspec.Struct, kw_only=True):
     # The rows this run added, partitioned: rows = rows_reused + items_network + items_cached
     items_network: int  # a call was made for the row in this run (its `cached` is false)
     items_cached: int  # every answer came from the cache or a twin call (its `cached` is true)
-    calls_network: int
-    calls_cached: int
+    calls_network: int  # answers received over the network in this invocation (a resumed batch's too)
+    calls_cached: int  # cache hits at lookups (an item asked again is looked up again): not a partition
     items_dropped: int  # completions past a cell's stopping point (calls kept in the cache)
     calls_failed: int  # transient failures in this run (their items stayed pending, asked again)
     failures_by_kind: dict[str, int]
