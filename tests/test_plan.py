@@ -106,7 +106,7 @@ def test_a_billed_judge_without_prices_has_an_unknown_cost(experiment, capsys, m
     out = capsys.readouterr().out
     assert "cost unknown: no prices for judge free" in out
     assert "for judge paid" not in out and "for judge jaccard" not in out  # priced, and run on this machine
-    assert "for the judges with prices" in out
+    assert "cost upper bound: $" in out and "for the other judges" in out
     from engine.config import load_config
 
     plan = plan_experiment(load_config(config))

@@ -167,7 +167,7 @@ def _print_plan(plan: Any, *, as_json: bool) -> int:
         f"cache answers {plan.cache_answered_calls:,} of the {plan.cache_checked_calls:,} calls of each open cell's "
         "first window (its rule's minimum documents)"
     )
-    priced = " for the judges with prices" if plan.unpriced_judges else ""
+    priced = " for the other judges" if plan.unpriced_judges else ""
     print(f"cost upper bound: ${plan.upper_bound_cost_usd:,.2f}{priced} (input tokens bounded by characters/3, output by max_tokens)")
     for name in plan.unpriced_judges:
         print(f"cost unknown: no prices for judge {name} (set its prices = {{ input = ..., output = ... }}, USD per million tokens)")
