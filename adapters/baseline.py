@@ -140,4 +140,4 @@ def create(spec: JudgeSpec) -> BaselineAdapter:
     return BaselineAdapter(spec, measure)
 
 
-BASELINE = Backend(capabilities=lambda spec: CAPABILITIES, create=create, free_answers=True)
+BASELINE = Backend(capabilities=lambda spec: CAPABILITIES, create=create, free_answers=True, billed=False)

@@ -372,4 +372,4 @@ def create(spec: JudgeSpec) -> VllmAdapter:
     return VllmAdapter(spec)
 
 
-VLLM = Backend(capabilities=lambda spec: CAPABILITIES, create=create)
+VLLM = Backend(capabilities=lambda spec: CAPABILITIES, create=create, billed=False)

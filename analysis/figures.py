@@ -14,6 +14,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from analysis.fingerprint import score_histogram  # noqa: E402
 from analysis.hay import PercentileShift  # noqa: E402
@@ -55,9 +56,21 @@ def _mirror_histograms(grid: PositionGrid, distance: int, bins: np.ndarray) -> t
     return h_early, h_late, n_early, n_late
 
 
-def position_figure(grid: PositionGrid, emd_rows: Sequence[CellEmdRow]) -> Figure:
-    """Left: mean score per cell (i, j), '*' where the EMD between a cell and
-    its mirror exceeds its permutation null. Right: one panel per distance
+def colour_range(grids: Sequence[PositionGrid]) -> tuple[float, float]:
+    """The span of the grids' cell means (one judge's grids share it), at least 1 point wide."""
+    values = np.concatenate([g.mean[~np.isnan(g.mean)] for g in grids]) if grids else np.zeros(0)
+    if values.size == 0:
+        return 0.0, 100.0
+    low, high = float(np.floor(values.min())), float(np.ceil(values.max()))
+    return (low, high) if high > low else (low - 0.5, high + 0.5)
+
+
+def position_figure(grid: PositionGrid, emd_rows: Sequence[CellEmdRow], *, alpha: float = 0.05,
+                    vrange: tuple[float, float] | None = None) -> Figure:
+    """Left: mean score per cell (i, j) coloured over `vrange` (default: this
+    grid's span; the report passes the judge's), '*' where the EMD between a
+    cell and its mirror is significant after Holm within the grid (p_holm <=
+    `alpha`); the title gives the n per cell. Right: one panel per distance
     d = |i − j|, the score distribution of early needles (i < j, pooled over
     the cells at that distance) over that of late ones (i > j)."""
     judge, prompt_id, prompt_version, needle, hay = grid.key
@@ -67,9 +80,11 @@ def position_figure(grid: PositionGrid, emd_rows: Sequence[CellEmdRow]) -> Figur
     fig = plt.figure(figsize=(12.0, 5.8))
     ax = fig.add_axes((0.055, 0.10, 0.36, 0.76))
     cax = fig.add_axes((0.425, 0.10, 0.012, 0.76))
-    image = ax.imshow(grid.mean, cmap="viridis", vmin=0, vmax=100, aspect="auto")
-    fig.colorbar(image, cax=cax, label="mean score")
-    exceeding = {(r.i, r.j) for r in emd_rows if r.exceeds}
+    low, high = vrange if vrange is not None else colour_range([grid])
+    image = ax.imshow(grid.mean, cmap="viridis", vmin=low, vmax=high, aspect="auto")
+    fig.colorbar(image, cax=cax, label=f"mean score (colours span {low:g}–{high:g}, this judge's cells)")
+    exceeding = {(r.i, r.j) for r in emd_rows if r.p_holm <= alpha}
+    bright = low + 0.6 * (high - low)
     font = 9 if size <= 10 else 7
     for i in range(size):
         for j in range(size):
@@ -77,12 +92,16 @@ def position_figure(grid: PositionGrid, emd_rows: Sequence[CellEmdRow]) -> Figur
             if not np.isnan(value):
                 mark = "*" if (min(i, j), max(i, j)) in exceeding else ""
                 ax.text(j, i, f"{value:.0f}{mark}", ha="center", va="center", fontsize=font, clip_on=True,
-                        color="white" if value < 60 else "black")  # fmt: skip
+                        color="white" if value < bright else "black")  # fmt: skip
     ax.set_xticks(range(size))
     ax.set_yticks(range(size))
     ax.set_xlabel("j (sentences after the needle)")
     ax.set_ylabel("i (sentences before the needle)")
-    ax.set_title("mean score per cell (* the cell and its mirror differ: EMD above null)", fontsize=9)
+    counts = grid.n[grid.n > 0]
+    per_cell = f"{int(counts.min())}" if counts.size and counts.min() == counts.max() else (
+        f"{int(counts.min())}–{int(counts.max())}" if counts.size else "0")
+    ax.set_title(f"mean score per cell, n={per_cell} per cell (* cell ≠ mirror: EMD permutation test, Holm, α={alpha:g})",
+                 fontsize=8)
     distances = list(range(1, size))
     if distances:
         columns = min(3, len(distances))
@@ -124,7 +143,7 @@ def length_figure(rows: Sequence[LengthRow]) -> Figure:
     for ax, hay in zip(axes[0], hays):
         sub = [r for r in rows if r.hay == hay]
         ks = np.array(sorted({r.k for r in sub}))
-        ax.plot(ks, overlap_reference(ks), "k--", lw=1, label="100·(k−1)/k")
+        ax.plot(ks, overlap_reference(ks), "k--", lw=1, label="100·(L−1)/L")
         for needle in sorted({r.needle for r in sub}):
             pts = sorted((r for r in sub if r.needle == needle), key=lambda r: r.k)
             k = np.array([r.k for r in pts])
@@ -134,9 +153,11 @@ def length_figure(rows: Sequence[LengthRow]) -> Figure:
             ax.plot(k, m, marker="o", ms=3, color=color, label=needle, lw=1.6 if needle == "all" else 1)
             if needle == "all":
                 ax.fill_between(k, m - sd, m + sd, color="#999999", alpha=0.25, lw=0)
-        n = sum(r.n for r in sub if r.needle == "all")
-        ax.set_title(f"hay {hay} (n={n})", fontsize=9)
-        ax.set_xlabel("document length k = i + j + 1")
+        pooled = [r.n for r in sub if r.needle == "all"]
+        span = f"{min(pooled)}–{max(pooled)}" if pooled and min(pooled) != max(pooled) else f"{pooled[0] if pooled else 0}"
+        ax.set_title(f"hay {hay} (n={sum(pooled)}; n={span} per length, pooled)", fontsize=9)
+        ax.set_xlabel("document length L = i + j + 1 (sentences)")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylim(0, 102)
     axes[0][0].set_ylabel("score (mean; band ±1 sd pooled)")
     fig.legend(*axes[0][0].get_legend_handles_labels(), loc="outside right upper", fontsize=7)

@@ -44,7 +44,8 @@ class LengthSummary(msgspec.Struct, frozen=True):
     needle: str
     n: int
     n_lengths: int
-    share_above: float  # share of lengths k whose mean score exceeds the reference
+    n_above: int  # lengths k whose mean score exceeds the reference
+    share_above: float  # n_above / n_lengths
 
 
 def _rows_for(key: tuple, needle: str, t: Table) -> list[LengthRow]:
@@ -70,7 +71,6 @@ def length_profile(scored: Table) -> tuple[list[LengthRow], list[LengthSummary]]
         for needle, sub in parts:
             block = _rows_for(key, needle, sub)
             rows.extend(block)
-            summaries.append(
-                LengthSummary(*key, needle, len(sub), len(block), float(np.mean([r.above_reference for r in block])))
-            )
+            above = sum(r.above_reference for r in block)
+            summaries.append(LengthSummary(*key, needle, len(sub), len(block), above, above / len(block)))
     return rows, summaries

@@ -29,7 +29,10 @@ class NeedleOrdering(msgspec.Struct, frozen=True):
     prompt_id: str
     prompt_version: str
     hay: str
-    ordering: str  # needles by mean score, highest first, e.g. "none > con > ner > neg"
+    # needles by mean score, highest first: ">" between neighbours whose
+    # Bonferroni-corrected KS test is significant, "≈" where it is not,
+    # e.g. "none > con ≈ ner > neg" (ordering_text)
+    ordering: str
     n: int
 
 
@@ -63,6 +66,18 @@ class ConNegGap(msgspec.Struct, frozen=True):
     confidence: float
 
 
+def ordering_text(ranked: list[str], significant: dict[frozenset[str], bool]) -> str:
+    """`ranked` (highest mean first) joined by ">" where the corrected test
+    of the two neighbours is significant and by "≈" where it is not (or was
+    not run): the text claims no order its test does not show."""
+    if not ranked:
+        return ""
+    parts = [ranked[0]]
+    for a, b in zip(ranked, ranked[1:]):
+        parts += [">" if significant.get(frozenset((a, b)), False) else "≈", b]
+    return " ".join(parts)
+
+
 def needle_comparison(
     scored: Table, options: AnalysisOptions
 ) -> tuple[list[NeedleMean], list[NeedleOrdering], list[NeedlePairKs], list[ConNegGap]]:
@@ -77,13 +92,15 @@ def needle_comparison(
         for rank, needle in enumerate(ranked, start=1):
             s = by_needle[needle]
             means.append(NeedleMean(*key, needle, int(s.size), float(s.mean()), float(s.std(ddof=1)) if s.size > 1 else math.nan, rank))
-        orderings.append(NeedleOrdering(*key, " > ".join(ranked), len(t)))
         tests = [(a, b, ks_test(by_needle[a], by_needle[b])) for a, b in itertools.combinations(sorted(by_needle), 2)]
+        significant: dict[frozenset[str], bool] = {}
         for (a, b, ks), p_adj in zip(tests, bonferroni([ks.p_value for *_, ks in tests])):
             pairs.append(
                 NeedlePairKs(*key, a, b, ks.n_a, ks.n_b, float(by_needle[a].mean()), float(by_needle[b].mean()),
                              ks.statistic, ks.p_value, float(p_adj), bool(p_adj <= options.alpha))  # fmt: skip
             )
+            significant[frozenset((a, b))] = pairs[-1].significant
+        orderings.append(NeedleOrdering(*key, ordering_text(ranked, significant), len(t)))
         if "con" in by_needle and "neg" in by_needle:
             ci = mean_difference_ci(
                 by_needle["neg"], by_needle["con"], rng=rng_for(options, "con-neg", *key),

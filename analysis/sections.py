@@ -125,7 +125,7 @@ def positionality_section(scored: Table, options: AnalysisOptions, make_figures:
     )
     sec.tables.append(TableSpec("positionality", "First vs second half", "", positionality.PositionalityRow, pos))
     exceeding = [r for r in emd if r.exceeds]
-    sec.tables.append(TableSpec("positionality_emd_exceeding", "Cells whose EMD exceeds the permutation null (95th percentile)",
+    sec.tables.append(TableSpec("positionality_emd_exceeding", "Cells whose EMD exceeds the permutation null (95th percentile, uncorrected; p_holm is the corrected test)",
                                 "All cells are in positionality_emd_cells.csv.", positionality.CellEmdRow, exceeding))  # fmt: skip
     sec.tables.append(TableSpec("positionality_emd_cells", "EMD per mirror cell pair", "", positionality.CellEmdRow, emd))
     for r in pos:
@@ -147,22 +147,25 @@ def positionality_section(scored: Table, options: AnalysisOptions, make_figures:
         by_grid: dict[tuple, list] = {}
         for r in emd:
             by_grid.setdefault((r.judge, r.prompt_id, r.prompt_version, r.needle, r.hay), []).append(r)
-        for grid in positionality.position_grids(scored):
+        grids = positionality.position_grids(scored)
+        ranges = {rater_key: figures.colour_range([g for g in grids if g.key[:3] == rater_key]) for rater_key in {g.key[:3] for g in grids}}
+        for grid in grids:
             name = "position_" + "_".join(file_slug(v) for v in grid.key)
-            fig = figures.position_figure(grid, by_grid.get(grid.key, []))
+            fig = figures.position_figure(grid, by_grid.get(grid.key, []), alpha=options.alpha, vrange=ranges[grid.key[:3]])
             sec.figures.append(FigureSpec(name, "Position grid " + " · ".join(grid.key), figures.figure_bytes(fig)))
     return sec
 
 
 def length_section(scored: Table, make_figures: bool) -> Section:
     rows, summaries = length.length_profile(scored)
-    sec = Section(title="Document length", intro="Mean and sd of scores by k = i + j + 1 against the 100·(k−1)/k sentence-overlap reference.")
+    sec = Section(title="Document length", intro="Mean and sd of scores by document length L = i + j + 1 sentences (the table's "
+                  "column k) against the 100·(L−1)/L sentence-overlap reference. (The config's k is the largest position i, j.)")  # fmt: skip
     sec.tables.append(TableSpec("length_summary", "Share of lengths above the reference", "", length.LengthSummary, summaries))
     sec.tables.append(TableSpec("length_by_k", "Scores by length", "", length.LengthRow, rows))
     for s in summaries:
         if s.needle == length.POOLED:
             sec.findings.append(
-                f"{rater(s)} hay {s.hay}: mean score above 100·(k−1)/k at {s.share_above:.0%} of {s.n_lengths} lengths (n={s.n})."
+                f"{rater(s)} hay {s.hay}: mean score above 100·(L−1)/L at {s.n_above} of {s.n_lengths} lengths (n={s.n})."
             )
     if make_figures:
         for key, group in _group_rows(rows, 3).items():
@@ -174,7 +177,8 @@ def length_section(scored: Table, make_figures: bool) -> Section:
 def needle_section(scored: Table, options: AnalysisOptions, make_figures: bool) -> Section:
     means, orderings, pairs, gaps = needles.needle_comparison(scored, options)
     sec = Section(title="Needle type", intro="Mean score per needle type, pairwise two-sample KS tests (Bonferroni within judge × prompt × hay) "
-                  "and the con − neg gap.")  # fmt: skip
+                  "and the con − neg gap. In an ordering, a > b says the corrected KS test of the neighbours a and b is "
+                  "significant; a ≈ b says it is not.")  # fmt: skip
     sec.tables += [
         TableSpec("needle_ordering", "Ordering of mean scores", "", needles.NeedleOrdering, orderings),
         TableSpec("needle_means", "Mean score per needle", "", needles.NeedleMean, means),

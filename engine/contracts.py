@@ -298,6 +298,10 @@ class Backend(msgspec.Struct, frozen=True, kw_only=True):
     # texts): a kill that loses uncommitted ones costs only local CPU, so the
     # run need not commit every few dozen answers (engine.run.runner).
     free_answers: bool = False
+    # Its calls are billed per token by a provider, so a judge without
+    # `prices` has an unknown cost (the dry run says so); False for judges
+    # that run on this machine (vLLM, the offline measures).
+    billed: bool = True
 
 
 class ConfigError(ValueError):
@@ -344,7 +348,11 @@ class ResultRow(msgspec.Struct, kw_only=True):
     error_kind: str = ""
     attempts: int = 1
     cache_keys: tuple[str, ...] = ()  # hex BLAKE2b keys of the calls behind it
-    cached: bool = False  # answered from the cache in this run
+    # No call was made for this row in the run that judged it: every answer
+    # came from the cache or from one identical call made for another row.
+    # Usage (tokens, cost) is that of the calls behind the row, each call
+    # carried by the first row resting on it (engine.run.usage).
+    cached: bool = False
     oracle_ok: bool = True
     hay_doc_id: str | None = None
     # a panel judge's row (engine.panels): the members whose answers it

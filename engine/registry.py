@@ -47,6 +47,19 @@ def create_adapter(spec: JudgeSpec) -> Adapter:
     return backend(spec).create(spec)
 
 
+def billed(spec: JudgeSpec) -> bool:
+    """A provider bills the judge's calls per token (`Backend.billed`)."""
+    return backend(spec).billed
+
+
+def create_judge_adapter(spec: JudgeSpec) -> Adapter | BatchAdapter:
+    """The adapter a run uses for the judge: its provider's batch API for
+    mode = "batch", else its call adapter. Factories check the judge (model,
+    options, API key in the environment) and open nothing until the first
+    call, so the dry run calls this too and drops the adapter."""
+    return create_batch_adapter(spec) if spec.mode == "batch" else create_adapter(spec)
+
+
 def create_batch_adapter(spec: JudgeSpec) -> BatchAdapter:
     create = backend(spec).create_batch
     if create is None:

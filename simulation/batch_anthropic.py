@@ -5,7 +5,10 @@ outside [A-Za-z0-9_-]{1,64} or used twice, or a batch listed in
 API validates a batch at creation), `GET /v1/messages/batches/{id}`
 (`processing_status`, `request_counts`, `results_url`), `GET
 .../{id}/results` (JSONL: `result.type` succeeded with the `message`,
-errored with the error body, canceled, expired) and `POST .../{id}/cancel`.
+errored with the error body, canceled, expired), `POST .../{id}/cancel`,
+`GET /v1/messages/batches` (a page, newest first, `before_id` / `after_id` /
+`limit`) and `DELETE .../{id}` (an ended batch). Every answer passes the
+anthropic SDK's strict response validation.
 """
 
 from __future__ import annotations
@@ -53,8 +56,22 @@ def routes(book: BatchBook) -> list[tuple[str, str, Any]]:
             return _error(404, f"Results for batch {job.id} are not available until it has ended.", kind="not_found_error")
         return web.Response(body=_results(job), content_type="application/binary")
 
+    async def list_batches(request: web.Request) -> web.Response:
+        refused = book.control(request, WIRE, "list")
+        if refused is not None:
+            return refused
+        return _json(_page([_batch_object(job, request) for job in book.newest_first("anthropic")], request))
+
+    def delete(job: Job, request: web.Request) -> web.Response:
+        if not job.done:
+            return _error(400, f"Batch {job.id} cannot be deleted while it is in progress; cancel it first.")
+        del book.jobs[job.id]
+        return _json({"id": job.id, "type": "message_batch_deleted"})
+
     return [
         ("POST", "/v1/messages/batches", create),
+        ("GET", "/v1/messages/batches", list_batches),
+        ("DELETE", "/v1/messages/batches/{batch_id}", book.job_handler(WIRE, "delete", delete)),
         ("GET", "/v1/messages/batches/{batch_id}", book.job_handler(WIRE, "status", render)),
         ("GET", "/v1/messages/batches/{batch_id}/results", book.job_handler(WIRE, "results", results)),
         ("POST", "/v1/messages/batches/{batch_id}/cancel", book.job_handler(WIRE, "cancel", render, act=book.cancel)),
@@ -93,6 +110,23 @@ def _batch_object(job: Job, request: web.Request) -> dict:
         "cancel_initiated_at": _iso(job.ended_at) if job.state == "cancelled" else None,
         "results_url": f"{origin}/v1/messages/batches/{job.id}/results" if job.done else None,
     }
+
+
+def _page(data: list[dict], request: web.Request) -> dict:
+    """Anthropic's page: `limit` (default 20) items after `after_id` or before `before_id`."""
+    ids = [item["id"] for item in data]
+    start, end = 0, len(data)
+    if request.query.get("after_id") in ids:
+        start = ids.index(request.query["after_id"]) + 1
+    if request.query.get("before_id") in ids:
+        end = ids.index(request.query["before_id"])
+    try:
+        limit = max(1, min(1000, int(request.query.get("limit", "20"))))
+    except ValueError:
+        limit = 20
+    page = data[start:end][:limit] if "before_id" not in request.query else data[start:end][-limit:]
+    return {"data": page, "has_more": len(page) < end - start,
+            "first_id": page[0]["id"] if page else None, "last_id": page[-1]["id"] if page else None}
 
 
 def _results(job: Job) -> bytes:

@@ -219,6 +219,13 @@ class BatchBook:
             self._advance(job)
         return job
 
+    def newest_first(self, provider: str) -> list[Job]:
+        """The provider's batches, advanced to the present, newest first (the APIs' list order)."""
+        with self._lock:
+            ids = [job.id for job in self.jobs.values() if job.provider == provider]
+        jobs = [job for job in map(self.get, ids) if job is not None]
+        return sorted(jobs, key=lambda job: job.created_at, reverse=True)
+
     def cancel(self, job: Job) -> None:
         """Cancel a running batch: entries not yet run never will be."""
         if not job.done:

@@ -1,6 +1,8 @@
 """The fake server's OpenAI Batch API: `/v1/files` (multipart upload,
-purpose "batch"; content download), `/v1/batches` (create, retrieve,
-cancel; an input file is dropped once a batch is made of it). Input lines `{"custom_id", "method", "url", "body"}`; a line that
+purpose "batch"; list, retrieve, delete, content download), `/v1/batches`
+(create, list, retrieve, cancel; an input file is dropped once a batch is
+made of it). Every answer passes the openai SDK's strict response
+validation (File objects with `status`, cursor pages with `has_more`). Input lines `{"custom_id", "method", "url", "body"}`; a line that
 is not one of those, or a custom_id used twice, fails the whole batch at
 validation (status "failed", `errors.data[]` naming the line). Output
 lines `{"id", "custom_id", "response": {"status_code", "request_id",
@@ -11,6 +13,7 @@ error file with error code `batch_expired` / `batch_cancelled`.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import msgspec
@@ -42,8 +45,35 @@ def routes(book: BatchBook) -> list[tuple[str, str, Any]]:
         content = file.file.read()
         file_id = book.new_id("file-")
         book.files[file_id] = ("batch", content)
-        return _json({"id": file_id, "object": "file", "bytes": len(content), "created_at": 0,
-                      "filename": file.filename, "purpose": "batch"})
+        names[file_id] = (file.filename, int(time.time()))
+        return _json(_file_object(book, names, file_id))
+
+    async def list_files(request: web.Request) -> web.Response:
+        refused = book.control(request, WIRE, "list_files")
+        if refused is not None:
+            return refused
+        purpose = request.query.get("purpose")
+        ids = [file_id for file_id, (kind, _) in list(book.files.items()) if purpose in (None, kind)]
+        return _json(_page([_file_object(book, names, file_id) for file_id in ids], request))
+
+    async def retrieve_file(request: web.Request) -> web.Response:
+        refused = book.control(request, WIRE, "retrieve_file")
+        if refused is not None:
+            return refused
+        file_id = request.match_info["file_id"]
+        if file_id not in book.files:
+            return _error(404, f"No such File object: {file_id}", kind="not_found")
+        if request.method == "DELETE":
+            del book.files[file_id]
+            names.pop(file_id, None)
+            return _json({"id": file_id, "object": "file", "deleted": True})
+        return _json(_file_object(book, names, file_id))
+
+    async def list_batches(request: web.Request) -> web.Response:
+        refused = book.control(request, WIRE, "list")
+        if refused is not None:
+            return refused
+        return _json(_page([_batch_object(book, job) for job in book.newest_first("openai")], request))
 
     async def content(request: web.Request) -> web.Response:
         refused = book.control(request, WIRE, "results")
@@ -85,10 +115,15 @@ def routes(book: BatchBook) -> list[tuple[str, str, Any]]:
     def render(job: Job, request: web.Request) -> web.Response:
         return _json(_batch_object(book, job))
 
+    names: dict[str, tuple[str, int]] = {}  # file id -> (file name, created at) of the uploads
     return [
         ("POST", "/v1/files", upload),
+        ("GET", "/v1/files", list_files),
+        ("GET", "/v1/files/{file_id}", retrieve_file),
+        ("DELETE", "/v1/files/{file_id}", retrieve_file),
         ("GET", "/v1/files/{file_id}/content", content),
         ("POST", "/v1/batches", create),
+        ("GET", "/v1/batches", list_batches),
         ("GET", "/v1/batches/{batch_id}", book.job_handler(WIRE, "status", render)),
         ("POST", "/v1/batches/{batch_id}/cancel", book.job_handler(WIRE, "cancel", render, act=book.cancel)),
     ]
@@ -119,6 +154,28 @@ def _read_input(book: BatchBook, content: bytes) -> tuple[list, list[dict]]:
     if not entries and not errors:
         errors.append(_line_error(None, "empty_file", "The input file has no requests."))
     return entries, errors
+
+
+def _file_object(book: BatchBook, names: dict[str, tuple[str, int]], file_id: str) -> dict:
+    """A File object (an upload, or a batch's output / error file)."""
+    purpose, content = book.files[file_id]
+    filename, created_at = names.get(file_id, (f"{file_id}.jsonl", int(time.time())))
+    return {"id": file_id, "object": "file", "bytes": len(content), "created_at": created_at, "filename": filename,
+            "purpose": purpose, "status": "processed", "expires_at": None, "status_details": None}
+
+
+def _page(data: list[dict], request: web.Request) -> dict:
+    """A cursor page of `data` after `?after=ID`, at most `?limit=` (default 20) items."""
+    after = request.query.get("after")
+    ids = [item["id"] for item in data]
+    start = ids.index(after) + 1 if after in ids else 0
+    try:
+        limit = max(1, min(10_000, int(request.query.get("limit", "20"))))
+    except ValueError:
+        limit = 20
+    page = data[start:start + limit]
+    return {"object": "list", "data": page, "first_id": page[0]["id"] if page else None,
+            "last_id": page[-1]["id"] if page else None, "has_more": start + limit < len(data)}
 
 
 def _line_error(line: int | None, code: str, message: str) -> dict:

@@ -118,3 +118,33 @@ def test_legends_stay_off_the_data(scored):
 
 def test_fingerprint_figure_is_not_clipped(scored):
     assert clipped_texts(figures.fingerprint_figure(scored)) == []
+
+
+def test_heatmap_stars_only_holm_significant_cells_and_colours_the_judges_range(scored):
+    import msgspec
+
+    grid = positionality.position_grids(scored)[0]
+    base = [r for r in positionality.mirror_cell_emd(scored, OPTIONS) if (r.judge, r.prompt_id, r.prompt_version, r.needle, r.hay) == grid.key]
+    corrected = msgspec.structs.replace(base[0], exceeds=True, p_holm=0.01)
+    uncorrected = msgspec.structs.replace(base[1], exceeds=True, p_holm=0.40)  # above its null, not after Holm
+    fig = figures.position_figure(grid, [corrected, uncorrected], alpha=0.05, vrange=(91.0, 100.0))
+    starred = {(round(t.get_position()[1]), round(t.get_position()[0])) for t in fig.axes[0].texts if t.get_text().endswith("*")}
+    cell = (corrected.i, corrected.j)
+    assert starred == {cell, cell[::-1]}  # the cell and its mirror, nothing for the uncorrected exceedance
+    assert "Holm" in fig.axes[0].get_title() and f"n={int(grid.n[grid.n > 0].min())}" in fig.axes[0].get_title()
+    image = fig.axes[0].images[0]
+    assert image.get_clim() == (91.0, 100.0) and "91–100" in fig.axes[1].get_ylabel()  # the colour bar says its span
+    narrow = figures.colour_range([grid])
+    assert narrow[0] == np.floor(np.nanmin(grid.mean)) and narrow[1] == np.ceil(np.nanmax(grid.mean))
+
+
+def test_length_figure_ticks_whole_lengths_and_names_them_L(scored):
+    rows, _ = length.length_profile(scored)
+    planted = [r for r in rows if r.judge == "planted"]
+    fig = figures.length_figure(planted)
+    _drawn(fig)
+    for ax in fig.axes:
+        ticks = [t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
+        assert ticks and all(float(t).is_integer() for t in ticks), ticks
+        assert "L = i + j + 1" in ax.get_xlabel() and "per length" in ax.get_title()
+        assert " k " not in ax.get_xlabel() and "k = " not in ax.get_xlabel()

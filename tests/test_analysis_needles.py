@@ -44,3 +44,12 @@ def test_pairwise_ks_with_bonferroni_separates_only_different_needles():
     verdict = {(p.hay, p.needle_a, p.needle_b): p.significant for p in pairs}
     assert verdict == {(h, a, b): a == "neg" or b == "neg" for h in ("orig", "rand") for a, b in (("con", "neg"), ("con", "ner"), ("neg", "ner"))}
     assert all(p.p_bonferroni == pytest.approx(min(1.0, 3 * p.p_value)) for p in pairs)
+
+
+def test_ordering_text_writes_approx_where_the_corrected_test_is_not_significant():
+    from analysis.needles import ordering_text
+
+    significant = {frozenset(("none", "con")): True, frozenset(("con", "ner")): False, frozenset(("ner", "neg")): True}
+    assert ordering_text(["none", "con", "ner", "neg"], significant) == "none > con ≈ ner > neg"
+    assert ordering_text(["a", "b"], {}) == "a ≈ b"  # no test run: no order claimed
+    assert ordering_text(["only"], {}) == "only" and ordering_text([], {}) == ""

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.synthetic import reference_judges, synthetic_rows, write_run
+from analysis.synthetic import PlantedEffects, SyntheticJudge, reference_judges, synthetic_rows, write_run
 from engine.cli import main
 
 pytestmark = pytest.mark.slow  # one full report build (~10 s alone, ~30 s on a loaded 2-core machine)
@@ -24,7 +24,9 @@ MANIFEST = {
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
     run_dir = tmp_path_factory.mktemp("run")
-    rows = synthetic_rows(reference_judges(), size=4, docs_per_cell=20, run_id="synthetic-report")
+    # as in the quickstart: sound and faulty judges, and one that notices no needle (a random judge)
+    random = SyntheticJudge(name="random", effects=PlantedEffects(needle_means={n: 50.0 for n in ("none", "con", "ner", "neg")}, noise_sd=25.0))
+    rows = synthetic_rows(reference_judges() + [random], size=4, docs_per_cell=20, run_id="synthetic-report")
     write_run(run_dir, rows, MANIFEST)
     labels = run_dir / "labels.csv"
     with labels.open("w", newline="") as handle:
@@ -146,3 +148,69 @@ def test_a_report_is_rebuilt_only_when_its_inputs_change(tmp_path, capsys):
     assert build_report(run_dir, tmp_path / "out", options=options).reused is False
     assert main(["report", str(run_dir), "--out", str(tmp_path / "out"), "--bootstrap", "100", "--permutations", "100"]) == 0
     assert "report up to date, reused" in capsys.readouterr().out
+
+
+def _table(out: Path, name: str) -> list[dict[str, str]]:
+    with (out / "tables" / f"{name}.csv").open(newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def _findings(out: Path) -> list[str]:
+    return [line[2:] for line in (out / "summary.md").read_text().splitlines() if line.startswith("- ")]
+
+
+def _yes(value: str) -> bool:
+    assert value in ("yes", "no", "True", "False", "true", "false"), value
+    return value in ("yes", "True", "true")
+
+
+def test_each_needle_ordering_claims_only_what_its_corrected_tests_show(report):
+    """'>' only between neighbours whose Bonferroni-corrected KS test is
+    significant, '≈' otherwise; the printed finding is the table's ordering."""
+    _, out = report
+    significant = {(r["judge"], r["prompt_version"], r["hay"], frozenset((r["needle_a"], r["needle_b"]))): _yes(r["significant"])
+                   for r in _table(out, "needle_pairs_ks")}  # fmt: skip
+    means = {(r["judge"], r["prompt_version"], r["hay"], r["needle"]): float(r["mean"]) for r in _table(out, "needle_means")}
+    findings = _findings(out)
+    orderings = _table(out, "needle_ordering")
+    symbols = set()
+    for o in orderings:
+        key = (o["judge"], o["prompt_version"], o["hay"])
+        tokens = o["ordering"].split()
+        ranked, ops = tokens[::2], tokens[1::2]
+        assert [means[(*key, n)] for n in ranked] == sorted((means[(*key, n)] for n in ranked), reverse=True)
+        for a, op, b in zip(ranked, ops, ranked[1:]):
+            assert op == (">" if significant[(*key, frozenset((a, b)))] else "≈"), (key, o["ordering"])
+            symbols.add(op)
+        assert f"{o['judge']} ({o['prompt_id']}@{o['prompt_version']}) hay {o['hay']}: {o['ordering']} (n={o['n']})." in findings
+    assert symbols == {">", "≈"}  # both occur: the sound judges' orders hold, the random judge's do not
+    assert all(" > " not in o["ordering"] for o in orderings if o["judge"] == "random")
+
+
+def test_length_findings_count_lengths_from_the_length_table(report):
+    _, out = report
+    by_k = _table(out, "length_by_k")
+    findings = _findings(out)
+    checked = 0
+    for s in _table(out, "length_summary"):
+        if s["needle"] != "all":
+            continue
+        rows = [r for r in by_k if (r["judge"], r["prompt_version"], r["hay"], r["needle"]) == (s["judge"], s["prompt_version"], s["hay"], "all")]
+        above = sum(_yes(r["above_reference"]) for r in rows)
+        assert int(s["n_above"]) == above and int(s["n_lengths"]) == len(rows)
+        line = f"{s['judge']} ({s['prompt_id']}@{s['prompt_version']}) hay {s['hay']}: mean score above 100·(L−1)/L at {above} of {len(rows)} lengths (n={s['n']})."
+        assert line in findings
+        checked += 1
+    assert checked == 6
+    assert not any("% of" in f for f in findings if "lengths" in f)
+
+
+def test_emd_findings_count_corrected_and_uncorrected_cells_from_the_table(report):
+    _, out = report
+    cells = _table(out, "positionality_emd_cells")
+    for f in (f for f in _findings(out) if "mirror cell pairs exceed" in f):
+        judge = f.split(" ", 1)[0]
+        mine = [r for r in cells if r["judge"] == judge]
+        hits = sum(_yes(r["exceeds"]) for r in mine)
+        corrected = sum(float(r["p_holm"].lstrip("< ")) <= 0.05 for r in mine)
+        assert f.startswith(f"{judge} (") and f"{hits} of {len(mine)} mirror cell pairs" in f and f"({corrected} after Holm" in f

@@ -146,6 +146,8 @@ def test_batch_run_matches_a_sync_run(server, fresh, tmp_path: Path, sync_rows) 
     assert set(paid) == keys and 20 < len(keys) < 40 and set(paid.values()) == {1}
     assert scheduler.progress.batches_submitted == -(-len(keys) // 7)
     assert scheduler.progress.calls_network == len(keys)
+    # each row counted once: one per entry was made for it, its twins were answered without a call
+    assert (scheduler.progress.items_network, scheduler.progress.items_cached) == (len(keys), len(rows) - len(keys))
 
 
 @pytest.mark.parametrize("adapter", ["anthropic", "gemini"])

@@ -19,6 +19,7 @@ from engine.run.experiment import Experiment
 from engine.run.results import iter_rows
 from engine.run.runner import run_experiment
 from engine.cache.store import Store
+from counting import assert_counts_partition
 from experiments import write_experiment
 from simulation.fake_config import BatchSim, FakeConfig
 
@@ -50,6 +51,9 @@ timeout_s = 5.0
 
 def rows(config) -> list[tuple]:  # type: ignore[no-untyped-def]
     summary = run_experiment(config, quiet=True)
+    # each row counted once in one bucket, each call's usage once; nothing was
+    # consumed before the kill, so every row is this run's
+    assert_counts_partition(summary, config.store, fresh=True)
     with Store(config.store) as store:
         return [(r.needle, r.hay, r.i, r.j, r.doc_index, r.doc_id, r.status, r.score, r.raw_text) for r in iter_rows(store, bytes.fromhex(summary.run_id))]
 

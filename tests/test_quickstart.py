@@ -13,7 +13,8 @@ from engine.corpus.prepare import CorpusSettings
 
 
 def _summary(**kw):
-    base = dict(cells=2430, cells_reused=0, rows=29136, items_judged=29136, calls_network=29008, calls_cached=128)
+    base = dict(cells=2430, cells_reused=0, rows=29136, items_judged=29136, calls_network=29008, calls_cached=128,
+                items_network=29000, items_cached=136, rows_reused=0)
     return SimpleNamespace(**{**base, **kw})
 
 
@@ -23,10 +24,11 @@ def test_a_finished_rerun_says_it_reused_every_result_not_zero_cache_answers():
     assert "0 answered by the cache" not in text
 
 
-def test_a_first_run_labels_calls_made_and_calls_answered_without_a_call():
+def test_a_first_run_partitions_its_rows_and_names_the_calls_made():
     text = calls_sentence(_summary())
-    assert text.startswith("29,136 calls: 29,008 made, 128 answered without a new call")
-    assert "identical requests shared within this run" in text  # in-run duplicates are named, not called cache answers
+    assert text.startswith("29,136 rows: 29,000 judged with calls made in this run, 136 answered without a new call")
+    assert "one call shared by identical requests" in text  # in-run duplicates are named, not called cache answers
+    assert "0 from earlier runs; 29,008 calls made" in text
 
 
 def test_the_quickstart_prepares_with_the_default_model_and_ner_scan_radius(tmp_path):

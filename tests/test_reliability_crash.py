@@ -16,14 +16,17 @@ benchmarks/bench_reliability.py runs the same with 20 kills.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
 import signal
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+from counting import assert_counts_partition
 from reliability_fixtures import (
     RunProcess,
     cached_calls,
@@ -98,8 +101,12 @@ def test_sigkill_at_random_moments_loses_nothing_and_pays_little_twice(tmp_path:
             per_kill.append(repeated - repeats_before)
             repeats_before = repeated
     assert kills == 3
-    code, out, err = run_to_end(config)
+    code, out, err = run_to_end(config, "--json")
     assert code == 0, err
+    # the resumed run's summary partitions its rows (earlier invocations' and its own), each call's usage once
+    resumed = SimpleNamespace(**json.loads(out))
+    assert resumed.rows_reused > 0 and resumed.items_network > 0
+    assert_counts_partition(resumed, config.parent / "store")
     stats = server.stats()
     per_kill.append(paid_twice(stats) - repeats_before)
     final = store_rows(config.parent / "store")

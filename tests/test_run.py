@@ -11,6 +11,7 @@ import pytest
 from engine.cli import main as cli_main
 from engine.config import ExperimentConfig, load_config
 from engine.run.runner import plan_experiment, run_experiment
+from counting import assert_counts_partition
 from experiments import write_experiment
 
 EXPERIMENT = """
@@ -154,9 +155,9 @@ def test_a_changed_design_reuses_the_cache(tmp_path: Path, prepared_store, corpu
     text = Path(config.source).read_text().replace("n = 6", "n = 8")
     Path(config.source).write_text(text)
     bigger = load_config(config.source)
-    plan = plan_experiment(bigger)
+    plan = plan_experiment(bigger, replace=True)
     assert plan.cache_answered_calls > 0
-    second = run_experiment(bigger)
+    second = run_experiment(bigger, replace=True)  # another run into the same output folder
     assert second.run_id != first.run_id
     assert second.calls_cached >= first.rows - 20  # earlier documents come from the cache
     assert second.calls_network <= second.rows - first.rows + 20
@@ -192,12 +193,19 @@ def test_a_run_against_the_fake_provider_server(tmp_path: Path, prepared_store, 
         first = run_experiment(config)
         stats = server.stats()
         assert stats["requests"] == first.calls_network > 0
+        rows = assert_counts_partition(first, config.store, fresh=True)
+        # at (0, 0) the orig and rand hays are one pair: one call, its usage on the first (orig) row only
+        twins = [(a, b) for a in rows for b in rows
+                 if a["hay"] == "orig" and b["hay"] == "rand" and a["cache_keys"] == b["cache_keys"] and a["judge"] == b["judge"]]
+        assert twins and all(a["prompt_tokens"] > 0 and b["prompt_tokens"] == 0 and b["cost_usd"] == 0 for a, b in twins)
+        assert first.items_network < first.rows  # the rand twins were answered by the orig rows' calls
         assert stats["repeated_completions"] == 0  # no completed call was ever made twice
         assert first.status_counts.get("ok", 0) > 0.9 * first.rows
         assert first.prompt_tokens > 0
         again = run_experiment(config)
         assert server.stats()["requests"] == stats["requests"]  # zero calls on a re-run
         assert again.calls_network == 0
+        assert assert_counts_partition(again, config.store) == rows
     rows = [json.loads(line) for line in Path(first.results_jsonl).read_text().splitlines()]
     assert {r["model"] for r in rows} == {"sim-judge"}
     assert all(r["cache_keys"] and len(r["cache_keys"][0]) == 64 for r in rows)
@@ -273,6 +281,7 @@ def test_transient_faults_are_retried_and_reported_not_exported(tmp_path: Path, 
         flaky = make_experiment(tmp_path / "flaky", prepared_store, corpus_slice_path, corpus_settings, judges=FLAKY_JUDGE.format(url=server.url))
         summary = run_experiment(flaky, failure_policy=policy)
     assert summary.run_id == reference.run_id and summary.calls_failed > 0
+    assert_counts_partition(summary, flaky.store, fresh=True)
     assert set(summary.failures_by_kind) == {"server", "connection"}
     assert summary.status_counts == reference.status_counts  # no failure became a row
 
@@ -306,3 +315,33 @@ def test_the_configs_failures_table_governs_a_failing_judge(tmp_path: Path, prep
     assert requests == 3 + 2 + 1  # three answers, two failures take it down, then a single probe
     plain = make_experiment(tmp_path / "b", prepared_store, corpus_slice_path, corpus_settings, judges=judge.format(url=server.url))
     assert plan_experiment(plain).run_id == plan_experiment(config).run_id
+
+
+REPLICA_JUDGE = """
+[[judges]]
+name = "sim"
+adapter = "openai-compatible"
+model = "local-sim"
+base_urls = ["{one}/v1", "{two}/v1"]
+concurrency = 8
+max_attempts = 1
+options = {{ backoff_base_s = 0.01 }}
+"""
+
+
+def test_counts_partition_with_replicates_over_replica_servers_with_faults(tmp_path: Path, prepared_store, corpus_slice_path, corpus_settings) -> None:  # type: ignore[no-untyped-def]
+    """Two replicates of every cell, served by two replica servers of which one
+    fails a third of its calls: each row is still counted once, in one bucket,
+    and each call's usage once."""
+    from simulation.fake_server import Fault, serve_in_thread
+    from engine.run.judge_health import FailurePolicy
+
+    body = ('seed = 5\nreplicates = 2\nneedles = ["none", "neg"]\nhays = ["orig", "rand"]\npositions = [[0, 0], [1, 1]]\n'
+            '[stopping]\nkind = "fixed"\nn = 5\n' + REPLICA_JUDGE)
+    with serve_in_thread() as one, serve_in_thread() as two:
+        two.configure(faults=(Fault(kind="server_error", rate=0.3),), seed=4)
+        config = write_experiment(tmp_path, prepared_store, corpus_slice_path, corpus_settings, body.format(one=one.url, two=two.url))
+        summary = run_experiment(config, failure_policy=FailurePolicy(retry_base_s=0.005, retry_cap_s=0.05))
+    assert summary.calls_failed > 0 and summary.status_counts.get("ok", 0) > 0.9 * summary.rows
+    rows = assert_counts_partition(summary, config.store, fresh=True)
+    assert {row["replicate"] for row in rows} == {0, 1}

@@ -100,9 +100,9 @@ def calls_sentence(summary: Any) -> str:
     if summary.cells_reused == summary.cells and summary.items_judged == 0:
         return (f"every cell had ended in an earlier run, so all {summary.rows:,} results were reused from the store: "
                 "0 calls made, none needed")  # fmt: skip
-    calls = summary.calls_network + summary.calls_cached
-    return (f"{calls:,} calls: {summary.calls_network:,} made, {summary.calls_cached:,} answered without a new call "
-            "(cache hits, and identical requests shared within this run)")  # fmt: skip
+    from engine.run.summary import rows_sentence
+
+    return f"{rows_sentence(summary)}; {summary.calls_network:,} calls made"
 
 
 def main(args: argparse.Namespace) -> int:

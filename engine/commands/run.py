@@ -25,6 +25,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="print the design size, the calls the cache already answers and upper bounds on calls and cost; call nothing",
     )
     parser.add_argument("--quiet", action="store_true", help="no live progress display (CI); print the summary only")
+    parser.add_argument(
+        "--replace",
+        action="store_true",
+        help="export over the results of another run in the output folder (without it such a run stops before any call)",
+    )
     parser.add_argument("--json", action="store_true", help="print the summary / plan as JSON")
 
 
@@ -76,7 +81,7 @@ def drain_bound(config: ExperimentConfig) -> float:
     return min(DRAIN_CAP_S, max((judge.timeout_s for judge in config.judges), default=DRAIN_CAP_S))
 
 
-def _run_stoppable(config: ExperimentConfig, *, quiet: bool) -> tuple[object | None, StopReport]:
+def _run_stoppable(config: ExperimentConfig, *, quiet: bool, replace: bool = False) -> tuple[object | None, StopReport]:
     """Run the experiment. The first SIGINT / SIGTERM stops taking new items
     and lets the calls in flight finish (at most `drain_bound`), committing
     their answers; a second signal, or the bound running out, cancels at
@@ -131,7 +136,7 @@ def _run_stoppable(config: ExperimentConfig, *, quiet: bool) -> tuple[object | N
                     installed.append(signum)
             except (ValueError, RuntimeError, NotImplementedError):  # not the main thread: the signals keep their handlers
                 pass
-            summary = await arun_experiment(config, quiet=quiet, stop=stop)
+            summary = await arun_experiment(config, quiet=quiet, stop=stop, replace=replace)
             # A signal that came during the export (synchronous code on this
             # loop) waits in the loop's wakeup pipe: one pass reads it, the
             # next runs its handler. Without them it was dropped unheard.
@@ -209,7 +214,10 @@ def _print_plan(plan: Any, *, as_json: bool) -> int:
         f"cache answers {plan.cache_answered_calls:,} of the {plan.cache_checked_calls:,} calls of each open cell's "
         "first window (its rule's minimum documents)"
     )
-    print(f"cost upper bound: ${plan.upper_bound_cost_usd:,.2f} (input tokens bounded by characters/3, output by max_tokens)")
+    priced = " for the other judges" if plan.unpriced_judges else ""
+    print(f"cost upper bound: ${plan.upper_bound_cost_usd:,.2f}{priced} (input tokens bounded by characters/3, output by max_tokens)")
+    for name in plan.unpriced_judges:
+        print(f"cost unknown: no prices for judge {name} (set its prices = {{ input = ..., output = ... }}, USD per million tokens)")
     for name, batch in plan.batch.items():
         print(
             f"judge {name}: batch mode, priced at {batch.price_factor:g}x the synchronous prices (batch discount, "
@@ -249,7 +257,9 @@ def main(args: argparse.Namespace) -> int:
     config = load_config(args.config)  # a bad config fails before numpy, the store or the adapters load
     try:
         return _run(args, config)
-    except AdapterConfigError as exc:  # a judge's table in this file is wrong: say which file
+    except AdapterConfigError as exc:  # a judge's table in this file is wrong: say which file, once
+        if str(exc).startswith(f"{config.source}: "):
+            raise
         raise AdapterConfigError(f"{config.source}: {exc}") from None
 
 
@@ -283,8 +293,8 @@ def _run(args: argparse.Namespace, config: ExperimentConfig) -> int:
     resume = f"resume with: needlejudge run {shlex.quote(args.config)}"
     try:
         if args.dry_run:
-            return _print_plan(plan_experiment(config), as_json=args.json)
-        summary, stopped = _run_stoppable(config, quiet=args.quiet)
+            return _print_plan(plan_experiment(config, replace=args.replace), as_json=args.json)
+        summary, stopped = _run_stoppable(config, quiet=args.quiet, replace=args.replace)
     except Exception as exc:
         message = _store_failure(exc, config.store, config.output)
         if message is None:
@@ -305,9 +315,12 @@ def _run(args: argparse.Namespace, config: ExperimentConfig) -> int:
     if args.json:
         print(json.dumps(msgspec.to_builtins(summary), indent=2))
         return 0
+    from engine.run.summary import rows_sentence
+
+    print(f"run {summary.run_id}: {summary.cells:,} cells, {rows_sentence(summary)}")
     print(
-        f"run {summary.run_id}: {summary.rows:,} rows ({summary.rows_reused:,} from earlier runs) in {summary.cells:,} cells; "
-        f"{summary.calls_network:,} calls made, {summary.calls_cached:,} answered by the cache; "
+        f"calls: {summary.calls_network:,} made, {summary.calls_failed:,} of them failed and asked again, "
+        f"{summary.items_dropped:,} item(s) judged past their cell's stopping point (kept in the cache); "
         f"${summary.cost_usd_run:,.4f} this run, ${summary.cost_usd_results:,.4f} in the results; {summary.seconds:,.1f} s"
     )
     print(f"statuses: {summary.status_counts}; cells ended by: {summary.stop_reasons}")

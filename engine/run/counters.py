@@ -22,6 +22,11 @@ class Progress:
         self.cells_reused = 0
         self.rows_written = 0
         self.rows_reused = 0
+        # The rows this run consumed, each in one bucket: with a call made for
+        # it (items_network) or none (items_cached: cache or twin answers).
+        # rows_reused + items_network + items_cached = the exported rows.
+        self.items_network = 0
+        self.items_cached = 0
         self.items_dropped = 0  # completions past a cell's stopping point
         self.failed_items = 0  # consumed as refused / unparseable / item errors
         self.calls_failed = 0  # transient failures (the item stays pending)

@@ -87,7 +87,10 @@ class Item:
         self.requests = requests
         self.keys = keys
         self.results: list[Any] = [None] * len(requests)
-        self.cached = False
+        # No call was made for it in this run: every answer came from the
+        # cache or from an identical call made for another item (a twin).
+        # The dispatcher / batch judge clear it when they send one of its calls.
+        self.cached = True
         self.missing: list[int] = []
         self.failures = 0  # rounds of transient failures (the item stayed pending)
         self.spans = spans  # a panel item: each member's [start, stop) of the requests

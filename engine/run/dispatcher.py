@@ -87,7 +87,6 @@ class Dispatcher:
         if missing:
             item.missing = missing
             return True
-        item.cached = True
         return False
 
     async def dispatch(self, judge: str, item: Item, *, probe: bool = False) -> Dispatched | None:
@@ -146,6 +145,8 @@ class Dispatcher:
             if self._account(judge, item, result):
                 failed.append(n)
                 continue
+            if result.attempts:
+                item.cached = False  # a call made for it (a row's `cached`)
             item.results[n] = result
             if is_cacheable(result):
                 writes.append((RESULTS_DB, key, encode_result(result)))

@@ -33,8 +33,8 @@ from engine.run.dispatcher import Write
 from engine.run.resume import state_write
 from engine.run.results import ROWS_DB, encode_row, make_row, row_key
 
-# (row write, ok?, score): an item's outcome, waiting for its turn
-Judged = tuple[Write, bool, "float | None"]
+# (row write, ok?, score, cached?): an item's outcome, waiting for its turn
+Judged = tuple[Write, bool, "float | None", bool]
 Release = Callable[[tuple[bytes, ...]], None]  # answers committed: forget them in flight
 
 
@@ -71,7 +71,7 @@ class OrderedOutput:
 
     # -- an item's outcome -----------------------------------------------------------
     def judge(self, item: Item) -> Judged:
-        """The item's verdict as (row write, ok?, score)."""
+        """The item's verdict as (row write, ok?, score, cached?)."""
         cell = item.cell
         verdict, members, member_scores = self.design.verdict(item)
         ok = verdict.status == "ok" and verdict.score is not None
@@ -94,7 +94,7 @@ class OrderedOutput:
             members=members,
             member_scores=member_scores,
         )
-        return (ROWS_DB, row_key(self._run_key, cell.cell_no, item.doc_index), encode_row(row)), ok, verdict.score
+        return (ROWS_DB, row_key(self._run_key, cell.cell_no, item.doc_index), encode_row(row)), ok, verdict.score, item.cached
 
     async def complete(self, item: Item, writes: list[Write], shared: bool, release: Release) -> None:
         """Commit the item's answers, then consume it (`release(keys)` runs first)."""
@@ -123,10 +123,15 @@ class OrderedOutput:
         writes: list[Write] = []
         while outstanding and outstanding[0] in buffer:
             index = outstanding.popleft()
-            row_write, ok, score = buffer.pop(index)
+            row_write, ok, score, cached = buffer.pop(index)
             if run.done:
                 progress.items_dropped += 1
                 continue
+            # each row of this run in one bucket (with rows_reused: the exported rows)
+            if cached:
+                progress.items_cached += 1
+            else:
+                progress.items_network += 1
             writes.append(row_write)
             run.rows += 1
             run.consumed_to = index + 1

@@ -14,6 +14,7 @@ from engine.run.cell_policy import CellRun
 from engine.config import ExperimentConfig, JudgeConfig
 from engine.run.experiment import Experiment
 from engine.run.resume import restore_runs
+from engine.run.summary import check_output
 
 
 class BatchPlan(msgspec.Struct, kw_only=True):
@@ -35,6 +36,8 @@ class PlanReport(msgspec.Struct, kw_only=True):
     upper_bound_cost_usd: float
     est_tokens_per_call: dict[str, int]  # per judge/prompt: ceil(prompt chars / 3) + max_tokens
     capacity: list[JudgeCapacity] = []  # per judge: wall time and GPU-hours (engine.run.capacity)
+    # busy judges a provider bills per token with no prices: not in the cost bound, their cost is unknown
+    unpriced_judges: list[str] = []
     # per batch judge (mode = "batch"): its price factor and an estimate of its waves (engine.run.batch.wave_planner)
     batch: dict[str, BatchPlan] = {}
 
@@ -59,20 +62,32 @@ def plan_capacity(
     return plans
 
 
-def _check_adapters(config: ExperimentConfig) -> None:
-    """Refuse an unknown adapter as a run would (without creating any)."""
+def check_judges(config: ExperimentConfig, busy: set[str]) -> list[str]:
+    """Every check a run makes of its judges before the first call, without
+    any call: each judge with work left gets its adapter made and dropped
+    (the factories check the adapter name, the model where it is known
+    offline, the options and the API key in the environment, and open
+    nothing), as the run's wiring does (engine.run.runner), and a judge
+    without a batch API in mode = "batch" fails as there. Returns the busy
+    judges a provider bills whose prices are missing (their cost is unknown)."""
     from engine.contracts import AdapterConfigError
-    from engine.registry import backend, create_batch_adapter, in_config
+    from engine.registry import billed, create_judge_adapter, free_answers, in_config
 
+    unpriced = []
+    # a busy panel needs its members' adapters, busy or not (engine.run.runner)
+    needed = busy | {m for judge in config.judges if judge.panel is not None and judge.name in busy for m in judge.panel.members}
     for judge in config.judges:
-        if judge.panel is not None:  # its members are checked as judges
+        if judge.panel is not None or judge.name not in needed:  # a panel's members are checked as judges
             continue
         try:
             spec = judge.spec()
-            if backend(spec).create_batch is None and spec.mode == "batch":
-                create_batch_adapter(spec)  # raises: the adapter has no batch API
+            create_judge_adapter(spec)
+            free_answers(spec)  # the run's commit bound asks it
+            if billed(spec) and judge.prices.input == 0 and judge.prices.output == 0:
+                unpriced.append(judge.name)
         except AdapterConfigError as exc:
             raise in_config(config.source, exc) from None
+    return unpriced
 
 
 def _plan_batch(batch: dict[str, BatchPlan], judge: JudgeConfig, run: CellRun) -> None:
@@ -88,8 +103,11 @@ def _plan_batch(batch: dict[str, BatchPlan], judge: JudgeConfig, run: CellRun) -
         known.waves = max(known.waves, waves)
 
 
-def plan_experiment(config: ExperimentConfig, *, window_docs: int | None = None) -> PlanReport:
-    """The `--dry-run` report, without any network call.
+def plan_experiment(config: ExperimentConfig, *, window_docs: int | None = None, replace: bool = False) -> PlanReport:
+    """The `--dry-run` report, without any network call, after every check
+    the run makes before its first call: the judges with work left
+    (`check_judges`) and the output folder (`check_output`: another run's
+    results there stop the run unless `replace`).
 
     - upper bound: each open cell consumes at most min(its rule's document
       cap, the documents at its position) items, minus what it already
@@ -103,15 +121,18 @@ def plan_experiment(config: ExperimentConfig, *, window_docs: int | None = None)
       max_tokens output, at the judge's prices, for every call of the upper
       bound (cached calls are not subtracted: it stays a bound); a batch
       judge's at its prices times `batch_discount`.
+      Judges a provider bills that have no prices are named in
+      `unpriced_judges` (their calls are in the bound at $0).
     - waves (batch judges): engine.run.batch.wave_planner.estimate_waves of its widest
       open cell, before any score is known.
     """
-    _check_adapters(config)
     experiment = Experiment(config)
     try:
         design = experiment.design
         cache = CallCache(experiment.store)
         runs = restore_runs(design, experiment.store, bytes.fromhex(experiment.run_id)).runs
+        unpriced = check_judges(config, {run.cell.judge for run in runs if not run.done})
+        check_output(config.output, experiment.run_id, replace=replace)
         calls_per_item: dict[str, int] = {}
         est_tokens: dict[str, int] = {}
         answered = checked = items_bound = calls_bound = 0
@@ -169,6 +190,7 @@ def plan_experiment(config: ExperimentConfig, *, window_docs: int | None = None)
             upper_bound_cost_usd=cost,
             est_tokens_per_call=est_tokens,
             batch=batch,
+            unpriced_judges=unpriced,
             capacity=plan_capacity(config, calls_by_judge, observed_intervals(experiment.store, bytes.fromhex(experiment.run_id), cache)),
         )
     finally:

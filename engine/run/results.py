@@ -35,6 +35,7 @@ import msgspec
 
 from engine.contracts import CallResult, ConfigError, Pair, ResultRow, Verdict
 from engine.cache.store import Store
+from engine.run.usage import ChargeOnce
 
 if TYPE_CHECKING:
     from engine.run.design import Cell
@@ -310,8 +311,9 @@ def _write_jsonl(store: Store, run_id: bytes, out: BinaryIO | None) -> RowStats:
     counts: dict[str, int] = {}
     cost = 0.0
     buffer: list[bytes] = []
+    charge_once = ChargeOnce(store)
     for raw in iter_rows_raw(store, run_id):
-        row = _decode_row(raw)
+        row = charge_once(_decode_row(raw))
         counts[row.status] = counts.get(row.status, 0) + 1
         cost += row.cost_usd
         if out is not None:

@@ -22,11 +22,11 @@ from engine.config import ExperimentConfig
 from engine.run.experiment import Experiment
 from engine.run.plan import PlanReport, plan_experiment
 from engine.cache.run_lock import hold_run
-from engine.run.summary import RunSummary, finish_run, now_iso
+from engine.run.summary import OutputTaken, RunSummary, check_output, finish_run, now_iso
 from engine.run.scheduler import FailurePolicy, Progress, Scheduler, StopRequest
 from engine.run.writable import check_writable
 
-__all__ = ["Experiment", "PlanReport", "RunStopped", "RunSummary", "StopRequest", "arun_experiment", "plan_experiment", "run_experiment"]
+__all__ = ["Experiment", "OutputTaken", "PlanReport", "RunStopped", "RunSummary", "StopRequest", "arun_experiment", "plan_experiment", "run_experiment"]
 
 
 class RunStopped(Exception):
@@ -41,16 +41,21 @@ async def arun_experiment(
     export: bool = True,
     failure_policy: FailurePolicy | None = None,
     stop: StopRequest | None = None,
+    replace: bool = False,
 ) -> RunSummary:
     """Run (or resume, or re-read) an experiment and export its results.
     One process at a time runs an experiment (engine.cache.run_lock). After `stop`
-    is set, the calls in flight finish and are committed, then RunStopped."""
+    is set, the calls in flight finish and are committed, then RunStopped.
+    An output folder holding another run's results is refused before any
+    call (OutputTaken) unless `replace`."""
     started_at, t0 = now_iso(), time.perf_counter()
     experiment = Experiment(config, prepare_progress=not quiet)
     try:
         # Before anything is written or paid for: room, and a real write, in the store and output folder.
         check_writable(experiment.store, Path(config.output) if export else None)
         with hold_run(config.store, config.output if export else None, experiment.run_id):
+            if export:
+                check_output(config.output, experiment.run_id, replace=replace)
             return await _run_and_finish(
                 experiment, started_at, t0, quiet=quiet, export=export, failure_policy=failure_policy, stop=stop
             )
@@ -70,7 +75,7 @@ async def _run_and_finish(
 ) -> RunSummary:
     from engine.contracts import AdapterConfigError
     from engine.run.panel import panel_adapter
-    from engine.registry import create_adapter, create_batch_adapter, in_config
+    from engine.registry import create_judge_adapter, in_config
 
     config = experiment.config
     cache = CallCache(experiment.store)
@@ -102,9 +107,8 @@ async def _run_and_finish(
             for judge in config.judges:
                 if judge.name in needed and judge.panel is None:
                     try:
-                        spec = judge.spec()
                         # a batch judge's adapter is its provider's batch API (engine.run.batch.judge)
-                        adapters[judge.name] = create_batch_adapter(spec) if spec.mode == "batch" else create_adapter(spec)
+                        adapters[judge.name] = create_judge_adapter(judge.spec())
                     except AdapterConfigError as exc:  # a missing key, an unknown option...
                         raise in_config(config.source, exc) from None
             panel_adapters = {judge.name: panel_adapter(experiment.design, judge.name, adapters) for judge in config.judges if judge.panel and judge.name in busy}
@@ -156,7 +160,12 @@ def uncommitted_bound(config: ExperimentConfig, busy: set[str]) -> int:
 
 
 def run_experiment(
-    config: ExperimentConfig, *, quiet: bool = True, export: bool = True, failure_policy: FailurePolicy | None = None
+    config: ExperimentConfig,
+    *,
+    quiet: bool = True,
+    export: bool = True,
+    failure_policy: FailurePolicy | None = None,
+    replace: bool = False,
 ) -> RunSummary:
     """Blocking wrapper of `arun_experiment` (its own event loop)."""
-    return anyio.run(lambda: arun_experiment(config, quiet=quiet, export=export, failure_policy=failure_policy))
+    return anyio.run(lambda: arun_experiment(config, quiet=quiet, export=export, failure_policy=failure_policy, replace=replace))

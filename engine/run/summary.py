@@ -49,9 +49,12 @@ class RunCounts(msgspec.Struct, kw_only=True):
     cells_reused: int  # ended in an earlier run of the same experiment
     rows: int  # rows exported (every judged document, failures included)
     rows_reused: int
-    items_judged: int  # items completed in this run (network or cache)
-    calls_network: int
-    calls_cached: int
+    items_judged: int  # items completed in this run (network or cache) = items_network + items_cached + items_dropped
+    # The rows this run added, partitioned: rows = rows_reused + items_network + items_cached
+    items_network: int  # a call was made for the row in this run (its `cached` is false)
+    items_cached: int  # every answer came from the cache or a twin call (its `cached` is true)
+    calls_network: int  # answers received over the network in this invocation (a resumed batch's too)
+    calls_cached: int  # cache hits at lookups (an item asked again is looked up again): not a partition
     items_dropped: int  # completions past a cell's stopping point (calls kept in the cache)
     calls_failed: int  # transient failures in this run (their items stayed pending, asked again)
     failures_by_kind: dict[str, int]
@@ -63,6 +66,13 @@ class RunCounts(msgspec.Struct, kw_only=True):
     completion_tokens: int
     batch_waves: int = 0  # waves of the batch judges (mode = "batch") in this run
     batches_submitted: int = 0
+
+
+def rows_sentence(counts: RunCounts) -> str:
+    """The exported rows, each counted once in one bucket."""
+    return (f"{counts.rows:,} rows: {counts.items_network:,} judged with calls made in this run, "
+            f"{counts.items_cached:,} answered without a new call (cache, or one call shared by identical requests), "
+            f"{counts.rows_reused:,} from earlier runs")  # fmt: skip
 
 
 class RunSummary(RunCounts, kw_only=True):
@@ -91,6 +101,36 @@ class Exported(msgspec.Struct, kw_only=True):
 
 def now_iso() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+class OutputTaken(ConfigError):
+    """The output folder holds another run's exported results."""
+
+
+def check_output(output: str | Path, run_id: str, *, replace: bool) -> None:
+    """Refuse to export over another run's results: OutputTaken (one line,
+    naming the old run and the flag that replaces it) when `output`'s
+    manifest.json names a run other than `run_id`, unless `replace`. The
+    same run (a resume, a re-run) and a folder without a manifest pass."""
+    manifest = Path(output) / MANIFEST_JSON
+    if replace or not manifest.is_file():
+        return
+    try:
+        previous = msgspec.json.decode(manifest.read_bytes())
+    except (OSError, msgspec.DecodeError):
+        previous = None
+    old = previous.get("run_id") if isinstance(previous, dict) else None
+    if old == run_id:
+        return
+    if isinstance(old, str):
+        config = previous.get("config_file") or "an unknown config"
+        held = f"the results of run {old} ({config}, finished {previous.get('finished_at') or 'at an unknown time'})"
+    else:
+        held = f"a {MANIFEST_JSON} this version cannot read"
+    raise OutputTaken(
+        f"output folder {output} holds {held}; this run ({run_id}) would replace them. "
+        "Run again with --replace to replace them, or set `output` to another folder to keep both"
+    )
 
 
 def git_commit() -> str | None:
@@ -165,6 +205,8 @@ def summarize(experiment: Experiment, progress: Progress, cells: int, states: di
         rows=exported.rows,
         rows_reused=progress.rows_reused,
         items_judged=progress.items_done,
+        items_network=progress.items_network,
+        items_cached=progress.items_cached,
         calls_network=progress.calls_network,
         calls_cached=progress.calls_cached,
         items_dropped=progress.items_dropped,

@@ -148,7 +148,6 @@ class BatchJudge:
         item.results = hits
         item.missing = [n for n, hit in enumerate(hits) if hit is None]
         self.calls.progress.calls_cached += len(hits) - len(item.missing)
-        item.cached = not item.missing
         return bool(item.missing)
 
     def _ask_cache(self, retry: list[Item]) -> list[Item]:
@@ -176,6 +175,7 @@ class BatchJudge:
         """Consume every item whose calls are answered; return those to ask again."""
         retry = []
         progress = self.calls.progress
+        claimed: set[bytes] = set()  # an entry answers its twins too: the first item it answers is the one it was made for
         for item in pending:
             missing = []
             for n in item.missing:
@@ -186,6 +186,9 @@ class BatchJudge:
                         self.calls.writer.submit_nowait([failure_item(self.calls.run_key, item.cell.cell_no, item.doc_index, result)])
                 else:
                     item.results[n] = result
+                    if item.keys[n] not in claimed:  # made for this item in this run's batch (a row's `cached`)
+                        claimed.add(item.keys[n])
+                        item.cached = False
             item.missing = missing
             if missing:
                 item.failures += 1
