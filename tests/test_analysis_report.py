@@ -51,7 +51,7 @@ def test_report_files_exist(report):
     assert {"check_failures", "check_order_swap", "people_agreement", "people_ceiling", "people_ppi", "judge_cards",
             "positionality", "length_by_k", "needle_ordering", "hay_shift", "null_experiment", "stability", "fingerprint"} <= names  # fmt: skip
     cards = json.loads((out / "judge_cards.json").read_text())
-    assert {c["judge"] for c in cards} == {"faulty", "planted"} and all(c["n_labels"] > 0 for c in cards)
+    assert {c["judge"] for c in cards} == {"faulty", "planted", "random"} and all(c["n_labels"] > 0 for c in cards)
 
 
 def test_every_table_names_judge_prompt_and_sample_size(report):

@@ -66,7 +66,7 @@ def test_a_panel_over_judges_already_run_makes_no_call_and_a_new_member_pays_onl
         assert calls_alone == 20 and alone.calls_network == 2 * 20  # the baseline's calls are local
         # the same store with a panel of the members that ran: not one new call
         panel_config = _with_panel(members_only, server.url, '"jaccard", "sim-a"')
-        with_panel = run_experiment(panel_config)
+        with_panel = run_experiment(panel_config, replace=True)  # the config edited in place: a new run in the same output
         assert server.stats()["requests"] == calls_alone and with_panel.calls_network == 0
         rows = [r for r in _rows(with_panel) if r["judge"] == "panel"]
         assert len(rows) == 2 * 2 * 5 and all(r["members"] == ["jaccard", "sim-a"] for r in rows)
@@ -84,7 +84,7 @@ def test_a_panel_over_judges_already_run_makes_no_call_and_a_new_member_pays_onl
         # a new judge added as a third member: only its calls go out, once for its own cells and the panel's
         before = server.stats()["by_model"]
         grown = _with_panel(members_only, server.url, '"jaccard", "sim-a", "sim-b"', rule="median", judges=members(server.url) + sim_b(server.url))
-        run_experiment(grown)
+        run_experiment(grown, replace=True)
         after = server.stats()["by_model"]
         assert after.get("local-a") == before.get("local-a") and "local-b" not in before
         assert after["local-b"] == 20
@@ -184,7 +184,7 @@ def test_a_cascade_asks_the_next_members_only_near_a_boundary(tmp_path: Path, fi
         # the full panel over the same members: it pays only for the calls the cascade saved
         path = Path(config.source)
         path.write_text(path.read_text(encoding="utf-8") + FULL, encoding="utf-8")
-        run_experiment(load_config(path))
+        run_experiment(load_config(path), replace=True)
         after = server.stats()["by_model"]
         assert after["local-a"] == 20 and after["local-b"] == after["local-c"] == 20
         # the report's cascade table: what it saved, and its agreement with the full panel
