@@ -18,6 +18,7 @@ import anyio
 
 from engine.cache.call_cache import MAX_UNCOMMITTED, CallCache, GroupCommitWriter
 from engine.config import ExperimentConfig
+from engine.run.executor import Executor, RunContext
 from engine.run.experiment import Experiment
 from engine.run.plan import PlanReport, plan_experiment
 from engine.cache.run_lock import hold_run
@@ -39,16 +40,19 @@ async def arun_experiment(
     export: bool = True,
     failure_policy: FailurePolicy | None = None,
     stop: StopRequest | None = None,
+    executor: Executor | None = None,
 ) -> RunSummary:
     """Run (or resume, or re-read) an experiment and export its results.
     One process at a time runs an experiment (engine.cache.run_lock). After `stop`
-    is set, the calls in flight finish and are committed, then RunStopped."""
+    is set, the calls in flight finish and are committed, then RunStopped.
+    `executor`: the judges it takes run in waves through it (engine.run.executor)."""
     started_at, t0 = now_iso(), time.perf_counter()
     experiment = Experiment(config, prepare_progress=not quiet)
     try:
         with hold_run(config.store, config.output if export else None, experiment.run_id):
             return await _run_and_finish(
-                experiment, started_at, t0, quiet=quiet, export=export, failure_policy=failure_policy, stop=stop
+                experiment, started_at, t0, quiet=quiet, export=export, failure_policy=failure_policy, stop=stop,
+                executor=executor,
             )
     finally:
         experiment.close()
@@ -63,6 +67,7 @@ async def _run_and_finish(
     export: bool,
     failure_policy: FailurePolicy | None,
     stop: StopRequest | None,
+    executor: Executor | None = None,
 ) -> RunSummary:
     from engine.contracts import AdapterConfigError
     from engine.registry import create_adapter, create_batch_adapter, in_config
@@ -84,10 +89,13 @@ async def _run_and_finish(
                 # an explicit policy (tests, embedding code) wins over the config's [failures]
                 failure_policy=failure_policy or FailurePolicy.from_config(config.failures),
                 stop=stop,
+                only=executor.judges if executor is not None else None,
             )
             scheduler.restore()
             # Adapters only for judges with work left: a finished run opens no connection.
             busy = {run.cell.judge for run in scheduler.runs if not run.done}
+            if executor is not None and executor.judges is not None:
+                busy &= executor.judges
             if busy:
                 # Started while the adapters are made, not after the first answers
                 # (a kill loses every answer received but not committed).
@@ -96,6 +104,10 @@ async def _run_and_finish(
                 if judge.name in busy:
                     try:
                         spec = judge.spec()
+                        if executor is not None and executor.takes(spec):  # its waves go to the executor
+                            adapters[judge.name] = executor.create(spec, run_context(experiment))
+                            scheduler.waves |= {judge.name}
+                            continue
                         # a batch judge's adapter is its provider's batch API (engine.run.batch.judge)
                         adapters[judge.name] = create_batch_adapter(spec) if spec.mode == "batch" else create_adapter(spec)
                     except AdapterConfigError as exc:  # a missing key, an unknown option...
@@ -119,6 +131,10 @@ async def _run_and_finish(
         # drained: the writer committed every answer on its way out
         raise RunStopped("stopped before the run finished")
     return finish_run(experiment, progress, len(scheduler.runs), started_at, t0, export=export)
+
+
+def run_context(experiment: Experiment) -> RunContext:
+    return RunContext(run_id=experiment.run_id, design=experiment.design_fingerprint(), store=str(experiment.config.store))
 
 
 # Answers of free judges only (offline measures) that may wait for a commit:
