@@ -17,50 +17,19 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from experiments import write_experiment
+from experiments import FAKE_KEY_ENV, SMALL_CI, small_fake_design, write_experiment
 
 from engine.cli import main as cli
 
-JUDGE = """
-[[judges]]
-name = "sim"
-adapter = "openai-compatible"
-model = "sim-judge"
-base_url = "{url}/v1"
-api_key_env = "NJ_TEST_FAKE_KEY"
-concurrency = 8
-options = {{ backoff_base_s = 0.01 }}
-"""
-DESIGN = """
-seed = {seed}
-needles = ["none", "neg"]
-hays = ["orig"]
-positions = [[0, 0], [2, 2]]
-prompts = ["bands"]
-[stopping]
-kind = "ci"
-epsilon = 20.0
-alpha = 0.2
-min_docs = 2
-max_docs = 14
-"""
-
-
-@pytest.fixture(scope="module")
-def server():  # type: ignore[no-untyped-def]
-    from simulation.fake_server import serve_in_thread
-
-    with serve_in_thread() as running:
-        yield running
 
 
 @pytest.fixture(autouse=True)
 def key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("NJ_TEST_FAKE_KEY", "test-key")
+    monkeypatch.setenv(FAKE_KEY_ENV, "test-key")
 
 
 def experiment(folder: Path, server, prepared_store, corpus_slice_path, corpus_settings, *, seed: int = 3) -> Path:  # type: ignore[no-untyped-def]
-    write_experiment(folder, prepared_store, corpus_slice_path, corpus_settings, DESIGN.format(seed=seed) + JUDGE.format(url=server.url))
+    write_experiment(folder, prepared_store, corpus_slice_path, corpus_settings, small_fake_design(server.url, SMALL_CI, seed=seed))
     return folder / "exp.toml"
 
 
@@ -109,7 +78,7 @@ def cached(config: Path) -> int:
 @pytest.fixture(scope="module")
 def plain(tmp_path_factory, server, prepared_store, corpus_slice_path, corpus_settings):  # type: ignore[no-untyped-def]
     """The same design run by the engine's own workers."""
-    os.environ["NJ_TEST_FAKE_KEY"] = "test-key"
+    os.environ[FAKE_KEY_ENV] = "test-key"
     config = experiment(tmp_path_factory.mktemp("plain"), server, prepared_store, corpus_slice_path, corpus_settings)
     assert cli(["run", str(config), "--quiet"]) == 0
     return rows(config)

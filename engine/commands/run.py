@@ -25,6 +25,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--quiet", action="store_true", help="no live progress display (CI); print the summary only")
     parser.add_argument("--json", action="store_true", help="print the summary / plan as JSON")
+    where = parser.add_argument_group("past one machine (README, \"Past one machine\")")
+    where.add_argument(
+        "--executor", choices=("in-process", "run-batch", "ray"), default="in-process",
+        help="run-batch: each wave of the vllm judges through `vllm run-batch` processes; "
+             "ray: each wave of the API judges as a Ray Data job (needs needlejudge[ray])",
+    )
+    where.add_argument("--shards", type=int, default=1, help="run-batch: processes (engines) per wave")
+    where.add_argument("--devices", default="", help="run-batch: each process's CUDA_VISIBLE_DEVICES, space-separated: '0 1 2 3' (one GPU each) or '0,1 2,3' (two each); sets --shards to their number")
+    where.add_argument("--address", default="local", help="ray: auto (a running cluster), local (start one here) or ray://HOST:PORT")
+    where.add_argument("--ray-workers", type=int, default=2, help="ray: actors of a judge's HTTP stage (each with the judge's concurrency)")
 
 
 # A graceful stop waits at most this long for the calls in flight.
@@ -47,7 +57,26 @@ def drain_bound(config: ExperimentConfig) -> float:
     return min(DRAIN_CAP_S, max((judge.timeout_s for judge in config.judges), default=DRAIN_CAP_S))
 
 
-def _run_stoppable(config: ExperimentConfig, *, quiet: bool) -> tuple[object | None, StopReport]:
+def executor_for(args: argparse.Namespace) -> Any:
+    """The executor the flags name (None: the judges' own workers)."""
+    from engine.contracts import ConfigError
+
+    if args.executor == "in-process":
+        return None
+    if args.executor == "run-batch":
+        from adapters.executors import RunBatch
+
+        if args.shards < 1:
+            raise ConfigError(f"--shards {args.shards}: expected a positive number of processes")
+        return RunBatch(shards=args.shards, devices=args.devices.split())
+    from adapters.executors import RayData
+
+    if args.address not in {"auto", "local"} and not args.address.startswith("ray://"):
+        raise ConfigError(f"--address {args.address!r}: expected auto, local or a ray://HOST:PORT URL")
+    return RayData(address=args.address, workers=max(1, args.ray_workers))
+
+
+def _run_stoppable(config: ExperimentConfig, *, quiet: bool, executor: Any = None) -> tuple[object | None, StopReport]:
     """Run the experiment. The first SIGINT / SIGTERM stops taking new items
     and lets the calls in flight finish (at most `drain_bound`), committing
     their answers; a second signal, or the bound running out, cancels at
@@ -100,7 +129,7 @@ def _run_stoppable(config: ExperimentConfig, *, quiet: bool) -> tuple[object | N
                     installed.append(signum)
             except (ValueError, RuntimeError, NotImplementedError):  # not the main thread: the signals keep their handlers
                 pass
-            return await arun_experiment(config, quiet=quiet, stop=stop)
+            return await arun_experiment(config, quiet=quiet, stop=stop, executor=executor)
         finally:
             for handle in timer:
                 handle.cancel()
@@ -237,7 +266,7 @@ def _run(args: argparse.Namespace, config: ExperimentConfig) -> int:
     try:
         if args.dry_run:
             return _print_plan(plan_experiment(config), as_json=args.json)
-        summary, stopped = _run_stoppable(config, quiet=args.quiet)
+        summary, stopped = _run_stoppable(config, quiet=args.quiet, executor=executor_for(args))
     except Exception as exc:
         message = _store_failure(exc, config.store)
         if message is None:

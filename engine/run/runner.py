@@ -161,7 +161,8 @@ def uncommitted_bound(config: ExperimentConfig, busy: set[str]) -> int:
 
 
 def run_experiment(
-    config: ExperimentConfig, *, quiet: bool = True, export: bool = True, failure_policy: FailurePolicy | None = None
+    config: ExperimentConfig, *, quiet: bool = True, export: bool = True, failure_policy: FailurePolicy | None = None,
+    executor: Executor | None = None,
 ) -> RunSummary:
     """Blocking wrapper of `arun_experiment` (its own event loop)."""
-    return anyio.run(lambda: arun_experiment(config, quiet=quiet, export=export, failure_policy=failure_policy))
+    return anyio.run(lambda: arun_experiment(config, quiet=quiet, export=export, failure_policy=failure_policy, executor=executor))
