@@ -67,20 +67,20 @@ class _File(msgspec.Struct):
     id: str
 
 
-class _LineError(msgspec.Struct):
+class LineError(msgspec.Struct):
     code: str | None = None
     message: str | None = None
 
 
-class _LineResponse(msgspec.Struct):
+class LineResponse(msgspec.Struct):
     status_code: int
     body: msgspec.Raw = msgspec.Raw(b"null")
 
 
 class _Line(msgspec.Struct):
     custom_id: str
-    response: _LineResponse | None = None
-    error: _LineError | None = None
+    response: LineResponse | None = None
+    error: LineError | None = None
 
 
 class OpenAIBatchAdapter(BatchAdapterBase):

@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "label": ("label", "a local page for people to label a sample of a run's pairs"),
     "report": ("report", "analyse a run folder: instrument checks, statistics, figures, HTML"),
     "cache": ("cache", "call cache: stats, export, verify"),
+    "calls": ("calls", "a run's next wave of calls out as OpenAI batch files, and their answers back in"),
     "fake-server": ("fake_server", "a local fake provider server with simulated judges"),
     "vllm-server": ("vllm_server", "serve a config's vllm judge as an OpenAI-compatible server on 127.0.0.1"),
 }

@@ -57,3 +57,33 @@ def config_error(text: str) -> str:
         assert message.startswith("exp.toml: "), message
         return message
     raise AssertionError("no ConfigError")
+
+
+# A small design over the session's corpus with one judge on the fake provider
+# server (tests/test_calls.py, tests/test_ray_executor.py): 4 cells, the
+# stopping table and the judge's extra keys given by the test.
+FAKE_KEY_ENV = "NJ_TEST_FAKE_KEY"
+SMALL_FAKE_DESIGN = """
+seed = {seed}
+needles = ["none", "neg"]
+hays = ["orig"]
+positions = [[0, 0], [2, 2]]
+prompts = ["bands"]
+[stopping]
+{stopping}
+[[judges]]
+name = "sim"
+adapter = "openai-compatible"
+model = "sim-judge"
+base_url = "{url}/v1"
+api_key_env = "NJ_TEST_FAKE_KEY"
+concurrency = {concurrency}
+{extra}
+options = {{ backoff_base_s = 0.01 }}
+"""
+
+
+def small_fake_design(url: str, stopping: str, *, seed: int = 3, concurrency: int = 8, extra: str = "") -> str:
+    return SMALL_FAKE_DESIGN.format(url=url, stopping=stopping, seed=seed, concurrency=concurrency, extra=extra)
+# the ci rule of that design: 3 of its 4 cells converge within the corpus, over 3+ waves
+SMALL_CI = 'kind = "ci"\nepsilon = 20.0\nalpha = 0.2\nmin_docs = 2\nmax_docs = 14'

@@ -31,6 +31,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="export over the results of another run in the output folder (without it such a run stops before any call)",
     )
     parser.add_argument("--json", action="store_true", help="print the summary / plan as JSON")
+    where = parser.add_argument_group("past one machine (README, \"Past one machine\")")
+    where.add_argument(
+        "--executor", choices=("in-process", "run-batch", "ray"), default="in-process",
+        help="run-batch: each wave of the vllm judges through `vllm run-batch` processes; "
+             "ray: each wave of the API judges as a Ray Data job (needs needlejudge[ray])",
+    )
+    where.add_argument("--shards", type=int, default=1, help="run-batch: processes (engines) per wave")
+    where.add_argument("--devices", default="", help="run-batch: each process's CUDA_VISIBLE_DEVICES, space-separated: '0 1 2 3' (one GPU each) or '0,1 2,3' (two each); sets --shards to their number")
+    where.add_argument("--address", default="local", help="ray: auto (a running cluster), local (start one here) or ray://HOST:PORT")
+    where.add_argument("--ray-workers", type=int, default=2, help="ray: actors of a judge's HTTP stage (each with the judge's concurrency)")
 
 
 # A graceful stop waits at most this long for the calls in flight.
@@ -81,7 +91,26 @@ def drain_bound(config: ExperimentConfig) -> float:
     return min(DRAIN_CAP_S, max((judge.timeout_s for judge in config.judges), default=DRAIN_CAP_S))
 
 
-def _run_stoppable(config: ExperimentConfig, *, quiet: bool, replace: bool = False) -> tuple[object | None, StopReport]:
+def executor_for(args: argparse.Namespace) -> Any:
+    """The executor the flags name (None: the judges' own workers)."""
+    from engine.contracts import ConfigError
+
+    if args.executor == "in-process":
+        return None
+    if args.executor == "run-batch":
+        from adapters.executors import RunBatch
+
+        if args.shards < 1:
+            raise ConfigError(f"--shards {args.shards}: expected a positive number of processes")
+        return RunBatch(shards=args.shards, devices=args.devices.split())
+    from adapters.executors import RayData
+
+    if args.address not in {"auto", "local"} and not args.address.startswith("ray://"):
+        raise ConfigError(f"--address {args.address!r}: expected auto, local or a ray://HOST:PORT URL")
+    return RayData(address=args.address, workers=max(1, args.ray_workers))
+
+
+def _run_stoppable(config: ExperimentConfig, *, quiet: bool, replace: bool = False, executor: Any = None) -> tuple[object | None, StopReport]:
     """Run the experiment. The first SIGINT / SIGTERM stops taking new items
     and lets the calls in flight finish (at most `drain_bound`), committing
     their answers; a second signal, or the bound running out, cancels at
@@ -136,7 +165,7 @@ def _run_stoppable(config: ExperimentConfig, *, quiet: bool, replace: bool = Fal
                     installed.append(signum)
             except (ValueError, RuntimeError, NotImplementedError):  # not the main thread: the signals keep their handlers
                 pass
-            summary = await arun_experiment(config, quiet=quiet, stop=stop, replace=replace)
+            summary = await arun_experiment(config, quiet=quiet, stop=stop, replace=replace, executor=executor)
             # A signal that came during the export (synchronous code on this
             # loop) waits in the loop's wakeup pipe: one pass reads it, the
             # next runs its handler. Without them it was dropped unheard.
@@ -294,7 +323,7 @@ def _run(args: argparse.Namespace, config: ExperimentConfig) -> int:
     try:
         if args.dry_run:
             return _print_plan(plan_experiment(config, replace=args.replace), as_json=args.json)
-        summary, stopped = _run_stoppable(config, quiet=args.quiet, replace=args.replace)
+        summary, stopped = _run_stoppable(config, quiet=args.quiet, replace=args.replace, executor=executor_for(args))
     except Exception as exc:
         message = _store_failure(exc, config.store, config.output)
         if message is None:

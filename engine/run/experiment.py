@@ -88,6 +88,10 @@ class Experiment:
     def panels_manifest(self) -> dict[str, Any]:
         """Each panel's members as raters (judge, prompt id, version) and its settings."""
         return {name: panel.manifest() for name, panel in self.design.panels.items()}
+    def design_fingerprint(self) -> str:
+        """The identity of the cells and their documents, whatever the judges
+        (named in exported waves beside the run id: adapters/batch_files.py)."""
+        return run_id_for({key: value for key, value in self.identity().items() if key != "judges"})
 
     def close(self) -> None:
         self.store.close()

@@ -19,6 +19,7 @@ import anyio
 
 from engine.cache.call_cache import MAX_UNCOMMITTED, CallCache, GroupCommitWriter
 from engine.config import ExperimentConfig
+from engine.run.executor import Executor, RunContext
 from engine.run.experiment import Experiment
 from engine.run.plan import PlanReport, plan_experiment
 from engine.cache.run_lock import hold_run
@@ -42,12 +43,14 @@ async def arun_experiment(
     failure_policy: FailurePolicy | None = None,
     stop: StopRequest | None = None,
     replace: bool = False,
+    executor: Executor | None = None,
 ) -> RunSummary:
     """Run (or resume, or re-read) an experiment and export its results.
     One process at a time runs an experiment (engine.cache.run_lock). After `stop`
     is set, the calls in flight finish and are committed, then RunStopped.
     An output folder holding another run's results is refused before any
-    call (OutputTaken) unless `replace`."""
+    call (OutputTaken) unless `replace`. `executor`: the judges it takes run
+    in waves through it (engine.run.executor)."""
     started_at, t0 = now_iso(), time.perf_counter()
     experiment = Experiment(config, prepare_progress=not quiet)
     try:
@@ -57,7 +60,8 @@ async def arun_experiment(
             if export:
                 check_output(config.output, experiment.run_id, replace=replace)
             return await _run_and_finish(
-                experiment, started_at, t0, quiet=quiet, export=export, failure_policy=failure_policy, stop=stop
+                experiment, started_at, t0, quiet=quiet, export=export, failure_policy=failure_policy, stop=stop,
+                executor=executor,
             )
     finally:
         experiment.close()
@@ -72,6 +76,7 @@ async def _run_and_finish(
     export: bool,
     failure_policy: FailurePolicy | None,
     stop: StopRequest | None,
+    executor: Executor | None = None,
 ) -> RunSummary:
     from engine.contracts import AdapterConfigError
     from engine.run.panel import panel_adapter
@@ -94,10 +99,13 @@ async def _run_and_finish(
                 # an explicit policy (tests, embedding code) wins over the config's [failures]
                 failure_policy=failure_policy or FailurePolicy.from_config(config.failures),
                 stop=stop,
+                only=executor.judges if executor is not None else None,
             )
             scheduler.restore()
             # Adapters only for judges with work left: a finished run opens no connection.
             busy = {run.cell.judge for run in scheduler.runs if not run.done}
+            if executor is not None and executor.judges is not None:
+                busy &= executor.judges
             if busy:
                 # Started while the adapters are made, not after the first answers
                 # (a kill loses every answer received but not committed).
@@ -107,6 +115,11 @@ async def _run_and_finish(
             for judge in config.judges:
                 if judge.name in needed and judge.panel is None:
                     try:
+                        spec = judge.spec()
+                        if executor is not None and executor.takes(spec):  # its waves go to the executor
+                            adapters[judge.name] = executor.create(spec, run_context(experiment))
+                            scheduler.waves |= {judge.name}
+                            continue
                         # a batch judge's adapter is its provider's batch API (engine.run.batch.judge)
                         adapters[judge.name] = create_judge_adapter(judge.spec())
                     except AdapterConfigError as exc:  # a missing key, an unknown option...
@@ -132,6 +145,10 @@ async def _run_and_finish(
         # drained: the writer committed every answer on its way out
         raise RunStopped("stopped before the run finished")
     return finish_run(experiment, progress, len(scheduler.runs), started_at, t0, export=export)
+
+
+def run_context(experiment: Experiment) -> RunContext:
+    return RunContext(run_id=experiment.run_id, design=experiment.design_fingerprint(), store=str(experiment.config.store))
 
 
 # Answers of free judges only (offline measures) that may wait for a commit:
@@ -166,6 +183,8 @@ def run_experiment(
     export: bool = True,
     failure_policy: FailurePolicy | None = None,
     replace: bool = False,
+    executor: Executor | None = None,
 ) -> RunSummary:
     """Blocking wrapper of `arun_experiment` (its own event loop)."""
-    return anyio.run(lambda: arun_experiment(config, quiet=quiet, export=export, failure_policy=failure_policy, replace=replace))
+    return anyio.run(lambda: arun_experiment(config, quiet=quiet, export=export, failure_policy=failure_policy, replace=replace,
+                                             executor=executor))

@@ -81,8 +81,13 @@ class Scheduler:
         progress: Progress | None = None,
         failure_policy: FailurePolicy | None = None,
         stop: StopRequest | None = None,
+        waves: frozenset[str] = frozenset(),
+        only: frozenset[str] | None = None,
     ) -> None:
         self.design = design
+        # judges run in waves besides `mode = "batch"` ones (an executor's: engine.run.executor)
+        self.waves = waves
+        self.only = only  # the judges this run runs (None: all)
         self.cache = cache
         self.writer = writer
         self.run_id = run_id
@@ -151,9 +156,9 @@ class Scheduler:
         try:
             async with anyio.create_task_group() as tg:
                 for judge, spec in self.design.judges.items():
-                    if not self.policy.start(judge):
+                    if (self.only is not None and judge not in self.only) or not self.policy.start(judge):
                         continue
-                    if spec.mode == "batch":  # waves through the provider's batch API
+                    if spec.mode == "batch" or judge in self.waves:  # waves through a batch API or an executor
                         self._wake[judge] = Wakeup()
                         tg.start_soon(self._batch_judge(judge).run)
                         continue

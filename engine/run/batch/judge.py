@@ -27,6 +27,12 @@ or a batch API call that gave up, counts as one failure of the judge under
 its failure policy: after `consecutive_failures` in a row the judge is down
 and the run ends after `max_outage_s` (resumable). Nothing becomes a score.
 
+Waves need not go to a provider: an executor (engine.run.executor) hands
+a judge's waves to files (`needlejudge calls export`), `vllm run-batch`
+processes or a Ray Data job through the same `BatchAdapter` protocol. An
+item error a `calls import` recorded (engine.run.batch.store, terminal
+records) answers its call like the cache does: the item's outcome.
+
 Resume: batches recorded by an interrupted run are polled and fetched
 first (their answers land in the cache), so no entry is paid twice; that
 includes batches of an earlier config of the experiment (another run id),
@@ -51,6 +57,7 @@ from engine.run.design import Item
 from engine.run.judge_health import JudgeHealth, is_transient
 from engine.run.ordered_output import OrderedOutput
 from engine.run.results import failure_item
+from engine.run.batch.store import terminal_answers
 from engine.run.batch.wave_planner import wave_size
 
 
@@ -82,11 +89,13 @@ class BatchJudge:
         self.cache = cache
         self.runs = [run for run in policy.runs if run.cell.judge == spec.name]
         self.waves = 0
+        self.terminal: dict[bytes, CallResult] = {}  # item errors an import recorded (engine.run.batch.store)
 
     # -- main --------------------------------------------------------------------
     async def run(self) -> None:
         calls = self.calls
         await calls.resume()
+        self.terminal = terminal_answers(self.cache.store, calls.run_key)
         retry: list[Item] = []
         while not self.calls.stopped():
             issued = sum(run.issued for run in self.runs)
@@ -144,7 +153,7 @@ class BatchJudge:
         return pending
 
     def _missing(self, item: Item) -> bool:
-        hits = self.cache.get_many(item.keys)
+        hits = self._answers(item.keys)
         item.results = hits
         item.missing = [n for n, hit in enumerate(hits) if hit is None]
         self.calls.progress.calls_cached += len(hits) - len(item.missing)
@@ -156,7 +165,7 @@ class BatchJudge:
         for item in retry:
             if self.policy.runs[item.cell.cell_no].done:
                 continue  # its cell ended meanwhile: nothing to ask
-            hits = self.cache.get_many([item.keys[n] for n in item.missing])
+            hits = self._answers([item.keys[n] for n in item.missing])
             still = []
             for n, hit in zip(item.missing, hits):
                 if hit is None:
@@ -170,6 +179,13 @@ class BatchJudge:
             else:
                 self.output.consume(item.cell.cell_no, item.doc_index, self.output.judge(item))
         return pending
+
+    def _answers(self, keys: list[bytes]) -> list[CallResult | None]:
+        """The cache's answers, or the item errors an import recorded."""
+        hits = self.cache.get_many(keys)
+        if self.terminal:
+            hits = [self.terminal.get(key) if hit is None else hit for key, hit in zip(keys, hits)]
+        return hits
 
     def _complete(self, pending: list[Item], outcomes: dict[bytes, CallResult]) -> list[Item]:
         """Consume every item whose calls are answered; return those to ask again."""
