@@ -66,10 +66,11 @@ class CorpusSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw
     batch_size: int = 32
     n_process: int = 1
     scan_radius: int = 5  # the paper's: the middle sentence, then up to 5 above and below
-    # ner only: the stricter entity rules (engine.needles.entities) and agreement
-    # refuse more sentences, so ner looks further for one (the paper's rule: 5);
-    # 12 keeps >= 90% of the bundled sample with agreement (10 keeps 87.6%)
-    ner_scan_radius: int = 12
+    # ner only: the stricter entity rules (engine.needles.entities: agreement,
+    # same-kind places) refuse more sentences, so ner looks further for one (the
+    # paper's rule: 5). Tuning parts of news, sotu and the bundled sample (issue
+    # 27, benchmarks/RESULTS.md): no_ner drops 9/91, 4/18, 8/97 at 12; 4, 2, 6 at 20
+    ner_scan_radius: int = 20
 
     def validate(self) -> None:
         if self.min_sentences < 1:
