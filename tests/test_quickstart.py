@@ -35,7 +35,7 @@ def test_the_quickstart_prepares_with_the_default_model_and_ner_scan_radius(tmp_
     settings = load_config(write_config(tmp_path, "http://127.0.0.1:9/v1")).corpus.settings
     default = CorpusSettings()
     assert (settings.model, settings.ner_scan_radius) == (default.model, default.ner_scan_radius)
-    assert (default.model, default.ner_scan_radius) == ("en_core_web_sm+en_core_web_md", 12)
+    assert (default.model, default.ner_scan_radius) == ("en_core_web_sm+en_core_web_md", 20)
     assert settings.min_chars_per_sentence == 100  # the floor it states for the small sample
 
 

@@ -47,8 +47,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scan-radius", type=int, default=d.scan_radius, help="sentences scanned above/below the middle")
     parser.add_argument(
         "--ner-scan-radius", type=int, default=d.ner_scan_radius,
-        help="sentences scanned above/below the middle for the ner needle (default: %(default)s, what agreement "
-        "needs to keep >= 90%% of the bundled sample; paper: 5, as for neg/con)",
+        help="sentences scanned above/below the middle for the ner needle (default: %(default)s, what the entity "
+        "rules need to keep a needle in >= 90%% of length-kept documents of news, speeches and the bundled sample; "
+        "paper: 5, as for neg/con)",
     )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument("--no-progress", action="store_true", help="no progress display")

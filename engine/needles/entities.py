@@ -18,10 +18,22 @@ what they are:
   proper noun, is not a modifier ("the Hall effect") and is not a title
   ("Earl of Westmorland", `TITLE_WORDS` + "of"). A mention that runs
   into another capitalised proper noun ("Kilij Arslan I", "Estrela da
-  Amadora") is part of a longer name and is neither span nor replacement.
-  A DATE is date-shaped (a year, a month, a day, a decade or a century with
-  only date words around them) and is replaced by one of the same shape
-  (`entity_shape`: a year for a year, a month-year for a month-year).
+  Amadora") or hangs by a preposition on a capitalised word that is not a
+  place or person ("A Night in Rome", a title) is part of a longer name
+  and is neither span nor replacement. A DATE is date-shaped (a year, a
+  month, a day, a decade or a century with only date words around them)
+  and is replaced by one of the same shape (`entity_shape`, in
+  engine.needles.entity_form: a year for a year, a month-year for a
+  month-year).
+- Places (GPE, LOC): only a place the gazetteers know (engine.needles.places:
+  pycountry, GeoNames) is a span, and it is replaced by a known place of
+  the same kind (country, region, continent, city; from either place
+  label) that neither names, contains nor lies inside it, and that stands
+  to every other place of the sentence as it did ("the US and UK" never
+  becomes "the United Kingdom and UK", "Paris, France" never "Berlin,
+  France"); a sentence naming a place the data do not know gets no place
+  swap. A known place needs one mention, not MIN_SUPPORT: the data vouch
+  for what it is.
 - Evidence from every mention (`_contradicted_by_syntax` on each, and
   `_not_a_person`): one mention that contradicts the label refuses the text
   everywhere; a span needs MIN_SUPPORT mentions; a replacement is a text all
@@ -55,6 +67,8 @@ import msgspec
 
 from engine.needles.edits import EntityOption, sentence_bounds
 from engine.needles.edits import _inside_quotes as inside_quotes
+from engine.needles.entity_form import NAME_PARTICLES, entity_shape, shaped
+from engine.needles.places import place_of, same_kind_places
 
 if TYPE_CHECKING:  # spaCy objects come in as arguments
     from spacy.tokens import Doc, Span
@@ -62,8 +76,10 @@ if TYPE_CHECKING:  # spaCy objects come in as arguments
 # doc.user_data key: ((start_char, end_char, label), ...) of a second model's entities of the same text
 SECOND_MODEL_ENTS = "needlejudge_second_model_ents"
 NER_LABELS = frozenset({"PERSON", "GPE", "LOC", "LANGUAGE", "DATE"})
+PLACE_LABELS = frozenset({"GPE", "LOC"})  # swapped only for a known place of the same kind (engine.needles.places)
 LABEL_AGREEMENT = 2 / 3  # share of a text's mentions that must carry its label
 MIN_SUPPORT = 2  # mentions (or full name / surname pairs) a one-word name needs for its label
+PLACE_DISPUTE_SHARE = 0.2  # share of a known place's mentions two models may tag otherwise (disputed_texts)
 # last words that make a capitalised phrase a place, building, organisation or
 # work rather than a person ("Goodwin Stadium", "Vaqueros Formation")
 NOT_PERSON_HEADS = frozenset(
@@ -72,10 +88,6 @@ NOT_PERSON_HEADS = frozenset(
     "sea harbor harbour island mountain records band company inc ltd award medal cup league prize station "
     "hauptbahnhof airport museum theatre theater centre center hospital castle tower cathedral abbey palace "
     "temple mosque force army navy party council committee festival show house square mushroom".split()
-)
-# lower-case words that may sit inside a name ("Sea of Marmara", "Estrela da Amadora")
-NAME_PARTICLES = frozenset(
-    "of de da das do dos del della der den di du la le les van von ter y al el bin ibn upon on".split()
 )
 WATER_AND_LAND_FEATURES = frozenset(
     "harbor harbour bay river lake sea creek mountain mountains valley island islands gulf ocean strait".split()
@@ -96,20 +108,9 @@ TITLE_WORDS = frozenset(
 ALIAS_WORDS = frozenset("known called nicknamed née nee born alias aka".split())
 ANIMATE_VERBS = frozenset("die bear marry say".split())  # a place is never born, married, dead or saying
 _ROMAN = re.compile(r"^[IVX]+\.?$")  # "Kilij Arslan I", "Shah II"
-_ABBREVIATION = re.compile(r"^(?:(?:\w\.)+|Jr\.|Sr\.|St\.|Mt\.|Ft\.|Dr\.)$")
-_NAME_WORD = re.compile(r"^[^\W\d_][\w'’.-]*$")
 _MODIFIER_DEPS = frozenset({"compound", "amod", "nmod"})
+_NAMED_BY_ITSELF = frozenset({"PERSON", "GPE", "LOC"})  # "Merkel in Berlin", "Lahore to Peshawar": two names, not one
 
-_MONTHS = frozenset(
-    "january february march april may june july august september october november december "
-    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
-)
-# words a date-shaped DATE may hold beside numbers and month names
-_DATE_WORDS = frozenset(
-    "the early mid late century centuries s th st nd rd season spring summer autumn fall winter "
-    "bc ad bce ce of".split()
-)
-_SHAPE_PIECES = re.compile(r"\d+|[^\W\d_]+|\S")
 
 
 class DocumentEntities(msgspec.Struct, frozen=True):
@@ -119,57 +120,7 @@ class DocumentEntities(msgspec.Struct, frozen=True):
     names: dict[str, tuple[str, ...]]  # label -> texts usable as replacements, sorted
     articles: dict[str, str]  # text -> "the" | "bare": how the document uses it as a noun phrase
     aliases: dict[str, tuple[str, ...]] = {}  # text -> words of the other names of its referent
-
-
-# ---------------------------------------------------------------------------
-# Form
-
-
-def entity_shape(text: str, label: str) -> str:
-    """What a replacement must share with the entity it replaces to read fluently.
-
-    DATE: the token pattern with years as Y, other numbers as 9 and month
-    names as M ("15 May 1873" -> "9 M Y", "the 1970s" -> "the Y s"). Other
-    labels: "" (their fit is decided by articles and position instead).
-    """
-    if label != "DATE":
-        return ""
-    pieces = []
-    for piece in _SHAPE_PIECES.findall(text.lower()):
-        if piece.isdigit():
-            pieces.append("Y" if len(piece) == 4 else "9")
-        elif piece in _MONTHS:
-            pieces.append("M")
-        else:
-            pieces.append(piece)
-    return " ".join(pieces)
-
-
-def date_shaped(text: str) -> bool:
-    """A year, month, day, decade or century with only date words around it."""
-    shape = entity_shape(text, "DATE").split()
-    allowed = all(p in ("Y", "M", "9", "-", "–", ",", "'s", "'") or p in _DATE_WORDS for p in shape)
-    anchored = "Y" in shape or "M" in shape or ("century" in shape and "9" in shape)
-    return allowed and anchored
-
-
-def name_shaped(text: str) -> bool:
-    """Capitalised words, no digits, no punctuation but initials, hyphens, apostrophes."""
-    words = text.split(" ")
-    if not words or not words[0][:1].isupper():
-        return False
-    for k, word in enumerate(words):
-        if k and word in NAME_PARTICLES:
-            continue
-        if not _NAME_WORD.match(word) or not word[:1].isupper():
-            return False
-        if "." in word and not _ABBREVIATION.match(word):
-            return False
-    return words[-1] not in NAME_PARTICLES and not re.match(r"^\w\.$", words[-1])  # no trailing initial ("Syah I.")
-
-
-def _shaped(text: str, label: str) -> bool:
-    return date_shaped(text) if label == "DATE" else name_shaped(text)
+    disputed_at: frozenset[int] = frozenset()  # start offsets of mentions two models tag otherwise
 
 
 # ---------------------------------------------------------------------------
@@ -203,7 +154,10 @@ def _slot(span: Span) -> str | None:
 
 def _runs_into_a_name(span: Span) -> bool:
     """Whether the span is part of a longer proper name ("Kilij Arslan I",
-    "Estrela da Amadora", "Executive Producer Elwood Reid")."""
+    "Estrela da Amadora", "Executive Producer Elwood Reid"), or of a title
+    or name joined to it by a preposition ("A Night in Rome", "The Man from
+    Laramie": the object of a preposition that hangs on a capitalised word,
+    not the sentence's first, that is neither a place nor a person)."""
     doc = span.doc
     sent_start = span.sent.start
 
@@ -211,14 +165,15 @@ def _runs_into_a_name(span: Span) -> bool:
         return 0 <= i < len(doc) and doc[i].pos_ == "PROPN" and doc[i].text[:1].isupper()
 
     after = span.end
-    if after < len(doc) and (proper(after) or _ROMAN.match(doc[after].text) or (doc[after].lower_ in NAME_PARTICLES and proper(after + 1))):
+    if after < len(doc) and (proper(after) or _ROMAN.match(doc[after].text) or (doc[after].lower_ in NAME_PARTICLES and proper(after + 1) and doc[after + 1].ent_type_ != "DATE")):
         return True
     before = span.start - 1
     if before >= sent_start and proper(before):
         return True
     if before > sent_start and doc[before].lower_ in NAME_PARTICLES and proper(before - 1):
         return True
-    return False
+    owner = span.root.head.head if span.root.dep_ == "pobj" else None
+    return owner is not None and sent_start < owner.i < span.start and owner.text[:1].isupper() and owner.ent_type_ not in _NAMED_BY_ITSELF
 
 
 def _contradicted_by_syntax(span: Span, label: str) -> bool:
@@ -246,7 +201,7 @@ def _contradicted_by_syntax(span: Span, label: str) -> bool:
 
 
 def _fits_label(span: Span, label: str) -> bool:
-    if not _shaped(span.text, label) or "\n" in span.text_with_ws.strip():
+    if not shaped(span.text, label) or "\n" in span.text_with_ws.strip():
         return False
     if label == "DATE":  # "the 1870's" is a decade, "1976 kg/m3" a quantity: no year fits there
         decade = span.end < len(span.doc) and span.doc[span.end].lower_ in ("'s", "’s", "s")
@@ -329,21 +284,42 @@ def _not_a_person(text: str, one_word: bool, full_names: set[str], words: dict[s
     return parts[0] in words["other_texts"] or bool(words["places"] & set(parts))
 
 
+def _support_needed(text: str, label: str) -> int:
+    """Mentions a text needs for its label: one for a place the gazetteers
+    know (engine.needles.places: the data vouch for it), MIN_SUPPORT otherwise."""
+    return 1 if label in PLACE_LABELS and place_of(text) is not None else MIN_SUPPORT
+
+
+def _disagreements(doc: Doc) -> tuple[set[tuple[int, int, str, str]], Counter[str]]:
+    """The mentions (start, end, label, text) one model has and the other has
+    not (none without a second model), and each text's first-model mentions."""
+    second = doc.user_data.get(SECOND_MODEL_ENTS)
+    first = {(s.start_char, s.end_char, s.label_, s.text) for s in map(_without_article, doc.ents)}
+    if second is None:
+        return set(), Counter()
+    others = (doc.char_span(start, end, label=label, alignment_mode="expand") for start, end, label in second)
+    other = {(s.start_char, s.end_char, s.label_, s.text) for s in map(_without_article, filter(None, others))}
+    return first ^ other, Counter(text for *_, text in first)
+
+
 def disputed_texts(doc: Doc) -> frozenset[str]:
     """The entity texts of `doc` that its second model (SECOND_MODEL_ENTS, set
     by engine.corpus.nlp.AgreedParser) does not tag exactly as the first does at
     every mention: a mention one model tags and the other does not, or tags
     with another span or label ("Staten Island Cahill" / "Staten Island").
-    Empty when the document was parsed by one model."""
-    second = doc.user_data.get(SECOND_MODEL_ENTS)
-    if second is None:
-        return frozenset()
-    others = (doc.char_span(start, end, label=label, alignment_mode="expand") for start, end, label in second)
-    mentions = [
-        {(s.start_char, s.end_char, s.label_, s.text) for s in map(_without_article, spans)}
-        for spans in (doc.ents, [span for span in others if span is not None])
-    ]
-    return frozenset(text for *_, text in mentions[0] ^ mentions[1])
+    A place the gazetteers know (engine.needles.places) is disputed only when
+    the models differ at more than PLACE_DISPUTE_SHARE of its mentions (a long
+    speech names "United States" hundreds of times, and "the United States
+    Government" is one model's ORG); its differing mentions are never spans
+    (`disputed_starts`). Empty when the document was parsed by one model."""
+    differing, mentions = _disagreements(doc)
+    counts = Counter(text for *_, text in differing)
+    return frozenset(t for t, n in counts.items() if n > PLACE_DISPUTE_SHARE * mentions[t] or place_of(t) is None)
+
+
+def disputed_starts(doc: Doc) -> frozenset[int]:
+    """Start offsets of the mentions the two models do not tag alike."""
+    return frozenset(start for start, *_ in _disagreements(doc)[0])
 
 
 def document_entity_texts(doc: Doc) -> DocumentEntities:
@@ -369,7 +345,7 @@ def document_entity_texts(doc: Doc) -> DocumentEntities:
         one_word = " " not in text
         if label not in NER_LABELS or n < LABEL_AGREEMENT * sum(counts.values()) or text in disputed:
             continue
-        if label != "DATE" and one_word and n < MIN_SUPPORT:
+        if label != "DATE" and one_word and n < _support_needed(text, label):
             continue
         if label == "PERSON" and _not_a_person(text, one_word, full_names, words):
             continue
@@ -393,10 +369,11 @@ def document_entity_texts(doc: Doc) -> DocumentEntities:
             uses.setdefault(span.text, Counter())[slot] += 1
     articles = {text: counts.most_common(1)[0][0] for text, counts in uses.items()}
     return DocumentEntities(
-        labels={t: k for t, k in labels.items() if k == "DATE" or support[t] >= MIN_SUPPORT},
+        labels={t: k for t, k in labels.items() if k == "DATE" or support[t] >= _support_needed(t, k)},
         names={k: tuple(sorted(v - misfits)) for k, v in names.items()},
         articles=articles,
         aliases={k: tuple(sorted(v)) for k, v in _aliases(doc).items()},
+        disputed_at=disputed_starts(doc),
     )
 
 
@@ -406,6 +383,20 @@ def document_entity_texts(doc: Doc) -> DocumentEntities:
 
 def _words(text: str) -> set[str]:
     return {w.lower().strip(".'’") for w in text.split() if w not in NAME_PARTICLES and w.lower() != "the"}
+
+
+def _pool(span: Span, label: str, sent: Span, entities: DocumentEntities) -> list[str] | tuple[str, ...]:
+    """The document's texts that may stand in for `span`: a place's are the
+    known places of its kind the sentence allows (engine.needles.places, both
+    place labels); others', the texts of its label."""
+    if label not in PLACE_LABELS:
+        return entities.names.get(label, ())
+    others = [o for o in map(_without_article, sent.ents) if o.start != span.start and (o.label_ in PLACE_LABELS or place_of(o.text))]
+    doc = span.doc
+    # "Havant, Hampshire": a place set beside another by a comma says where it lies
+    apposed = [o.text for o in others if doc[o.end : span.start].text == "," or doc[span.end : o.start].text == ","]
+    candidates = [n for k in sorted(PLACE_LABELS) for n in entities.names.get(k, ())]
+    return same_kind_places(span.text, {o.text for o in others}, candidates, apposed=apposed)
 
 
 def entity_options(sent: Span, entities: DocumentEntities) -> tuple[EntityOption, ...]:
@@ -421,13 +412,13 @@ def entity_options(sent: Span, entities: DocumentEntities) -> tuple[EntityOption
         if label is None or not _fits_label(span, label) or span.text.endswith(("'s", "’s")):
             continue
         start = span.start_char - base
-        if inside_quotes(text, start):  # titles and quoted names ("United States v. X")
+        if span.start_char in entities.disputed_at or inside_quotes(text, start):  # titles and quoted names ("United States v. X")
             continue
         slot = "date" if label == "DATE" else _slot(span)
         if slot is None:
             continue
         replacements = []
-        for candidate in entities.names.get(label, ()):
+        for candidate in _pool(span, label, sent, entities):
             if candidate == span.text or candidate in text or span.text in candidate:
                 continue
             if label == "DATE":

@@ -1,0 +1,71 @@
+"""The form of entity texts (engine.needles.entities): whether a text is
+shaped like a name or a date, and the shape a DATE's replacement must share."""
+
+from __future__ import annotations
+
+import re
+
+# lower-case words that may sit inside a name ("Sea of Marmara", "Estrela da Amadora")
+NAME_PARTICLES = frozenset(
+    "of de da das do dos del della der den di du la le les van von ter y al el bin ibn upon on".split()
+)
+_ABBREVIATION = re.compile(r"^(?:(?:\w\.)+|Jr\.|Sr\.|St\.|Mt\.|Ft\.|Dr\.)$")
+_NAME_WORD = re.compile(r"^[^\W\d_][\w'’.-]*$")
+
+_MONTHS = frozenset(
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
+# words a date-shaped DATE may hold beside numbers and month names
+_DATE_WORDS = frozenset(
+    "the early mid late century centuries s th st nd rd season spring summer autumn fall winter "
+    "bc ad bce ce of".split()
+)
+_SHAPE_PIECES = re.compile(r"\d+|[^\W\d_]+|\S")
+
+
+def entity_shape(text: str, label: str) -> str:
+    """What a replacement must share with the entity it replaces to read fluently.
+
+    DATE: the token pattern with years as Y, other numbers as 9 and month
+    names as M ("15 May 1873" -> "9 M Y", "the 1970s" -> "the Y s"). Other
+    labels: "" (their fit is decided by articles and position instead).
+    """
+    if label != "DATE":
+        return ""
+    pieces = []
+    for piece in _SHAPE_PIECES.findall(text.lower()):
+        if piece.isdigit():
+            pieces.append("Y" if len(piece) == 4 else "9")
+        elif piece in _MONTHS:
+            pieces.append("M")
+        else:
+            pieces.append(piece)
+    return " ".join(pieces)
+
+
+def date_shaped(text: str) -> bool:
+    """A year, month, day, decade or century with only date words around it."""
+    shape = entity_shape(text, "DATE").split()
+    allowed = all(p in ("Y", "M", "9", "-", "–", ",", "'s", "'") or p in _DATE_WORDS for p in shape)
+    anchored = "Y" in shape or "M" in shape or ("century" in shape and "9" in shape)
+    return allowed and anchored
+
+
+def name_shaped(text: str) -> bool:
+    """Capitalised words, no digits, no punctuation but initials, hyphens, apostrophes."""
+    words = text.split(" ")
+    if not words or not words[0][:1].isupper():
+        return False
+    for k, word in enumerate(words):
+        if k and word in NAME_PARTICLES:
+            continue
+        if not _NAME_WORD.match(word) or not word[:1].isupper():
+            return False
+        if "." in word and not _ABBREVIATION.match(word):
+            return False
+    return words[-1] not in NAME_PARTICLES and not re.match(r"^\w\.$", words[-1])  # no trailing initial ("Syah I.")
+
+
+def shaped(text: str, label: str) -> bool:
+    return date_shaped(text) if label == "DATE" else name_shaped(text)

