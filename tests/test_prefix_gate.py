@@ -13,7 +13,8 @@ from engine.cache.store import Store
 from engine.contracts import CallRequest, CallResult, Capabilities, Usage
 from engine.prompts.prefix import prefix_key
 from engine.run.prefix_gate import PrefixGate
-from tests.scheduler_harness import outcomes, run_scheduler, scripted_design
+from engine.config import parse_config
+from tests.scheduler_harness import SCRIPTED_JUDGE, design_toml, make_design, outcomes, run_scheduler, scripted_design
 
 
 def issued(design, needle: str, hay: str, doc: int):
@@ -24,18 +25,33 @@ def issued(design, needle: str, hay: str, doc: int):
     return item
 
 
-def test_siblings_wait_for_their_owner_and_go_first_once_it_answers(tmp_path):
+def test_siblings_wait_for_the_call_they_share_most_with_and_go_first_once_it_ends(tmp_path):
     design = scripted_design(tmp_path)
-    none, neg, other = issued(design, "none", "orig", 0), issued(design, "neg", "orig", 0), issued(design, "none", "orig", 2)
     gate = PrefixGate()
-    assert gate.admit(none)  # the first of its prefix: the owner
-    assert not gate.admit(neg) and gate.held == 1  # its sibling waits
+    first = issued(design, "none", "rand", 2)
+    assert gate.admit(first) and not gate.ended(first)  # the instructions are warm from now on
+    none, neg, other = issued(design, "none", "orig", 0), issued(design, "neg", "orig", 0), issued(design, "none", "orig", 2)
+    assert gate.admit(none)  # shares only the warm instructions: goes, and computes the rest
+    assert not gate.admit(neg) and gate.held == 1  # shares Document 1 and more with it: waits
     assert gate.admit(other)  # another document: goes at once
     assert gate.released() is None
-    assert not gate.ended(other)  # owns a key nobody waits for
-    assert gate.ended(none)  # the owner answered: its sibling is released
+    assert not gate.ended(other)  # nobody waited for it
+    assert gate.ended(none)  # its sibling is released
     assert gate.released() is neg and gate.released() is None and gate.held == 0
-    assert gate.admit(issued(design, "neg", "orig", 0))  # the prefix is warm now: no wait
+    again = issued(design, "neg", "orig", 0)
+    assert gate.admit(again)  # what it shares is warm now: no wait
+
+
+def test_at_the_start_everyone_waits_for_the_first_call_then_siblings_for_their_owner(tmp_path):
+    design = scripted_design(tmp_path)
+    gate = PrefixGate()
+    first, none, neg = issued(design, "none", "rand", 2), issued(design, "none", "orig", 0), issued(design, "neg", "orig", 0)
+    assert gate.admit(first)
+    assert not gate.admit(none) and not gate.admit(neg)  # both wait for the instructions
+    assert gate.ended(first)
+    assert gate.released() is none  # admitted again: it computes Document 1
+    assert gate.released() is None and gate.held == 1  # neg now waits for none, not for the first call
+    assert gate.ended(none) and gate.released() is neg
 
 
 class PrefixJudge:
@@ -63,7 +79,9 @@ class PrefixJudge:
 
 
 def run_with(tmp_path, name: str, *, prompt_caching: bool) -> tuple[PrefixJudge, list[tuple]]:
-    design = scripted_design(tmp_path / name, concurrency=6, window=3)
+    # positions whose windows are 4 sentences: siblings share Document 1 and more beyond the instructions
+    text = design_toml(seed=5, stopping='kind = "fixed"\nn = 4', window=3, needles='["none", "neg"]', positions="[[1, 2], [2, 1]]")
+    design = make_design(parse_config(text + SCRIPTED_JUDGE.format(concurrency=6), base_dir=tmp_path))
     judge = PrefixJudge(prompt_caching=prompt_caching, concurrency=6)
     with Store(tmp_path / name / "store") as store:
         run_scheduler(design, store, {"sim": judge})
@@ -71,7 +89,8 @@ def run_with(tmp_path, name: str, *, prompt_caching: bool) -> tuple[PrefixJudge,
 
 
 def early_siblings(calls: list[tuple[bytes | None, int, int]]) -> int:
-    """Calls that started while the first call of their prefix key was still out."""
+    """Calls that started while the first call of their prefix key (same
+    instructions and Document 1) was still out."""
     owners: dict[bytes, tuple[int, int]] = {}
     for key, started, ended in sorted(calls, key=lambda c: c[1]):
         if key is not None:

@@ -1,4 +1,4 @@
-"""The prefix key of a rendered call: what its siblings share.
+"""What rendered calls share at their start: a prefix key, prefix chunks.
 
 A pair prompt ends with its two documents (engine/prompts/documents.py), so
 the items of one document at one position (needle none/neg/con/ner, any
@@ -11,9 +11,12 @@ fewer than two document blocks (a single-document triple extraction) gets
 none: what precedes its document is the instructions alone, which every
 call shares.
 
-Pure; read by the engine's prefix gate (engine.run.prefix_gate: an item waits
-while the sibling that owns its prefix is being prefilled) and by the replica
-pool (adapters/replicas.py: siblings go to the same server).
+The key routes calls over replicas (adapters/replicas.py: siblings go to
+the same server). The engine's prefix gate (engine.run.prefix_gate: an item
+waits while the call it shares most with is being prefilled) measures
+shared prefixes of any length with `prefix_chunks`, which also catches
+calls that share part of Document 1 (one document at positions of the same
+i). Pure.
 """
 
 from __future__ import annotations
@@ -45,3 +48,21 @@ def prefix_key(messages: tuple[Message, ...]) -> bytes | None:
     digest.update(b"\0")
     digest.update(last[:cut].encode())
     return digest.digest()
+
+
+# Characters a chunk of `prefix_chunks` covers: ~30 tokens of English.
+CHUNK_CHARS = 128
+
+
+def prefix_chunks(messages: tuple[Message, ...]) -> list[int]:
+    """Chained hashes of the messages' text in CHUNK_CHARS chunks: the k-th
+    is the same for two calls exactly when their first k chunks are (up to
+    hash collisions), so the deepest shared one measures their shared
+    prefix. Python's str hash: comparable within one process only."""
+    text = "\0".join(f"{m.role}\0{m.content}" for m in messages)
+    chunks: list[int] = []
+    parent = 0
+    for start in range(0, len(text) - CHUNK_CHARS + 1, CHUNK_CHARS):
+        parent = hash((parent, text[start : start + CHUNK_CHARS]))
+        chunks.append(parent)
+    return chunks
