@@ -14,13 +14,14 @@ def rendered(first: str, second: str, prompt: str = "bands") -> tuple[Message, .
     return load_prompt(prompt).render(first, second)[0].messages
 
 
-def test_siblings_of_one_document_share_a_key_and_other_documents_do_not():
+def test_calls_whose_document_1_starts_alike_share_a_key():
     none, neg = rendered(ORIGINAL, ORIGINAL), rendered(ORIGINAL, NEGATED)
     key = prefix_key(none)
     assert key is not None and len(key) == 16
     assert prefix_key(neg) == key  # same instructions and Document 1: the needle is in Document 2
-    assert prefix_key(rendered(NEGATED, ORIGINAL)) != key  # the order-swap check: Document 1 differs
-    assert prefix_key(rendered(ORIGINAL + " More.", ORIGINAL)) != key
+    assert prefix_key(rendered(ORIGINAL + " More text after it.", NEGATED)) == key  # same i, a longer j
+    assert prefix_key(rendered("Boats sailed on it. Night fell over the town.", ORIGINAL)) != key  # another i
+    assert prefix_key(rendered(NEGATED[:20] + "X" + NEGATED[21:], ORIGINAL)) != key  # differs in the first 64 characters
     assert prefix_key(rendered(ORIGINAL, ORIGINAL, prompt="nobands")) != key  # other instructions
 
 
@@ -32,7 +33,7 @@ def test_calls_without_a_document_before_the_last_have_no_key():
 
 
 def test_document_text_cannot_forge_a_block_boundary():
-    # text that mentions a tag is escaped when rendered ("<\\document_2>"), so it never moves the cut
-    tricky = ORIGINAL + " See <document_2> here."
+    # a tag in the text is escaped when rendered ("<\\document_1>"), so it never moves the cut
+    tricky = "See <document_1> and <document_2> here. " + ORIGINAL
     assert prefix_key(rendered(tricky, ORIGINAL)) == prefix_key(rendered(tricky, NEGATED))
-    assert prefix_key(rendered(tricky, ORIGINAL)) != prefix_key(rendered(ORIGINAL, ORIGINAL))
+    assert prefix_key(rendered(tricky, ORIGINAL)) != prefix_key(rendered("See it here. " + ORIGINAL, ORIGINAL))

@@ -1,22 +1,17 @@
 """What rendered calls share at their start: a prefix key, prefix chunks.
 
-A pair prompt ends with its two documents (engine/prompts/documents.py), so
-the items of one document at one position (needle none/neg/con/ner, any
-judge-side replicate) share the instructions and Document 1 and differ only
-from Document 2 on: the longest prefix a prefix cache (vLLM's automatic
-prefix caching, a provider's prompt cache) can reuse between them. The key
-is a digest of the messages up to the opening tag of the last document
-block. Two calls with the same key share at least that prefix. A call with
-fewer than two document blocks (a single-document triple extraction) gets
-none: what precedes its document is the instructions alone, which every
-call shares.
+A pair prompt ends with its two documents (engine/prompts/documents.py). The
+calls of one document at positions with the same i (any needle, any j)
+share the instructions and the start of Document 1, its window opening at
+the same sentence: the calls of one document at one position share all of
+Document 1 and Document 2 up to the needle. `prefix_key` names the first
+group: a digest of the messages up to KEY_CHARS characters into Document 1.
+It routes calls over replicas (adapters/replicas.py): such calls go to the
+same server, where the first of them left the prefix in its cache.
 
-The key routes calls over replicas (adapters/replicas.py: siblings go to
-the same server). The engine's prefix gate (engine.run.prefix_gate: an item
-waits while the call it shares most with is being prefilled) measures
-shared prefixes of any length with `prefix_chunks`, which also catches
-calls that share part of Document 1 (one document at positions of the same
-i). Pure.
+The engine's prefix gate (engine.run.prefix_gate: an item waits while the
+call it shares most with is being prefilled) measures shared prefixes of
+any length with `prefix_chunks`. Pure.
 """
 
 from __future__ import annotations
@@ -24,20 +19,28 @@ from __future__ import annotations
 import hashlib
 
 from engine.contracts import Message
+from engine.prompts.documents import PAIR_TAGS
 
-_OPEN = "<document"  # opening tags only: a closing tag starts "</", escaped text "<\\"
+_OPENING = tuple(f"<{tag}>\n" for tag in PAIR_TAGS)  # document text never holds one: it is escaped
+# Characters of Document 1 in the key: less than the shortest sentence a
+# prepared corpus keeps on average, so the same first sentence, the same key.
+KEY_CHARS = 64
 
 
 def prefix_key(messages: tuple[Message, ...]) -> bytes | None:
-    """16-byte digest of `messages` up to the opening tag of the last
-    document block of the last message; None unless another document block
-    precedes that one."""
+    """16-byte digest of `messages` up to KEY_CHARS characters into Document
+    1 of the pair blocks ending the last message; None for a call without
+    them (a single-document call shares only its instructions, which every
+    call shares)."""
     if not messages:
         return None
     last = messages[-1].content
-    cut = last.rfind(_OPEN)
-    if cut <= 0 or last.rfind(_OPEN, 0, cut) < 0:  # no document before the last one
+    # from the end, as engine.prompts.documents reads them: instructions may mention the tags
+    second = last.rfind(_OPENING[1])
+    first = last.rfind(_OPENING[0], 0, second) if second > 0 else -1
+    if first < 0:
         return None
+    cut = first + len(_OPENING[0]) + KEY_CHARS
     digest = hashlib.blake2b(digest_size=16)
     for message in messages[:-1]:
         digest.update(message.role.encode())
