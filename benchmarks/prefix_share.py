@@ -24,18 +24,16 @@ class PrefixShare(NamedTuple):
     prompts: int
 
 
-def attainable_share(prompts: Iterable[Sequence[int]], block_size: int) -> PrefixShare:
-    """Prompt tokens servable from a never-evicting prefix cache of
-    `block_size`-token blocks, each prompt meeting those before it."""
+def attainable_hits(prompts: Iterable[Sequence[int]], block_size: int) -> list[int]:
+    """Per prompt, the tokens a never-evicting cache of `block_size`-token
+    blocks serves it, each prompt meeting those before it."""
     if block_size < 1:
         raise ValueError(f"block_size must be a positive number of tokens, got {block_size}")
     seen: set[int] = set()
-    hit = total = count = 0
+    hits = []
     for tokens in prompts:
-        count += 1
         n = len(tokens)
-        total += n
-        parent = 0
+        parent = hit = 0
         hitting = True
         for k in range(n // block_size):
             parent = hash((parent, tuple(tokens[k * block_size : (k + 1) * block_size])))
@@ -44,4 +42,12 @@ def attainable_share(prompts: Iterable[Sequence[int]], block_size: int) -> Prefi
             else:
                 hitting = False
             seen.add(parent)
-    return PrefixShare(hit / total if total else 0.0, hit, total, block_size, count)
+        hits.append(hit)
+    return hits
+
+
+def attainable_share(prompts: Sequence[Sequence[int]], block_size: int) -> PrefixShare:
+    """The share of all prompt tokens `attainable_hits` serves."""
+    hits = attainable_hits(prompts, block_size)
+    total = sum(len(tokens) for tokens in prompts)
+    return PrefixShare(sum(hits) / total if total else 0.0, sum(hits), total, block_size, len(hits))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from prefix_share import attainable_share  # noqa: E402
+from prefix_share import attainable_hits, attainable_share  # noqa: E402
 
 
 def test_hits_are_leading_whole_blocks_chained_to_their_prefix():
@@ -20,6 +20,7 @@ def test_hits_are_leading_whole_blocks_chained_to_their_prefix():
         a[:8],  # 8 tokens: its last token is computed, so one block: 4
         [0] + a[1:8],  # first block differs; the second's tokens match but not its prefix: 0
     ]
+    assert attainable_hits(prompts, 4) == [0, 8, 8, 4, 0]
     result = attainable_share(prompts, 4)
     assert (result.hit_tokens, result.prompt_tokens, result.prompts) == (20, 46, 5)
     assert result.share == pytest.approx(20 / 46)
