@@ -15,7 +15,7 @@ from experiments import SESSION_MODEL, SESSION_NER_SCAN_RADIUS
 from vllm_fixtures import require_vllm
 
 ROOT = Path(__file__).resolve().parents[1]
-pytestmark = [pytest.mark.vllm, pytest.mark.slow]
+pytestmark = [pytest.mark.vllm, pytest.mark.slow, pytest.mark.timeout(1500)]
 
 
 def test_the_tiny_gpu_check_runs_and_reports(tmp_path, prepared_store, corpus_slice_path, corpus_settings):
