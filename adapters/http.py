@@ -57,6 +57,7 @@ from engine.contracts import (
     JudgeSpec,
     request_key,
 )
+from engine.prompts.prefix import prefix_key
 
 log = logging.getLogger("needlejudge.adapters")
 
@@ -244,6 +245,8 @@ class HttpAdapter:
         headers = self._headers
         tokens = estimated_tokens(request)
         deadline = started + self.spec.max_retry_time_s
+        # siblings (the same prompt up to the last document) go to the same replica
+        prefix = None if self.replicas is None else prefix_key(request.messages)
         key = b""
         attempt = 0
         budget_used = 0  # attempts that count against max_attempts
@@ -256,7 +259,7 @@ class HttpAdapter:
                 if self.replicas is None:
                     last = await self._exchange(url, body, headers, tokens)
                 else:
-                    last = await self._exchange_on_replica(url, body, headers, tokens)
+                    last = await self._exchange_on_replica(url, body, headers, tokens, prefix)
             finally:
                 self._pace.inflight.release()
             if last.sent == 0:  # every replica is out
@@ -305,12 +308,15 @@ class HttpAdapter:
         self._breaker.failed(last.kind, text)
         return result
 
-    async def _exchange_on_replica(self, url: str, body: bytes, headers: dict[str, str], tokens: int) -> Attempt:
-        """One exchange with the least-loaded healthy replica (`url` names the first one;
-        the same path goes to the chosen one). `sent == 0` when every replica is out."""
+    async def _exchange_on_replica(
+        self, url: str, body: bytes, headers: dict[str, str], tokens: int, prefix: bytes | None
+    ) -> Attempt:
+        """One exchange with the replica the pool picks for the call's `prefix`
+        key (`url` names the first one; the same path goes to the chosen one).
+        `sent == 0` when every replica is out."""
         assert self.replicas is not None
         try:
-            replica = await self.replicas.acquire()
+            replica = await self.replicas.acquire(prefix)
         except ReplicasDown as exc:
             return Attempt(kind="replicas_down", text=f"judge {self.spec.name!r}: {exc}", sent=0)
         error = ""

@@ -51,6 +51,27 @@ CHAT_TEMPLATE = (
 
 DEFAULT_VOCAB_SIZE = 4096
 
+# The text model of google/gemma-3-4b-it as published (its config.json's
+# text_config): with these dimensions and load_format="dummy", vLLM does the
+# work of the real 4B model (random weights, nothing downloaded). The
+# embedding keeps the published 262,208 rows although our tokenizer uses the
+# first 4,096: the LM head's cost is that of the real model.
+GEMMA3_4B_DIMS: dict = {
+    "hidden_size": 2560,
+    "intermediate_size": 10240,
+    "num_hidden_layers": 34,
+    "num_attention_heads": 8,
+    "num_key_value_heads": 4,
+    "head_dim": 256,
+    "query_pre_attn_scalar": 256,
+    "sliding_window": 1024,
+    "sliding_window_pattern": 6,
+    "rope_scaling": {"factor": 8.0, "rope_type": "linear"},
+    "vocab_size": 262208,
+    "max_position_embeddings": 131072,
+    "torch_dtype": "bfloat16",
+}
+
 
 def corpus_texts(limit: int = 400) -> list[str]:
     """Article texts from the bundled Wikipedia sample (engine/data/wiki_sample.json)."""
@@ -125,10 +146,13 @@ def build_tiny_gemma(
     num_layers: int = 2,
     max_position_embeddings: int = 4096,
     corpus_limit: int = 400,
+    dims: dict | None = None,
 ) -> Path:
     """Write a tiny Gemma-3 model folder (no weights: load it with load_format="dummy").
 
-    Idempotent: an existing complete folder built with the same settings is reused.
+    `dims` replaces entries of config.json (GEMMA3_4B_DIMS: a model of the
+    published 4B shape with this tokenizer). Idempotent: an existing
+    complete folder built with the same settings is reused.
     """
     folder = Path(folder)
     stamp = {
@@ -138,6 +162,7 @@ def build_tiny_gemma(
         "max_position_embeddings": max_position_embeddings,
         "corpus_limit": corpus_limit,
         "chat_template": CHAT_TEMPLATE,
+        **({"dims": dims} if dims else {}),
     }
     stamp_path = folder / "needlejudge_tiny_gemma.json"
     if stamp_path.exists() and json.loads(stamp_path.read_text()) == stamp:
@@ -169,12 +194,15 @@ def build_tiny_gemma(
     )
     (folder / "config.json").write_text(
         json.dumps(
-            model_config(
-                tokenizer.get_vocab_size(),
-                hidden_size=hidden_size,
-                num_layers=num_layers,
-                max_position_embeddings=max_position_embeddings,
-            ),
+            {
+                **model_config(
+                    tokenizer.get_vocab_size(),
+                    hidden_size=hidden_size,
+                    num_layers=num_layers,
+                    max_position_embeddings=max_position_embeddings,
+                ),
+                **(dims or {}),
+            },
             indent=2,
         )
     )

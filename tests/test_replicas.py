@@ -314,3 +314,52 @@ def test_config_errors_name_the_judge_and_the_problem():
     assert single.replicas is None  # one base_url keeps the old single-server path
     pooled = create_adapter(JudgeSpec(name="j", adapter="openai-compatible", model=MODEL, base_urls=(one, two), concurrency=5))
     assert pooled.replicas.per_replica == 3  # the judge's concurrency split, rounded up
+
+
+# -- prefix affinity, load bounds, fair ties ------------------------------------
+
+
+async def test_ties_alternate_so_calls_that_never_overlap_spread_evenly():
+    pool = ReplicaPool(["a", "b", "c"], per_replica=4)
+    for _ in range(90):  # one call at a time: every choice is a tie on calls in flight
+        pool.release(await pool.acquire(), failed=False)
+    assert [r["sent"] for r in pool.snapshot()] == [30, 30, 30]
+
+
+async def test_siblings_follow_their_prefix_key_within_the_load_bound():
+    pool = ReplicaPool(["a", "b"], per_replica=8, balance=0.1)
+    placed: dict[bytes, set[str]] = {}
+    for group in range(60):
+        key = f"document {group}".encode()
+        for _ in range(4):  # a document's four needles, one after the other
+            replica = await pool.acquire(key)
+            placed.setdefault(key, set()).add(replica.url)
+            pool.release(replica, failed=False)
+    together = sum(len(urls) == 1 for urls in placed.values())
+    assert together >= 50, f"only {together} of 60 sibling groups stayed on one replica"
+    sent = [r["sent"] for r in pool.snapshot()]
+    assert max(sent) <= 0.55 * sum(sent), sent  # (1 + balance) x the fair share, exactly
+
+
+async def test_calls_in_flight_on_one_key_stay_within_the_bound():
+    pool = ReplicaPool(["a", "b"], per_replica=100, balance=0.1)
+    for _ in range(40):  # some history, so that the bound on calls sent does not bind
+        pool.release(await pool.acquire(), failed=False)
+    key = b"one document"
+    held = [await pool.acquire(key) for _ in range(20)]  # all in flight at once
+    in_flight = sorted(r["in_flight"] for r in pool.snapshot())
+    # the key's replica takes what the bound allows, ceil(0.55 x 20) = 11; the rest overflow
+    assert in_flight == [9, 11], in_flight
+    for replica in held:
+        pool.release(replica, failed=False)
+
+
+async def test_a_paced_judge_spreads_its_calls_over_two_replicas():
+    with fake_servers(2) as fleet:
+        servers = fleet.servers
+        configured(servers, latency_s=0.002)
+        requests = [judge_request(MODEL, seed=n) for n in range(150)]
+        results, pool = await run_on(servers, requests, rpm=3000)  # 50 calls/s: they never overlap
+    assert all(r.status == "ok" for r in results)
+    counts = completed(servers)
+    assert sum(counts) == 150 and all(0.45 * 150 <= n <= 0.55 * 150 for n in counts), counts

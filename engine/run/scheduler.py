@@ -39,6 +39,7 @@ from engine.run.design import Design
 from engine.run.dispatcher import Dispatcher
 from engine.run.judge_health import FailurePolicy, JudgeHealth, RunAborted
 from engine.run.ordered_output import OrderedOutput
+from engine.run.prefix_gate import PrefixGate
 from engine.run.resume import drop_stale, ended_without_state, restore_runs, state_write
 from engine.run.workers import JudgeWorkers, Wakeup
 
@@ -186,6 +187,7 @@ class Scheduler:
             writer=self.writer,
             progress=self.progress,
             stopped=lambda: self.stop.requested,
+            gate=PrefixGate() if self.dispatcher.adapters[judge].capabilities.prompt_caching else None,
         )
 
     def _batch_judge(self, judge: str) -> Any:

@@ -8,6 +8,10 @@ tasks), and waits only when no cell of its judge has room for another
 document (or the next retry is not due). An item the cache answers
 completely is consumed on the spot. While the judge is down
 (engine.run.judge_health) the workers stop dispatching and one of them probes.
+A judge whose backend caches prompt prefixes has a prefix gate
+(engine.run.prefix_gate): an item it holds for the sibling that owns its
+prefix is put aside and the worker takes the next one; once released, it
+goes before anything else.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from engine.run.counters import Progress
 from engine.run.dispatcher import Dispatcher
 from engine.run.judge_health import JudgeHealth
 from engine.run.ordered_output import OrderedOutput
+from engine.run.prefix_gate import PrefixGate
 
 # After answering this many items from the cache in a row, a worker lets the
 # loop (and the commit writer) catch up before taking more.
@@ -68,6 +73,7 @@ class JudgeWorkers:
         writer: GroupCommitWriter,
         progress: Progress,
         stopped: Callable[[], bool],
+        gate: PrefixGate | None = None,
     ) -> None:
         self.judge = judge
         self.policy = policy
@@ -77,14 +83,20 @@ class JudgeWorkers:
         self.writer = writer
         self.progress = progress
         self.stopped = stopped  # a graceful stop was requested
+        self.gate = gate
         self.wakeup = Wakeup()
 
     def take(self, *, probing: bool = False) -> Any:
         """The judge's next item that needs the network (synchronous): a due
         retry (any retry when probing), else new documents, consuming those
         the cache answers completely on the spot. None when no cell has room
-        now, `_YIELD` after CACHED_ITEMS_PER_YIELD cached items."""
-        judge, policy = self.judge, self.policy
+        now, `_YIELD` after CACHED_ITEMS_PER_YIELD cached (or held) items.
+        An item the prefix gate released goes first."""
+        judge, policy, gate = self.judge, self.policy, self.gate
+        if gate is not None:
+            item = gate.released()
+            if item is not None:
+                return item
         if policy.retries[judge]:
             item = policy.next_retry(judge, any_due=probing)
             if item is not None:
@@ -93,8 +105,12 @@ class JudgeWorkers:
         output = self.output
         for _ in range(CACHED_ITEMS_PER_YIELD):
             item = policy.issue(judge)
-            if item is None or lookup(item):
+            if item is None:
                 return item
+            if lookup(item):
+                if gate is None or gate.admit(item):
+                    return item
+                continue  # held until its prefix's owner answers: take the next one meanwhile
             output.consume(item.cell.cell_no, item.doc_index, output.judge(item))
         return _YIELD
 
@@ -102,7 +118,7 @@ class JudgeWorkers:
         """One worker: until the judge is finished or a stop is requested."""
         judge, policy, health = self.judge, self.policy, self.health
         dispatch = self.dispatcher.dispatch
-        stopped = self.stopped
+        stopped, gate = self.stopped, self.gate
         while not stopped():
             # Only the worker that holds the probe turn may clear it: while it
             # is held, the probe is the judge's only new call.
@@ -132,6 +148,8 @@ class JudgeWorkers:
             dispatched = await dispatch(judge, item, probe=probing)
             if probing:
                 health.probing = False
+            if gate is not None and gate.ended(item):
+                self.wakeup.set()  # the siblings it held are ready
             if dispatched is None:  # a shared call raised: the run is failing
                 return
             writes, shared, failed = dispatched
