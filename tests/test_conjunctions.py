@@ -123,6 +123,7 @@ ISSUE_27_SKIPPED = {
         "The mayor refused talks with the union or the owners.",
         "Its output exceeded that of France, Spain, or Italy.",
         "The harvest was larger than in 1980 or 1981.",
+        "Unlike in Norway and Sweden, the ferries here run at night.",
         "Members pay the full fee if they live in the city and half if not.",  # complementary conditions
         "The tax is due if the house is sold and waived otherwise.",
     ],

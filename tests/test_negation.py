@@ -150,6 +150,9 @@ def test_modifiers_that_read_oddly_under_negation_are_skipped(nlp, text):
         "The council announced the ferry would sail at noon.",
         "The harbour master said on Monday the ferry had been repaired.",  # the parser's advcl for the reported clause
         'The harbour master described the ferry as "the best we have ever had" and left.',  # framing quoted speech
+        "The harbour master said.",  # the quotation was the sentence before
+        "The harbour office told the council about the new ferry timetable.",
+        "The fishermen protested for years that the quota ignored their needs.",
     ],
 )
 def test_a_reporting_verb_is_never_negated(nlp, text):
@@ -218,5 +221,7 @@ def test_a_prefix_that_is_no_negation_is_negated_as_usual(nlp):
     assert edited(nlp, negate, "The harbour was able to take larger ships.") == "The harbour was not able to take larger ships."
 
 
-def test_a_comparative_subject_is_not_negated(nlp):
+def test_a_comparative_subject_or_correlative_is_not_negated(nlp):
     assert edited(nlp, negate, "Fewer ships docked in the harbour than in May.") is None  # "did not dock ... than"
+    assert edited(nlp, negate, "The deeper the channel, the larger the ships it takes.") is None
+    assert edited(nlp, negate, "The older the wine is, the more valuable it is.") is None  # "the more valuable it is not"

@@ -87,7 +87,7 @@ _RELATION_PREPOSITIONS = frozenset({"of", "versus", "vs", "vs."})
 _COMPARISON_VERBS = frozenset("exceed surpass outnumber outweigh outpace outperform outstrip top".split())
 # verbs that negate their object or complement ("refused talks with A or B" = "with A and B")
 _NEGATIVE_VERBS = NEGATIVE_IMPLICATIVES | frozenset("deny reject prevent avoid prohibit forbid ban bar exclude".split())
-_DOWNWARD_WORDS = frozenset({"than", "without", "unless", "before"})
+_DOWNWARD_WORDS = frozenset({"than", "without", "unless", "before", "unlike"})
 _UNIVERSAL_DETERMINERS = frozenset({"any", "every", "each", "all", "no"})
 _CONDITION_WORDS = (("if", "not"), ("if", "so"), ("otherwise",), ("or", "else"))
 
@@ -299,8 +299,8 @@ def _negated(sent: Span, token: Token) -> bool:
 
 def _downward(head: Token) -> bool:
     """The coordination sits under an operator that makes "and" and "or" say
-    the same: a comparison ("than", "exceeded"), a negative verb ("refused",
-    "denied"), "without", "unless", "before", or a universal or negative
+    the same: a comparison ("than", "exceeded", "unlike"), a negative verb
+    ("refused", "denied"), "without", "unless", "before", or a universal or negative
     determiner ("any", "no")."""
     for t in [head, *head.ancestors]:
         if t.lower_ in _DOWNWARD_WORDS or t.lemma_.lower() in _COMPARISON_VERBS or t.lemma_.lower() in _NEGATIVE_VERBS:

@@ -19,10 +19,13 @@ edit is made only for a reason (`refusal` says which check refused):
     "disagree": the WordNet index spaCy's English lemmatizer ships, shared by
     engine.corpus.nlp as `LEMMA_INDEX`; without it the prefix alone refuses), or a
     negative implicative verb ("failed to", "refused to", "lacked");
-  * a reporting or attitude verb: a root with a clausal complement ("X said
-    (that) Y", '"...," X said', "X told reporters Y"): "did not say" leaves
-    the report standing and denies only the saying; so is any root outside a
-    quotation of its own sentence (the verb that frames the quotation);
+  * a reporting or attitude verb: a verb of saying (`REPORTING_VERBS`: "X
+    said.", "X told reporters"), a root with a clausal complement ("X found
+    (that) Y", '"...," X said'): "did not say" leaves the report standing
+    and denies only the saying; so is a root outside a quotation of its own
+    sentence that holds a finite verb (the verb that frames the quotation);
+  * a comparative subject ("Fewer ships docked than...") or a comparative
+    correlative ("the more ..., the more liquid it is");
   * sentences whose root is not a finite main-clause verb: no verbal root,
     no subject, inversion, an infinitive, a root that carries a subordinator
     ("Because the river flooded the town."), a root inside a name ("van",
@@ -69,6 +72,13 @@ _ODD_UNDER_NEGATION = frozenset({"also", "too", "instead"})
 # the reported or believed content of the root ("said (that) ...", "thinks ...")
 _REPORTED_DEPS = frozenset({"ccomp", "parataxis"})
 _QUOTE_MARKS = ('"', "“", "”", "«", "»")
+# verbs of saying (VerbNet's say-37.7, tell-37.2, ask and tweet-like
+# classes): negated, the report stays and only the saying is denied, with or
+# without the reported clause in the same sentence
+REPORTING_VERBS = frozenset(
+    "say tell ask add state claim report announce explain note remark reply respond tweet comment "
+    "argue insist declare protest assert allege concede admit acknowledge".split()
+)
 # the predicate's own words: what a negative prefix would make a double negative
 _PREDICATE_DEPS = frozenset({"acomp", "attr", "oprd", "xcomp"})
 _NEGATIVE_PREFIXES = ("non-", "non", "un", "in", "im", "il", "ir", "dis")
@@ -146,6 +156,8 @@ def _negation(sent: Span, opened: str | None) -> tuple[TextEdit | None, str]:
         return None, "verb framing a quotation"
     if any(t.lower_ == "than" for t in sent) and any(t.tag_ in ("JJR", "RBR") for s in subjects for t in s.subtree):
         return None, "comparative subject"  # "Fewer ships docked than in May" -> "did not dock ... than"
+    if any(t.lower_ == "the" and t.i + 1 < sent.end and t.nbor().tag_ in ("JJR", "RBR") for t in sent):
+        return None, "comparative correlative"  # "the more ..., the more liquid it is" -> "it is not"
     auxiliaries = sorted((c for c in root.children if c.dep_ in AUX_DEPS), key=lambda t: t.i)
     subject_end = max(s.right_edge.i for s in subjects)
     edit = _edit(sent, root, auxiliaries, min(s.left_edge.i for s in subjects), subject_end)
@@ -206,6 +218,8 @@ def _reports(sent: Span, root: Token) -> bool:
     mark closes it (a clause joined by ";" is a parse of two sentences)."""
     if root.pos_ != "VERB":
         return False
+    if root.lemma_.lower() in REPORTING_VERBS:
+        return True  # '"...," the minister said.', "X told reporters", "X asked if"
     for clause in root.children:
         if clause.pos_ not in ("VERB", "AUX") or not _complement_clause(clause, root):
             continue
@@ -231,9 +245,11 @@ def _complement_clause(clause: Token, root: Token) -> bool:
     parser's advcl for a reported clause; not "when X, Y")."""
     if clause.dep_ in _REPORTED_DEPS:
         return True
-    if clause.dep_ != "advcl" or clause.i < root.i:
+    if clause.dep_ not in ("advcl", "dep") or clause.i < root.i:
         return False
     children = list(clause.children)
+    if any(c.dep_ == "mark" and c.lower_ in ("that", "whether") for c in children):
+        return True  # "protested that X", "asked whether X"
     introduced = any(c.dep_ == "mark" or c.tag_ == "WRB" for c in children)
     return any(c.dep_ in SUBJECT_DEPS for c in children) and not introduced
 
