@@ -14,11 +14,11 @@ edit is made only for a reason (`refusal` says which check refused):
     written with any apostrophe a dataset ships: don"t, didn?t): negating
     them gives a double negative ("Nothing did not come of this");
   * a predicate that is negative already, so that "not" makes a double
-    negative: an adjective, adverb or verb with a negative prefix whose stem
-    is itself a word of that part of speech ("unable", "impossible",
-    "disagree": the WordNet index spaCy's English lemmatizer ships, shared by
-    engine.corpus.nlp as `LEMMA_INDEX`; without it the prefix alone refuses), or a
-    negative implicative verb ("failed to", "refused to", "lacked");
+    negative: an adjective or adverb completing the root with a negative
+    prefix whose stem is itself a word of that part of speech ("unable",
+    "impossible": the WordNet index spaCy's English lemmatizer ships, put on
+    the Vocab by `share_lemma_index`; without it the prefix alone refuses),
+    or a negative implicative verb ("failed to", "refused to", "lacked");
   * a reporting or attitude verb: a verb of saying (`REPORTING_VERBS`: "X
     said.", "X told reporters"), a root with a clausal complement ("X found
     (that) Y", '"...," X said'): "did not say" leaves the report standing
@@ -28,9 +28,9 @@ edit is made only for a reason (`refusal` says which check refused):
     correlative ("the more ..., the more liquid it is");
   * sentences whose root is not a finite main-clause verb: no verbal root,
     no subject, inversion, an infinitive, a root that carries a subordinator
-    ("Because the river flooded the town."), a root inside a name ("van",
-    "de" of "Antonius van den Broek": an entity token, or a lower-case word
-    between two proper nouns), and a past form that the parser took as the
+    ("Because the river flooded the town."), a root inside a name (an entity
+    token; for do-support, a lemma that is no verb of the lexicon: "van" of
+    "Pieter van der Laan" taken as the verb), and a past form that the parser took as the
     root although it is a reduced relative ("The security brought about by
     the settlement has led..."): another finite verb follows with no subject
     of its own and no conjunction before it;
@@ -38,7 +38,9 @@ edit is made only for a reason (`refusal` says which check refused):
     confirmed" -> "strongly did not confirm", "more than tripled"): the
     "did not" would land after it;
   * any edit inside a quotation, including one opened in an earlier sentence
-    of the paragraph (`quote_open_before`);
+    of the paragraph (`quote_open_before`), or inside one under the opposite
+    guess of that state; a sentence that opens or closes a quotation it
+    does not close or open (`unbalanced_quotation`);
   * a root modified by "also", "too", "as well" or "instead", which read
     oddly under negation ("has not also introduced");
   * with two models (engine.needles.agreement), a sentence whose root,
@@ -152,8 +154,10 @@ def _negation(sent: Span, opened: str | None) -> tuple[TextEdit | None, str]:
     text = sentence_text(sent)
     if opened is None:
         opened = quote_open_before(sent)
-    if _frames_quotation(sent, text, _offset(sent, root), opened) or unbalanced_quotation(text):
+    if _frames_quotation(sent, text, _offset(sent, root), opened):
         return None, "verb framing a quotation"
+    if unbalanced_quotation(text):
+        return None, "quotation across sentences"
     if any(t.lower_ == "than" for t in sent) and any(t.tag_ in ("JJR", "RBR") for s in subjects for t in s.subtree):
         return None, "comparative subject"  # "Fewer ships docked than in May" -> "did not dock ... than"
     if any(t.lower_ == "the" and t.i + 1 < sent.end and t.nbor().tag_ in ("JJR", "RBR") for t in sent):
