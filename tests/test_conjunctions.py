@@ -152,3 +152,8 @@ def test_an_uncounted_list_after_a_colon_and_common_nouns_after_of_are_swapped(n
     assert edited(nlp, swap_conjunction, "The harbour handles the export of timber and coal.") == (
         "The harbour handles the export of timber or coal."
     )
+
+
+def test_predicates_that_share_a_negation_are_not_swapped(nlp):
+    # "have not been repaired or repainted" != "have not been repaired and repainted"
+    assert edited(nlp, swap_conjunction, "The old piers have not been repaired and repainted since the war.") is None

@@ -284,17 +284,26 @@ def _relation_argument(head: Token) -> bool:
 def _negated(sent: Span, token: Token) -> bool:
     """The conjunction lies in the clause of a negation ("did not hire A or
     B", "paid no tax in 1978 and 1979"): the subtree of the nearest verb
-    above the negative word, unless it joins that verb itself to another
-    ("X was not promoted, and Y left": the negation is in one conjunct)."""
+    above the negative word, unless it joins that verb to a clause with a
+    subject of its own ("X was not promoted, and Y left": the negation is in
+    one conjunct)."""
     for t in sent:
         if not (t.dep_ == "neg" or t.lower_ in NEGATION_WORDS or t.lower_ in NEGATIVE_WORDS):
             continue
         scope = t
         while scope.pos_ not in ("VERB", "AUX") and scope.head.i != scope.i:
             scope = scope.head
-        if scope.left_edge.i <= token.i <= scope.right_edge.i and token.head.i != scope.i:
+        if scope.left_edge.i <= token.i <= scope.right_edge.i and not (token.head.i == scope.i and _own_clause(token)):
             return True
     return False
+
+
+def _own_clause(token: Token) -> bool:
+    """The conjunct after the conjunction has a subject of its own: it is a
+    clause apart, outside the negated one ("X was not promoted, and Y left";
+    not "have not been controlled or repressed", which share "not")."""
+    conjuncts = [c for c in token.head.children if c.dep_ == "conj" and c.i > token.i]
+    return bool(conjuncts) and any(c.dep_ in SUBJECT_DEPS for c in conjuncts[0].children)
 
 
 def _downward(head: Token) -> bool:

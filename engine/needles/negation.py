@@ -283,17 +283,24 @@ def negative_prefixed(token: Token) -> bool:
     """Whether `token` is an adjective or adverb with a negative prefix: its
     stem after un-, in-, im-, il-, ir-, dis- or non- is itself an adjective
     (adverb) of the lemmatizer's WordNet index ("unable": "able",
-    "impossible": "possible"; not "important", "interesting"). Without the
+    "impossible": "possible"; not "important", "interesting"), or the
+    participle of one of its verbs ("unheeded": "heed"). Without the
     index every such prefix counts (refusing is the safe side)."""
     pos = _INDEX_POS.get(token.pos_)
     if pos is None:
         return False
     word = token.lower_
     index = _lemma_index(token, pos)
-    return any(
-        word.startswith(prefix) and len(word) - len(prefix) >= 3 and (index is None or word[len(prefix) :] in index)
-        for prefix in _NEGATIVE_PREFIXES
-    )
+    verbs = _lemma_index(token, "verb") or frozenset()
+    for prefix in _NEGATIVE_PREFIXES:
+        stem = word[len(prefix) :]
+        if not word.startswith(prefix) or len(stem) < 3:
+            continue
+        if index is None or stem in index:
+            return True
+        if stem.endswith("ed") and (stem[:-2] in verbs or stem[:-1] in verbs):
+            return True  # a participle: "unheeded" (heed), "unopposed" (oppose)
+    return False
 
 
 def _lemma_index(token: Token, pos: str) -> frozenset[str] | None:
