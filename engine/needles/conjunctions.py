@@ -22,11 +22,24 @@ A conjunction is left alone when it is
   "both";
 - reciprocal or symmetric: the sentence says "each other", "one another",
   "together", "respectively", ..., or the coordination is an argument of a
-  symmetric verb ("married X and Y", "merged", "combined");
+  symmetric verb ("married X and Y", "merged", "combined") or of a noun
+  ("the rivalry of X and Y", "a treaty of X and Y": "of" joins the noun to
+  both at once);
 - inside a proper name: between capitalised words of a longer capitalised
   run ("the American Recovery and Reinvestment Act", "Federation Square and
-  Town Hall"), or coordinating the modifiers of a noun phrase that holds a
-  proper noun ("the Pyrenees conifer and mixed forests ecoregion").
+  Town Hall"), coordinating the modifiers of a noun phrase that holds a
+  proper noun ("the Pyrenees conifer and mixed forests ecoregion"), or
+  inside an entity of either model;
+- renaming: an appositive coordination ("a unit, Tm or AM", "two groups:
+  X and Y", the count fixes "and"), the object of "called"/"known as"
+  (an object predicate, or "as" after a participle), or an "or" between two
+  abbreviations;
+- a swap that changes nothing: under a negation ("no tax in 1978 and 1979"
+  = "no tax in 1978 or 1979"), a comparison ("more than X or Y", "exceeded
+  that of A, B or C"), "any"/"every", or between complementary conditions
+  ("X if A and Y if not", "otherwise");
+- with two models (engine.needles.agreement), a coordination whose
+  conjuncts or head the second model parses differently.
 """
 
 from __future__ import annotations
@@ -34,7 +47,10 @@ from __future__ import annotations
 import zlib
 from typing import TYPE_CHECKING
 
+from engine.needles.agreement import coordination_agrees
 from engine.needles.edits import SUBJECT_DEPS, TextEdit, _inside_quotes, _match_case, _offset, quote_open_before, sentence_text
+from engine.needles.entities import SECOND_MODEL_ENTS
+from engine.needles.negation import CONTRACTED_NOT, NEGATION_WORDS, NEGATIVE_IMPLICATIVES, NEGATIVE_WORDS, unbalanced_quotation
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
@@ -53,7 +69,7 @@ FIXED_PHRASES = tuple(
         "back and forth", "up and down", "on and off", "off and on", "each and every", "first and foremost", "here and there", "now and then",
         "now and again", "odds and ends", "pros and cons", "trial and error", "one and the same", "nice and",
         "and / or", "or / and", "or more", "or fewer", "or less",
-        "or longer", "and more",
+        "or longer", "and more", "time and again", "or two", "or three", "or if",
     )
 )  # fmt: skip
 _RECIPROCALS = (("each", "other"), ("one", "another"), ("together",), ("respectively",), ("jointly",), ("mutually",),
@@ -64,6 +80,16 @@ _SYMMETRIC_VERBS = frozenset(
 )
 _ALIAS_MARKERS = frozenset({"simply", "also", "alternatively", "formerly", "sometimes", "officially", "otherwise"})
 _NAME_GLUE = frozenset({"of", "the", "for", "de", "du", "la", "von", "van"})
+# prepositions whose object names the parties of a relation ("the fight of
+# A and B", "A versus B"); "between"/"among" are matched anywhere above
+_RELATION_PREPOSITIONS = frozenset({"of", "versus", "vs", "vs."})
+# operators under which "A or B" and "A and B" say the same (or nothing sensible apart)
+_COMPARISON_VERBS = frozenset("exceed surpass outnumber outweigh outpace outperform outstrip top".split())
+# verbs that negate their object or complement ("refused talks with A or B" = "with A and B")
+_NEGATIVE_VERBS = NEGATIVE_IMPLICATIVES | frozenset("deny reject prevent avoid prohibit forbid ban bar exclude".split())
+_DOWNWARD_WORDS = frozenset({"than", "without", "unless", "before", "unlike"})
+_UNIVERSAL_DETERMINERS = frozenset({"any", "every", "each", "all", "no"})
+_CONDITION_WORDS = (("if", "not"), ("if", "so"), ("otherwise",), ("or", "else"))
 
 
 def swap_conjunction(sent: Span, *, opened: str | None = None) -> TextEdit | None:
@@ -72,9 +98,15 @@ def swap_conjunction(sent: Span, *, opened: str | None = None) -> TextEdit | Non
     text = sentence_text(sent)
     if opened is None:
         opened = quote_open_before(sent)
-    if _reciprocal(sent):
+    if _reciprocal(sent) or _has_words(sent, _CONDITION_WORDS) or CONTRACTED_NOT.search(text) or unbalanced_quotation(text):
         return None
-    candidates = [t for t in sent if _swappable(sent, t) and not _inside_quotes(text, _offset(sent, t), opened=opened)]
+    candidates = [
+        t
+        for t in sent
+        if _swappable(sent, t)
+        and not any(_inside_quotes(text, _offset(sent, t), opened=mark) for mark in {opened, ""})
+        and coordination_agrees(sent, t)
+    ]
     if not candidates:
         return None
     preferred = [t for t in candidates if not _verbal(t)] or candidates
@@ -92,17 +124,17 @@ def _swappable(sent: Span, token: Token) -> bool:
     head = token.head
     if _in_subject(head) or (token.lower_ == "and" and any(t.lower_ == "both" for t in sent)):
         return False  # "X and Y were" -> "X or Y were", "X and Y were both"
-    if _fixed_phrase(sent, token) or _alias(sent, token) or _in_name(sent, token):
+    if _fixed_phrase(sent, token) or _alias(sent, token) or _in_name(sent, token) or _renaming(sent, token):
         return False
     doc = token.doc
-    # correlatives ("either X or Y", "both X and Y", "whether X or Y") sit at or
-    # just before the first conjunct; the parser often attaches them to the verb
-    if any(t.lower_ in _CORRELATIVES for t in doc[max(sent.start, head.left_edge.i - 2) : token.i]):
+    # correlatives ("either X or Y", "both X and Y", "whether X or Y") sit
+    # before the first conjunct, where the parser attaches them anywhere
+    if any(t.lower_ in _CORRELATIVES for t in doc[sent.start : token.i]):
         return False
     for t in doc[sent.start : token.i]:  # "between X and Y", "among A, B and C"
         if t.lower_ in ("between", "among", "amongst") and t.left_edge.i <= token.i <= t.right_edge.i:
             return False
-    return not _symmetric_argument(head)
+    return not (_symmetric_argument(head) or _relation_argument(head) or _downward(head) or _negated(sent, token))
 
 
 def _in_subject(token: Token) -> bool:
@@ -177,8 +209,114 @@ def _in_name(sent: Span, token: Token) -> bool:
 
 
 def _reciprocal(sent: Span) -> bool:
+    return _has_words(sent, _RECIPROCALS)
+
+
+def _has_words(sent: Span, phrases: tuple[tuple[str, ...], ...]) -> bool:
     words = [t.lower_ for t in sent]
-    return any(words[k : k + len(r)] == list(r) for r in _RECIPROCALS for k in range(len(words)))
+    return any(words[k : k + len(p)] == list(p) for p in phrases for k in range(len(words)))
+
+
+def _renaming(sent: Span, token: Token) -> bool:
+    """The coordination renames or counts what comes before it: an "or"
+    in apposition or after "called" ("a unit, Tm or AM"; an object
+    predicate), after "known as"/"referred to as", or between two
+    abbreviations; an appositive or a list after a colon that spells out a
+    counted noun ("two partners: A and B", "seven types, three in X and four
+    in Y"): the count holds only with "and"."""
+    head = token.head
+    doc = token.doc
+    if token.lower_ == "or":
+        if head.dep_ in ("appos", "oprd"):
+            return True
+        if head.dep_ == "pobj" and head.head.lower_ == "as" and head.head.head.tag_ == "VBN":
+            return True  # "known as X or Y", "referred to as"
+        if token.i + 1 < sent.end and _abbreviation(doc[token.i - 1]) and _abbreviation(doc[token.i + 1]):
+            return True
+    first = head
+    while first.dep_ == "conj" and first.head.i != first.i:
+        first = first.head
+    counted = []
+    if first.dep_ == "appos":
+        counted.append(first.head)
+    if first.pos_ == "NOUN" and first.i + 1 < sent.end and doc[first.i + 1].text in (",", ":"):
+        counted.append(first)  # the parser's "three crops, barley and oats": the counted noun as first conjunct
+    if first.left_edge.i - 2 >= sent.start and doc[first.left_edge.i - 1].text == ":":
+        counted.append(doc[first.left_edge.i - 2])
+    for noun in counted:
+        while noun is not None:  # "two kinds of goods:", climbing over "of"
+            if any(c.dep_ == "nummod" and _small_count(c) for c in noun.children):
+                return True
+            noun = noun.head.head if noun.dep_ == "pobj" and noun.head.lower_ == "of" else None
+    return _in_second_entity(token)
+
+
+def _small_count(number: Token) -> bool:
+    """A number that counts items ("two", "3"), not a year or an amount."""
+    return number.is_alpha or (number.text.isdigit() and int(number.text) < 100)
+
+
+def _abbreviation(token: Token) -> bool:
+    """A short token with a capital after its first letter ("AM", "Tm", "BBC")
+    or in capitals throughout."""
+    text = token.text
+    return token.is_alpha and (text.isupper() and len(text) > 1 or (len(text) <= 3 and text[:1].isupper()))
+
+
+def _in_second_entity(token: Token) -> bool:
+    """The conjunction lies inside an entity of the second model (doc.user_data)."""
+    spans = token.doc.user_data.get(SECOND_MODEL_ENTS) or ()
+    return any(start < token.idx < end for start, end, _label in spans)
+
+
+def _relation_argument(head: Token) -> bool:
+    """The coordination names the parties of a noun ("the fight of Achilles
+    and Hector", "a treaty of Spain and Portugal", "A versus B"): the object of
+    "of" under a noun with proper-noun conjuncts, or of "versus"."""
+    if head.dep_ != "pobj" or head.head.lower_ not in _RELATION_PREPOSITIONS:
+        return False
+    if head.head.lower_ != "of":
+        return True
+    names = [head, *head.conjuncts]
+    return head.head.head.pos_ in ("NOUN", "PROPN") and all(t.pos_ == "PROPN" for t in names)
+
+
+def _negated(sent: Span, token: Token) -> bool:
+    """The conjunction lies in the clause of a negation ("did not hire A or
+    B", "paid no tax in 1978 and 1979"): the subtree of the nearest verb
+    above the negative word, unless it joins that verb to a clause with a
+    subject of its own ("X was not promoted, and Y left": the negation is in
+    one conjunct)."""
+    for t in sent:
+        if not (t.dep_ == "neg" or t.lower_ in NEGATION_WORDS or t.lower_ in NEGATIVE_WORDS):
+            continue
+        scope = t
+        while scope.pos_ not in ("VERB", "AUX") and scope.head.i != scope.i:
+            scope = scope.head
+        if scope.left_edge.i <= token.i <= scope.right_edge.i and not (token.head.i == scope.i and _own_clause(token)):
+            return True
+    return False
+
+
+def _own_clause(token: Token) -> bool:
+    """The conjunct after the conjunction has a subject of its own: it is a
+    clause apart, outside the negated one ("X was not promoted, and Y left";
+    not "have not been controlled or repressed", which share "not")."""
+    conjuncts = [c for c in token.head.children if c.dep_ == "conj" and c.i > token.i]
+    return bool(conjuncts) and any(c.dep_ in SUBJECT_DEPS for c in conjuncts[0].children)
+
+
+def _downward(head: Token) -> bool:
+    """The coordination sits under an operator that makes "and" and "or" say
+    the same: a comparison ("than", "exceeded", "unlike"), a negative verb
+    ("refused", "denied"), "without", "unless", "before", or a universal or negative
+    determiner ("any", "no")."""
+    for t in [head, *head.ancestors]:
+        if t.lower_ in _DOWNWARD_WORDS or t.lemma_.lower() in _COMPARISON_VERBS or t.lemma_.lower() in _NEGATIVE_VERBS:
+            return True
+        if any(c.dep_ in ("det", "predet") and c.lower_ in _UNIVERSAL_DETERMINERS for c in t.children):
+            return True
+    return False
 
 
 def _symmetric_argument(head: Token) -> bool:

@@ -1,7 +1,8 @@
 """The neg needle: negate the main verb of one sentence (a pure function of its parse).
 
 `negate(sentence)` returns the `TextEdit` that negates the sentence's main
-clause, or None when the sentence does not admit a clean negation:
+clause, or None when the sentence does not admit a clean negation: each
+edit is made only for a reason (`refusal` says which check refused):
 
 - "not" after the first auxiliary of the root ("has worked" -> "has not
   worked", rule neg:aux), after a copula root ("was" -> "was not",
@@ -9,24 +10,49 @@ clause, or None when the sentence does not admit a clean negation:
   ("published" -> "did not publish", "works" -> "does not work", neg:do-support).
 - Skipped (None):
   * sentences that already hold a negation or a negative word (not, never,
-    no, nothing, nobody, none, neither, nor, few, hardly...): negating them
-    gives a double negative ("Nothing did not come of this");
+    no, nothing, nobody, none, neither, nor, few, hardly..., and "n't"
+    written with any apostrophe a dataset ships: don"t, didn?t): negating
+    them gives a double negative ("Nothing did not come of this");
+  * a predicate that is negative already, so that "not" makes a double
+    negative: an adjective or adverb completing the root with a negative
+    prefix whose stem is itself a word of that part of speech ("unable",
+    "impossible": the WordNet index spaCy's English lemmatizer ships, put on
+    the Vocab by `share_lemma_index`; without it the prefix alone refuses),
+    or a negative implicative verb ("failed to", "refused to", "lacked");
+  * a reporting or attitude verb: a verb of saying (`REPORTING_VERBS`: "X
+    said.", "X told reporters"), a root with a clausal complement ("X found
+    (that) Y", '"...," X said'): "did not say" leaves the report standing
+    and denies only the saying; so is a root outside a quotation of its own
+    sentence that holds a finite verb (the verb that frames the quotation);
+  * a comparative subject ("Fewer ships docked than...") or a comparative
+    correlative ("the more ..., the more liquid it is");
   * sentences whose root is not a finite main-clause verb: no verbal root,
     no subject, inversion, an infinitive, a root that carries a subordinator
-    ("Because the river flooded the town."), and a past form that the parser
-    took as the root although it is a reduced relative ("The security brought
-    about by the settlement has led..."): another finite verb follows with
-    no subject of its own and no conjunction before it;
+    ("Because the river flooded the town."), a root inside a name (an entity
+    token; for do-support, a lemma that is no verb of the lexicon: "van" of
+    "Pieter van der Laan" taken as the verb), and a past form that the parser took as the
+    root although it is a reduced relative ("The security brought about by
+    the settlement has led..."): another finite verb follows with no subject
+    of its own and no conjunction before it;
+  * do-support with a modifier between the subject and the verb ("strongly
+    confirmed" -> "strongly did not confirm", "more than tripled"): the
+    "did not" would land after it;
   * any edit inside a quotation, including one opened in an earlier sentence
-    of the paragraph (`quote_open_before`);
+    of the paragraph (`quote_open_before`), or inside one under the opposite
+    guess of that state; a sentence that opens or closes a quotation it
+    does not close or open (`unbalanced_quotation`);
   * a root modified by "also", "too", "as well" or "instead", which read
-    oddly under negation ("has not also introduced").
+    oddly under negation ("has not also introduced");
+  * with two models (engine.needles.agreement), a sentence whose root,
+    auxiliaries or subject the second model parses differently.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import re
+from typing import TYPE_CHECKING, Any
 
+from engine.needles.agreement import verb_agrees
 from engine.needles.edits import SUBJECT_DEPS, TextEdit, _inside_quotes, _offset, quote_open_before, sentence_text
 
 if TYPE_CHECKING:
@@ -38,14 +64,48 @@ NEGATION_WORDS = frozenset({"not", "n't", "never", "no"})
 NEGATIVE_WORDS = frozenset(
     {"nothing", "nobody", "none", "neither", "nor", "nowhere", "noone", "no-one", "hardly", "barely", "scarcely", "seldom"}
 )
+# "n't" with the apostrophe as datasets ship it: ’ ' " ” ? ` ´ (mojibake of a curly apostrophe)
+CONTRACTED_NOT = re.compile(r"[a-z]n(?:['’”`´?]|\"\??)t\b", re.IGNORECASE)
 AUX_DEPS = frozenset({"aux", "auxpass"})
 DO_FORMS = {"VBD": "did", "VBZ": "does", "VBP": "do"}
 FINITE_TAGS = frozenset({"VBD", "VBZ", "VBP", "MD"})
 _CLAUSE_DEPS = frozenset({"conj", "advcl", "ccomp", "parataxis"})
 _ODD_UNDER_NEGATION = frozenset({"also", "too", "instead"})
+# the reported or believed content of the root ("said (that) ...", "thinks ...")
+_REPORTED_DEPS = frozenset({"ccomp", "parataxis"})
+_QUOTE_MARKS = ('"', "“", "”", "«", "»")
+# verbs of saying (VerbNet's say-37.7, tell-37.2, ask and tweet-like
+# classes): negated, the report stays and only the saying is denied, with or
+# without the reported clause in the same sentence
+REPORTING_VERBS = frozenset(
+    "say tell ask add state claim report announce explain note remark reply respond tweet comment "
+    "argue insist declare protest assert allege concede admit acknowledge".split()
+)
+# the predicate's own words: what a negative prefix would make a double negative
+_PREDICATE_DEPS = frozenset({"acomp", "attr", "oprd", "xcomp"})
+_NEGATIVE_PREFIXES = ("non-", "non", "un", "in", "im", "il", "ir", "dis")
+_INDEX_POS = {"ADJ": "adj", "ADV": "adv"}
+# verbs whose complement is asserted not to hold ("failed to reach"): negated,
+# a double negative ("did not fail to reach")
+NEGATIVE_IMPLICATIVES = frozenset({"fail", "refuse", "decline", "neglect", "omit", "cease", "lack"})
+LEMMA_INDEX = "lemma_index"  # the lemmatizer's table, on the Vocab (share_lemma_index)
+_WORD_SETS: dict[tuple[int, str], frozenset[str]] = {}
+
+
+def share_lemma_index(nlp: Any) -> None:
+    """Put the lemmatizer's WordNet index (table "lemma_index": the words of
+    each part of speech) on `nlp`'s Vocab, where every Doc it makes can reach
+    it: `negative_prefixed` reads it there."""
+    if "lemmatizer" not in getattr(nlp, "pipe_names", ()):
+        return
+    lookups = nlp.get_pipe("lemmatizer").lookups
+    if lookups.has_table(LEMMA_INDEX) and not nlp.vocab.lookups.has_table(LEMMA_INDEX):
+        nlp.vocab.lookups.set_table(LEMMA_INDEX, lookups.get_table(LEMMA_INDEX))
 
 
 def has_negation(sent: Span) -> bool:
+    if CONTRACTED_NOT.search(sent.text):
+        return True
     for t in sent:
         lower = t.lower_
         if t.dep_ == "neg" or lower in NEGATION_WORDS or t.lemma_.lower() in NEGATION_WORDS or lower in NEGATIVE_WORDS:
@@ -65,29 +125,56 @@ def has_negation(sent: Span) -> bool:
 def negate(sent: Span, *, opened: str | None = None) -> TextEdit | None:
     """The negation edit of `sent`, or None. `opened`: the mark of a quotation
     still open at the sentence start (default: read from the sentence's document)."""
+    return _negation(sent, opened)[0]
+
+
+def refusal(sent: Span, *, opened: str | None = None) -> str:
+    """Why `negate` refuses `sent` ("" when it does not): the check that refused."""
+    return _negation(sent, opened)[1]
+
+
+def _negation(sent: Span, opened: str | None) -> tuple[TextEdit | None, str]:
     if has_negation(sent):
-        return None
+        return None, "already negative"
     roots = [t for t in sent if t.dep_ == "ROOT"]
     if len(roots) != 1:
-        return None
+        return None, "not one root"
     root = roots[0]
     if root.pos_ not in ("VERB", "AUX") or not _main_clause(sent, root):
-        return None
+        return None, "no main-clause verb"
     subjects = [c for c in root.children if c.dep_ in SUBJECT_DEPS]
     if not subjects:
-        return None
-    subject_start = min(s.left_edge.i for s in subjects)
+        return None, "no subject"
+    if root.ent_iob_ in ("B", "I"):
+        return None, "root inside a name"  # "van" of "Antonius van den Broek"
+    if _reports(sent, root):
+        return None, "reporting or attitude verb"
+    if _negative_predicate(sent, root):
+        return None, "negative predicate"
     text = sentence_text(sent)
     if opened is None:
         opened = quote_open_before(sent)
-    edit = _edit(sent, root, subject_start)
-    if edit is None or _inside_quotes(text, _offset(sent, root), opened=opened) or _inside_quotes(text, edit.start, opened=opened):
-        return None
-    return edit
-
-
-def _edit(sent: Span, root: Token, subject_start: int) -> TextEdit | None:
+    if _frames_quotation(sent, text, _offset(sent, root), opened):
+        return None, "verb framing a quotation"
+    if unbalanced_quotation(text):
+        return None, "quotation across sentences"
+    if any(t.lower_ == "than" for t in sent) and any(t.tag_ in ("JJR", "RBR") for s in subjects for t in s.subtree):
+        return None, "comparative subject"  # "Fewer ships docked than in May" -> "did not dock ... than"
+    if any(t.lower_ == "the" and t.i + 1 < sent.end and t.nbor().tag_ in ("JJR", "RBR") for t in sent):
+        return None, "comparative correlative"  # "the more ..., the more liquid it is" -> "it is not"
     auxiliaries = sorted((c for c in root.children if c.dep_ in AUX_DEPS), key=lambda t: t.i)
+    subject_end = max(s.right_edge.i for s in subjects)
+    edit = _edit(sent, root, auxiliaries, min(s.left_edge.i for s in subjects), subject_end)
+    if edit is None:
+        return None, "no clean edit"
+    if any(_inside_quotes(text, at, opened=mark) for at in (_offset(sent, root), edit.start) for mark in {opened, ""}):
+        return None, "inside a quotation"  # under the quotation state read, or under none: a wrong state cannot let it through
+    if not verb_agrees(sent, root, auxiliaries):
+        return None, "models disagree"
+    return edit, ""
+
+
+def _edit(sent: Span, root: Token, auxiliaries: list[Token], subject_start: int, subject_end: int) -> TextEdit | None:
     if auxiliaries:
         first = auxiliaries[0]
         if first.i < subject_start or first.lower_ == "to" or first.tag_ not in FINITE_TAGS:
@@ -103,8 +190,10 @@ def _edit(sent: Span, root: Token, subject_start: int) -> TextEdit | None:
         return TextEdit(at, at, "", " not", "neg:copula")
     do_form = DO_FORMS.get(root.tag_)
     lemma = root.lemma_.lower()
-    if do_form is None or not lemma.isalpha() or _reduced_relative(root):
+    if do_form is None or not lemma.isalpha() or not _known_verb(root, lemma) or _reduced_relative(root):
         return None
+    if any(not t.is_punct for t in sent.doc[subject_end + 1 : root.i]):
+        return None  # "strongly confirmed": "strongly did not confirm"
     at = _offset(sent, root)
     do = do_form[:1].upper() + do_form[1:] if root.text[:1].isupper() else do_form
     return TextEdit(at, at + len(root.text), root.text, f"{do} not {lemma}", "neg:do-support")
@@ -124,6 +213,114 @@ def _main_clause(sent: Span, root: Token) -> bool:
         t.lower_ == "well" and t.i > sent.start and t.nbor(-1).lower_ == "as" and (t.i + 1 >= sent.end or t.nbor().lower_ != "as")
         for t in sent
     )
+
+
+def _reports(sent: Span, root: Token) -> bool:
+    """A verb (not a copula: "the problem is that...") whose complement is a
+    clause: what was said, thought or found ("said (that) X", '"X," he said').
+    A clause before the root counts only when a comma, colon or quotation
+    mark closes it (a clause joined by ";" is a parse of two sentences)."""
+    if root.pos_ != "VERB":
+        return False
+    if root.lemma_.lower() in REPORTING_VERBS:
+        return True  # '"...," the minister said.', "X told reporters", "X asked if"
+    for clause in root.children:
+        if clause.pos_ not in ("VERB", "AUX") or not _complement_clause(clause, root):
+            continue
+        if clause.i > root.i:
+            return True
+        after = root.doc[clause.right_edge.i + 1] if clause.right_edge.i + 1 < sent.end else None
+        if after is not None and (after.text in (",", ":") or any(m in after.text for m in _QUOTE_MARKS)):
+            return True
+    return False
+
+
+def unbalanced_quotation(text: str) -> bool:
+    """The sentence opens or closes a quotation it does not close or open
+    (an odd number of straight marks, unequal curly ones): a quotation that
+    spans sentences, whatever state the scan before it read."""
+    return text.count('"') % 2 == 1 or text.count("“") != text.count("”")
+
+
+def _complement_clause(clause: Token, root: Token) -> bool:
+    """A clause that completes its verb: a ccomp or parataxis, or an
+    adverbial clause after the verb with its own subject and no subordinator
+    or wh-adverb ("said even before Friday he had been preparing": the
+    parser's advcl for a reported clause; not "when X, Y")."""
+    if clause.dep_ in _REPORTED_DEPS:
+        return True
+    if clause.dep_ not in ("advcl", "dep") or clause.i < root.i:
+        return False
+    children = list(clause.children)
+    if any(c.dep_ == "mark" and c.lower_ in ("that", "whether") for c in children):
+        return True  # "protested that X", "asked whether X"
+    introduced = any(c.dep_ == "mark" or c.tag_ == "WRB" for c in children)
+    return any(c.dep_ in SUBJECT_DEPS for c in children) and not introduced
+
+
+def _frames_quotation(sent: Span, text: str, at: int, opened: str) -> bool:
+    """The root (at offset `at`) is outside a quotation of its sentence that
+    holds a finite verb: it introduces quoted speech ('"We will win," he
+    told reporters'); a quoted title ("Imprudence") is no speech."""
+    if _inside_quotes(text, at, opened=opened):
+        return False
+    return any(t.tag_ in FINITE_TAGS and _inside_quotes(text, _offset(sent, t), opened=opened) for t in sent)
+
+
+def _negative_predicate(sent: Span, root: Token) -> bool:
+    """The root is a negative implicative verb ("failed to"), or an adjective
+    or adverb completing it has a negative prefix ("was unable", "seems
+    unlikely", "was an unlikely winner")."""
+    if root.lemma_.lower() in NEGATIVE_IMPLICATIVES:
+        return True
+    words = [c for c in root.children if c.dep_ in _PREDICATE_DEPS]
+    words += [a for w in list(words) if w.dep_ == "attr" for a in w.children if a.dep_ == "amod"]  # "an unlikely winner"
+    words += [c for w in list(words) for c in w.conjuncts]
+    return any(negative_prefixed(w) for w in words)
+
+
+def negative_prefixed(token: Token) -> bool:
+    """Whether `token` is an adjective or adverb with a negative prefix: its
+    stem after un-, in-, im-, il-, ir-, dis- or non- is itself an adjective
+    (adverb) of the lemmatizer's WordNet index ("unable": "able",
+    "impossible": "possible"; not "important", "interesting"), or the
+    participle of one of its verbs ("unheeded": "heed"). Without the
+    index every such prefix counts (refusing is the safe side)."""
+    pos = _INDEX_POS.get(token.pos_)
+    if pos is None:
+        return False
+    word = token.lower_
+    index = _lemma_index(token, pos)
+    verbs = _lemma_index(token, "verb") or frozenset()
+    for prefix in _NEGATIVE_PREFIXES:
+        stem = word[len(prefix) :]
+        if not word.startswith(prefix) or len(stem) < 3:
+            continue
+        if index is None or stem in index:
+            return True
+        if stem.endswith("ed") and (stem[:-2] in verbs or stem[:-1] in verbs):
+            return True  # a participle: "unheeded" (heed), "unopposed" (oppose)
+    return False
+
+
+def _lemma_index(token: Token, pos: str) -> frozenset[str] | None:
+    """The lexicon's words of part of speech `pos` ("adj", "adv", "noun",
+    "verb"), or None when the Vocab has no lemma index."""
+    lookups = token.vocab.lookups
+    if not lookups.has_table(LEMMA_INDEX):
+        return None
+    table = lookups.get_table(LEMMA_INDEX)
+    words = _WORD_SETS.get((id(table), pos))
+    if words is None:
+        words = _WORD_SETS[(id(table), pos)] = frozenset(table[pos])
+    return words
+
+
+def _known_verb(root: Token, lemma: str) -> bool:
+    """Do-support rewrites the root as its lemma: the lemma must be a verb of
+    the lexicon ("van" of "Antonius van den Broek" tagged as a verb is not)."""
+    index = _lemma_index(root, "verb")
+    return index is None or lemma in index
 
 
 def _reduced_relative(root: Token) -> bool:
