@@ -15,7 +15,7 @@ import msgspec
 
 from adapters.dialect import decode_json, Reply
 from adapters.http import api_key_from_env, HttpAdapter, HttpSettings, settings_from_options
-from engine.contracts import BatchAdapter, Backend, Capabilities, CallRequest, JudgeSpec, Usage
+from engine.contracts import Backend, Capabilities, CallRequest, JudgeSpec, Usage
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 DEFAULT_VERSION = "2023-06-01"
@@ -136,11 +136,4 @@ def create(spec: JudgeSpec) -> HttpAdapter:
     return HttpAdapter(spec, dialect, headers, capabilities(spec), settings)
 
 
-def create_batch(spec: JudgeSpec) -> BatchAdapter:
-    """Message Batches (adapters/anthropic_batch.py), loaded only by batch judges."""
-    from adapters import anthropic_batch
-
-    return anthropic_batch.create(spec)
-
-
-ANTHROPIC = Backend(capabilities=capabilities, create=create, create_batch=create_batch)
+ANTHROPIC = Backend(capabilities=capabilities, create=create, create_batch="adapters.anthropic_batch:create")

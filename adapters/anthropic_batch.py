@@ -32,6 +32,7 @@ from adapters.batch_http import (
     entry_result,
     jsonl_lines,
 )
+from adapters.anthropic import capabilities, connection
 from engine.contracts import BatchEntry, BatchOutcome, BatchStatus, JudgeSpec
 
 MAX_ENTRIES = 100_000
@@ -153,7 +154,5 @@ class AnthropicBatchAdapter(BatchAdapterBase):
 
 def create(spec: JudgeSpec) -> AnthropicBatchAdapter:
     """Message Batches for a judge of adapter "anthropic" (key: ANTHROPIC_API_KEY or `api_key_env`)."""
-    from adapters.anthropic import capabilities, connection
-
     settings, dialect, headers, base = connection(spec)
     return AnthropicBatchAdapter(spec, dialect, base, BatchControl(spec, "anthropic", headers, settings, error_kind=dialect.error_kind), capabilities(spec))

@@ -16,7 +16,7 @@ import msgspec
 from adapters.dialect import decode_json, MalformedResponse, Reply
 from adapters.http import api_key_from_env, HttpAdapter, HttpSettings, settings_from_options
 from adapters.pacing import parse_duration
-from engine.contracts import BatchAdapter, Backend, Capabilities, CallRequest, JudgeSpec, Usage
+from engine.contracts import Backend, Capabilities, CallRequest, JudgeSpec, Usage
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 DEFAULT_API_VERSION = "v1beta"
@@ -176,11 +176,4 @@ def create(spec: JudgeSpec) -> HttpAdapter:
     return HttpAdapter(spec, dialect, headers, CAPABILITIES, settings, retry_delay=retry_delay_from_body)
 
 
-def create_batch(spec: JudgeSpec) -> BatchAdapter:
-    """Gemini batch mode (adapters/gemini_batch.py), loaded only by batch judges."""
-    from adapters import gemini_batch
-
-    return gemini_batch.create(spec)
-
-
-GEMINI = Backend(capabilities=lambda spec: CAPABILITIES, create=create, create_batch=create_batch)
+GEMINI = Backend(capabilities=lambda spec: CAPABILITIES, create=create, create_batch="adapters.gemini_batch:create")

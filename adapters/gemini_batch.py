@@ -36,6 +36,7 @@ from adapters.batch_http import (
     entry_body,
     entry_result,
 )
+from adapters.gemini import CAPABILITIES, connection, model_name, retry_delay_from_body
 from engine.contracts import BatchEntry, BatchOutcome, BatchStatus, JudgeSpec
 
 MAX_ENTRIES = 1_000  # about 20 KB a judge call: well inside the 20 MB of one inline request
@@ -157,8 +158,6 @@ class GeminiBatchAdapter(BatchAdapterBase):
 
 def create(spec: JudgeSpec) -> GeminiBatchAdapter:
     """Gemini batch mode for a judge of adapter "gemini" (key: GEMINI_API_KEY or GOOGLE_API_KEY, or `api_key_env`)."""
-    from adapters.gemini import CAPABILITIES, connection, model_name, retry_delay_from_body
-
     settings, dialect, headers, base = connection(spec)
     control = BatchControl(spec, "gemini", headers, settings, retry_delay=retry_delay_from_body, error_kind=dialect.error_kind)
     return GeminiBatchAdapter(spec, dialect, base, control, CAPABILITIES, model=model_name(spec))

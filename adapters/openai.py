@@ -27,7 +27,7 @@ import msgspec
 from adapters.dialect import decode_json, MalformedResponse, Reply
 from adapters.http import api_key_from_env, HttpAdapter, settings_from_options
 from adapters.replicas import REPLICA_OPTIONS, compatible_base_urls, replica_pool
-from engine.contracts import AdapterConfigError, Backend, BatchAdapter, Capabilities, CallRequest, JudgeSpec, Usage
+from engine.contracts import AdapterConfigError, Backend, Capabilities, CallRequest, JudgeSpec, Usage
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_AZURE_API_VERSION = "2024-10-21"
@@ -212,13 +212,6 @@ def create(spec: JudgeSpec) -> HttpAdapter:
     return HttpAdapter(spec, dialect, {"Authorization": f"Bearer {key}"}, OPENAI_CAPABILITIES, settings)
 
 
-def create_batch(spec: JudgeSpec) -> BatchAdapter:
-    """OpenAI's Batch API (adapters/openai_batch.py), loaded only by batch judges."""
-    from adapters import openai_batch
-
-    return openai_batch.create(spec)
-
-
 def create_azure(spec: JudgeSpec) -> HttpAdapter:
     """Azure OpenAI: a deployment on an endpoint (key: AZURE_OPENAI_API_KEY)."""
     own = ("deployment", "api_version", "endpoint", "max_tokens_field")
@@ -259,6 +252,6 @@ def create_compatible(spec: JudgeSpec) -> HttpAdapter:
     return HttpAdapter(spec, dialect, headers, compatible_capabilities(spec), settings, replicas=pool)
 
 
-OPENAI = Backend(capabilities=lambda spec: OPENAI_CAPABILITIES, create=create, create_batch=create_batch)
+OPENAI = Backend(capabilities=lambda spec: OPENAI_CAPABILITIES, create=create, create_batch="adapters.openai_batch:create")
 AZURE = Backend(capabilities=lambda spec: CHAT_CAPABILITIES, create=create_azure)
 OPENAI_COMPATIBLE = Backend(capabilities=compatible_capabilities, create=create_compatible)

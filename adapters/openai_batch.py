@@ -35,6 +35,7 @@ from adapters.batch_http import (
     multipart,
 )
 from adapters.http import api_key_from_env, settings_from_options
+from adapters.openai import OPENAI_CAPABILITIES, openai_dialect
 from engine.contracts import BatchEntry, BatchOutcome, BatchStatus, JudgeSpec
 
 MAX_ENTRIES = 50_000
@@ -149,8 +150,6 @@ class OpenAIBatchAdapter(BatchAdapterBase):
 
 def create(spec: JudgeSpec) -> OpenAIBatchAdapter:
     """OpenAI's Batch API for a judge of adapter "openai" (key: OPENAI_API_KEY or `api_key_env`)."""
-    from adapters.openai import OPENAI_CAPABILITIES, openai_dialect
-
     settings = settings_from_options(spec, frozenset({"max_tokens_field"}))
     key = api_key_from_env(spec, ("OPENAI_API_KEY",))
     dialect, base = openai_dialect(spec)

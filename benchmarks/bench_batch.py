@@ -86,9 +86,9 @@ class BatchFakeServer(FakeServerProcess):
 
 
 def run_once(bench_dir: Path, server: BatchFakeServer, *, k: int, rule: str, mode: str, poll_s: float) -> dict:
-    from engine.results import iter_rows
-    from engine.runner import run_experiment
-    from engine.store import Store
+    from engine.run.results import iter_rows
+    from engine.run.runner import run_experiment
+    from engine.cache.store import Store
 
     name = f"{rule}-{mode}"
     store = fresh_store(bench_dir, name)
@@ -188,8 +188,8 @@ def print_tables(results: list, args: argparse.Namespace) -> None:
 
 def stored_cells(store_path: Path) -> dict[tuple, list[float | None]]:
     """Each cell's consumed documents in order: its ok score, or None (a failed document)."""
-    from engine.results import RUNS_DB, iter_rows
-    from engine.store import Store
+    from engine.run.results import RUNS_DB, iter_rows
+    from engine.cache.store import Store
 
     with Store(store_path, readonly=True) as store:
         run_key = next(key[:8] for key, _ in store.items_raw(RUNS_DB))
@@ -200,13 +200,13 @@ def stored_cells(store_path: Path) -> dict[tuple, list[float | None]]:
 
 
 def replay_waves(cells: dict[tuple, list[float | None]], available: dict[tuple, int], rule: str, **planner: float) -> tuple[int, int]:
-    """(waves, documents submitted) of the wave loop (engine.batch_judge) on
+    """(waves, documents submitted) of the wave loop (engine.run.batch.judge) on
     these cells' score sequences, without failures: each wave asks each live
     cell for `wave_size` documents; documents past its stop are submitted and
     dropped; `available` bounds the documents a cell has in all."""
-    from engine.stopping import make_rule_factory
-    from engine.stopping_spec import CiSpec, FixedSpec, PaperSpec
-    from engine.wave_planner import wave_size
+    from engine.stopping.rules import make_rule_factory
+    from engine.stopping.spec import CiSpec, FixedSpec, PaperSpec
+    from engine.run.batch.wave_planner import wave_size
 
     kind, extra = RULES[rule]
     settings = dict(line.split(" = ") for line in extra.strip().splitlines())

@@ -12,8 +12,8 @@ of the code is measured by the same rules as a new one. Prints:
 - (k, k) windows holding one: for every stored document and needle type
   (none, neg, con, ner) the orig-hay window of k sentences above and below
   the needle sentence, and the rand-hay window (the donor's k sentences
-  above and below its middle, engine.pairs), where the document is long enough;
-- template holes (engine.cleaning.template_hole) in stored sentences,
+  above and below its middle, engine.corpus.pairs), where the document is long enough;
+- template holes (engine.corpus.cleaning.template_hole) in stored sentences,
   in needle sentences and in windows.
 """
 
@@ -26,10 +26,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.cleaning import template_hole  # noqa: E402
-from engine.pairs import Corpus  # noqa: E402
-from engine.prepare import stored_summary  # noqa: E402
-from engine.store import Store  # noqa: E402
+from engine.corpus.cleaning import template_hole  # noqa: E402
+from engine.corpus.pairs import Corpus  # noqa: E402
+from engine.corpus.prepare import stored_summary  # noqa: E402
+from engine.cache.store import Store  # noqa: E402
 
 WORD = re.compile(r"[^\W_]")
 NEEDLES = ("none", "neg", "con", "ner")

@@ -91,7 +91,7 @@ def main() -> None:
     args.dir = args.dir.resolve()  # the measured processes start in their own checkout
     args.dir.mkdir(parents=True, exist_ok=True)
     corpus_store(args.dir)
-    import engine.nlp  # noqa: F401  (warm: every run's corpus fingerprint imports it; not part of any timing)
+    import engine.corpus.nlp  # noqa: F401  (warm: every run's corpus fingerprint imports it; not part of any timing)
     import adapters.baseline  # noqa: F401
     import adapters.openai  # noqa: F401
     report: dict = {"python": sys.version.split()[0], "cpus": os.cpu_count(), "load_avg": os.getloadavg()}

@@ -5,7 +5,7 @@ regenerated with the CURRENT generator (re-parsed with the real spaCy model:
 neg/con after their paragraph context, so an open quotation is seen; ner in
 its whole document from the bundled sample, with the seeded pick of
 `needlejudge pairs` at seed 1, the seed it was labelled with:
-engine.needle_gold.regenerate_ner, the same derivation the tests use), and
+engine.corpus.needle_gold.regenerate_ner, the same derivation the tests use), and
 the label given to that exact output is looked up (RUBRIC.md). An output nobody labelled is "unlabelled" and the
 defect rate of its set is not reported until it is labelled.
 
@@ -16,10 +16,10 @@ found" excluded).
 
     python benchmarks/bench_needles.py [--types neg con] [--model en_core_web_md | en_core_web_sm+en_core_web_md] [--json]
 
-`--model` regenerates with another spaCy model setting (engine.nlp.load_nlp
+`--model` regenerates with another spaCy model setting (engine.corpus.nlp.load_nlp
 names; "en_core_web_sm+en_core_web_md" for two-model agreement); outputs it
 makes that no one labelled show as "unlabelled". A set whose name ends in
-`_md`, `_sm` or `_agree` was drawn with that setting (engine.needle_gold.DRAWN_WITH)
+`_md`, `_sm` or `_agree` was drawn with that setting (engine.corpus.needle_gold.DRAWN_WITH)
 and is evaluated only with it. benchmarks/draw_ner_sample.py draws such sets.
 """
 
@@ -35,7 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.needle_gold import DEFECTS, GOLD_DIR, NOT_FOUND, drawn_with, lookup, read_gold, regenerate_negcon, regenerate_ner  # noqa: E402
+from engine.corpus.needle_gold import DEFECTS, GOLD_DIR, NOT_FOUND, drawn_with, lookup, read_gold, regenerate_negcon, regenerate_ner  # noqa: E402
 
 # "not found": the sentence is not one of its document's under this model's parse (RUBRIC.md)
 COLUMNS = ("correct", "meaning-odd", "ungrammatical", "wrong", "skipped", "not found", "unlabelled")
@@ -97,7 +97,7 @@ def main() -> int:
     parser.add_argument("--model", default="en_core_web_sm", help="spaCy model (default: en_core_web_sm)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    from engine.nlp import load_nlp, model_identity
+    from engine.corpus.nlp import load_nlp, model_identity
 
     started = time.perf_counter()
     nlp = load_nlp(args.model)

@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.contracts import HAYS, NEEDLES  # noqa: E402
-from engine.store import Store  # noqa: E402
+from engine.cache.store import Store  # noqa: E402
 
 
 def machine() -> str:
@@ -62,7 +62,7 @@ def main() -> None:
     parser.add_argument("--min-chars-per-sentence", type=float, default=80.0)
     args = parser.parse_args()
     ensure_store(args.store, args.min_chars_per_sentence)
-    from engine.pairs import Corpus
+    from engine.corpus.pairs import Corpus
 
     print(f"machine: {machine()}")
     with Store(args.store, readonly=True) as store:

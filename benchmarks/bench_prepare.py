@@ -25,11 +25,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.cleaning import clean_text  # noqa: E402
-from engine.corpus import read_documents  # noqa: E402
-from engine.nlp import load_nlp, model_identity  # noqa: E402
-from engine.prepare import BUNDLED_CORPUS, CorpusSettings, prepare_corpus  # noqa: E402
-from engine.store import Store  # noqa: E402
+from engine.corpus.cleaning import clean_text  # noqa: E402
+from engine.corpus.reading import read_documents  # noqa: E402
+from engine.corpus.nlp import load_nlp, model_identity  # noqa: E402
+from engine.corpus.prepare import BUNDLED_CORPUS, CorpusSettings, prepare_corpus  # noqa: E402
+from engine.cache.store import Store  # noqa: E402
 
 
 def machine() -> str:

@@ -74,14 +74,14 @@ from reliability_fixtures import (  # noqa: E402
 
 from reliability_tables import markdown  # noqa: E402
 
-from engine.prepare import BUNDLED_CORPUS  # noqa: E402
+from engine.corpus.prepare import BUNDLED_CORPUS  # noqa: E402
 
 MIN_CHARS = 100.0
 
 
 def prepared_corpus(bench_dir: Path) -> Path:
-    from engine.prepare import CorpusSettings, prepare_corpus
-    from engine.store import Store
+    from engine.corpus.prepare import CorpusSettings, prepare_corpus
+    from engine.cache.store import Store
 
     path = bench_dir / "corpus"
     with Store(path) as store:

@@ -104,7 +104,7 @@ def run_design(bench_dir: Path, judge: str, n_per_cell: int):  # type: ignore[no
     """One whole-engine run of a fresh design (nothing cached) against `judge`: (summary, wall s)."""
     from bench_engine import config_for, experiment_text, fresh_store
 
-    from engine.runner import run_experiment
+    from engine.run.runner import run_experiment
 
     store = fresh_store(bench_dir, "replicas-store")
     config = config_for(experiment_text(store=store, output=bench_dir / "replicas-out", n=n_per_cell, replicates=1, judge=judge))

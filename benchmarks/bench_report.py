@@ -78,7 +78,7 @@ def measure_report(run_dir: Path, code: Path, extra: list[str]) -> dict[str, flo
 def make_synthetic(out: Path, rows: int) -> None:
     sys.path.insert(0, str(ROOT))
     from analysis.synthetic import SyntheticJudge, reference_judges, synthetic_rows, write_run
-    from engine.results import jsonl_to_parquet
+    from engine.run.results import jsonl_to_parquet
 
     judges = reference_judges() + [SyntheticJudge(name="steady")]
     per_doc = len(judges) * 4 * 2 * 100 * 1.05  # judges × needles × hays × cells, plus ~5% order swaps

@@ -27,9 +27,9 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from engine.contracts import CallRequest, Decoding, Message, request_key
-from engine.confseq import grid_breaks, hedged_capital_cs, pprl_eb_cs
-from engine.stopping import make_rule_factory
-from engine.stopping_spec import CiSpec, FixedSpec, PaperSpec
+from engine.stopping.confseq import grid_breaks, hedged_capital_cs, pprl_eb_cs
+from engine.stopping.rules import make_rule_factory
+from engine.stopping.spec import CiSpec, FixedSpec, PaperSpec
 
 # Judge-like score distributions on [0, 1] (x100 = points): name -> sampler.
 Sampler = Callable[[np.random.Generator, tuple[int, ...]], np.ndarray]

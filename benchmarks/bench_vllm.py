@@ -4,7 +4,7 @@
                                     [--concurrency 1000] [--server-concurrency 256] [--modes bare adapter server] [--rounds 2]
 
 The same N rendered pairs (real pairs from the bundled Wikipedia sample via
-engine.pairs, rendered by the `bands` prompt with its guided score regex) go
+engine.corpus.pairs, rendered by the `bands` prompt with its guided score regex) go
 through, each in a fresh engine of the same model and options:
 
 - bare:    `LLM.generate` on all prompts at once (the baseline: vLLM alone);
@@ -67,9 +67,9 @@ def rendered_pairs(n: int, store_path: Path) -> list:
     from bench_pairs import ensure_store
 
     from engine.contracts import NEEDLES
-    from engine.pairs import Corpus
+    from engine.corpus.pairs import Corpus
     from engine.prompts import load_prompt
-    from engine.store import Store
+    from engine.cache.store import Store
 
     ensure_store(store_path, 80.0)
     prompt = load_prompt("bands")

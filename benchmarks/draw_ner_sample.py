@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.needle_gold import GOLD_DIR, GoldRecord, read_gold, seeded_ner_output, to_json_line  # noqa: E402
+from engine.corpus.needle_gold import GOLD_DIR, GoldRecord, read_gold, seeded_ner_output, to_json_line  # noqa: E402
 
 MIN_SENTENCES = 8
 
@@ -44,7 +44,7 @@ def used_ids(gold: Path, keep_sets: set[str]) -> set[str]:
 
 
 def candidate_ids(raw: dict[str, dict], used: set[str], min_chars: int, seed: int) -> list[str]:
-    from engine.cleaning import clean_text
+    from engine.corpus.cleaning import clean_text
 
     ids = sorted(i for i, d in raw.items() if i not in used and len(clean_text(d["text"], d["title"])) >= min_chars)
     random.Random(seed).shuffle(ids)
@@ -53,10 +53,10 @@ def candidate_ids(raw: dict[str, dict], used: set[str], min_chars: int, seed: in
 
 def draw(nlp, raw: dict[str, dict], ids: list[str], n: int | None, radius: int, generator: str):
     """(records, tried): the needle of each article in `ids` order until `n` are made (None: all)."""
-    from engine.cleaning import clean_text
-    from engine.entities import document_entity_texts, entity_options
-    from engine.needles import find_needle_sentence
-    from engine.segmentation import document_sentences
+    from engine.corpus.cleaning import clean_text
+    from engine.needles.entities import document_entity_texts, entity_options
+    from engine.needles.edits import find_needle_sentence
+    from engine.corpus.segmentation import document_sentences
 
     records: list[GoldRecord] = []
     tried: list[str] = []
@@ -97,8 +97,8 @@ def main() -> int:
     parser.add_argument("--keep-sets", nargs="*", default=[], help="gold sets whose articles may be drawn")
     parser.add_argument("--articles", type=Path, help="a previous draw's output: try exactly its articles, in order")
     args = parser.parse_args()
-    from engine.nlp import load_nlp
-    from engine.prepare import BUNDLED_CORPUS
+    from engine.corpus.nlp import load_nlp
+    from engine.corpus.prepare import BUNDLED_CORPUS
 
     raw = {d["id"]: d for d in json.loads(BUNDLED_CORPUS.read_text(encoding="utf-8"))}
     if args.articles:

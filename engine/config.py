@@ -19,10 +19,10 @@ Example::
 
     [corpus]
     inputs = []                # corpus files; empty = the bundled sample
-    [corpus.settings]          # engine.prepare.CorpusSettings fields
+    [corpus.settings]          # engine.corpus.prepare.CorpusSettings fields
     min_chars_per_sentence = 100
 
-    [stopping]                 # engine.stopping_spec: one Struct per kind
+    [stopping]                 # engine.stopping.spec: one Struct per kind
     kind = "paper"             # paper | fixed | ci (default paper)
 
     [checks]                   # instrument-check items the design adds
@@ -50,15 +50,27 @@ from typing import Annotated, Any
 
 import msgspec
 
-from engine.capacity import Capacity
 from engine.contracts import HAYS, NEEDLES, ConfigError, Hay, JudgeSpec, Needle
-from engine.prepare import CorpusSettings
-from engine.stopping_spec import SPEC_TYPES, PaperSpec, StoppingSpec, settings_of
+from engine.corpus.prepare import CorpusSettings
+from engine.stopping.spec import SPEC_TYPES, PaperSpec, StoppingSpec, settings_of
 
 NonNegInt = Annotated[int, msgspec.Meta(ge=0)]
 PosInt = Annotated[int, msgspec.Meta(ge=1)]
 
 BASELINE_PROMPTS: tuple[str, ...] = ("pair",)
+
+
+class Capacity(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """A judge's planned throughput, for `run --dry-run` only (never in the run's identity)."""
+
+    calls_per_s: float | None = None
+    gpus: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.calls_per_s is not None and not self.calls_per_s > 0:
+            raise ValueError(f"capacity.calls_per_s = {self.calls_per_s!r}: expected a positive number")
+        if self.gpus is not None and self.gpus < 1:
+            raise ValueError(f"capacity.gpus = {self.gpus!r}: expected a positive int")
 
 
 class JudgeConfig(JudgeSpec, frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -96,7 +108,7 @@ class ChecksSection(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_
 
 
 class FailuresSection(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
-    """How a run rides out a failing judge (engine.judge_health.FailurePolicy;
+    """How a run rides out a failing judge (engine.run.judge_health.FailurePolicy;
     unset keys keep its defaults). Not part of the run's identity: a resumed
     run may change them."""
 

@@ -254,7 +254,7 @@ class BatchApiError(RuntimeError):
     "not_found", "forbidden", "rate_limit", "server", "timeout", "connection",
     "malformed", "too_large", "unsupported"); `retryable` when asking again
     later may succeed (the retries were used up on a transient failure).
-    Raised by the adapters' batch modules, handled by engine.batch_calls."""
+    Raised by the adapters' batch modules, handled by engine.run.batch.calls."""
 
     def __init__(self, kind: str, message: str, *, retryable: bool = False) -> None:
         super().__init__(message)
@@ -285,14 +285,16 @@ class BatchAdapter(Protocol):
 class Backend(msgspec.Struct, frozen=True, kw_only=True):
     """One adapter name as an adapter module declares it for the registry:
     its capabilities for a judge, and its factory (which gives the adapter
-    those same capabilities); `create_batch` for a provider with a batch API."""
+    those same capabilities); `create_batch` for a provider with a batch API,
+    as a factory or as "module:function", imported on first use (so that a
+    provider's batch module may import its call module, never the reverse)."""
 
     capabilities: Callable[[JudgeSpec], Capabilities]
     create: Callable[[JudgeSpec], Adapter]
-    create_batch: Callable[[JudgeSpec], BatchAdapter] | None = None
+    create_batch: Callable[[JudgeSpec], BatchAdapter] | str | None = None
     # Its answers cost nothing to compute again (an offline measure of the
     # texts): a kill that loses uncommitted ones costs only local CPU, so the
-    # run need not commit every few dozen answers (engine.runner).
+    # run need not commit every few dozen answers (engine.run.runner).
     free_answers: bool = False
 
 

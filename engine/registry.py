@@ -55,6 +55,9 @@ def create_batch_adapter(spec: JudgeSpec) -> BatchAdapter:
             f"judge {spec.name!r}: mode = \"batch\" but adapter {spec.adapter!r} has no batch API; "
             f"expected one of {', '.join(batch) or '(none yet)'} or mode = \"sync\""
         )
+    if isinstance(create, str):
+        module_name, _, attribute = create.partition(":")
+        create = getattr(importlib.import_module(module_name), attribute)
     return create(spec)
 
 

@@ -30,17 +30,26 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import msgspec
 from aiohttp import web
 
-from simulation.fake_config import BatchFault, BatchSim
+from simulation.fake_config import BatchFault, BatchSim, FakeConfig
 from simulation.faults import drop
 from simulation.wire import Call, Reject, WireDialect
+from simulation.wires import wire_of
 
-if TYPE_CHECKING:
-    from simulation.fake_server import FakeServer
+
+class FakeServer(Protocol):
+    """What the batch endpoints use of simulation.fake_server.FakeServer
+    (a protocol, so that the server imports its batch routes one way)."""
+
+    config: FakeConfig
+
+    def answer(self, call: Call) -> tuple[str, str]: ...
+
+    def cached_prefix_tokens(self, call: Call) -> int: ...
 
 
 class EntryAnswer(msgspec.Struct, frozen=True):
@@ -233,7 +242,7 @@ class BatchBook:
         job.ended_at = time.time()
 
     def _run(self, job: Job, entries: list[tuple[str, Call | Reject]]) -> None:
-        wire = _wire_of(job.provider)
+        wire = wire_of(job.provider)
         for custom_id, call in entries:
             if custom_id in job.answers:
                 continue
@@ -284,12 +293,6 @@ def entry_fails(seed: int, custom_id: str, runs: int, rate: float) -> bool:
     """Whether the entry's run number `runs` (0 = first) fails: a hash of the
     custom_id and the run, so a failed entry asked again may succeed."""
     return _uniform(seed, "batch-entry", custom_id, runs) < rate
-
-
-def _wire_of(provider: str) -> WireDialect:
-    from simulation.fake_server import WIRES
-
-    return next(w for w in WIRES if w.provider == provider)
 
 
 def _uniform(*parts: object) -> float:

@@ -60,14 +60,9 @@ from simulation.faults import inject
 from simulation.items import ItemIndex
 from simulation.rate_limits import RateLimits
 from simulation.wire import ENCODER, JSON, Call, Reject, WireDialect
-from simulation.wire_anthropic import MessagesWire
-from simulation.wire_gemini import GenerateContentWire
-from simulation.wire_openai import AzureWire, ChatCompletionsWire
+from simulation.wires import WIRES
 
 T = TypeVar("T")
-
-WIRES: tuple[WireDialect, ...] = (ChatCompletionsWire(), AzureWire(), MessagesWire(), GenerateContentWire())
-
 
 def _uniform(*parts: object) -> float:
     digest = hashlib.blake2b("\x1f".join(map(str, parts)).encode(), digest_size=8).digest()

@@ -27,8 +27,8 @@ from collections.abc import Iterable
 
 import msgspec
 
-from engine.prepare import CORPUS_DB, StoredDocument
-from engine.store import Store
+from engine.corpus.prepare import CORPUS_DB, StoredDocument
+from engine.cache.store import Store
 from simulation.judge import ItemInfo
 
 PREFIX = 16  # characters of a sentence's start that index it

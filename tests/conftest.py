@@ -32,7 +32,7 @@ def bundled_corpus_path() -> Path:
 def nlp():
     from experiments import SESSION_MODEL
 
-    from engine.nlp import load_nlp
+    from engine.corpus.nlp import load_nlp
 
     return load_nlp(SESSION_MODEL)
 
@@ -43,7 +43,7 @@ def md_absent(monkeypatch: pytest.MonkeyPatch) -> None:
     user who installed the project with pip alone."""
     import importlib.util
 
-    import engine.nlp as nlp_module
+    import engine.corpus.nlp as nlp_module
 
     if importlib.util.find_spec("en_core_web_md") is not None:
         pytest.skip("spaCy's own en_core_web_md package is installed: the md name cannot be missing")
@@ -65,7 +65,7 @@ def corpus_slice_path(bundled_corpus_path: Path, tmp_path_factory: pytest.TempPa
 def corpus_settings():
     from experiments import SESSION_MODEL, SESSION_NER_SCAN_RADIUS
 
-    from engine.prepare import CorpusSettings
+    from engine.corpus.prepare import CorpusSettings
 
     # en_core_web_sm alone, for speed (agreement, the default, costs ~1.7x the
     # parse CPU): tests/experiments.py says why; tests/test_prepare.py
@@ -78,8 +78,8 @@ def corpus_settings():
 @pytest.fixture(scope="session")
 def prepared_store(corpus_slice_path: Path, corpus_settings, nlp, tmp_path_factory: pytest.TempPathFactory):
     """A real LMDB Store with the test slice prepared (parsed once per session)."""
-    from engine.prepare import prepare_corpus
-    from engine.store import Store
+    from engine.corpus.prepare import prepare_corpus
+    from engine.cache.store import Store
 
     store = Store(tmp_path_factory.mktemp("prepared_store"))
     summary = prepare_corpus([corpus_slice_path], store, corpus_settings, nlp=nlp)
@@ -90,7 +90,7 @@ def prepared_store(corpus_slice_path: Path, corpus_settings, nlp, tmp_path_facto
 
 @pytest.fixture(scope="session")
 def corpus(prepared_store):
-    from engine.pairs import Corpus
+    from engine.corpus.pairs import Corpus
 
     return Corpus.open(prepared_store)
 

@@ -1,6 +1,6 @@
 """A plain in-memory corpus for the scheduler's tests (no spaCy, no store).
 
-It implements what `engine.design.Design` needs of a corpus (the
+It implements what `engine.run.design.Design` needs of a corpus (the
 `PairSource` protocol) with string rules: each document is a list of
 sentences; the needle sentence is the middle one; `neg` inserts "not"
 after "was", `con` swaps the first "and" for "or"; `rand` hay takes the
@@ -82,7 +82,7 @@ class MemoryCorpus:
 
 
 def document_order(doc_ids, seed: int, i: int, j: int) -> list[str]:  # type: ignore[no-untyped-def]
-    """The real order function of engine.pairs (pure; imported lazily: no spaCy)."""
-    from engine.pairs import document_order as order
+    """The real order function of engine.corpus.pairs (pure; imported lazily: no spaCy)."""
+    from engine.corpus.pairs import document_order as order
 
     return order(doc_ids, seed, i, j)

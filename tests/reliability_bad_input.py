@@ -139,7 +139,7 @@ def bad_input_table(folder: Path) -> list[dict[str, Any]]:
     from reliability_fixtures import copy_store
 
     source = Path("/tmp/needlejudge-bench-reliability/corpus")
-    from engine.prepare import BUNDLED_CORPUS
+    from engine.corpus.prepare import BUNDLED_CORPUS
 
     store = copy_store(source, folder / "store")
     rows = []

@@ -64,10 +64,10 @@ def breaker_burst(start: int = 20, length: int = 100) -> list[dict[str, Any]]:
 
 
 def failures_beside(store_path: Path) -> Counter[str]:
-    """Transient failures recorded beside the run (engine.results.iter_failures), by kind."""
-    from engine.cache import decode_result
-    from engine.results import RUNS_DB
-    from engine.store import Store
+    """Transient failures recorded beside the run (engine.run.results.iter_failures), by kind."""
+    from engine.cache.call_cache import decode_result
+    from engine.run.results import RUNS_DB
+    from engine.cache.store import Store
 
     kinds: Counter[str] = Counter()
     with Store(store_path) as store:

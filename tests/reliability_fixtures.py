@@ -209,7 +209,7 @@ def experiment_toml(
 def copy_store(source: Any, target: Path) -> Path:
     """A fresh store holding only the prepared corpus of `source` (an open
     Store, or the path of one), by LMDB copy."""
-    from engine.store import Store
+    from engine.cache.store import Store
 
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir(parents=True)
@@ -319,8 +319,8 @@ def store_records(store_path: Path) -> dict[bytes, dict[str, Any]]:
     import msgspec
 
     from engine.contracts import ResultRow
-    from engine.results import ROWS_DB
-    from engine.store import Store
+    from engine.run.results import ROWS_DB
+    from engine.cache.store import Store
 
     decode = msgspec.msgpack.Decoder(ResultRow).decode
     with Store(store_path) as store:
@@ -334,7 +334,7 @@ def store_rows(store_path: Path) -> dict[bytes, tuple]:
 
 def committed_count(store_path: Path, db: str) -> int:
     """Entries committed to one of the store's databases."""
-    from engine.store import Store
+    from engine.cache.store import Store
 
     with Store(store_path) as store:
         return store.count(db)
@@ -342,14 +342,14 @@ def committed_count(store_path: Path, db: str) -> int:
 
 def cached_calls(store_path: Path) -> int:
     """Call answers committed to the store's cache."""
-    from engine.cache import RESULTS_DB
+    from engine.cache.call_cache import RESULTS_DB
 
     return committed_count(store_path, RESULTS_DB)
 
 
 def committed_rows(store_path: Path) -> int:
     """Result rows committed to the store (all runs)."""
-    from engine.results import ROWS_DB
+    from engine.run.results import ROWS_DB
 
     return committed_count(store_path, ROWS_DB)
 

@@ -98,11 +98,11 @@ def two_processes(server: FakeServerProcess, folder: Path, source: Any, corpus: 
 
 def tiny_map(server: FakeServerProcess, folder: Path, source: Any, corpus: Path, min_chars: float, reference: list[tuple]) -> dict[str, Any]:
     """A run whose store map starts at 256 kB (run and commit process)."""
-    from engine.store import Store
+    from engine.cache.store import Store
 
     site = folder / "site"
     site.mkdir(parents=True, exist_ok=True)
-    (site / "sitecustomize.py").write_text(f"import engine.store\nengine.store._INITIAL_MAP_SIZE = {TINY_MAP}\n")
+    (site / "sitecustomize.py").write_text(f"import engine.cache.store\nengine.store._INITIAL_MAP_SIZE = {TINY_MAP}\n")
     config = _config(folder, source, corpus, min_chars, server.url)
     store = folder / "store"
     # the copy holds only the corpus: shrink its map to the data it uses (LMDB keeps the larger of the two)

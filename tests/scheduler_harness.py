@@ -10,12 +10,12 @@ from typing import Any
 
 import anyio
 
-from engine.cache import CallCache, GroupCommitWriter
+from engine.cache.call_cache import CallCache, GroupCommitWriter
 from engine.config import ExperimentConfig, parse_config
-from engine.design import Design
-from engine.results import iter_rows
-from engine.scheduler import Scheduler
-from engine.store import Store
+from engine.run.design import Design
+from engine.run.results import iter_rows
+from engine.run.scheduler import Scheduler
+from engine.cache.store import Store
 from tests.memory_corpus import MemoryCorpus, document_order
 
 RUN_ID = "0123456789abcdef"

@@ -81,7 +81,7 @@ def test_a_folder_without_results_says_what_is_missing_and_which_command_makes_i
 
 
 def test_parquet_and_jsonl_load_the_same_columns(tmp_path):
-    from engine.results import jsonl_to_parquet
+    from engine.run.results import jsonl_to_parquet
 
     rows = synthetic_rows(reference_judges(), size=2, docs_per_cell=3, swapped_docs=1, controls=2)
     rows[0] = msgspec.structs.replace(rows[0], cache_keys=("ab" * 32,), i=0, j=0)

@@ -11,7 +11,7 @@ import pytest
 from engine import registry
 from engine.cli import main
 from engine.contracts import AdapterConfigError, Backend, Capabilities
-from engine.plan import plan_experiment
+from engine.run.plan import plan_experiment
 from experiments import write_experiment
 
 

@@ -12,13 +12,13 @@ from pathlib import Path
 import anyio
 import pytest
 
-from engine.batch_store import pending_batches
-from engine.cache import CallCache
+from engine.run.batch.store import pending_batches
+from engine.cache.call_cache import CallCache
 from engine.config import parse_config
 from engine.registry import create_adapter, create_batch_adapter
-from engine.results import iter_rows, load_cell_states
-from engine.scheduler import FailurePolicy, StopRequest
-from engine.store import Store
+from engine.run.results import iter_rows, load_cell_states
+from engine.run.scheduler import FailurePolicy, StopRequest
+from engine.cache.store import Store
 from simulation.batch_endpoints import entry_fails
 from simulation.fake_config import BatchFault, BatchSim, FakeConfig
 from tests.scheduler_harness import RUN_ID, design_toml, make_design, outcomes, run_scheduler
@@ -266,7 +266,7 @@ def test_failed_batch_follows_the_failure_policy(server, fresh, tmp_path: Path, 
 
 
 def test_a_judge_whose_batches_keep_failing_ends_the_run(server, fresh, tmp_path: Path) -> None:
-    from engine.judge_health import RunAborted
+    from engine.run.judge_health import RunAborted
 
     fresh(fail_batches=tuple(range(50)))
     design = design_for(tmp_path, server.url, ("j", "batch"))
@@ -309,7 +309,7 @@ def test_resume_fetches_recorded_batches_without_paying_twice(server, fresh, tmp
 
 
 def test_a_recorded_batch_the_provider_does_not_know_is_dropped(server, fresh, tmp_path: Path, sync_rows) -> None:
-    from engine.batch_store import new_record, record_write
+    from engine.run.batch.store import new_record, record_write
 
     design = design_for(tmp_path, server.url, ("j", "batch"))
     with Store(tmp_path / "unknown") as store:
@@ -323,7 +323,7 @@ def test_a_recorded_batch_the_provider_does_not_know_is_dropped(server, fresh, t
 
 
 def test_an_entry_the_provider_rejects_for_good_stops_the_run(server, fresh, tmp_path: Path) -> None:
-    from engine.judge_health import RunAborted
+    from engine.run.judge_health import RunAborted
 
     design = design_for(tmp_path, server.url, ("missing-model", "batch"))  # model "sim-missing-model"
     server.configure(missing_models=("sim-missing-*",))
@@ -334,7 +334,7 @@ def test_an_entry_the_provider_rejects_for_good_stops_the_run(server, fresh, tmp
 
 
 def test_a_submission_without_an_answer_stops_the_run_rather_than_pay_twice(server, fresh, tmp_path: Path) -> None:
-    from engine.judge_health import RunAborted
+    from engine.run.judge_health import RunAborted
 
     # the connection drops on the batch creation (and on the transport's one replay): it may exist
     fresh(faults=(BatchFault(kind="reset", operation="create", schedule=(0, 1)),))

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.batch_store import pending_batches
-from engine.experiment import Experiment
-from engine.results import iter_rows
-from engine.runner import run_experiment
-from engine.store import Store
+from engine.run.batch.store import pending_batches
+from engine.run.experiment import Experiment
+from engine.run.results import iter_rows
+from engine.run.runner import run_experiment
+from engine.cache.store import Store
 from experiments import write_experiment
 from simulation.fake_config import BatchSim, FakeConfig
 

@@ -1,4 +1,4 @@
-"""engine.cache: the request key, the LMDB call cache and its group-commit writer."""
+"""engine.cache.call_cache: the request key, the LMDB call cache and its group-commit writer."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import anyio
 import msgspec
 import pytest
 
-from engine.cache import (
+from engine.cache.call_cache import (
     RESULTS_DB,
     CallCache,
     CommitError,
@@ -23,7 +23,7 @@ from engine.cache import (
 )
 from engine.config import parse_config
 from engine.contracts import CallRequest, CallResult, Decoding, Message, Usage, request_key
-from engine.store import Store
+from engine.cache.store import Store
 
 BASE = CallRequest(
     namespace="judge",
@@ -107,8 +107,8 @@ REFERENCE_JUDGE = {"adapter": '"openai"', "model": '"gpt-4o-mini-2024-07-18"'}
 
 
 def _first_key(corpus, tmp_path: Path, **judge: str) -> bytes:  # type: ignore[no-untyped-def]
-    from engine.design import Design
-    from engine.pairs import document_order
+    from engine.run.design import Design
+    from engine.corpus.pairs import document_order
     from engine.prompts import load_prompt
 
     lines = "\n".join(f"{k} = {v}" for k, v in {**REFERENCE_JUDGE, **judge}.items())
@@ -353,8 +353,8 @@ def test_two_processes_share_one_store(tmp_path: Path) -> None:
     child = textwrap.dedent(
         f"""
         import anyio
-        from engine.cache import GroupCommitWriter, RESULTS_DB
-        from engine.store import Store
+        from engine.cache.call_cache import GroupCommitWriter, RESULTS_DB
+        from engine.cache.store import Store
         store = Store({str(path)!r})
         async def main():
             async with GroupCommitWriter(store) as writer:
@@ -381,7 +381,7 @@ def grow_in_another_process(path: Path, start: int) -> None:
     """Write 32 MB more than a `start`-byte map holds into the store, from a child process."""
     child = textwrap.dedent(
         f"""
-        from engine.store import Store
+        from engine.cache.store import Store
         store = Store({str(path)!r})
         blob = b"g" * (1 << 20)
         store.put_many_raw("results", [(b"c" + n.to_bytes(31, "big"), blob) for n in range({start >> 20} + 32)])

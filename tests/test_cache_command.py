@@ -7,10 +7,10 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from engine.cache import RESULTS_DB, encode_result
+from engine.cache.call_cache import RESULTS_DB, encode_result
 from engine.cli import main as cli_main
 from engine.contracts import CallResult, Usage
-from engine.store import Store
+from engine.cache.store import Store
 
 
 def answer(text: str) -> bytes:

@@ -1,4 +1,4 @@
-"""engine.cache_transfer and `needlejudge cache export|import`: moving call-cache
+"""engine.cache.transfer and `needlejudge cache export|import`: moving call-cache
 entries between real LMDB stores, and merging stores that judged disjoint
 parts of one design into one experiment."""
 
@@ -10,13 +10,13 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from engine.cache import RESULTS_DB, encode_result
-from engine.cache_transfer import CacheRecord, content_hash, import_sources
+from engine.cache.call_cache import RESULTS_DB, encode_result
+from engine.cache.transfer import CacheRecord, content_hash, import_sources
 from engine.cli import main as cli_main
 from engine.config import load_config
 from engine.contracts import CallResult
-from engine.runner import run_experiment
-from engine.store import Store
+from engine.run.runner import run_experiment
+from engine.cache.store import Store
 from tests.test_run import make_experiment
 
 SCIENTIFIC = ("judge", "needle", "hay", "i", "j", "doc_id", "doc_index", "order", "control", "status", "score", "raw_text", "cache_keys")

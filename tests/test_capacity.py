@@ -1,4 +1,4 @@
-"""engine.capacity and the dry run's wall-time / GPU-hour estimate: known
+"""engine.run.capacity and the dry run's wall-time / GPU-hour estimate: known
 answers for the arithmetic, and the dry run of a real experiment with a
 configured rate, then with a rate measured from the calls it made."""
 
@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from engine.capacity import MIN_MEASURED_CALLS, Capacity, busy_seconds, estimate, judge_gpus, measured_rate, observed_intervals
-from engine.cache import CallCache
+from engine.config import Capacity
+from engine.run.capacity import MIN_MEASURED_CALLS, busy_seconds, estimate, judge_gpus, measured_rate, observed_intervals
+from engine.cache.call_cache import CallCache
 from engine.cli import main as cli_main
 from engine.commands.run import capacity_lines
-from engine.experiment import Experiment
-from engine.runner import plan_experiment, run_experiment
+from engine.run.experiment import Experiment
+from engine.run.runner import plan_experiment, run_experiment
 from experiments import write_experiment
 
 EXPERIMENT = """

@@ -1,4 +1,4 @@
-"""engine.cell_policy on an in-memory corpus: which cell gets the next
+"""engine.run.cell_policy on an in-memory corpus: which cell gets the next
 document, windows, skipped documents, exhausted cells, retries."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from engine.cell_policy import CellPolicy, CellRun
+from engine.run.cell_policy import CellPolicy, CellRun
 from tests.memory_corpus import MemoryCorpus
 from tests.scheduler_harness import scripted_design
 

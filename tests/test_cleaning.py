@@ -1,4 +1,4 @@
-"""Cleaning Wikipedia text (engine.cleaning) on real articles of the bundled sample."""
+"""Cleaning Wikipedia text (engine.corpus.cleaning) on real articles of the bundled sample."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from engine.cleaning import (
+from engine.corpus.cleaning import (
     APPENDIX_HEADINGS,
     HOLE_PATTERNS,
     clean_text,

@@ -14,7 +14,7 @@ from experiments import SESSION_SETTINGS_TOML
 from engine.cli import main as cli_main
 
 ROOT = Path(__file__).resolve().parents[1]
-HEAVY = ("numpy", "scipy", "matplotlib", "spacy", "aiohttp", "vllm", "torch", "pyarrow", "engine.runner", "adapters.http")
+HEAVY = ("numpy", "scipy", "matplotlib", "spacy", "aiohttp", "vllm", "torch", "pyarrow", "engine.run.runner", "adapters.http")
 
 PROBE = """
 import json, sys

@@ -30,7 +30,7 @@ from simulation.tiny_gemma import build_tiny_gemma
 from engine.cli import main as cli_main
 from engine.commands.vllm_server import gpu_groups, plan_servers
 from engine.contracts import ConfigError, JudgeSpec
-from engine.runner import run_experiment
+from engine.run.runner import run_experiment
 
 
 def write_config(tmp_path: Path, judges: list[dict]) -> Path:

@@ -1,4 +1,4 @@
-"""engine.commit_process: the process that commits the group-commit writer's batches."""
+"""engine.cache.commit_process: the process that commits the group-commit writer's batches."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from engine.cache import RESULTS_DB, CommitError, GroupCommitWriter
-from engine.commit_process import CommitProcess, CommitProcessError
-from engine.store import Store
+from engine.cache.call_cache import RESULTS_DB, CommitError, GroupCommitWriter
+from engine.cache.commit_process import CommitProcess, CommitProcessError
+from engine.cache.store import Store
 
 
 def test_a_batch_is_readable_here_once_commit_returns(tmp_path: Path) -> None:
@@ -110,7 +110,7 @@ def test_the_commit_process_imports_this_engine_whatever_the_working_directory_h
 
 _PARENT = """
 import signal, sys, time
-from engine.commit_process import CommitProcess
+from engine.cache.commit_process import CommitProcess
 signal.signal(signal.SIGTERM, signal.SIG_IGN)  # this parent survives a SIGTERM to its group
 process = CommitProcess(sys.argv[1])
 process.commit([("results", b"a" * 32, b"1")])

@@ -1,4 +1,4 @@
-"""engine.commit_thread: transactions of whole submissions, committed by the
+"""engine.cache.commit_thread: transactions of whole submissions, committed by the
 thread through a real commit process and reported back on the loop."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import anyio
 
-from engine.commit_process import CommitProcess
-from engine.commit_thread import CommitThread, Submission, transactions
-from engine.store import Store
+from engine.cache.commit_process import CommitProcess
+from engine.cache.commit_thread import CommitThread, Submission, transactions
+from engine.cache.store import Store
 
 
 def submission(size: int, tag: int = 0) -> Submission:

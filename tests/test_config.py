@@ -130,7 +130,7 @@ def test_bad_configs_name_the_file_the_key_and_what_was_expected(tmp_path: Path,
 
 
 def test_stopping_table_decodes_into_its_rules_struct(tmp_path: Path) -> None:
-    from engine.stopping_spec import CiSpec, FixedSpec, PaperSpec
+    from engine.stopping.spec import CiSpec, FixedSpec, PaperSpec
 
     def stopping(table: str):
         return load_config(write(tmp_path, 'store="s"\noutput="o"\n' + table + JUDGE)).stopping

@@ -1,4 +1,4 @@
-"""engine.confseq: the batch confidence sequences cover the true mean
+"""engine.stopping.confseq: the batch confidence sequences cover the true mean
 uniformly over time (and at a stopping time), where a fixed-time interval
 monitored over time does not; closed forms and relative widths."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.confseq import grid_breaks, hedged_capital_cs, pprl_eb_cs
+from engine.stopping.confseq import grid_breaks, hedged_capital_cs, pprl_eb_cs
 
 # ---------------------------------------------------------------------------
 # ci: batch functions against known answers

@@ -1,4 +1,4 @@
-"""The con needle (engine.conjunctions) on real spaCy parses (the `nlp` session fixture).
+"""The con needle (engine.needles.conjunctions) on real spaCy parses (the `nlp` session fixture).
 
 The skip cases pin the defect classes of issue 14, each with a sentence from
 the bundled Wikipedia sample or the issue's own example."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.conjunctions import FIXED_PHRASES, swap_conjunction
+from engine.needles.conjunctions import FIXED_PHRASES, swap_conjunction
 from needle_helpers import edited, first_sentence
 
 

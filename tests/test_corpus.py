@@ -7,8 +7,8 @@ import json
 import pytest
 
 from engine.contracts import ConfigError
-from engine.cleaning import clean_text, is_heading
-from engine.corpus import check_inputs, read_documents
+from engine.corpus.cleaning import clean_text, is_heading
+from engine.corpus.reading import check_inputs, read_documents
 
 RECORDS = [
     {"id": "1", "title": "One", "text": "One\nFirst text."},

@@ -1,4 +1,4 @@
-"""engine.design: cell enumeration, shared document orders, items and their calls."""
+"""engine.run.design: cell enumeration, shared document orders, items and their calls."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from engine.config import parse_config
-from engine.design import Design, enumerate_cells
+from engine.run.design import Design, enumerate_cells
 
 CONFIG = """
 store = "s"
@@ -45,7 +45,7 @@ def config():  # type: ignore[no-untyped-def]
 
 @pytest.fixture(scope="module")
 def design(config, corpus):  # type: ignore[no-untyped-def]
-    from engine.pairs import document_order
+    from engine.corpus.pairs import document_order
     from engine.prompts import load_prompt
 
     prompts = {name: load_prompt(name) for name in ("bands", "triples", "pair")}
@@ -116,8 +116,8 @@ def test_check_cells_use_fixed_rules_and_caps(design, config) -> None:  # type: 
 
 def test_guided_regex_is_kept_only_for_judges_whose_backend_honours_it(corpus) -> None:  # type: ignore[no-untyped-def]
     from engine.config import parse_config
-    from engine.design import Design
-    from engine.pairs import document_order
+    from engine.run.design import Design
+    from engine.corpus.pairs import document_order
     from engine.prompts import load_prompt
 
     judges = "".join(

@@ -1,4 +1,4 @@
-"""engine.dispatcher on an in-memory corpus and a real LMDB store: cache
+"""engine.run.dispatcher on an in-memory corpus and a real LMDB store: cache
 lookups, in-flight sharing, accounting and failures."""
 
 from __future__ import annotations
@@ -8,14 +8,14 @@ from pathlib import Path
 import anyio
 import pytest
 
-from engine.cache import CallCache, GroupCommitWriter, encode_result
+from engine.cache.call_cache import CallCache, GroupCommitWriter, encode_result
 from engine.contracts import CallResult, Usage
-from engine.counters import Progress
-from engine.dispatcher import Dispatcher
-from engine.judge_health import FailurePolicy, JudgeHealth, RunAborted
+from engine.run.counters import Progress
+from engine.run.dispatcher import Dispatcher
+from engine.run.judge_health import FailurePolicy, JudgeHealth, RunAborted
 from engine.prompts import load_prompt
-from engine.results import iter_failures
-from engine.store import Store
+from engine.run.results import iter_failures
+from engine.cache.store import Store
 from tests.scheduler_harness import scripted_design
 
 RUN_KEY = bytes.fromhex("00aa00aa00aa00aa")

@@ -1,4 +1,4 @@
-"""engine.hedged_run: the one-score-at-a-time hedged CS is bit for bit the
+"""engine.stopping.hedged_run: the one-score-at-a-time hedged CS is bit for bit the
 batch CS whatever its band width, and keeps bands, not the grid, for a
 large design."""
 
@@ -9,10 +9,10 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from engine.confseq import grid_breaks, hedged_capital_cs
-from engine.hedged_run import HEDGED_CAPITALS_BUDGET, HEDGED_MIN_BAND, hedged_band
-from engine.stopping import CiRule, make_rule_factory
-from engine.stopping_spec import CiSpec
+from engine.stopping.confseq import grid_breaks, hedged_capital_cs
+from engine.stopping.hedged_run import HEDGED_CAPITALS_BUDGET, HEDGED_MIN_BAND, hedged_band
+from engine.stopping.rules import CiRule, make_rule_factory
+from engine.stopping.spec import CiSpec
 from tests.test_stopping import feed
 
 

@@ -1,4 +1,4 @@
-"""engine.judge_health: what a failure means for the item and for the judge."""
+"""engine.run.judge_health: what a failure means for the item and for the judge."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import anyio
 import pytest
 
 from engine.contracts import CallResult
-from engine.judge_health import FailurePolicy, JudgeHealth, RunAborted, fatal_message, is_transient
+from engine.run.judge_health import FailurePolicy, JudgeHealth, RunAborted, fatal_message, is_transient
 
 
 def error(kind: str) -> CallResult:

@@ -1,4 +1,4 @@
-"""The hand-labelled needle gold set (engine.needle_gold, tests/data/needle_gold).
+"""The hand-labelled needle gold set (engine.corpus.needle_gold, tests/data/needle_gold).
 
 Regenerating every neg/con gold sentence with the current generator must give
 exactly the output that was read and labelled as the "after" output: any
@@ -11,7 +11,7 @@ from collections import Counter
 
 import pytest
 
-from engine.needle_gold import DEFECTS, GOLD_DIR, GoldRecord, lookup, read_gold, regenerate_negcon
+from engine.corpus.needle_gold import DEFECTS, GOLD_DIR, GoldRecord, lookup, read_gold, regenerate_negcon
 
 NEGCON_SETS = ("neg", "con", "neg_fresh", "con_fresh")
 

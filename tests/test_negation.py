@@ -1,4 +1,4 @@
-"""The neg needle (engine.negation) on real spaCy parses (the `nlp` session fixture).
+"""The neg needle (engine.needles.negation) on real spaCy parses (the `nlp` session fixture).
 
 The skip cases pin the defect classes of issue 14, each with a sentence from
 the bundled Wikipedia sample or the issue's own example."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.negation import negate
+from engine.needles.negation import negate
 from needle_helpers import edited, first_sentence
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-import engine.nlp as nlp_module
+import engine.corpus.nlp as nlp_module
 from engine.contracts import ConfigError
-from engine.nlp import PARAGRAPH_BREAKS, load_nlp, model_identity
+from engine.corpus.nlp import PARAGRAPH_BREAKS, load_nlp, model_identity
 
 
 def test_sm_resolves_to_an_installed_model(nlp):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from engine.contracts import Pair
-from engine.needles import EntityOption
-from engine.oracle import check_pair, check_sentence, check_window
+from engine.needles.edits import EntityOption
+from engine.needles.oracle import check_pair, check_sentence, check_window
 
 BEFORE_HAY = "The town lies on the river. It has a station and a school. "
 AFTER_HAY = " Its economy depends on tourism and fishing."

@@ -1,4 +1,4 @@
-"""engine.ordered_output on an in-memory corpus and a real LMDB store:
+"""engine.run.ordered_output on an in-memory corpus and a real LMDB store:
 committed before counted, consumed in document order, dropped past the
 stopping point, end states."""
 
@@ -8,13 +8,13 @@ from pathlib import Path
 
 import anyio
 
-from engine.cache import RESULTS_DB, GroupCommitWriter, encode_result
-from engine.cell_policy import CellRun
+from engine.cache.call_cache import RESULTS_DB, GroupCommitWriter, encode_result
+from engine.run.cell_policy import CellRun
 from engine.contracts import CallResult
-from engine.counters import Progress
-from engine.ordered_output import OrderedOutput
-from engine.results import iter_rows, load_cell_states
-from engine.store import Store
+from engine.run.counters import Progress
+from engine.run.ordered_output import OrderedOutput
+from engine.run.results import iter_rows, load_cell_states
+from engine.cache.store import Store
 from tests.memory_corpus import MemoryCorpus
 from tests.scheduler_harness import scripted_design
 

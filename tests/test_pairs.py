@@ -10,9 +10,9 @@ import msgspec
 import pytest
 
 from engine.contracts import HAYS, NEEDLES
-from engine.oracle import check_pair
-from engine.pairs import Corpus, document_order, reformat_whitespace
-from engine.prepared_corpus import join_sentences
+from engine.needles.oracle import check_pair
+from engine.corpus.pairs import Corpus, document_order, reformat_whitespace
+from engine.corpus.prepared_corpus import join_sentences
 
 POSITIONS = [(0, 0), (9, 0), (0, 9), (3, 5), (9, 9)]
 

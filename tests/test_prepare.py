@@ -12,10 +12,10 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from engine.cleaning import has_word, template_hole
+from engine.corpus.cleaning import has_word, template_hole
 from engine.cli import main as cli_main
 from engine.contracts import ConfigError
-from engine.prepare import (
+from engine.corpus.prepare import (
     CORPUS_DB,
     META_DB,
     CorpusSettings,
@@ -28,7 +28,7 @@ from engine.prepare import (
     rules_fingerprint,
     stored_summary,
 )
-from engine.store import Store
+from engine.cache.store import Store
 
 BUNDLED = Path(__file__).resolve().parents[1] / "engine" / "data" / "wiki_sample.json"
 
@@ -119,7 +119,7 @@ def _fingerprint_with(copy, module: str, edit=None) -> str:
         assert edit(text) != text, "the edit did not apply"
         source.write_text(edit(text), encoding="utf-8")
     code = (
-        "import sys; from pathlib import Path; from engine.prepare import CorpusSettings, inputs_fingerprint; "
+        "import sys; from pathlib import Path; from engine.corpus.prepare import CorpusSettings, inputs_fingerprint; "
         f"print(inputs_fingerprint([Path({str(BUNDLED)!r})], CorpusSettings()))"
     )
     done = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, cwd=copy, env={**os.environ, "PYTHONPATH": str(copy)}, timeout=120)
@@ -130,9 +130,9 @@ def _fingerprint_with(copy, module: str, edit=None) -> str:
 @pytest.mark.parametrize(
     ("module", "edit"),
     [
-        ("cleaning", lambda src: src.replace('"see also",', '"see also",\n        "gallery",')),
-        ("segmentation", lambda src: src.replace("_CLOSERS = frozenset(", "_CLOSERS = frozenset('-' + ")),
-        ("corpus", lambda src: src + "\n# reader changed\n"),
+        ("corpus/cleaning", lambda src: src.replace('"see also",', '"see also",\n        "gallery",')),
+        ("corpus/segmentation", lambda src: src.replace("_CLOSERS = frozenset(", "_CLOSERS = frozenset('-' + ")),
+        ("corpus/reading", lambda src: src + "\n# reader changed\n"),
     ],
 )
 def test_changing_a_cleaning_rule_changes_the_corpus_fingerprint(tmp_path, module, edit):
@@ -142,7 +142,7 @@ def test_changing_a_cleaning_rule_changes_the_corpus_fingerprint(tmp_path, modul
 
 
 def test_model_packages_are_those_of_the_configured_models():
-    import engine.nlp as nlp_module
+    import engine.corpus.nlp as nlp_module
 
     def norm(name: str) -> str:
         return name.replace("-", "_").lower()
@@ -345,11 +345,11 @@ def whole_sample_store(tmp_path_factory, bundled_corpus_path):
 def test_the_default_settings_prepare_the_whole_sample_with_both_models(whole_sample_store):
     summary = stored_summary(whole_sample_store)
     assert (summary.settings.model, summary.settings.ner_scan_radius) == ("en_core_web_sm+en_core_web_md", 12)
-    sm, md = summary.model.split("+")  # both models' identities (engine.nlp.model_identity)
+    sm, md = summary.model.split("+")  # both models' identities (engine.corpus.nlp.model_identity)
     assert sm.startswith("en_core_web_sm") and "==3.8" in sm and md == "en_core_web_md==3.8.0"
     # README, "Choosing the spaCy model": 89 of 97 kept (91.8%); the issue's floor is 90%
     assert summary.kept_screening >= 0.9 * summary.kept_length
-    from engine.pairs import Corpus
+    from engine.corpus.pairs import Corpus
 
     corpus = Corpus.open(whole_sample_store)
     distances = [abs(d.ner_sentence - d.middle) for d in map(corpus.document, corpus.doc_ids)]
@@ -361,7 +361,7 @@ def test_whole_bundled_sample_stores_worded_hole_free_sentences(whole_sample_sto
     summary = stored_summary(whole_sample_store)
     assert summary.read == 2349 and summary.kept_screening >= 0.9 * summary.kept_length
     assert summary.hole_sentences_dropped > 0 and summary.fragments_merged > 0
-    from engine.pairs import Corpus
+    from engine.corpus.pairs import Corpus
 
     corpus = Corpus.open(whole_sample_store)
     for doc_id in corpus.doc_ids:
@@ -381,7 +381,7 @@ def test_whole_bundled_sample_stores_worded_hole_free_sentences(whole_sample_sto
 def test_ner_looks_further_from_the_middle_than_neg_and_con(nlp):
     """The only swappable entities sit 8 and 9 sentences above the middle: found with
     the default ner_scan_radius (12), not with the paper's 5 (no_ner)."""
-    from engine.prepare import screen_document
+    from engine.corpus.prepare import screen_document
 
     plain = "The old mill stood by the water for many long years."
     names = "Anna Berg was born in Oslo in 1901. Anna Berg moved to Bergen in 1925. Anna Berg lived in Oslo and Bergen."

@@ -6,9 +6,9 @@ import msgspec
 import pytest
 
 from engine.contracts import ConfigError
-from engine.prepare import CORPUS_DB, META_DB, SUMMARY_KEY
-from engine.prepared_corpus import PreparedCorpus, join_sentences
-from engine.store import Store
+from engine.corpus.prepare import CORPUS_DB, META_DB, SUMMARY_KEY
+from engine.corpus.prepared_corpus import PreparedCorpus, join_sentences
+from engine.cache.store import Store
 
 
 def test_windows_are_the_joined_sentences_at_every_position(corpus):

@@ -1,4 +1,4 @@
-"""engine.progress: the live display reads the scheduler's counters."""
+"""engine.run.progress: the live display reads the scheduler's counters."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import anyio
 import pytest
 from rich.console import Console
 
-from engine.progress import ProgressDisplay, summary_line
-from engine.scheduler import Progress
+from engine.run.progress import ProgressDisplay, summary_line
+from engine.run.scheduler import Progress
 
 
 def counters() -> Progress:

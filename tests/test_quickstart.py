@@ -9,7 +9,7 @@ from types import SimpleNamespace
 from engine.cli import main as cli_main
 from engine.commands.quickstart import calls_sentence, write_config
 from engine.config import load_config
-from engine.prepare import CorpusSettings
+from engine.corpus.prepare import CorpusSettings
 
 
 def _summary(**kw):

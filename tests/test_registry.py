@@ -71,7 +71,7 @@ def test_a_design_for_api_judges_loads_no_adapter_module() -> None:
     code = (
         "import sys\n"
         "from engine.config import parse_config\n"
-        "from engine import design, runner\n"
+        "from engine.run import design, runner\n"
         "assert not [m for m in sys.modules if m.split('.')[0] in ('adapters', 'simulation')], sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)

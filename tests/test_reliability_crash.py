@@ -107,7 +107,7 @@ def test_sigkill_at_random_moments_loses_nothing_and_pays_little_twice(tmp_path:
     # still in the group commit (so it can exceed the judge's concurrency)
     assert all(0 <= paid <= lost_answers for paid, lost_answers in zip(per_kill, uncommitted)), (per_kill, uncommitted)
     # and that is bounded: the calls in flight plus the answers the writer may
-    # hold uncommitted (engine.runner sizes it from the concurrency, + 8)
+    # hold uncommitted (engine.run.runner sizes it from the concurrency, + 8)
     assert max(per_kill) <= CONCURRENCY + (CONCURRENCY + 8), per_kill
     assert stats["distinct_completed"] == calls  # every call paid at least once, no other call made
 
@@ -117,7 +117,7 @@ FREE_JUDGE = '[[judges]]\nname = "seq"\nadapter = "baseline"\nmodel = "seqratio"
 
 def free_judge_config(folder: Path, prepared_store, corpus_slice_path, corpus_settings) -> Path:  # type: ignore[no-untyped-def]
     """A design judged only by an offline measure: the run may leave thousands
-    of answers uncommitted (engine.runner.uncommitted_bound)."""
+    of answers uncommitted (engine.run.runner.uncommitted_bound)."""
     store = copy_store(prepared_store, folder / "store")
     text = experiment_toml(store=store, output=folder / "out", url="http://127.0.0.1:9", corpus=corpus_slice_path,
                            min_chars=corpus_settings.min_chars_per_sentence, n=12, replicates=24,

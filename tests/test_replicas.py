@@ -12,7 +12,7 @@ from http_fixtures import judge_request
 
 from adapters.replicas import ReplicaPool
 from engine.contracts import AdapterConfigError, JudgeSpec, request_key
-from engine.judge_health import is_transient
+from engine.run.judge_health import is_transient
 from engine.registry import create_adapter
 from simulation.fake_config import Fault, Latency
 from simulation.fake_server import serve_in_thread

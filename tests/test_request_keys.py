@@ -14,7 +14,7 @@ from pathlib import Path
 
 from engine.config import parse_config
 from engine.contracts import Pair
-from engine.design import Design
+from engine.run.design import Design
 
 CONFIG = """
 store = "s"
@@ -72,7 +72,7 @@ class HandCorpus:
 
 
 def keys_digest() -> tuple[str, int]:
-    from engine.pairs import document_order
+    from engine.corpus.pairs import document_order
     from engine.prompts import load_prompt
 
     config = parse_config(CONFIG, base_dir=Path("/tmp"))

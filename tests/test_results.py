@@ -1,4 +1,4 @@
-"""engine.results: rows from call results, storage layout, JSONL / Parquet / manifest export."""
+"""engine.run.results: rows from call results, storage layout, JSONL / Parquet / manifest export."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import msgspec
 import pytest
 
 from engine.contracts import CallResult, ConfigError, Pair, ResultRow, Usage, Verdict
-from engine.design import Cell
-from engine.results import (
+from engine.run.design import Cell
+from engine.run.results import (
     ROWS_DB,
     encode_row,
     export_jsonl,
@@ -22,7 +22,7 @@ from engine.results import (
     run_id_for,
     write_manifest,
 )
-from engine.store import Store
+from engine.cache.store import Store
 
 PAIR = Pair(
     doc_id="d1",
@@ -151,8 +151,8 @@ def test_manifest_is_written_atomically_as_json(tmp_path: Path) -> None:
 
 EXPORTER = """
 import sys
-from engine.results import export_jsonl, jsonl_to_parquet, write_manifest
-from engine.store import Store
+from engine.run.results import export_jsonl, jsonl_to_parquet, write_manifest
+from engine.cache.store import Store
 store_path, out, run = sys.argv[1], sys.argv[2], bytes.fromhex(sys.argv[3])
 store = Store(store_path)
 for n in range(25):

@@ -1,4 +1,4 @@
-"""engine.resume, the one resume path, on an in-memory corpus and a real
+"""engine.run.resume, the one resume path, on an in-memory corpus and a real
 LMDB store: ended cells from their states, open cells by replaying their
 stored rows into a fresh rule (which then continues exactly as an
 uninterrupted one), stored transient failures dropped to be asked again."""
@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from engine.contracts import Verdict
-from engine.design import Design
-from engine.resume import drop_stale, ended_without_state, restore_runs, state_write
-from engine.results import ROWS_DB, cell_rows, encode_row, load_cell_states, make_row, row_key
-from engine.store import Store
+from engine.run.design import Design
+from engine.run.resume import drop_stale, ended_without_state, restore_runs, state_write
+from engine.run.results import ROWS_DB, cell_rows, encode_row, load_cell_states, make_row, row_key
+from engine.cache.store import Store
 from tests.memory_corpus import MemoryCorpus
 from tests.scheduler_harness import scripted_design
 

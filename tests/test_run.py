@@ -1,4 +1,4 @@
-"""engine.runner and `needlejudge run`: whole experiments through real adapters
+"""engine.run.runner and `needlejudge run`: whole experiments through real adapters
 (offline baseline judges, and the HTTP adapter against the fake provider server)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 from engine.cli import main as cli_main
 from engine.config import ExperimentConfig, load_config
-from engine.runner import plan_experiment, run_experiment
+from engine.run.runner import plan_experiment, run_experiment
 from experiments import write_experiment
 
 EXPERIMENT = """
@@ -259,7 +259,7 @@ options = {{ backoff_base_s = 0.01 }}
 
 def test_transient_faults_are_retried_and_reported_not_exported(tmp_path: Path, prepared_store, corpus_slice_path, corpus_settings) -> None:  # type: ignore[no-untyped-def]
     from simulation.fake_server import Fault, serve_in_thread
-    from engine.judge_health import FailurePolicy
+    from engine.run.judge_health import FailurePolicy
 
     policy = FailurePolicy(retry_base_s=0.005, retry_cap_s=0.05)
     with serve_in_thread() as server:
@@ -290,7 +290,7 @@ def test_the_configs_failures_table_governs_a_failing_judge(tmp_path: Path, prep
     in a row take the judge down (not the default 20), one probe after a
     pause, and the run stops at max_outage_s. It is not part of the run's
     identity, so a resumed run may change it."""
-    from engine.judge_health import RunAborted
+    from engine.run.judge_health import RunAborted
     from simulation.fake_server import Fault, serve_in_thread
 
     failures = "[failures]\nconsecutive_failures = 2\nmax_outage_s = 0.5\n"

@@ -1,4 +1,4 @@
-"""engine.run_lock: one process owns a run — checked with real processes."""
+"""engine.cache.run_lock: one process owns a run — checked with real processes."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.run_lock import LockFile, RunLocked, hold_run, run_lock_path
+from engine.cache.run_lock import LockFile, RunLocked, hold_run, run_lock_path
 
 ROOT = Path(__file__).resolve().parents[1]
 HOLDER = """
 import sys, time
-from engine.run_lock import LockFile
+from engine.cache.run_lock import LockFile
 lock = LockFile(sys.argv[1], "test run")
 lock.acquire()
 print("locked", flush=True)

@@ -1,11 +1,11 @@
-"""engine.runner: what a run lets wait for a commit, by what losing an answer costs."""
+"""engine.run.runner: what a run lets wait for a commit, by what losing an answer costs."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from engine.config import parse_config
-from engine.runner import FREE_UNCOMMITTED_BOUND, uncommitted_bound
+from engine.run.runner import FREE_UNCOMMITTED_BOUND, uncommitted_bound
 
 API_JUDGE = """
 [[judges]]

@@ -1,4 +1,4 @@
-"""engine.scheduler against a real corpus, real prompts, real LMDB — with scripted
+"""engine.run.scheduler against a real corpus, real prompts, real LMDB — with scripted
 provider doubles (controlled latency, out-of-order completion, refusals, failures)."""
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ import anyio
 import msgspec
 import pytest
 
-from engine.cache import RESULTS_DB, CallCache, GroupCommitWriter
+from engine.cache.call_cache import RESULTS_DB, CallCache, GroupCommitWriter
 from engine.config import ExperimentConfig, parse_config
 from engine.contracts import CallRequest, CallResult, Capabilities, ResultRow, Usage
-from engine.design import Design
-from engine.results import iter_rows, load_cell_states
-from engine.scheduler import FailurePolicy, RunAborted, Scheduler, StopRequest
-from engine.store import Store
+from engine.run.design import Design
+from engine.run.results import iter_rows, load_cell_states
+from engine.run.scheduler import FailurePolicy, RunAborted, Scheduler, StopRequest
+from engine.cache.store import Store
 from tests.scheduler_harness import design_toml
 
 RUN_ID = "00112233445566ff"
@@ -119,7 +119,7 @@ def make_config(tmp_path: Path, *, stopping: str = 'kind = "fixed"\nn = 6', conc
 
 
 def run_design(config: ExperimentConfig, corpus, store: Store, judges: dict[str, ScriptedJudge], run_id: str = RUN_ID, scheduler_class: type[Scheduler] = Scheduler, **options) -> Scheduler:  # type: ignore[no-untyped-def]
-    from engine.pairs import document_order
+    from engine.corpus.pairs import document_order
     from engine.prompts import load_prompt
 
     prompts = {name: load_prompt(name) for name in ("pair", "bands", "triples")}

@@ -1,6 +1,6 @@
 """Failures never change the data: the real scheduler, an in-memory corpus,
 real LMDB, and the HTTP adapter against the fake provider server with
-injected faults (engine.judge_health, engine.scheduler)."""
+injected faults (engine.run.judge_health, engine.run.scheduler)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from simulation.fake_server import Fault, async_server_in_thread, serve_in_thread
-from engine.counters import Progress
-from engine.judge_health import FailurePolicy, RunAborted
-from engine.results import iter_failures, iter_rows, load_cell_states
-from engine.store import Store
+from engine.run.counters import Progress
+from engine.run.judge_health import FailurePolicy, RunAborted
+from engine.run.results import iter_failures, iter_rows, load_cell_states
+from engine.cache.store import Store
 from tests.scheduler_harness import RUN_ID, make_design, outcomes, run_scheduler, server_config
 from tests.test_transport import ScriptedServer, switch_protocols
 
@@ -174,7 +174,7 @@ def test_a_transient_error_row_of_an_older_version_is_asked_again(server, refere
     import msgspec
 
     from engine.contracts import ResultRow
-    from engine.results import ROWS_DB, RUNS_DB, CellState, cell_state_key, encode_row, row_key
+    from engine.run.results import ROWS_DB, RUNS_DB, CellState, cell_state_key, encode_row, row_key
 
     server.configure(faults=())
     store = Store(tmp_path / "store")

@@ -17,9 +17,9 @@ from http_fixtures import ADAPTERS, KEY_ENVS, judge_request, spec_for
 
 from simulation.fake_config import FakeConfig, Fault
 from engine.registry import create_adapter
-from engine.cache import GroupCommitWriter, encode_result
+from engine.cache.call_cache import GroupCommitWriter, encode_result
 from engine.contracts import AdapterConfigError, request_key
-from engine.store import Store
+from engine.cache.store import Store
 
 pytestmark = pytest.mark.anyio
 SECRET = "sk-NEEDLE-SECRET-4c1f9e7a"

@@ -1,4 +1,4 @@
-"""Stored sentences (engine.segmentation) on real text parsed by the real spaCy model."""
+"""Stored sentences (engine.corpus.segmentation) on real text parsed by the real spaCy model."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from spacy.tokens import Doc
 
-from engine.cleaning import clean_text, has_word, template_hole
-from engine.conjunctions import swap_conjunction
-from engine.entities import document_entity_texts, entity_options
-from engine.needles import sentence_bounds, sentence_text
-from engine.segmentation import document_sentences
+from engine.corpus.cleaning import clean_text, has_word, template_hole
+from engine.needles.conjunctions import swap_conjunction
+from engine.needles.entities import document_entity_texts, entity_options
+from engine.needles.edits import sentence_bounds, sentence_text
+from engine.corpus.segmentation import document_sentences
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +22,7 @@ def records(bundled_corpus_path):
 
 
 def stored_text(sentences) -> str:
-    """A document's text as engine.pairs joins it: sentences with their gaps."""
+    """A document's text as engine.corpus.pairs joins it: sentences with their gaps."""
     parts = [sentences.texts[0]] if sentences.texts else []
     for gap, text in zip(sentences.gaps, sentences.texts[1:]):
         parts += [gap, text]
@@ -59,7 +59,7 @@ def test_a_split_off_closing_quote_rejoins_its_sentence(records, nlp):
 
 def test_needle_offsets_hold_on_merged_sentences(records, nlp):
     # the needle rules read a stored sentence as a span of the doc and edit its
-    # text at token offsets (engine.needles._offset): both must agree
+    # text at token offsets (engine.needles.edits._offset): both must agree
     record = records["27084114"]
     doc = nlp(clean_text(record["text"], record["title"]))
     full_text = doc.text
@@ -96,7 +96,7 @@ def test_sentences_with_template_holes_are_dropped(records, nlp):
 
 def _doc(nlp, text: str, starts: list[bool]) -> Doc:
     """`text` tokenized by the real model, with the sentence starts a parser
-    could have set (a start after every line break, as engine.nlp forces)."""
+    could have set (a start after every line break, as engine.corpus.nlp forces)."""
     tokens = nlp.tokenizer(text)
     assert len(starts) == len(tokens)
     return Doc(

@@ -1,6 +1,6 @@
 """simulation/items.py: the simulated judge recovers every item exactly from
 the two documents it is shown, given the prepared corpus (real store, real
-pairs from engine.pairs for every needle, hay, position, order and control)."""
+pairs from engine.corpus.pairs for every needle, hay, position, order and control)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""engine.stopping: spec validation, the hand-worked paper rule, the ci rule
+"""engine.stopping.rules: spec validation, the hand-worked paper rule, the ci rule
 against the batch confidence sequences (resumption: tests/test_resume.py)."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.contracts import ConfigError
-from engine.confseq import hedged_capital_cs, pprl_eb_cs
-from engine.stopping import CiRule, FixedRule, PaperRule, StoppingRule, make_rule_factory
-from engine.stopping_spec import SPEC_TYPES, CiSpec, FixedSpec, PaperSpec, StoppingSpec
+from engine.stopping.confseq import hedged_capital_cs, pprl_eb_cs
+from engine.stopping.rules import CiRule, FixedRule, PaperRule, StoppingRule, make_rule_factory
+from engine.stopping.spec import SPEC_TYPES, CiSpec, FixedSpec, PaperSpec, StoppingSpec
 
 # ---------------------------------------------------------------------------
 # Spec
@@ -257,7 +257,7 @@ def test_paper_rule_agrees_with_its_definition(scores, window, tolerance, min_do
 @settings(max_examples=25, deadline=None)
 @given(scores=score_lists, cut=st.integers(0, 400), cells=st.sampled_from([1, 30, 20_000]))
 def test_hedged_rule_equals_batch_cs_and_survives_any_cut(scores, cut, cells):
-    # a resumed run replays the stored scores into a fresh rule (engine.resume)
+    # a resumed run replays the stored scores into a fresh rule (engine.run.resume)
     spec = CiSpec(epsilon=10.0, min_docs=len(scores) + 1)  # never converges
     rule = make_rule_factory(spec, cells)()
     cut = min(cut, len(scores))

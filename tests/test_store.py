@@ -1,4 +1,4 @@
-"""engine.store: a store is marked as needlejudge's; another program's LMDB is never opened for writing."""
+"""engine.cache.store: a store is marked as needlejudge's; another program's LMDB is never opened for writing."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.store import Store
+from engine.cache.store import Store
 
 
 def _digest(folder: Path) -> str:
@@ -18,7 +18,7 @@ def _digest(folder: Path) -> str:
 def test_another_programs_lmdb_is_refused_naming_the_folder_and_left_unchanged(tmp_path: Path) -> None:
     import lmdb
 
-    from engine.store import ForeignStoreError
+    from engine.cache.store import ForeignStoreError
 
     env = lmdb.open(str(tmp_path / "other"), map_size=1 << 20)
     with env.begin(write=True) as txn:
@@ -35,7 +35,7 @@ def test_another_programs_lmdb_is_refused_naming_the_folder_and_left_unchanged(t
 def test_a_new_store_is_marked_and_an_unmarked_needlejudge_store_gets_the_marker(tmp_path: Path) -> None:
     import lmdb
 
-    from engine.store import DATABASES, STORE_FORMAT, STORE_MARKER
+    from engine.cache.store import DATABASES, STORE_FORMAT, STORE_MARKER
 
     store = Store(tmp_path / "new")
     assert store.get("meta", STORE_MARKER) == {"format": STORE_FORMAT}

@@ -67,7 +67,7 @@ def _item(row: dict) -> sim.ItemInfo:
 
 @pytest.fixture(scope="module")
 def planted_run(tmp_path_factory, prepared_store, corpus_slice_path, corpus_settings):  # type: ignore[no-untyped-def]
-    from engine.runner import run_experiment
+    from engine.run.runner import run_experiment
     from experiments import write_experiment
     from simulation.fake_config import FakeConfig
     from simulation.fake_server import serve_in_thread

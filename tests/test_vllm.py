@@ -327,7 +327,7 @@ async def test_aclose_leaves_no_engine_process(adapter: VllmAdapter, tiny_model)
 @pytest.mark.slow
 async def test_small_experiment_through_the_in_process_backend(tmp_path, tiny_model, corpus_slice_path):
     require_vllm()
-    from engine.runner import arun_experiment
+    from engine.run.runner import arun_experiment
 
     judge = {"name": "tiny", "adapter": "vllm", "model": str(tiny_model), "concurrency": 128, "options": ENGINE_OPTIONS}
     config = experiment_config(tmp_path, corpus_slice_path, judge)

@@ -114,7 +114,7 @@ async def test_openai_compatible_adapter_on_the_server(server: VllmServer, tiny_
 @pytest.mark.vllm
 @pytest.mark.slow
 async def test_small_experiment_through_the_server(server: VllmServer, tiny_model, tmp_path, corpus_slice_path):
-    from engine.runner import arun_experiment
+    from engine.run.runner import arun_experiment
 
     spec = server.compatible_spec(vllm_spec(tiny_model))
     judge = {"name": spec.name, "adapter": spec.adapter, "model": spec.model, "base_url": spec.base_url, "concurrency": 64, "options": spec.options}

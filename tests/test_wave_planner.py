@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from engine.stopping import CiRule, FixedRule, PaperRule
-from engine.stopping_spec import CiSpec, FixedSpec, PaperSpec
-from engine.wave_planner import ci_target, estimate_waves, fixed_remaining, paper_next_decision, wave_size
+from engine.stopping.rules import CiRule, FixedRule, PaperRule
+from engine.stopping.spec import CiSpec, FixedSpec, PaperSpec
+from engine.run.batch.wave_planner import ci_target, estimate_waves, fixed_remaining, paper_next_decision, wave_size
 
 
 def test_fixed_remainder():

@@ -1,4 +1,4 @@
-"""engine.workers: the wake-up a judge's idle workers wait on. (The worker
+"""engine.run.workers: the wake-up a judge's idle workers wait on. (The worker
 loop itself runs in every scheduler test: tests/test_scheduler*.py.)"""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import time
 import anyio
 import pytest
 
-from engine.workers import Wakeup
+from engine.run.workers import Wakeup
 
 pytestmark = pytest.mark.anyio
 

@@ -34,8 +34,8 @@ def on_gc(phase, info):
 
 gc.callbacks.append(on_gc)
 t = cpu()
-import engine.cli, engine.commands.run, engine.config, engine.runner, engine.registry, engine.prepare, engine.pairs
-import engine.prompts, engine.results, engine.run_summary, engine.scheduler, engine.cache, engine.experiment
+import engine.cli, engine.commands.run, engine.config, engine.run.runner, engine.registry, engine.corpus.prepare, engine.corpus.pairs
+import engine.prompts, engine.run.results, engine.run.summary, engine.run.scheduler, engine.cache.call_cache, engine.run.experiment
 import adapters.openai, aiohttp, lmdb, msgspec
 marks["imports (engine, aiohttp, numpy, msgspec, lmdb, anyio)"] = cpu() - t
 
@@ -60,20 +60,20 @@ def timed(owner, name, label, is_async=False):
                 add(t0)
     setattr(owner, name, classmethod(wrapper) if isinstance(raw, classmethod) else wrapper)
 
-ex, rs, sc = engine.experiment, engine.run_summary, engine.scheduler
+ex, rs, sc = engine.run.experiment, engine.run.summary, engine.run.scheduler
 timed(engine.config, "load_config", "config")
 timed(ex.Experiment, "__init__", "experiment: store, corpus, prompts, design, run id")
 timed(ex, "Store", "  store open")
-timed(engine.prepare, "prepare_corpus", "  corpus fingerprint (prepared corpus reused)")
-timed(engine.pairs.Corpus, "open", "  corpus open")
+timed(engine.corpus.prepare, "prepare_corpus", "  corpus fingerprint (prepared corpus reused)")
+timed(engine.corpus.pairs.Corpus, "open", "  corpus open")
 timed(engine.prompts, "load_prompt", "  prompts")
 timed(ex, "Design", "  design")
 timed(ex, "run_id_for", "  run id")
 timed(sc.Scheduler, "restore", "scheduler restore (cells, document orders)")
-timed(engine.cache.GroupCommitWriter, "start_process", "commit process start (this side)")
+timed(engine.cache.call_cache.GroupCommitWriter, "start_process", "commit process start (this side)")
 timed(engine.registry, "create_adapter", "adapter")
 timed(sc.Scheduler, "run", "dispatch loop (with the writer thread)", is_async=True)
-timed(engine.runner, "finish_run", "finish: exports, summary, manifest")
+timed(engine.run.runner, "finish_run", "finish: exports, summary, manifest")
 timed(rs, "export_jsonl", "  results.jsonl")
 timed(rs, "jsonl_to_parquet", "  results.parquet (with the pyarrow import)")
 timed(rs, "write_manifest", "  manifest.json")

@@ -12,12 +12,12 @@ from pathlib import Path
 
 from engine_bench.common import CELLS, FakeServerProcess
 from engine_bench.dispatch import engine_round
-from engine.store import Store
+from engine.cache.store import Store
 
 
 
 class InThreadCommitter:
-    """The writer before engine.commit_process: the writer thread does the
+    """The writer before engine.cache.commit_process: the writer thread does the
     puts itself (same sort, same transactions), in this process."""
 
     def __init__(self, store_path: Path) -> None:
@@ -57,9 +57,9 @@ class LatencyServerProcess(FakeServerProcess):
 def bench_commit(bench_dir: Path, concurrency: int, rounds: int, rates: list[str]) -> dict:
     """The engine's calls/s and CPU per call (with its writer) at a judge's
     latency, writer = commit process vs an in-process writer thread."""
-    import engine.cache
+    import engine.cache.call_cache
 
-    real = engine.cache.CommitProcess
+    real = engine.cache.call_cache.CommitProcess
     cells = CELLS
     out: dict[str, dict] = {}
     for latency in rates:
@@ -71,11 +71,11 @@ def bench_commit(bench_dir: Path, concurrency: int, rounds: int, rates: list[str
             engine_round(bench_dir, server.url, cells, concurrency, 1)  # warm-up
             for r in range(rounds):
                 for name in ("commit_process", "writer_thread") if r % 2 == 0 else ("writer_thread", "commit_process"):
-                    engine.cache.CommitProcess = real if name == "commit_process" else InThreadCommitter  # type: ignore[misc]
+                    engine.cache.call_cache.CommitProcess = real if name == "commit_process" else InThreadCommitter  # type: ignore[misc]
                     try:
                         series[name].append(engine_round(bench_dir, server.url, cells * n_per_cell, concurrency, n_per_cell))
                     finally:
-                        engine.cache.CommitProcess = real  # type: ignore[misc]
+                        engine.cache.call_cache.CommitProcess = real  # type: ignore[misc]
                 print(latency, {k: [f"{n / w:,.0f}/s {c / n * 1e6:,.0f} µs" for w, c, n in v] for k, v in series.items()}, flush=True)
         out[latency] = {
             name: {

@@ -20,8 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # this checkout's engine, before any installed one
 
 from engine.config import ExperimentConfig, parse_config  # noqa: E402
-from engine.prepare import BUNDLED_CORPUS  # noqa: E402
-from engine.store import Store  # noqa: E402
+from engine.corpus.prepare import BUNDLED_CORPUS  # noqa: E402
+from engine.cache.store import Store  # noqa: E402
 
 MIN_CHARS = 100.0
 CELLS = 4 * 2 * 100  # needles x hays x positions of the bench design
@@ -76,7 +76,7 @@ def fake_judge(url: str, concurrency: int) -> str:
 
 def corpus_store(bench_dir: Path) -> Path:
     """The prepared corpus (parsed once; later runs reuse it)."""
-    from engine.prepare import CorpusSettings, prepare_corpus
+    from engine.corpus.prepare import CorpusSettings, prepare_corpus
 
     path = bench_dir / "corpus"
     store = Store(path)

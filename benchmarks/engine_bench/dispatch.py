@@ -31,7 +31,7 @@ from engine.config import ExperimentConfig
 
 def design_requests(config: ExperimentConfig, limit: int) -> list:
     """The first `limit` requests the engine would send (same items, same bodies)."""
-    from engine.runner import Experiment
+    from engine.run.runner import Experiment
 
     experiment = Experiment(config)
     try:
@@ -56,7 +56,7 @@ def design_requests(config: ExperimentConfig, limit: int) -> list:
 def engine_round(bench_dir: Path, url: str, calls: int, concurrency: int, n_per_cell: int) -> tuple[float, float, int]:
     """(wall s, CPU s with the commit process, calls made) of one warm-engine run
     (`run_experiment` in this process, no exports) against the fake server."""
-    from engine.runner import run_experiment
+    from engine.run.runner import run_experiment
 
     store = fresh_store(bench_dir, "dispatch-store")
     judge = fake_judge(url, concurrency)

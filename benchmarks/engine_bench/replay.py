@@ -20,7 +20,7 @@ FORGET_RUN = """
 import sys
 sys.path.insert(0, {root!r})
 import lmdb
-from engine.store import Store
+from engine.cache.store import Store
 store = Store({store!r})
 run_key = bytes.fromhex({run_id!r})
 while True:
@@ -45,7 +45,7 @@ def forget_run(store: Path, run_id: str) -> None:
 
 
 def bench_cache(bench_dir: Path) -> dict:
-    from engine.runner import run_experiment
+    from engine.run.runner import run_experiment
 
     store = fresh_store(bench_dir, "cache-store")
     # 4 needles x 2 hays x 100 positions x 2 replicates x 63 documents = 100,800 calls

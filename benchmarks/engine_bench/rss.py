@@ -17,7 +17,7 @@ RSS_CHILD = """
 import json, resource, sys, threading, time
 sys.path.insert(0, {root!r})
 from engine.config import parse_config
-from engine.runner import plan_experiment, run_experiment
+from engine.run.runner import plan_experiment, run_experiment
 
 peak = {{"RssAnon": 0, "RssFile": 0}}
 phase = {{"name": "plan", "t0": time.perf_counter()}}
@@ -42,7 +42,7 @@ def sample():
                     if kb > slot.get(key, 0):
                         slot[key] = kb
                         slot[key + "_at_s"] = round(time.perf_counter() - phase["t0"], 1)
-        # the commit process (engine.commit_process) is a child: its memory counts too
+        # the commit process (engine.cache.commit_process) is a child: its memory counts too
         for pid in child_pids():
             try:
                 status = read_status(pid)

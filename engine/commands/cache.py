@@ -39,9 +39,9 @@ def _store_path(target: str) -> Path:
 
 
 def main(args: argparse.Namespace) -> int:
-    from engine.cache import RESULTS_DB, CallCache
+    from engine.cache.call_cache import RESULTS_DB, CallCache
     from engine.contracts import ConfigError
-    from engine.store import Store
+    from engine.cache.store import Store
 
     path = _store_path(args.store)
     if args.action == "import":
@@ -60,7 +60,7 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _stats(store, cache) -> int:  # type: ignore[no-untyped-def]
-    from engine.cache import decode_result
+    from engine.cache.call_cache import decode_result
 
     statuses: Counter[str] = Counter()
     versions: Counter[str] = Counter()
@@ -100,7 +100,7 @@ def _stats(store, cache) -> int:  # type: ignore[no-untyped-def]
 def _export(store, out: str | None) -> int:  # type: ignore[no-untyped-def]
     import msgspec
 
-    from engine.cache_transfer import CacheRecord, export_records
+    from engine.cache.transfer import CacheRecord, export_records
 
     encoder = msgspec.json.Encoder()
     sink = open(out, "wb") if out else sys.stdout.buffer
@@ -123,9 +123,9 @@ def _export(store, out: str | None) -> int:  # type: ignore[no-untyped-def]
 
 
 def _import(path: Path, sources: list[Path]) -> int:
-    from engine.cache_transfer import import_sources
+    from engine.cache.transfer import import_sources
     from engine.contracts import ConfigError
-    from engine.store import Store
+    from engine.cache.store import Store
 
     if not sources:
         raise ConfigError("cache import: name at least one --from SOURCE (an export file or a store folder)")
@@ -159,7 +159,7 @@ def _answer(result) -> str:  # type: ignore[no-untyped-def]
 
 
 def _verify(store, cache, *, delete: bool, results_db: str) -> int:  # type: ignore[no-untyped-def]
-    from engine.cache import CACHEABLE_STATUSES, decode_result
+    from engine.cache.call_cache import CACHEABLE_STATUSES, decode_result
 
     corrupt: list[tuple[bytes, str]] = []
     n = 0

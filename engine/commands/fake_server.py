@@ -102,8 +102,8 @@ def build_config(args: argparse.Namespace):
 
 def load_items(store_path: str):  # type: ignore[no-untyped-def]
     """The item index of the corpus prepared in `store_path` (the store is closed after reading)."""
-    from engine.pairs import Corpus
-    from engine.store import Store
+    from engine.corpus.pairs import Corpus
+    from engine.cache.store import Store
     from simulation.items import ItemIndex
 
     with Store(store_path, readonly=True) as store:

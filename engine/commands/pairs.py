@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from engine.contracts import HAYS, NEEDLES, ConfigError
 
 if TYPE_CHECKING:
-    from engine.needles import TextEdit
+    from engine.needles.edits import TextEdit
 
 HELP = "print needle/hay document pairs of one position as JSON Lines (oracle-verified)"
 
@@ -47,8 +47,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     import msgspec
 
-    from engine.pairs import Corpus, document_order
-    from engine.store import Store
+    from engine.corpus.pairs import Corpus, document_order
+    from engine.cache.store import Store
 
     if args.limit < 0:
         raise ConfigError(f"--limit {args.limit}: expected >= 0")

@@ -19,7 +19,7 @@ HELP = "prepare a corpus (clean, parse once with spaCy, length-filter, screen fo
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    from engine.prepare import CorpusSettings
+    from engine.corpus.prepare import CorpusSettings
 
     d = CorpusSettings()
     parser.add_argument(
@@ -56,7 +56,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def _remove_if_still_empty(path: Path, folder_existed: bool) -> None:
     """Remove what a failed preparation created at `path`, if it holds no entry."""
-    from engine.store import Store
+    from engine.cache.store import Store
 
     try:
         with Store(path) as store:
@@ -75,9 +75,9 @@ def _remove_if_still_empty(path: Path, folder_existed: bool) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from engine.corpus import check_inputs
-    from engine.prepare import BUNDLED_CORPUS, CorpusSettings, prepare_corpus
-    from engine.store import Store
+    from engine.corpus.reading import check_inputs
+    from engine.corpus.prepare import BUNDLED_CORPUS, CorpusSettings, prepare_corpus
+    from engine.cache.store import Store
 
     settings = CorpusSettings(
         min_sentences=args.min_sentences,

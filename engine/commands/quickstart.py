@@ -46,9 +46,9 @@ def write_config(out: Path, base_url: str) -> Path:
 
 async def _run_with_fake_server(out: Path, quiet: bool):
     from engine.config import load_config
-    from engine.prepare import prepare_corpus
-    from engine.runner import arun_experiment
-    from engine.store import Store
+    from engine.corpus.prepare import prepare_corpus
+    from engine.run.runner import arun_experiment
+    from engine.cache.store import Store
     from simulation.fake_config import FakeConfig
     from simulation.fake_server import serve
     from simulation.items import ItemIndex

@@ -57,7 +57,7 @@ def _run_stoppable(config: ExperimentConfig, *, quiet: bool) -> tuple[object | N
 
     import anyio
 
-    from engine.runner import RunStopped, StopRequest, arun_experiment
+    from engine.run.runner import RunStopped, StopRequest, arun_experiment
 
     report = StopReport(drain_bound(config))
     stop = StopRequest()
@@ -129,7 +129,7 @@ def _store_failure(exc: BaseException, store: str) -> str | None:
 
     import lmdb
 
-    from engine.cache import CommitError
+    from engine.cache.call_cache import CommitError
 
     if isinstance(exc, BaseExceptionGroup):
         for inner in exc.exceptions:
@@ -229,7 +229,7 @@ def _quiet_gc() -> None:
 def _run(args: argparse.Namespace, config: ExperimentConfig) -> int:
     import msgspec
 
-    from engine.runner import RunSummary, plan_experiment
+    from engine.run.runner import RunSummary, plan_experiment
 
     if getattr(args, "whole_process", False):
         _quiet_gc()

@@ -142,7 +142,7 @@ def load_lemmatiser():
     """spaCy with only what lemmas need (tagger, attribute ruler, lemmatizer),
     loaded once. Call it at start-up to keep the first triple verdict from
     stalling the event loop for the seconds the model takes to load."""
-    from engine.nlp import load_nlp  # lazily: importing spaCy takes seconds; only triple prompts need it
+    from engine.corpus.nlp import load_nlp  # lazily: importing spaCy takes seconds; only triple prompts need it
 
     return load_nlp(disable=("parser", "ner", "senter"))
 

@@ -1,0 +1,246 @@
+"""Cleaning Wikipedia plain text into prose, and spotting template holes.
+
+`clean_text` turns WikiExtractor-style article text into prose paragraphs
+joined by "\\n" (ARCHITECTURE.md "The experiment"):
+
+- odd whitespace is normalised first (non-breaking, thin and ideographic
+  spaces become " "; zero-width spaces, word joiners, BOMs and soft hyphens
+  are removed; line and paragraph separators become "\\n");
+- the repeated title line is dropped; lines hard-wrapped inside a paragraph
+  are re-joined;
+- section headings are dropped, in both forms: WikiExtractor's short line
+  ending in one period ("Early life.") and wiki markup at any level
+  ("== Early life ==", "=== Works ==="); an appendix heading (See also,
+  References, ...) ends the article;
+- lines that are not prose are dropped: indentation and list lines (leading
+  ":", ";", "*", "#", bullets), image and caption lines ("File:", "Image:",
+  "thumb|", "alt=", "upright", "250px"), template residue (any "|" left once
+  wiki links are unwrapped), tables, code, formulas, category lines, and
+  lines without a sentence end (list stubs, captions, table cells);
+- inline wiki links are unwrapped ("[[Tate Britain]]" -> "Tate Britain",
+  "[[anthropology|anthropologist]]" -> "anthropologist"); parentheses left
+  empty by a removed template are removed ("Xanten Cathedral ()," ->
+  "Xanten Cathedral,"), as are separators left at their edges
+  ("(MCC; , , )" -> "(MCC)").
+
+`template_hole` names the hole a removed template left in a sentence
+(" .", "At , Alabama", "( years ago)", ", ,", '""' ...). Such a sentence
+cannot be repaired (a value is missing), so engine.corpus.segmentation drops it
+from its document before screening: it is never a needle sentence and never
+part of a window.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+# Sections that only ever hold apparatus (lists of links, citations, notes),
+# and by Wikipedia's layout guideline (MOS:ORDER) come after the article's
+# prose. The first one found ends the article. Titles that also name real
+# content sections are deliberately absent: "Literature" (a country's or a
+# movement's literature), "Gallery" (may sit mid-article; its captions are
+# dropped line by line anyway), "Works", "Publications", "Discography" and
+# the like (lists, dropped line by line, and sometimes followed by prose).
+APPENDIX_HEADINGS = frozenset(
+    {
+        "see also",
+        "references",
+        "external links",
+        "notes",
+        "further reading",
+        "bibliography",
+        "sources",
+        "citations",
+        "footnotes",
+        "works cited",
+        "notes and references",
+        "references and notes",
+        "selected bibliography",
+        "external sources",
+    }
+)
+
+_WORD = re.compile(r"[^\W_]")  # a letter or a digit, in any script
+_TERMINAL = re.compile(r"[.!?][\"'”’)\]]*$")
+_HEADING_MAX_WORDS = 8
+_HEADING_MAX_CHARS = 60
+_FINITE_VERBS = frozenset(
+    "is was are were has had have be been will would can could may might must shall should does did do".split()
+)
+_MARKUP_HEADING = re.compile(r"^\s*(={1,6})(?!=)\s*(.*?[^=\s])\s*\1\s*$")
+_TAGS = re.compile(r"<[^<>]{0,200}>")
+_SPACES = str.maketrans(
+    {
+        **dict.fromkeys(map(ord, "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"), " "),
+        **dict.fromkeys(map(ord, "\u200b\u2060\ufeff\u00ad"), None),
+        **dict.fromkeys(map(ord, "\u2028\u2029\u0085\v\f"), "\n"),
+    }
+)
+# "[[target|label]]" -> label; also "[[target]" (one bracket short, seen in the sample)
+_LINK = re.compile(r"\[\[(?:[^\[\]|]*\|)?([^\[\]|]*)\]\]?")
+_LIST_MARK = re.compile(r"^(?:[*#:;•·\-–—]|\d+[.)]\s)")
+_IMAGE_LINE = re.compile(r"^\[*\s*(?:File|Image|Media):|thumb\||\|\s*thumb\b|\balt\s*=|\bupright\b|\b\d+px\b", re.IGNORECASE)
+_CODE_CHARS = re.compile(r"[{};=<>\\]")
+_EMPTY_PARENS = re.compile(r"\s*\((?:[\s;,]*)\)")
+_LEADING_SEPARATORS = re.compile(r"\((?:\s*[;,])+\s*")
+_TRAILING_SEPARATORS = re.compile(r"(?:\s*[;,])+\s*\)")
+_RUNS_OF_SPACES = re.compile(r"[ \t]{2,}|\t")
+
+
+def normalise_whitespace(text: str) -> str:
+    """Odd spaces to " ", invisible characters removed, line separators to "\\n"."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").translate(_SPACES)
+
+
+def has_word(text: str) -> bool:
+    """True when `text` holds a letter or a digit (a word, not only punctuation)."""
+    return _WORD.search(text) is not None
+
+
+def heading_title(line: str) -> str | None:
+    """The title of a section heading line, else None: wiki markup at any
+    level ("== Early life =="), or WikiExtractor's short line ending in one
+    period ("Early life and education.") with no other sentence end."""
+    markup = _MARKUP_HEADING.match(line)
+    if markup:
+        return markup.group(2)
+    stripped = line.strip()
+    if not stripped.endswith(".") or len(stripped) > _HEADING_MAX_CHARS:
+        return None
+    body = stripped[:-1]
+    if not body or re.search(r"[.!?;:]", body):
+        return None
+    words = body.split()
+    # a short sentence of its own ("Alpha is a letter.") has a finite verb;
+    # headings rarely do. Short sentences without one of these are lost,
+    # which only shortens a document.
+    if len(words) <= _HEADING_MAX_WORDS and not any(w.lower() in _FINITE_VERBS for w in words):
+        return body.strip()
+    return None
+
+
+def is_heading(line: str) -> bool:
+    return heading_title(line) is not None
+
+
+def _is_table_or_code(line: str) -> bool:
+    if line[:1] in (" ", "\t"):  # indented: code, verse, preformatted
+        return True
+    if line.startswith(("{|", "|", "!")) or "||" in line or line.count("\t") >= 2:
+        return True
+    if "formula_" in line or line.startswith("[[") or "[[Category:" in line:
+        return True
+    return len(_CODE_CHARS.findall(line)) > max(3, len(line) // 25)
+
+
+def _is_markup(line: str) -> bool:
+    """Indentation, list, image/caption or table/code lines, and lines that
+    still hold a "|" (template residue) once links are unwrapped."""
+    return (
+        _is_table_or_code(line)
+        or _LIST_MARK.match(line) is not None
+        or _IMAGE_LINE.search(line) is not None
+        or "|" in _LINK.sub(r"\1", line)
+    )
+
+
+def clean_text(text: str, title: str = "") -> str:
+    """Prose paragraphs of a Wikipedia article, joined by "\\n"."""
+    text = html.unescape(html.unescape(text))  # WikiExtractor double-escapes some entities
+    text = normalise_whitespace(_TAGS.sub(" ", text))
+    lines = [line.rstrip() for line in text.split("\n")]
+    lines = _drop_title(lines, title)
+    lines = _join_wrapped(lines)
+    paragraphs: list[str] = []
+    for line in lines:
+        if not line.strip():
+            continue
+        heading = heading_title(line)
+        if heading is not None:
+            if heading.lower() in APPENDIX_HEADINGS:
+                break  # appendix sections run to the end of an article
+            continue
+        if _is_markup(line) or not _TERMINAL.search(line):  # not prose: list stubs, captions, table cells
+            continue
+        line = _LINK.sub(r"\1", line)
+        line = _EMPTY_PARENS.sub("", line)
+        line = _TRAILING_SEPARATORS.sub(")", _LEADING_SEPARATORS.sub("(", line))
+        line = _RUNS_OF_SPACES.sub(" ", line).strip()
+        if has_word(line):
+            paragraphs.append(line)
+    return "\n".join(paragraphs)
+
+
+def _drop_title(lines: list[str], title: str) -> list[str]:
+    start = 0
+    while start < len(lines) and not lines[start].strip():
+        start += 1
+    if start < len(lines) and title and lines[start].strip() == title.strip():
+        start += 1
+    return lines[start:]
+
+
+def _join_wrapped(lines: list[str]) -> list[str]:
+    """Re-join a paragraph hard-wrapped across lines: a line without a
+    sentence end followed by a line starting in lower case."""
+    out: list[str] = []
+    for line in lines:
+        if (
+            out
+            and out[-1].strip()
+            and line[:1].islower()
+            and not _TERMINAL.search(out[-1])
+            and not out[-1].rstrip().endswith(":")
+        ):
+            out[-1] = out[-1].rstrip() + " " + line.strip()
+        else:
+            out.append(line)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Template holes
+
+_DIRECTION = r"(?:(?:north|south)(?:-?(?:east|west))?|east|west)"
+# (name, pattern): what a removed template ({{convert}}, {{lang}}, a date or
+# an infobox value) leaves behind in the sentence around it.
+HOLE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # "born in .", "At , Alabama", "the , ", "from to ,"; not an ellipsis ". . ."
+    ("space before punctuation", re.compile(r"(?<![\s.])\s+[,;:.!?](?=[\s\"'”’)\]]|$)")),
+    ("punctuation at the start", re.compile(r"^[,;:!?)\]]")),  # not ".": ".NET is"
+    # ", ,", "Press, , 499 pages", "Hangul::", ", ."
+    ("doubled punctuation", re.compile(r"[,;:]\s*[,;:.!?]")),
+    # "( years ago)", "(sometimes up to )", "(Traditional Chinese: )", "( or X)"
+    ("space inside parentheses", re.compile(r"\(\s|\s\)")),
+    ("empty brackets", re.compile(r"\(\s*\)|\[\s*\]")),
+    # 'appeared in "" as', "“”"; not '"A," "B"' (two quotations side by side)
+    ("empty quotes", re.compile(r'""|“\s*”')),
+    # "(equivalent to £ in )": a currency sign without an amount
+    ("currency without amount", re.compile(r"(?:^|[\s(])[£$€¥](?=\s*(?:[^\d\s.]|$))")),
+    # "Line from to ,", "between and"
+    ("missing range", re.compile(r"\b(?:from\s+to|between\s+and)\b", re.IGNORECASE)),
+    # "located about east of Dadaab" ({{convert}} removed)
+    ("missing distance", re.compile(rf"\b(?:about|approximately|roughly|nearly|around|some)\s+{_DIRECTION}\s+of\b", re.IGNORECASE)),
+    # "range from around in Los Gatos Creek", "with over of oil pumped", "by about in
+    # less than two minutes": a degree word with its number removed ({{convert}})
+    (
+        "missing quantity",
+        re.compile(
+            r"\b(?:from|with|of|by|to|at|for|exceeds?|exceeded|exceeding|measuring|reaching)\s+"
+            r"(?:over|about|around|approximately|roughly|nearly|almost|up to|more than|less than)\s+"
+            r"(?:of|in|at|from|to|on|and|or)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    # wiki markup that cleaning could not resolve
+    ("wiki markup", re.compile(r"\[\[|\]\]|\{\{|\}\}")),
+)
+
+
+def template_hole(sentence: str) -> str | None:
+    """The name of the first template hole found in `sentence`, or None."""
+    for name, pattern in HOLE_PATTERNS:
+        if pattern.search(sentence):
+            return name
+    return None

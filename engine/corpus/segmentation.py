@@ -1,0 +1,120 @@
+"""The sentences a document is stored as: spaCy's split, repaired.
+
+spaCy's parser now and then splits a closing quotation mark, or a lone
+punctuation mark, off as a "sentence" of its own
+(`... coins for "naval victory.` + `"`). Such a fragment holds no word: in a
+window it would count as one of the i sentences above the needle and shift
+the position by one. So, after parsing:
+
+1. closing punctuation written against the end of the previous sentence
+   (no space between) is moved back into that sentence;
+2. a fragment that still holds no word (a letter or a digit) is merged into
+   the previous sentence of its paragraph, or else into the next one, or
+   else dropped;
+3. a sentence with a template hole (engine.corpus.cleaning.template_hole: "born
+   in .", "( years ago)") is dropped: it cannot be repaired, and dropping it
+   is the only way to keep it out of every needle and every window.
+
+Each stored sentence is a span of the parsed doc (`doc[a:b]`), so the needle
+rules run on it unchanged and its text is `doc.text[start:end]` exactly. The
+parse is not edited: a fragment that was a sentence of its own keeps its own
+root, so a rule that wants one root per sentence (neg, today) skips the
+merged sentence rather than misread it. The
+gap stored between two sentences is the doc's own whitespace between them;
+where a sentence was dropped in between, it is "\\n" if a paragraph break was
+skipped and " " otherwise, so that gaps stay whitespace and the stored text
+of a document is always sentences joined by gaps (engine.corpus.pairs).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+from engine.corpus.cleaning import has_word, template_hole
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Span
+
+# characters that close what precedes them; a token made only of these and
+# written without a space after the previous sentence belongs to it
+_CLOSERS = frozenset("\"'”’»)]}.,;:!?…")
+
+
+class Sentences(NamedTuple):
+    spans: list[Span]  # one per stored sentence
+    texts: tuple[str, ...]  # each sentence's text, without surrounding whitespace
+    gaps: tuple[str, ...]  # gaps[k]: the whitespace stored between sentence k and k + 1
+    merged: int  # wordless fragments merged into a neighbour (or dropped, if alone in a paragraph)
+    holes: int  # sentences dropped for a template hole
+
+
+def _bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    """[start, end) of text[start:end] without its surrounding whitespace."""
+    piece = text[start:end]
+    left = start + len(piece) - len(piece.lstrip())
+    return left, max(left, start + len(piece.rstrip()))
+
+
+def _closes_previous(doc: Doc, i: int) -> bool:
+    token = doc[i]
+    return i > 0 and not doc[i - 1].whitespace_ and not doc[i - 1].is_space and all(c in _CLOSERS for c in token.text)
+
+
+def _token_ranges(doc: Doc, text: str) -> tuple[list[list[int]], int]:
+    """[start, end) token ranges of the repaired sentences, and how many
+    wordless fragments were merged away (steps 1 and 2)."""
+    ranges: list[list[int]] = []
+    merged = 0
+    for sent in doc.sents:
+        start, end = sent.start, sent.end
+        moved = False
+        if ranges and ranges[-1][1] == start:
+            while start < end and _closes_previous(doc, start):
+                start += 1
+                moved = True
+            ranges[-1][1] = start
+        if start < end and doc[start:end].text.strip():
+            ranges.append([start, end])
+        elif moved:
+            merged += 1  # the whole fragment went back
+    repaired: list[list[int]] = []
+    carry: int | None = None  # start token of a fragment waiting for the next sentence of its paragraph
+    for start, end in ranges:
+        first, last = doc[start], doc[end - 1]
+        span_text = text[first.idx : last.idx + len(last.text)]
+        if carry is not None:
+            if "\n" in text[doc[carry].idx : first.idx]:
+                carry = None  # the fragment was alone at the end of its paragraph: dropped
+            else:
+                start, carry = carry, None
+        if has_word(span_text):
+            repaired.append([start, end])
+            continue
+        merged += 1
+        if repaired and "\n" not in text[doc[repaired[-1][1] - 1].idx : first.idx]:
+            repaired[-1][1] = end  # into the previous sentence of the paragraph
+        else:
+            carry = start  # into the next one, if it is in the same paragraph
+    return repaired, merged
+
+
+def document_sentences(doc: Doc) -> Sentences:
+    """The stored sentences of a parsed document (see the module docstring)."""
+    text = doc.text  # Doc.text rebuilds the string from every token: once only
+    ranges, merged = _token_ranges(doc, text)
+    spans: list[Span] = []
+    bounds: list[tuple[int, int]] = []
+    holes = 0
+    for start, end in ranges:
+        span = doc[start:end]
+        a, b = _bounds(text, span.start_char, span.end_char)
+        if template_hole(text[a:b]) is not None:
+            holes += 1
+            continue
+        spans.append(span)
+        bounds.append((a, b))
+    gaps = []
+    for (_, end), (start, _) in zip(bounds, bounds[1:]):
+        between = text[end:start]
+        gaps.append(between if not between.strip() else ("\n" if "\n" in between else " "))
+    return Sentences(spans, tuple(text[a:b] for a, b in bounds), tuple(gaps), merged, holes)

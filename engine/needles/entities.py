@@ -1,0 +1,450 @@
+"""Entity-swap (ner) needles: which entities of a sentence may be replaced, and by what.
+
+The paper's rule: replace one PERSON/GPE/LOC/LANGUAGE/DATE entity of the
+needle sentence with a different entity of the same label from the same
+document. The small English model's single tags are often wrong (a stadium
+tagged PERSON, a band tagged GPE, "1976 kg/m3" tagged DATE), so a span and
+a replacement are accepted only when the document and their form agree on
+what they are:
+
+- Label by the document: every mention of a text votes with its tag (a
+  one-word text also gets the vote of every multi-word entity it ends, so
+  "Gershwin" counts as PERSON when "George Gershwin" is one); a text's label
+  is its majority label, kept only when at least 2/3 of the votes agree.
+  A mention tagged otherwise is read with the document's label.
+- Form: names (PERSON, GPE, LOC, LANGUAGE) are capitalised words with no
+  digits and no punctuation beyond initials, hyphens and apostrophes
+  (lower-case particles such as "of", "de" inside); a PERSON has no plural
+  proper noun, is not a modifier ("the Hall effect") and is not a title
+  ("Earl of Westmorland", `TITLE_WORDS` + "of"). A mention that runs
+  into another capitalised proper noun ("Kilij Arslan I", "Estrela da
+  Amadora") is part of a longer name and is neither span nor replacement.
+  A DATE is date-shaped (a year, a month, a day, a decade or a century with
+  only date words around them) and is replaced by one of the same shape
+  (`entity_shape`: a year for a year, a month-year for a month-year).
+- Evidence from every mention (`_contradicted_by_syntax` on each, and
+  `_not_a_person`): one mention that contradicts the label refuses the text
+  everywhere; a span needs MIN_SUPPORT mentions; a replacement is a text all
+  of whose mentions fit its label.
+- Different referents: a replacement never shares a word with the span
+  ("Galt" / "John Galt", "Europe" / "Southeastern Europe") and never
+  repeats a name or date already in the sentence ("X defeated X"), nor
+  with a name given as the span's alias ("X, commonly known as Y").
+- Articles: a leading "the" is read as outside the name. A name heading its
+  noun phrase is replaced only by a name the document uses the same way,
+  with "the" ("the United States") or without ("France"), so "with the
+  Europe" cannot arise; a name modifying a noun ("the Quebec government")
+  takes either.
+- A span at the start of the sentence gets a capitalised replacement.
+
+Entities inside quotation marks and names after "a"/"an"/"this"... are
+not options.
+
+Two-model agreement (`model = "en_core_web_sm+en_core_web_md"`): a text two
+models do not tag alike at every mention is neither span nor replacement
+(`disputed_texts`); the errors the rules above leave are one model's confident tags.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from engine.needles.edits import EntityOption, sentence_bounds
+from engine.needles.edits import _inside_quotes as inside_quotes
+
+if TYPE_CHECKING:  # spaCy objects come in as arguments
+    from spacy.tokens import Doc, Span
+
+# doc.user_data key: ((start_char, end_char, label), ...) of a second model's entities of the same text
+SECOND_MODEL_ENTS = "needlejudge_second_model_ents"
+NER_LABELS = frozenset({"PERSON", "GPE", "LOC", "LANGUAGE", "DATE"})
+LABEL_AGREEMENT = 2 / 3  # share of a text's mentions that must carry its label
+MIN_SUPPORT = 2  # mentions (or full name / surname pairs) a one-word name needs for its label
+# last words that make a capitalised phrase a place, building, organisation or
+# work rather than a person ("Goodwin Stadium", "Vaqueros Formation")
+NOT_PERSON_HEADS = frozenset(
+    "stadium arena formation hall church chapel methodist baptist school college university academy institute "
+    "society club city county street lane road avenue bridge park ridge heath hill hills valley river lake bay "
+    "sea harbor harbour island mountain records band company inc ltd award medal cup league prize station "
+    "hauptbahnhof airport museum theatre theater centre center hospital castle tower cathedral abbey palace "
+    "temple mosque force army navy party council committee festival show house square mushroom".split()
+)
+# lower-case words that may sit inside a name ("Sea of Marmara", "Estrela da Amadora")
+NAME_PARTICLES = frozenset(
+    "of de da das do dos del della der den di du la le les van von ter y al el bin ibn upon on".split()
+)
+WATER_AND_LAND_FEATURES = frozenset(
+    "harbor harbour bay river lake sea creek mountain mountains valley island islands gulf ocean strait".split()
+)
+PLACE_PREPOSITIONS = frozenset("in at near into inside outside throughout across".split())
+MOTION_VERBS = frozenset("move return transfer go travel relocate emigrate".split())  # "moved to Habana": a place
+# common nouns that, written just before a name ("the band Hawthorne Heights",
+# "theatre company Black Lung"), say it is not a person
+NOT_NAME_KINDS = frozenset(
+    "band group club team side label company firm magazine newspaper journal album film movie novel book song "
+    "series show ship horse dog tiger animal brand network station".split()
+)
+# "Earl of Westmorland", "King of France": a title, not a person's name
+TITLE_WORDS = frozenset(
+    "king queen prince princess duke duchess earl count countess baron baroness lord lady marquess marquis "
+    "viscount emperor empress sultan emir shah pope bishop archbishop abbot mayor governor president".split()
+)
+ALIAS_WORDS = frozenset("known called nicknamed née nee born alias aka".split())
+ANIMATE_VERBS = frozenset("die bear marry say".split())  # a place is never born, married, dead or saying
+_ROMAN = re.compile(r"^[IVX]+\.?$")  # "Kilij Arslan I", "Shah II"
+_ABBREVIATION = re.compile(r"^(?:(?:\w\.)+|Jr\.|Sr\.|St\.|Mt\.|Ft\.|Dr\.)$")
+_NAME_WORD = re.compile(r"^[^\W\d_][\w'’.-]*$")
+_MODIFIER_DEPS = frozenset({"compound", "amod", "nmod"})
+
+_MONTHS = frozenset(
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
+# words a date-shaped DATE may hold beside numbers and month names
+_DATE_WORDS = frozenset(
+    "the early mid late century centuries s th st nd rd season spring summer autumn fall winter "
+    "bc ad bce ce of".split()
+)
+_SHAPE_PIECES = re.compile(r"\d+|[^\W\d_]+|\S")
+
+
+class DocumentEntities(msgspec.Struct, frozen=True):
+    """What the whole document says about its entities."""
+
+    labels: dict[str, str]  # entity text (without a leading "the") -> its document label
+    names: dict[str, tuple[str, ...]]  # label -> texts usable as replacements, sorted
+    articles: dict[str, str]  # text -> "the" | "bare": how the document uses it as a noun phrase
+    aliases: dict[str, tuple[str, ...]] = {}  # text -> words of the other names of its referent
+
+
+# ---------------------------------------------------------------------------
+# Form
+
+
+def entity_shape(text: str, label: str) -> str:
+    """What a replacement must share with the entity it replaces to read fluently.
+
+    DATE: the token pattern with years as Y, other numbers as 9 and month
+    names as M ("15 May 1873" -> "9 M Y", "the 1970s" -> "the Y s"). Other
+    labels: "" (their fit is decided by articles and position instead).
+    """
+    if label != "DATE":
+        return ""
+    pieces = []
+    for piece in _SHAPE_PIECES.findall(text.lower()):
+        if piece.isdigit():
+            pieces.append("Y" if len(piece) == 4 else "9")
+        elif piece in _MONTHS:
+            pieces.append("M")
+        else:
+            pieces.append(piece)
+    return " ".join(pieces)
+
+
+def date_shaped(text: str) -> bool:
+    """A year, month, day, decade or century with only date words around it."""
+    shape = entity_shape(text, "DATE").split()
+    allowed = all(p in ("Y", "M", "9", "-", "–", ",", "'s", "'") or p in _DATE_WORDS for p in shape)
+    anchored = "Y" in shape or "M" in shape or ("century" in shape and "9" in shape)
+    return allowed and anchored
+
+
+def name_shaped(text: str) -> bool:
+    """Capitalised words, no digits, no punctuation but initials, hyphens, apostrophes."""
+    words = text.split(" ")
+    if not words or not words[0][:1].isupper():
+        return False
+    for k, word in enumerate(words):
+        if k and word in NAME_PARTICLES:
+            continue
+        if not _NAME_WORD.match(word) or not word[:1].isupper():
+            return False
+        if "." in word and not _ABBREVIATION.match(word):
+            return False
+    return words[-1] not in NAME_PARTICLES and not re.match(r"^\w\.$", words[-1])  # no trailing initial ("Syah I.")
+
+
+def _shaped(text: str, label: str) -> bool:
+    return date_shaped(text) if label == "DATE" else name_shaped(text)
+
+
+# ---------------------------------------------------------------------------
+# Mentions
+
+
+def _without_article(ent: Span) -> Span:
+    """The entity without a leading "the" (kept for DATE: "the 1970s" is its shape)."""
+    if ent.label_ != "DATE" and len(ent) > 1 and ent[0].lower_ == "the":
+        from spacy.tokens import Span  # a slice would lose the label
+
+        return Span(ent.doc, ent.start + 1, ent.end, label=ent.label)
+    return ent
+
+
+def _slot(span: Span) -> str | None:
+    """How the name sits in its sentence: "mod" (modifies a following noun),
+    "the" / "bare" (heads a noun phrase with / without "the"), None (another
+    determiner, e.g. "a Pinocchio motor", or a determiner it does not own)."""
+    root = span.root
+    if root.dep_ in _MODIFIER_DEPS and root.head.i >= span.end:
+        return "mod"
+    doc = span.doc
+    before = doc[span.start - 1] if span.start > 0 else None
+    if before is not None and before.pos_ == "DET":
+        if before.lower_ == "the" and before.head.i in range(span.start, span.end):
+            return "the"
+        return None
+    return "bare"
+
+
+def _runs_into_a_name(span: Span) -> bool:
+    """Whether the span is part of a longer proper name ("Kilij Arslan I",
+    "Estrela da Amadora", "Executive Producer Elwood Reid")."""
+    doc = span.doc
+    sent_start = span.sent.start
+
+    def proper(i: int) -> bool:
+        return 0 <= i < len(doc) and doc[i].pos_ == "PROPN" and doc[i].text[:1].isupper()
+
+    after = span.end
+    if after < len(doc) and (proper(after) or _ROMAN.match(doc[after].text) or (doc[after].lower_ in NAME_PARTICLES and proper(after + 1))):
+        return True
+    before = span.start - 1
+    if before >= sent_start and proper(before):
+        return True
+    if before > sent_start and doc[before].lower_ in NAME_PARTICLES and proper(before - 1):
+        return True
+    return False
+
+
+def _contradicted_by_syntax(span: Span, label: str) -> bool:
+    """A PERSON as the object of a place preposition ("a club in Hemel
+    Hempstead") or of a move ("moved to Habana"), a place as the agent of a
+    passive ("by West-East Bag") or the subject of being born, married, dying
+    or saying ("Namaste died"), and any name right after a noun that says it
+    is a band, club, company or work ("the band Hawthorne Heights")."""
+    doc = span.doc
+    before = doc[span.start - 1] if span.start > 0 else None
+    if before is not None and before.pos_ == "NOUN" and before.lower_ in NOT_NAME_KINDS:
+        return True
+    root = span.root
+    if label in ("GPE", "LOC"):
+        if root.dep_ in ("nsubj", "nsubjpass") and root.head.lemma_ in ANIMATE_VERBS:
+            return True
+    head = root.head if root.dep_ == "pobj" else None
+    if head is None:
+        return False
+    if label == "PERSON":
+        if head.lower_ == "to" and head.head.lemma_ in MOTION_VERBS:
+            return True
+        return head.lower_ in PLACE_PREPOSITIONS
+    return label in ("GPE", "LOC") and head.lower_ == "by"
+
+
+def _fits_label(span: Span, label: str) -> bool:
+    if not _shaped(span.text, label) or "\n" in span.text_with_ws.strip():
+        return False
+    if label == "DATE":  # "the 1870's" is a decade, "1976 kg/m3" a quantity: no year fits there
+        decade = span.end < len(span.doc) and span.doc[span.end].lower_ in ("'s", "’s", "s")
+        return not decade and span.root.dep_ != "nummod"
+    if _runs_into_a_name(span) or _contradicted_by_syntax(span, label):
+        return False
+    if label != "GPE" and any(len(t.text) > 1 and t.text.isupper() and t.text.isalpha() for t in span):
+        return False  # acronyms name organisations ("LARES", "NASA"), not people or regions
+    if any(sum(c.isupper() for c in t.text) >= 3 and not t.text.isupper() for t in span):
+        return False  # mixed-case acronyms ("MoMA") name institutions, even when tagged GPE
+    if label == "PERSON":
+        if any(t.tag_ == "NNPS" for t in span) or _slot(span) != "bare":
+            return False  # "the Mongols", "the Hall effect", "the Beatles"
+        if span[-1].lower_ in NOT_PERSON_HEADS:
+            return False
+        if len(span) > 2 and span[0].lower_ in TITLE_WORDS and span[1].lower_ == "of":
+            return False  # a title ("Earl of Westmorland")
+    if label == "GPE" and span[-1].lower_ in WATER_AND_LAND_FEATURES:
+        return False  # "New York Harbor", "Salt Creek": a natural feature, not a polity
+    return True
+
+
+def _votes(doc: Doc) -> dict[str, Counter[str]]:
+    """text -> label -> mentions: its own mentions, plus the mentions that
+    name the same referent by a full name / surname pair ("George Gershwin"
+    and "Gershwin" vote for each other)."""
+    spans = [_without_article(ent) for ent in doc.ents]
+    own: dict[str, Counter[str]] = {}
+    for span in spans:
+        own.setdefault(span.text, Counter())[span.label_] += 1
+    votes = {text: counts.copy() for text, counts in own.items()}
+    for span in spans:
+        last = span[-1].text
+        if len(span) > 1 and last in own and last[:1].isupper():
+            votes[last][span.label_] += 1
+            votes[span.text][span.label_] += own[last][span.label_]
+    return votes
+
+
+def _aliases(doc: Doc) -> dict[str, set[str]]:
+    """text -> the words of the names the document gives as another name of
+    the same referent ("Mohamed Omar Habeb, commonly known as Mohamed Dheere
+    or Mohamed Dhere"): PERSON names of one sentence linked by "known as",
+    "née"... and the names listed after them with "or"."""
+    aliases: dict[str, set[str]] = {}
+    for sent in doc.sents:
+        ents = [_without_article(e) for e in sent.ents if e.label_ == "PERSON"]
+        group: list[Span] = []
+        for a, b in zip(ents, ents[1:]):
+            between = {t.lower_ for t in doc[a.end : b.start]}
+            if b.start - a.end <= 5 and between & ALIAS_WORDS:
+                group = group or [a]
+                group.append(b)
+            elif group and between <= {"or", ","}:
+                group.append(b)
+            else:
+                _link(aliases, group)
+                group = []
+        _link(aliases, group)
+    return aliases
+
+
+def _link(aliases: dict[str, set[str]], group: list[Span]) -> None:
+    for span in group:
+        for other in group:
+            if other.text != span.text:
+                aliases.setdefault(span.text, set()).update(_words(other.text))
+
+
+def _not_a_person(text: str, one_word: bool, full_names: set[str], words: dict[str, set[str]]) -> bool:
+    """What the rest of the document says against a PERSON label: a one-word
+    "person" the document never names in full ("Pachuca", "Universal"), or
+    one that is a word of an organisation or work ("Universal" of "Universal
+    Music Holland", "Habana" of "the Habana Reds"); a multi-word "person"
+    starting with an organisation's or place's name or holding a place's
+    name ("Byzantium Survives", "Fatimid Egypt")."""
+    parts = text.split(" ")
+    if one_word:
+        return not any(name.endswith(" " + text) for name in full_names) or text.lower() in words["in_other"]
+    return parts[0] in words["other_texts"] or bool(words["places"] & set(parts))
+
+
+def disputed_texts(doc: Doc) -> frozenset[str]:
+    """The entity texts of `doc` that its second model (SECOND_MODEL_ENTS, set
+    by engine.corpus.nlp.AgreedParser) does not tag exactly as the first does at
+    every mention: a mention one model tags and the other does not, or tags
+    with another span or label ("Staten Island Cahill" / "Staten Island").
+    Empty when the document was parsed by one model."""
+    second = doc.user_data.get(SECOND_MODEL_ENTS)
+    if second is None:
+        return frozenset()
+    others = (doc.char_span(start, end, label=label, alignment_mode="expand") for start, end, label in second)
+    mentions = [
+        {(s.start_char, s.end_char, s.label_, s.text) for s in map(_without_article, spans)}
+        for spans in (doc.ents, [span for span in others if span is not None])
+    ]
+    return frozenset(text for *_, text in mentions[0] ^ mentions[1])
+
+
+def document_entity_texts(doc: Doc) -> DocumentEntities:
+    """Each entity text's document label, and the texts usable as replacements.
+
+    A span's text needs MIN_SUPPORT votes for its label (a name the document
+    mentions once is too often a mis-tagged club, band, title or work), a
+    one-word name too for being a replacement; a label any mention
+    contradicts (`_contradicted_by_syntax`) is dropped; a replacement is a
+    text every mention of which fits its label."""
+    spans = [_without_article(ent) for ent in doc.ents]
+    disputed = disputed_texts(doc)
+    full_names = {s.text for s in spans if s.label_ == "PERSON" and len(s) > 1}
+    words = {
+        "in_other": {t.lower_ for s in spans if s.label_ not in NER_LABELS for t in s},
+        "other_texts": {s.text for s in spans if s.label_ not in ("PERSON", "DATE")},
+        "places": {s.text for s in spans if s.label_ in ("GPE", "LOC", "NORP") and len(s) == 1},
+    }
+    labels: dict[str, str] = {}
+    support: dict[str, int] = {}
+    for text, counts in _votes(doc).items():
+        label, n = counts.most_common(1)[0]
+        one_word = " " not in text
+        if label not in NER_LABELS or n < LABEL_AGREEMENT * sum(counts.values()) or text in disputed:
+            continue
+        if label != "DATE" and one_word and n < MIN_SUPPORT:
+            continue
+        if label == "PERSON" and _not_a_person(text, one_word, full_names, words):
+            continue
+        labels[text] = label
+        support[text] = n
+    for span in spans:
+        label = labels.get(span.text)
+        if label and label != "DATE" and _contradicted_by_syntax(span, label):
+            del labels[span.text]
+    names: dict[str, set[str]] = {}
+    misfits: set[str] = set()
+    uses: dict[str, Counter[str]] = {}
+    for span in spans:
+        label = labels.get(span.text)
+        if label is None or span.text.endswith(("'s", "’s")) or not _fits_label(span, label):
+            misfits.add(span.text)
+            continue
+        names.setdefault(label, set()).add(span.text)
+        slot = _slot(span)
+        if slot in ("the", "bare"):
+            uses.setdefault(span.text, Counter())[slot] += 1
+    articles = {text: counts.most_common(1)[0][0] for text, counts in uses.items()}
+    return DocumentEntities(
+        labels={t: k for t, k in labels.items() if k == "DATE" or support[t] >= MIN_SUPPORT},
+        names={k: tuple(sorted(v - misfits)) for k, v in names.items()},
+        articles=articles,
+        aliases={k: tuple(sorted(v)) for k, v in _aliases(doc).items()},
+    )
+
+
+# ---------------------------------------------------------------------------
+# Options of one sentence
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower().strip(".'’") for w in text.split() if w not in NAME_PARTICLES and w.lower() != "the"}
+
+
+def entity_options(sent: Span, entities: DocumentEntities) -> tuple[EntityOption, ...]:
+    options = []
+    base = sentence_bounds(sent)[0]
+    text = sent.text.strip()
+    # every capitalised word of the sentence: a replacement sharing one names
+    # a referent the sentence already holds ("Leskovac was signed to play Rachel Leskovac")
+    sentence_words = _words(" ".join(t.text for t in sent if t.text[:1].isupper() and t.i > sent.start))
+    for ent in sent.ents:
+        span = _without_article(ent)
+        label = entities.labels.get(span.text)
+        if label is None or not _fits_label(span, label) or span.text.endswith(("'s", "’s")):
+            continue
+        start = span.start_char - base
+        if inside_quotes(text, start):  # titles and quoted names ("United States v. X")
+            continue
+        slot = "date" if label == "DATE" else _slot(span)
+        if slot is None:
+            continue
+        replacements = []
+        for candidate in entities.names.get(label, ()):
+            if candidate == span.text or candidate in text or span.text in candidate:
+                continue
+            if label == "DATE":
+                if entity_shape(candidate, label) != entity_shape(span.text, label):
+                    continue
+            else:
+                if _words(candidate) & (sentence_words | _words(span.text) | set(entities.aliases.get(span.text, ()))):
+                    continue  # same referent ("Galt" / "John Galt") or a name the sentence already holds
+                if _words(span.text) & set(entities.aliases.get(candidate, ())):
+                    continue  # the span is another name of the candidate
+                if slot != "mod" and entities.articles.get(candidate) != slot:
+                    continue  # "with the Europe", "proclaim U.S. as"
+            if start == 0:
+                candidate = candidate[:1].upper() + candidate[1:]
+            replacements.append(candidate)
+        if replacements:
+            options.append(
+                EntityOption(start=start, end=span.end_char - base, label=label, text=span.text, replacements=tuple(sorted(set(replacements))))
+            )
+    return tuple(options)

@@ -1,0 +1,226 @@
+"""The experimental design: cells, their document orders, and the calls for one item.
+
+A cell is (judge, prompt, needle, hay, i, j, replicate) plus, for the
+instrument-check cells the design adds itself, a Document 1/2 order ("21")
+or a control kind ("null_edit", "negative"). The cell list is small (it is
+enumerated once); the work — one item per (cell, document) — is never
+materialised: `Design.item(cell, doc_index)` builds one item on demand.
+
+All cells at a position (i, j) share one document order
+(`pairs.document_order`), so every needle, hay, judge and prompt sees the
+same documents in the same order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, Protocol
+
+import msgspec
+
+from engine.config import ExperimentConfig, JudgeConfig
+from engine.contracts import CallRequest, ConfigError, Control, Decoding, Pair, Prompt, request_key
+from engine.registry import capabilities
+from engine.stopping.rules import StoppingRule, make_rule_factory
+from engine.stopping.spec import FixedSpec, StoppingSpec
+
+CHECK_CONTROLS = ("null_edit", "negative")
+
+
+class PairSource(Protocol):
+    """What the design needs of a corpus: engine.corpus.pairs.Corpus, or any
+    in-memory corpus (the scheduler's tests use one, without spaCy)."""
+
+    @property
+    def doc_ids(self) -> Sequence[str]: ...
+
+    def make_pair(self, doc_id: str, needle: str, hay: str, i: int, j: int, seed: int) -> Pair | None: ...
+
+    def make_control(self, doc_id: str, kind: Literal["null_edit", "negative"], i: int, j: int, seed: int) -> Pair:
+        """Raise ValueError when the document has no window at (i, j)."""
+        ...
+
+
+class Cell(msgspec.Struct, frozen=True, kw_only=True):
+    cell_no: int  # position in the design's enumeration (stable for a given config)
+    judge: str
+    prompt: str  # prompt name as configured
+    needle: str
+    hay: str
+    i: int
+    j: int
+    replicate: int = 0
+    order: str = "12"  # "21": Document 1 and 2 swapped (order-swap check)
+    control: Control = ""
+    check_n: int = 0  # >0: an instrument-check cell of exactly this many documents
+
+    @property
+    def is_check(self) -> bool:
+        return self.check_n > 0
+
+    def label(self) -> str:
+        extra = f" order={self.order}" if self.order != "12" else ""
+        extra += f" control={self.control}" if self.control else ""
+        extra += f" rep={self.replicate}" if self.replicate else ""
+        return f"{self.judge}/{self.prompt}/{self.needle}/{self.hay}/({self.i},{self.j}){extra}"
+
+
+class Item:
+    """One (cell, document) unit of work: the pair and the calls it needs."""
+
+    __slots__ = ("cell", "doc_index", "pair", "requests", "keys", "results", "cached", "missing", "failures")
+
+    def __init__(self, cell: Cell, doc_index: int, pair: Pair, requests: tuple[CallRequest, ...], keys: tuple[bytes, ...]) -> None:
+        self.cell = cell
+        self.doc_index = doc_index
+        self.pair = pair
+        self.requests = requests
+        self.keys = keys
+        self.results: list[Any] = [None] * len(requests)
+        self.cached = False
+        self.missing: list[int] = []
+        self.failures = 0  # rounds of transient failures (the item stayed pending)
+
+
+def enumerate_cells(config: ExperimentConfig) -> list[Cell]:
+    """All cells, experimental first (judge-major), then the check cells."""
+    cells: list[Cell] = []
+    positions = config.position_list()
+
+    def add(**fields: Any) -> None:
+        cells.append(Cell(cell_no=len(cells), **fields))
+
+    for judge in config.judges:
+        for prompt in config.judge_prompts(judge):
+            for needle in config.needles:
+                for hay in config.hays:
+                    for i, j in positions:
+                        for replicate in range(config.replicates):
+                            add(judge=judge.name, prompt=prompt, needle=needle, hay=hay, i=i, j=j, replicate=replicate)
+    checks = config.checks
+    ci, cj = config.check_position()
+    for judge in config.judges:
+        for prompt in config.judge_prompts(judge):
+            if checks.order_swap:
+                for needle in config.needles:
+                    for hay in config.hays:
+                        add(judge=judge.name, prompt=prompt, needle=needle, hay=hay, i=ci, j=cj, order="21", check_n=checks.order_swap)
+            for control in CHECK_CONTROLS:
+                n = getattr(checks, control)
+                if n:
+                    add(judge=judge.name, prompt=prompt, needle="none", hay="orig", i=ci, j=cj, control=control, check_n=n)
+    return cells
+
+
+class Design:
+    """Cells + corpus + prompts + judges: builds items and rules on demand."""
+
+    def __init__(
+        self,
+        config: ExperimentConfig,
+        corpus: PairSource,
+        prompts: dict[str, Prompt],
+        *,
+        document_order: Callable[[Sequence[str], int, int, int], list[str]],
+    ) -> None:
+        self.config = config
+        self.corpus = corpus
+        self.prompts = prompts
+        self.judges: dict[str, JudgeConfig] = {judge.name: judge for judge in config.judges}
+        self.cells = enumerate_cells(config)
+        self.n_experimental = sum(1 for cell in self.cells if not cell.is_check)
+        self._document_order = document_order
+        self._doc_ids = list(corpus.doc_ids)
+        if not self._doc_ids:
+            raise ConfigError(f"{config.store}: the prepared corpus holds no documents")
+        self._orders: dict[tuple[int, int], list[str]] = {}
+        self._rule_factory = make_rule_factory(config.stopping, max(1, self.n_experimental))
+        self._check_factories: dict[int, Callable[[], StoppingRule]] = {}
+        # per (judge, prompt, order, tag?) constants of the request
+        self._guided_regex = {name: capabilities(judge.spec()).guided_decoding for name, judge in self.judges.items()}
+        self._decodings: dict[tuple[str, Decoding], Decoding] = {}
+
+    # -- documents -----------------------------------------------------------
+    def order(self, cell: Cell) -> list[str]:
+        key = (cell.i, cell.j)
+        order = self._orders.get(key)
+        if order is None:
+            order = self._document_order(self._doc_ids, self.config.seed, cell.i, cell.j)
+            self._orders[key] = order
+        return order
+
+    def doc_limit(self, cell: Cell) -> int:
+        """How many documents the cell may try: its whole order (a refused or
+        failed document is replaced by the next one, checks included)."""
+        return len(self.order(cell))
+
+    # -- rules ---------------------------------------------------------------
+    def new_rule(self, cell: Cell) -> StoppingRule:
+        if not cell.is_check:
+            return self._rule_factory()
+        factory = self._check_factories.get(cell.check_n)
+        if factory is None:
+            factory = make_rule_factory(FixedSpec(n=cell.check_n), 1)
+            self._check_factories[cell.check_n] = factory
+        return factory()
+
+    def doc_cap(self, cell: Cell) -> int:
+        """Upper bound on documents the cell consumes."""
+        limit = self.doc_limit(cell)
+        cap = cell.check_n if cell.is_check else self.config.stopping.doc_cap
+        return limit if cap is None else min(limit, cap)
+
+    def min_docs(self, cell: Cell) -> int:
+        if cell.is_check:
+            return cell.check_n
+        return self.config.stopping.resolved_min_docs
+
+    # -- items ---------------------------------------------------------------
+    def pair(self, cell: Cell, doc_id: str) -> Pair | None:
+        seed = self.config.seed
+        if cell.control:
+            try:
+                return self.corpus.make_control(doc_id, cell.control, cell.i, cell.j, seed)
+            except ValueError:  # the document has no window at (i, j): try the next one
+                return None
+        return self.corpus.make_pair(doc_id, cell.needle, cell.hay, cell.i, cell.j, seed)
+
+    def requests(self, cell: Cell, pair: Pair) -> tuple[CallRequest, ...]:
+        judge = self.judges[cell.judge]
+        prompt = self.prompts[cell.prompt]
+        if cell.order == "21":
+            rendered = prompt.render(pair.perturbed, pair.original)
+        else:
+            rendered = prompt.render(pair.original, pair.perturbed)
+        return tuple(
+            CallRequest(
+                namespace=call.namespace,
+                adapter=judge.adapter,
+                model=judge.model,
+                revision=judge.revision,
+                messages=call.messages,
+                decoding=self._decoding(cell.judge, call.decoding),
+                replicate=cell.replicate + call.replicate_offset,
+            )
+            for call in rendered
+        )
+
+    def _decoding(self, judge: str, decoding: Decoding) -> Decoding:
+        """The prompt's decoding as this judge's backend can honour it (a
+        guided regex only where it constrains decoding: Capabilities.guided_decoding)."""
+        key = (judge, decoding)
+        canonical = self._decodings.get(key)
+        if canonical is None:
+            keep = self._guided_regex[judge] or decoding.guided_regex is None
+            canonical = decoding if keep else msgspec.structs.replace(decoding, guided_regex=None)
+            self._decodings[key] = canonical
+        return canonical
+
+    def item(self, cell: Cell, doc_index: int) -> Item | None:
+        """The item for the cell's `doc_index`-th document, or None if the
+        document admits no pair for this cell (the scheduler moves on)."""
+        pair = self.pair(cell, self.order(cell)[doc_index])
+        if pair is None:
+            return None
+        requests = self.requests(cell, pair)
+        return Item(cell, doc_index, pair, requests, tuple(request_key(r) for r in requests))

@@ -1,0 +1,158 @@
+"""The worker tasks of one judge: take an item, dispatch its calls, hand the
+answers to the output stage.
+
+`JudgeWorkers.run` is started `JudgeSpec.concurrency` times (each worker
+makes one call at a time, so the pool size is the judge's in-flight bound).
+A worker takes its next item itself, synchronously (no hand-off between
+tasks), and waits only when no cell of its judge has room for another
+document (or the next retry is not due). An item the cache answers
+completely is consumed on the spot. While the judge is down
+(engine.run.judge_health) the workers stop dispatching and one of them probes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+
+from engine.cache.call_cache import GroupCommitWriter
+from engine.run.cell_policy import CellPolicy
+from engine.run.counters import Progress
+from engine.run.dispatcher import Dispatcher
+from engine.run.judge_health import JudgeHealth
+from engine.run.ordered_output import OrderedOutput
+
+# After answering this many items from the cache in a row, a worker lets the
+# loop (and the commit writer) catch up before taking more.
+CACHED_ITEMS_PER_YIELD = 64
+_YIELD = object()
+
+
+class Wakeup:
+    """Wakes a judge's idle workers: a cell got room or ended, a retry came
+    due, the judge finished, or a graceful stop was requested."""
+
+    __slots__ = ("_event",)
+
+    def __init__(self) -> None:
+        self._event = anyio.Event()
+
+    def set(self) -> None:
+        self._event.set()
+
+    async def wait(self, timeout: float | None) -> None:
+        """Wait for the next `set` (one already seen is consumed), at most `timeout` s."""
+        event = self._event
+        if event.is_set():
+            event = self._event = anyio.Event()
+        if timeout is None:
+            await event.wait()
+            return
+        with anyio.move_on_after(timeout):
+            await event.wait()
+
+
+class JudgeWorkers:
+    """What every worker task of one (sync) judge runs; see the module docstring."""
+
+    def __init__(
+        self,
+        judge: str,
+        *,
+        policy: CellPolicy,
+        dispatcher: Dispatcher,
+        output: OrderedOutput,
+        health: JudgeHealth,
+        writer: GroupCommitWriter,
+        progress: Progress,
+        stopped: Callable[[], bool],
+    ) -> None:
+        self.judge = judge
+        self.policy = policy
+        self.dispatcher = dispatcher
+        self.output = output
+        self.health = health
+        self.writer = writer
+        self.progress = progress
+        self.stopped = stopped  # a graceful stop was requested
+        self.wakeup = Wakeup()
+
+    def take(self, *, probing: bool = False) -> Any:
+        """The judge's next item that needs the network (synchronous): a due
+        retry (any retry when probing), else new documents, consuming those
+        the cache answers completely on the spot. None when no cell has room
+        now, `_YIELD` after CACHED_ITEMS_PER_YIELD cached items."""
+        judge, policy = self.judge, self.policy
+        if policy.retries[judge]:
+            item = policy.next_retry(judge, any_due=probing)
+            if item is not None:
+                return item
+        lookup = self.dispatcher.lookup
+        output = self.output
+        for _ in range(CACHED_ITEMS_PER_YIELD):
+            item = policy.issue(judge)
+            if item is None or lookup(item):
+                return item
+            output.consume(item.cell.cell_no, item.doc_index, output.judge(item))
+        return _YIELD
+
+    async def run(self) -> None:
+        """One worker: until the judge is finished or a stop is requested."""
+        judge, policy, health = self.judge, self.policy, self.health
+        dispatch = self.dispatcher.dispatch
+        stopped = self.stopped
+        while not stopped():
+            # Only the worker that holds the probe turn may clear it: while it
+            # is held, the probe is the judge's only new call.
+            probing = health.down
+            if probing:
+                if health.probing:  # another worker probes: wait for the judge to come back
+                    await health.wait_up()
+                    continue
+                item = await self._probe_turn()
+            else:
+                item = self.take()
+            if item is None:
+                if policy.active(judge) <= 0:
+                    self.wakeup.set()  # the judge is finished: release the idle workers
+                    return
+                if not probing:  # wait for room in a cell, or for the next retry to be due
+                    await self.wakeup.wait(policy.retry_due_in(judge))
+                continue
+            if item is _YIELD:
+                if probing:
+                    health.probing = False
+                await self.writer.wait_for_room()
+                await anyio.lowlevel.checkpoint()
+                continue
+            if probing:
+                self.progress.judge_probes += 1
+            dispatched = await dispatch(judge, item, probe=probing)
+            if probing:
+                health.probing = False
+            if dispatched is None:  # a shared call raised: the run is failing
+                return
+            writes, shared, failed = dispatched
+            if failed:  # during a graceful stop too: pending, asked on the next run
+                self.progress.items_retried += 1
+                policy.retry_later(judge, item, failed)
+            else:
+                await self.output.complete(item, writes, shared, self.dispatcher.release)
+
+    async def _probe_turn(self) -> Any:
+        """The judge is down and this worker probes it: after a pause (or
+        RunAborted once the outage is too long), the item to ask, retries
+        first. The other workers wait until the judge answers."""
+        health = self.health
+        health.probing = True
+        await health.pause_before_probe(self.policy.pending(self.judge))
+        reset = getattr(self.dispatcher.adapters[self.judge], "reset_circuit", None)
+        if reset is not None:  # an HTTP adapter's breaker: let the probe through
+            reset()
+        item = self.take(probing=True)
+        if item is None:  # nothing left to ask
+            health.probing = False
+            health.answered()
+        return item
