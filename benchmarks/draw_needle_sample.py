@@ -51,7 +51,7 @@ HAY_POSITION = (9, 9)
 def corpus_records(corpus: str, heldout: str) -> tuple[str, list[dict]]:
     """(name, records) of `corpus` after the held-out rule."""
     if corpus == "wiki":
-        from engine.prepare import BUNDLED_CORPUS
+        from engine.corpus.prepare import BUNDLED_CORPUS
 
         path, name = BUNDLED_CORPUS, "wiki"
     elif corpus in CORPORA:
@@ -112,7 +112,7 @@ def hay_record(corpus, name: str, doc_id: str, seed: int) -> dict | None:
 
 
 def draw(corpus, name: str, n: int, seed: int, context: int) -> list[dict]:
-    from engine.pairs import document_order
+    from engine.corpus.pairs import document_order
 
     out: list[dict] = []
     for needle in NEEDLE_TYPES:
@@ -136,7 +136,7 @@ def draw(corpus, name: str, n: int, seed: int, context: int) -> list[dict]:
 
 
 def main() -> int:
-    from engine.prepare import CorpusSettings
+    from engine.corpus.prepare import CorpusSettings
 
     defaults = CorpusSettings()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -153,9 +153,9 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=None, help="JSONL output (default: stdout)")
     args = parser.parse_args()
 
-    from engine.pairs import Corpus
-    from engine.prepare import prepare_corpus
-    from engine.store import Store
+    from engine.corpus.pairs import Corpus
+    from engine.corpus.prepare import prepare_corpus
+    from engine.cache.store import Store
 
     name, records = corpus_records(args.corpus, args.heldout)
     records = subsample(records, args.docs, args.docs_seed)

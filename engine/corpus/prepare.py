@@ -1,12 +1,15 @@
 """Corpus preparation: read, clean, parse once, filter, screen, store.
 
-Each input document is cleaned (engine.corpus.cleaning), parsed once with
-`nlp.pipe`, split into the sentences it is stored as (engine.corpus.segmentation:
-wordless fragments merged, sentences with template holes dropped),
-length-filtered and screened: a document is kept only if its needle
-sentence search (the middle sentence, then up to `scan_radius` sentences
-above and below; `ner_scan_radius` for ner) finds a sentence for each of
-neg, con and ner.
+Each input document is cleaned (engine.corpus.cleaning), cut of the boilerplate
+its corpus repeats (engine.corpus.boilerplate: a first pass over the inputs counts
+the pieces), parsed once with `nlp.pipe`, split into the sentences it is
+stored as (engine.corpus.segmentation: wordless fragments merged, spans that are
+not sentences dropped), length-filtered and screened: a document is kept
+only if its needle sentence search (the middle sentence, then up to
+`scan_radius` sentences above and below; `ner_scan_radius` for ner) finds a
+sentence for each of neg, con and ner. The search skips every sentence
+engine.corpus.sentence_gate.needle_refusals refuses (quoted speech, lost
+characters) before any type's rule sees it.
 Everything pair generation needs is stored per document as a
 `StoredDocument` in the store's "corpus" database, so later steps never
 touch spaCy. The summary (with a fingerprint of inputs + settings + rule
@@ -23,13 +26,14 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from engine.contracts import ConfigError
+from engine.corpus.boilerplate import corpus_boilerplate, remove_pieces
 from engine.corpus.cleaning import clean_text
 from engine.needles.conjunctions import swap_conjunction
 from engine.corpus.reading import RawDocument, check_inputs, read_documents
@@ -42,6 +46,7 @@ from engine.needles.edits import (
 )
 from engine.needles.negation import negate
 from engine.corpus.segmentation import Sentences, document_sentences
+from engine.corpus.sentence_gate import needle_refusals
 from engine.cache.store import Store
 
 FORMAT_VERSION = 1
@@ -127,6 +132,8 @@ class PrepareSummary(msgspec.Struct, kw_only=True):
     drops: dict[str, int] = {}  # first failing reason per dropped document
     fragments_merged: int = 0  # wordless "sentences" merged into a neighbour, over parsed documents
     hole_sentences_dropped: int = 0  # sentences dropped for a template hole, over parsed documents
+    boilerplate_cut: int = 0  # boilerplate pieces cut before parsing (engine.corpus.boilerplate)
+    non_sentences_dropped: dict[str, int] = {}  # spans dropped as not sentences, by reason (engine.corpus.sentence_gate)
     model: str = ""  # model identity (engine.corpus.nlp.model_identity)
     settings: CorpusSettings = CorpusSettings()
     fingerprint: str = ""
@@ -180,7 +187,10 @@ def empty_corpus_message(inputs: list[Path], summary: PrepareSummary) -> str:
 RULE_MODULES = (
     "engine.corpus.reading",
     "engine.corpus.cleaning",
+    "engine.corpus.boilerplate",
     "engine.corpus.segmentation",
+    "engine.corpus.sentence_gate",
+    "engine.corpus.sentence_guards",
     "engine.needles.edits",
     "engine.needles.entities",
     "engine.needles.negation",
@@ -302,6 +312,7 @@ def prepare_corpus(
         store.put_many_raw(CORPUS_DB, rows)
         rows.clear()
 
+    boilerplate = corpus_boilerplate(inputs)
     with _progress_bar(progress) as advance:
 
         def parse_inputs() -> Iterator[tuple[str, int]]:
@@ -314,7 +325,8 @@ def prepare_corpus(
                     drops["duplicate_id"] += 1
                     continue
                 seen.add(raw.doc_id)
-                text = clean_text(raw.text, raw.title)
+                text, cut = remove_pieces(clean_text(raw.text, raw.title), boilerplate)
+                summary.boilerplate_cut += cut
                 if not text:
                     drops["empty_after_cleaning"] += 1
                 elif len(text) < min_text:
@@ -330,6 +342,8 @@ def prepare_corpus(
             sentences = document_sentences(doc)
             summary.fragments_merged += sentences.merged
             summary.hole_sentences_dropped += sentences.holes
+            for why, n in sentences.dropped.items():
+                summary.non_sentences_dropped[why] = summary.non_sentences_dropped.get(why, 0) + n
             stored, reason = screen_document(raw.doc_id, raw.title, doc, settings, sentences)
             if reason in LENGTH_DROPS:
                 drops[reason] += 1
@@ -374,14 +388,18 @@ def screen_document(
     if average > settings.max_chars_per_sentence:
         return None, "sentences_too_long"
     middle = n // 2
-    neg = find_needle_sentence(sents, middle, settings.scan_radius, negate)
+    # a refused sentence (engine.corpus.sentence_gate) is None here: no type's rule sees it
+    candidates = [None if why else span for span, why in zip(sents, needle_refusals(doc, sents))]
+    neg = find_needle_sentence(candidates, middle, settings.scan_radius, _unless_refused(negate))
     if neg is None:
         return None, "no_neg"
-    con = find_needle_sentence(sents, middle, settings.scan_radius, swap_conjunction)
+    con = find_needle_sentence(candidates, middle, settings.scan_radius, _unless_refused(swap_conjunction))
     if con is None:
         return None, "no_con"
     entity_texts = document_entity_texts(doc)
-    ner = find_needle_sentence(sents, middle, settings.ner_scan_radius, lambda s: entity_options(s, entity_texts))
+    ner = find_needle_sentence(
+        candidates, middle, settings.ner_scan_radius, _unless_refused(lambda s: entity_options(s, entity_texts))
+    )
     if ner is None:
         return None, "no_ner"
     return (
@@ -398,6 +416,10 @@ def screen_document(
         ),
         "",
     )
+
+
+def _unless_refused(rule: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda span: span is not None and rule(span)
 
 
 def _clear(store: Store) -> None:
