@@ -7,7 +7,8 @@
 The reading scheme is docs/needle_reading_protocol.md. What it does:
 
 1. reads the corpus (`wiki`: the bundled sample, engine/data/wiki_sample.json;
-   `news`, `sotu`: ../shared/data/{news_articles,sotu}.json; or a path);
+   `news`, `sotu`: ../shared/data/{news_articles,sotu}.json, in the nearest
+   ancestor folder that has one; or a path);
    `--heldout exclude` (the default) drops the ids listed in
    tests/data/heldout/<corpus>.json, `--heldout only` keeps only them (the
    final read, once, after the merge; never for tuning);
@@ -41,7 +42,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-SHARED = ROOT.parent / "shared" / "data"
+# ../shared/data beside the clone (as CI lays it out); for a git worktree
+# further down (/work/wt/<name>), the nearest ancestor that has one
+SHARED = next((p / "shared" / "data" for p in ROOT.parents if (p / "shared" / "data").is_dir()), ROOT.parent / "shared" / "data")
 CORPORA = {"news": "news_articles", "sotu": "sotu"}
 HELDOUT = ROOT / "tests" / "data" / "heldout"
 NEEDLE_TYPES = ("neg", "con", "ner")
