@@ -19,10 +19,11 @@ line per article (news, speeches), into prose paragraphs joined by "\\n"
   ":", ";", "*", "#", bullets), image and caption lines ("File:", "Image:",
   "thumb|", "alt=", "upright", "250px"), template residue (any "|" left once
   wiki links are unwrapped), tables, code, formulas, category lines, and
-  lines without a sentence end anywhere (list stubs, captions, table
-  cells); a line with one keeps its prose, and what follows its last
-  sentence end ("... the end. Learn more") is dropped as a sentence
-  without an end (engine.corpus.sentence_gate);
+  lines without a sentence end (list stubs, captions, table cells); in a
+  document shipped as one line (news, speeches), the line is kept if it has
+  a sentence end anywhere, and what follows the last one ("... the end.
+  Learn more") is dropped as a sentence without an end
+  (engine.corpus.sentence_gate);
 - inline wiki links are unwrapped ("[[Tate Britain]]" -> "Tate Britain",
   "[[anthropology|anthropologist]]" -> "anthropologist"); parentheses left
   empty by a removed template are removed ("Xanten Cathedral ()," ->
@@ -192,6 +193,9 @@ def clean_text(text: str, title: str = "") -> str:
     lines = [line.rstrip() for line in text.split("\n")]
     lines = _drop_title(lines, title)
     lines = _join_wrapped(lines)
+    # text shipped one line per document (news, speeches): its last sentence
+    # may lack an end ("... Learn more"); segmentation drops that one alone
+    one_line = sum(1 for line in lines if line.strip()) == 1
     paragraphs: list[str] = []
     for line in lines:
         if not line.strip():
@@ -201,7 +205,8 @@ def clean_text(text: str, title: str = "") -> str:
             if heading.lower() in APPENDIX_HEADINGS:
                 break  # appendix sections run to the end of an article
             continue
-        if _is_markup(line) or not _SENTENCE_END.search(line):  # not prose: list stubs, captions, table cells
+        if _is_markup(line) or not (_TERMINAL.search(line) or (one_line and _SENTENCE_END.search(line))):
+            # not prose: list stubs, captions, table cells
             continue
         line = _LINK.sub(r"\1", line)
         line = _EMPTY_PARENS.sub("", line)

@@ -45,6 +45,7 @@ from engine.needles.edits import (
     find_needle_sentence,
 )
 from engine.needles.negation import negate
+from engine.corpus.prepare_progress import progress_bar
 from engine.corpus.segmentation import Sentences, document_sentences
 from engine.corpus.sentence_gate import needle_refusals
 from engine.cache.store import Store
@@ -313,7 +314,7 @@ def prepare_corpus(
         rows.clear()
 
     boilerplate = corpus_boilerplate(inputs)
-    with _progress_bar(progress) as advance:
+    with progress_bar(progress) as advance:
 
         def parse_inputs() -> Iterator[tuple[str, int]]:
             seen: set[str] = set()
@@ -426,40 +427,3 @@ def _clear(store: Store) -> None:
     with store.env.begin(write=True) as txn:
         txn.drop(store.db(CORPUS_DB), delete=False)
         txn.delete(SUMMARY_KEY, db=store.db(META_DB))
-
-
-class _progress_bar:
-    """A rich status line on stderr (documents read / kept) when enabled."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self._progress: Any = None
-        self._task: Any = None
-        self._last = 0.0
-
-    def __enter__(self) -> Any:
-        if self.enabled:
-            from rich.console import Console
-            from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-            self._progress = Progress(
-                SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=Console(stderr=True)
-            )
-            self._progress.start()
-            self._task = self._progress.add_task("preparing corpus", total=None)
-        return self.advance
-
-    def advance(self, summary: PrepareSummary, *, force: bool = False) -> None:
-        if self._progress is None:
-            return
-        now = time.monotonic()
-        if force or now - self._last > 0.2:
-            self._last = now
-            self._progress.update(
-                self._task,
-                description=f"read {summary.read}  length-ok {summary.kept_length}  kept {summary.kept_screening}",
-            )
-
-    def __exit__(self, *exc: object) -> None:
-        if self._progress is not None:
-            self._progress.stop()
