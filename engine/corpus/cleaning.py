@@ -19,10 +19,11 @@ line per article (news, speeches), into prose paragraphs joined by "\\n"
   ":", ";", "*", "#", bullets), image and caption lines ("File:", "Image:",
   "thumb|", "alt=", "upright", "250px"), template residue (any "|" left once
   wiki links are unwrapped), tables, code, formulas, category lines, and
-  lines without a sentence end (list stubs, captions, table cells); in a
-  document shipped as one line (news, speeches), the line is kept if it has
-  a sentence end anywhere, and what follows the last one ("... the end.
-  Learn more") is dropped as a sentence without an end
+  lines without a sentence end (list stubs, captions, table cells). A
+  document shipped as one line (news, speeches) is not read as markup (a
+  leading space is not indentation, "upright" is not an image option): its
+  line is kept if it has a sentence end anywhere, and what follows the last
+  one ("... the end. Learn more") is dropped as a sentence without an end
   (engine.corpus.sentence_gate);
 - inline wiki links are unwrapped ("[[Tate Britain]]" -> "Tate Britain",
   "[[anthropology|anthropologist]]" -> "anthropologist"); parentheses left
@@ -205,8 +206,11 @@ def clean_text(text: str, title: str = "") -> str:
             if heading.lower() in APPENDIX_HEADINGS:
                 break  # appendix sections run to the end of an article
             continue
-        if _is_markup(line) or not (_TERMINAL.search(line) or (one_line and _SENTENCE_END.search(line))):
-            # not prose: list stubs, captions, table cells
+        if one_line:  # a whole document: no markup line can be told by its start or a word in it
+            if not _SENTENCE_END.search(line):
+                continue
+            line = line.strip()
+        elif _is_markup(line) or not _TERMINAL.search(line):  # not prose: list stubs, captions, table cells
             continue
         line = _LINK.sub(r"\1", line)
         line = _EMPTY_PARENS.sub("", line)
