@@ -43,7 +43,7 @@ MAX_HEADING_TOKENS = 20
 SHORT_HEADING_TOKENS = 8
 _BRACKETS = {"(": ")", "[": "]"}
 _FINITE_TAGS = frozenset({"VBD", "VBZ", "VBP", "MD"})
-_SENTENCE_ENDS = frozenset(".!?:;")
+_SENTENCE_ENDS = frozenset(".!?:")  # where a heading may start (not ";": that is mid-sentence)
 
 
 def add_abbreviations(nlp: Language) -> None:
@@ -54,7 +54,8 @@ def add_abbreviations(nlp: Language) -> None:
 
 
 def _opens_sentences(token: Token) -> bool:
-    return token.is_title and token.is_stop and token.text != "I"
+    # a capitalised function word, not a name the tagger sees ("16 May convinced": a month)
+    return token.is_title and token.is_stop and token.text != "I" and token.tag_ not in ("NNP", "NNPS")
 
 
 def _new_line(token: Token) -> bool:
