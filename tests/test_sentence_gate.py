@@ -147,6 +147,12 @@ def test_mojibake_quotation_marks_are_repaired_and_tracked(nlp):
     }
 
 
+def test_a_quotation_opening_on_an_ellipsis_is_tracked(nlp):
+    text = 'The mayor said of the plan: "...it was the best I have seen. The pier is safe." The council met on Monday.'
+    found = refusals(nlp, text)
+    assert found["The pier is safe.\""] == "quoted" and found["The council met on Monday."] == ""
+
+
 def test_a_stray_mark_changes_the_state_only_until_the_next_clear_mark(nlp):
     # an inch sign: closes nothing that was open, opens nothing
     text = 'The pipe is 6" wide. The council paid for it. "We start in May," she said. The work began in May.'

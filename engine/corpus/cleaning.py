@@ -109,6 +109,7 @@ def normalise_whitespace(text: str) -> str:
 _SPACE_LOST_AFTER_QUOTE = re.compile(r'"\?(?=[^\s?!.,;:])')
 _MARK_BEFORE_LOST = re.compile('"\ufffd+')
 _APOSTROPHE_AS_QUOTE = re.compile(r'(?<=[A-Za-z])"(?=[a-z])')
+_NEGATION_APOSTROPHE = re.compile(r'n"t\b')
 _DASH_AS_QUOTE = re.compile(r'(?<=\w) "(?= \w)')  # between two words, a space each side: a dash, not a quotation
 _BREAK_AS_DASH = re.compile(r'(?<=[.!?"])[ \t]*-+(?:[ \t]+|(?=[A-Z"]))(?=[A-Z"])')
 
@@ -117,11 +118,14 @@ def repair_mojibake(text: str) -> str:
     """Undo the dataset mojibake above: '"?said' -> '" said', '"\ufffdOr' ->
     '"Or', 'don"t' -> "don't", 'word " word' -> 'word \u2014 word', '.- Unlike' -> '. Unlike'.
     Text without these forms (the Wikipedia sample) is unchanged."""
-    if '"' in text:
+    if _SPACE_LOST_AFTER_QUOTE.search(text) or _MARK_BEFORE_LOST.search(text):
+        # only in text that shows the mojibake: elsewhere 'the "kathaa"s' is a quotation
         text = _SPACE_LOST_AFTER_QUOTE.sub('" ', text)
         text = _MARK_BEFORE_LOST.sub('"', text)
         text = _APOSTROPHE_AS_QUOTE.sub("'", text)
         text = _DASH_AS_QUOTE.sub(" \u2014", text)
+    else:
+        text = _NEGATION_APOSTROPHE.sub("n't", text)  # 'don"t' is never a quotation
     return _BREAK_AS_DASH.sub(" ", text)
 
 

@@ -85,7 +85,9 @@ def not_a_sentence(span: Span, text: str) -> str | None:
 def _has_finite_verb(span: Span) -> bool:
     if span.doc.has_annotation("DEP") and span.root.pos_ in ("VERB", "AUX"):
         return True  # an imperative ("Expect the president to ...") or a verb the tagger missed
-    return any("Fin" in t.morph.get("VerbForm") for t in span)
+    # a finite verb, or a past form heading a clause the parser hung off a noun
+    # ("The construction of the towers aimed at ...": the tagger's VBN)
+    return any("Fin" in t.morph.get("VerbForm") or (t.tag_ in ("VBD", "VBN") and t.dep_ not in ("amod", "compound")) for t in span)
 
 
 def needle_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:

@@ -49,9 +49,9 @@ def mark_role(text: str, at: int) -> str:
     after = text[at + 1] if at + 1 < len(text) else " "
     opens = before.isspace() or before in _OPEN_BEFORE
     closes = after.isspace() or after in _CLOSE_AFTER
-    if opens and not closes:
+    if opens and not after.isspace():  # ' "...it was', ' "The'
         return "open"
-    if closes and not opens:
+    if closes and not before.isspace():  # 'it." ', 'Jerusalem"\u2014but'
         return "close"
     return ""
 
