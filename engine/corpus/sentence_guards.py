@@ -119,7 +119,8 @@ def _fused_heading(doc: Doc, i: int) -> bool:
     if i < 2 or i + 1 >= len(doc):
         return False
     before, token, after = doc[i - 1], doc[i], doc[i + 1]
-    if not before.whitespace_ or not _opens_sentences(token) or not after.is_lower:
+    # (a whole word: "Cant" is tokenized "Ca" + "nt", as "can't")
+    if not before.whitespace_ or not token.whitespace_ or not _opens_sentences(token) or not after.is_lower:
         return False
     wordlike = before.is_alpha or before.like_num
     closing = (before.is_quote or before.is_right_punct) and doc[i - 2].text[-1:] not in ".!?"
