@@ -222,3 +222,21 @@ def test_the_whole_bundled_sample_cleans_to_prose_with_words(records):
             assert has_word(line) and line == line.strip(), (record["id"], line)
             assert not is_heading(line) and not re.match(r"[:;*#]", line), (record["id"], line)
             assert "[[" not in line and "|" not in line and "\u00a0" not in line, (record["id"], line)
+
+
+def test_a_document_shipped_as_one_line_is_prose_whatever_it_starts_with():
+    # speeches and news come one line per document: a leading space is not
+    # indentation, "upright" is not an image option, and text after the last
+    # sentence end stays for segmentation to drop
+    speech = (
+        " Fellow-Citizens: The harbour was rebuilt by upright men at a cost of 5,000 dollars. "
+        'The clerk wrote that the ferry "runs again,"?and left.-Sign up now'
+    )
+    assert clean_text(speech, "Address") == (
+        "Fellow-Citizens: The harbour was rebuilt by upright men at a cost of 5,000 dollars. "
+        'The clerk wrote that the ferry "runs again," and left. Sign up now'
+    )
+    # the same words as one line of a multi-line article: an image line, dropped as before
+    first = "The harbour was rebuilt after the storm of that winter by the town council."
+    last = "The ferry now sails twice a day from the new pier to the island and back."
+    assert clean_text("\n".join([first, speech.strip(), last])) == first + "\n" + last

@@ -223,7 +223,7 @@ def test_a_document_beyond_the_parsers_limit_is_dropped_as_too_long_and_the_othe
         ([TINY[1], TINY[1] | {"id": "c"}], TINY_SETTINGS, "cleaning removed all 2 documents read \\(2 empty_after_cleaning\\)"),
         (TINY, msgspec.structs.replace(TINY_SETTINGS, min_sentences=4), "the length filter removed the 1 document left after cleaning \\(1 too_few_sentences\\)"),
         (TINY, CorpusSettings(), "the length filter removed the 1 document left after cleaning \\(1 too_short_text\\)"),
-        ([{"id": "x", "title": "X", "text": "Good morning to you, my dear friend. Hello again, dear friend."}], TINY_SETTINGS, "screening removed the 1 document that passed the length filter \\(1 no_neg\\)"),
+        ([{"id": "x", "title": "X", "text": "The mill is not open today. The miller did not come back."}], TINY_SETTINGS, "screening removed the 1 document that passed the length filter \\(1 no_neg\\)"),
     ],
 )
 def test_an_empty_corpus_is_an_error_naming_the_input_and_the_filter(tmp_path, nlp, records, settings, message):
@@ -414,3 +414,26 @@ def test_ner_looks_further_from_the_middle_than_neg_and_con(nlp):
     paper, reason = screen_document("d", "t", doc, msgspec.structs.replace(settings, ner_scan_radius=5))
     assert kept is not None and abs(kept.ner_sentence - kept.middle) > 5
     assert paper is None and reason == "no_ner"
+
+
+def test_the_needle_scan_skips_sentences_inside_a_quotation(nlp):
+    """engine.corpus.sentence_gate refuses the quoted middle sentences before any
+    type's rule sees them: every type moves on to the nearest unquoted one."""
+    from engine.corpus.prepare import screen_document
+
+    plain = "The old mill stood by the water for many long years."
+    quotation = (
+        '"The mill made flour from corn and barley for Oslo. The mill stood by the water and the road in Bergen. '
+        'The miller sold flour and bread," the clerk wrote.'
+    )  # sentences 4-6; the middle one holds no mark of its own
+    text = " ".join(
+        ["Anna Berg was born in Oslo in 1901. Anna Berg moved to Bergen in 1925.", plain, plain, quotation,
+         "The old mill stood by the water and the road near Oslo.", plain, plain, plain]
+    )  # fmt: skip
+    settings = CorpusSettings(min_sentences=2, min_chars_per_sentence=10)
+    quoted, _ = screen_document("d", "t", nlp(text), settings)
+    unquoted, _ = screen_document("d", "t", nlp(text.replace('"', "")), settings)
+    assert quoted is not None and unquoted is not None and quoted.middle == unquoted.middle == 5
+    assert (unquoted.neg.sentence, unquoted.con.sentence) == (5, 5)
+    assert (quoted.neg.sentence, quoted.con.sentence) == (3, 7)
+    assert quoted.ner_sentence not in (4, 5, 6)

@@ -114,6 +114,7 @@ def main(args: argparse.Namespace) -> int:
     print(f"  kept after screening:             {summary.kept_screening} ({100 * summary.screening_rate:.0f}% of length-kept)")
     for reason, count in summary.drops.items():
         print(f"  dropped, {reason + ':':<26}{count}")
-    print(f"  sentences: {summary.fragments_merged} wordless fragments merged, "
-          f"{summary.hole_sentences_dropped} dropped for a template hole")  # fmt: skip
+    dropped = ", ".join(f"{n} {why}" for why, n in sorted(summary.non_sentences_dropped.items())) or "none"
+    print(f"  sentences: {summary.fragments_merged} wordless fragments merged; not sentences, dropped: {dropped}; "
+          f"{summary.boilerplate_cut} boilerplate pieces cut")  # fmt: skip
     return 0

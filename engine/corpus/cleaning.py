@@ -1,11 +1,14 @@
-"""Cleaning Wikipedia plain text into prose, and spotting template holes.
+"""Cleaning raw document text into prose, and spotting template holes.
 
-`clean_text` turns WikiExtractor-style article text into prose paragraphs
-joined by "\\n" (ARCHITECTURE.md "The experiment"):
+`clean_text` turns WikiExtractor-style article text, or text shipped one
+line per article (news, speeches), into prose paragraphs joined by "\\n"
+(ARCHITECTURE.md "The experiment"):
 
 - odd whitespace is normalised first (non-breaking, thin and ideographic
   spaces become " "; zero-width spaces, word joiners, BOMs and soft hyphens
   are removed; line and paragraph separators become "\\n");
+- the mojibake of curly quotes and dashes that datasets ship is repaired
+  (`repair_mojibake`), so that quotation marks can be tracked;
 - the repeated title line is dropped; lines hard-wrapped inside a paragraph
   are re-joined;
 - section headings are dropped, in both forms: WikiExtractor's short line
@@ -16,7 +19,12 @@ joined by "\\n" (ARCHITECTURE.md "The experiment"):
   ":", ";", "*", "#", bullets), image and caption lines ("File:", "Image:",
   "thumb|", "alt=", "upright", "250px"), template residue (any "|" left once
   wiki links are unwrapped), tables, code, formulas, category lines, and
-  lines without a sentence end (list stubs, captions, table cells);
+  lines without a sentence end (list stubs, captions, table cells). A
+  document shipped as one line (news, speeches) is not read as markup (a
+  leading space is not indentation, "upright" is not an image option): its
+  line is kept if it has a sentence end anywhere, and what follows the last
+  one ("... the end. Learn more") is dropped as a sentence without an end
+  (engine.corpus.sentence_gate);
 - inline wiki links are unwrapped ("[[Tate Britain]]" -> "Tate Britain",
   "[[anthropology|anthropologist]]" -> "anthropologist"); parentheses left
   empty by a removed template are removed ("Xanten Cathedral ()," ->
@@ -63,6 +71,7 @@ APPENDIX_HEADINGS = frozenset(
 
 _WORD = re.compile(r"[^\W_]")  # a letter or a digit, in any script
 _TERMINAL = re.compile(r"[.!?][\"'”’)\]]*$")
+_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*(?:\s|$)")
 _HEADING_MAX_WORDS = 8
 _HEADING_MAX_CHARS = 60
 _FINITE_VERBS = frozenset(
@@ -91,6 +100,43 @@ _RUNS_OF_SPACES = re.compile(r"[ \t]{2,}|\t")
 def normalise_whitespace(text: str) -> str:
     """Odd spaces to " ", invisible characters removed, line separators to "\\n"."""
     return text.replace("\r\n", "\n").replace("\r", "\n").translate(_SPACES)
+
+
+# Mojibake of the news dataset (../shared/data/README.md): each curly quote,
+# apostrophe and dash became '"', and a space after one often became "?" (or
+# U+FFFD): 'the "last king of coal"?said', 'administration "?long accused',
+# '"\ufffdOr', 'don"t'; a lost paragraph break often left "-" ("succeed.- Unlike").
+_SPACE_LOST_AFTER_QUOTE = re.compile(r'"\?(?=[^\s?!.,;:])')
+_MARK_BEFORE_LOST = re.compile('"\ufffd+')
+_APOSTROPHE_AS_QUOTE = re.compile(r'(?<=[A-Za-z])"(?=[a-z])')
+_NEGATION_APOSTROPHE = re.compile(r'n"t\b')
+_DASH_AS_QUOTE = re.compile(r'(?<=\w) "(?= \w)')  # between two words, a space each side: a dash, not a quotation
+_BREAK_AS_DASH = re.compile(r'(?<=[.!?"])[ \t]*-+(?:[ \t]+|(?=[A-Z"]))(?=[A-Z"])')
+
+
+def repair_mojibake(text: str) -> str:
+    """Undo the dataset mojibake above: '"?said' -> '" said', '"\ufffdOr' ->
+    '"Or', 'don"t' -> "don't", 'word " word' -> 'word \u2014 word', '.- Unlike' -> '. Unlike'.
+    Text without these forms (the Wikipedia sample) is unchanged."""
+    if _SPACE_LOST_AFTER_QUOTE.search(text) or _MARK_BEFORE_LOST.search(text):
+        # only in text that shows the mojibake: elsewhere 'the "kathaa"s' is a quotation
+        text = _SPACE_LOST_AFTER_QUOTE.sub('" ', text)
+        text = _MARK_BEFORE_LOST.sub('"', text)
+        text = _APOSTROPHE_AS_QUOTE.sub("'", text)
+        text = _DASH_AS_QUOTE.sub(" \u2014", text)
+    else:
+        text = _NEGATION_APOSTROPHE.sub("n't", text)  # 'don"t' is never a quotation
+    return _BREAK_AS_DASH.sub(" ", text)
+
+
+# Titles written before a name, and lowercase abbreviations that run on
+# inside a sentence: no sentence ends after them (engine.corpus.sentence_guards,
+# engine.corpus.boilerplate). spaCy's tokenizer exceptions hold some of the titles.
+TITLES = frozenset(
+    "Adm Brig Capt Cdr Cmdr Col Cpl Det Dr Fr Gen Gov Hon Insp Lt Maj Messrs Mr Mrs Ms Mt Pres Prof Pte Pvt "
+    "Rep Rev Rt Sen Sgt Sr St Supt".split()
+)
+ABBREVIATIONS = frozenset("al approx c ca cf ed eds fl lit op pp viz vol vols vs".split())
 
 
 def has_word(text: str) -> bool:
@@ -148,10 +194,13 @@ def _is_markup(line: str) -> bool:
 def clean_text(text: str, title: str = "") -> str:
     """Prose paragraphs of a Wikipedia article, joined by "\\n"."""
     text = html.unescape(html.unescape(text))  # WikiExtractor double-escapes some entities
-    text = normalise_whitespace(_TAGS.sub(" ", text))
+    text = repair_mojibake(normalise_whitespace(_TAGS.sub(" ", text)))
     lines = [line.rstrip() for line in text.split("\n")]
     lines = _drop_title(lines, title)
     lines = _join_wrapped(lines)
+    # text shipped one line per document (news, speeches): its last sentence
+    # may lack an end ("... Learn more"); segmentation drops that one alone
+    one_line = sum(1 for line in lines if line.strip()) == 1
     paragraphs: list[str] = []
     for line in lines:
         if not line.strip():
@@ -161,7 +210,11 @@ def clean_text(text: str, title: str = "") -> str:
             if heading.lower() in APPENDIX_HEADINGS:
                 break  # appendix sections run to the end of an article
             continue
-        if _is_markup(line) or not _TERMINAL.search(line):  # not prose: list stubs, captions, table cells
+        if one_line:  # a whole document: no markup line can be told by its start or a word in it
+            if not _SENTENCE_END.search(line):
+                continue
+            line = line.strip()
+        elif _is_markup(line) or not _TERMINAL.search(line):  # not prose: list stubs, captions, table cells
             continue
         line = _LINK.sub(r"\1", line)
         line = _EMPTY_PARENS.sub("", line)

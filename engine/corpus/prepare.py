@@ -1,12 +1,15 @@
 """Corpus preparation: read, clean, parse once, filter, screen, store.
 
-Each input document is cleaned (engine.corpus.cleaning), parsed once with
-`nlp.pipe`, split into the sentences it is stored as (engine.corpus.segmentation:
-wordless fragments merged, sentences with template holes dropped),
-length-filtered and screened: a document is kept only if its needle
-sentence search (the middle sentence, then up to `scan_radius` sentences
-above and below; `ner_scan_radius` for ner) finds a sentence for each of
-neg, con and ner.
+Each input document is cleaned (engine.corpus.cleaning), cut of the boilerplate
+its corpus repeats (engine.corpus.boilerplate: a first pass over the inputs counts
+the pieces), parsed once with `nlp.pipe`, split into the sentences it is
+stored as (engine.corpus.segmentation: wordless fragments merged, spans that are
+not sentences dropped), length-filtered and screened: a document is kept
+only if its needle sentence search (the middle sentence, then up to
+`scan_radius` sentences above and below; `ner_scan_radius` for ner) finds a
+sentence for each of neg, con and ner. The search skips every sentence
+engine.corpus.sentence_gate.needle_refusals refuses (quoted speech, lost
+characters) before any type's rule sees it.
 Everything pair generation needs is stored per document as a
 `StoredDocument` in the store's "corpus" database, so later steps never
 touch spaCy. The summary (with a fingerprint of inputs + settings + rule
@@ -23,13 +26,14 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from engine.contracts import ConfigError
+from engine.corpus.boilerplate import corpus_boilerplate, remove_pieces
 from engine.corpus.cleaning import clean_text
 from engine.needles.conjunctions import swap_conjunction
 from engine.corpus.reading import RawDocument, check_inputs, read_documents
@@ -41,7 +45,9 @@ from engine.needles.edits import (
     find_needle_sentence,
 )
 from engine.needles.negation import negate
+from engine.corpus.prepare_progress import progress_bar
 from engine.corpus.segmentation import Sentences, document_sentences
+from engine.corpus.sentence_gate import needle_refusals
 from engine.cache.store import Store
 
 FORMAT_VERSION = 1
@@ -132,6 +138,8 @@ class PrepareSummary(msgspec.Struct, kw_only=True):
     drops: dict[str, int] = {}  # first failing reason per dropped document
     fragments_merged: int = 0  # wordless "sentences" merged into a neighbour, over parsed documents
     hole_sentences_dropped: int = 0  # sentences dropped for a template hole, over parsed documents
+    boilerplate_cut: int = 0  # boilerplate pieces cut before parsing (engine.corpus.boilerplate)
+    non_sentences_dropped: dict[str, int] = {}  # spans dropped as not sentences, by reason (engine.corpus.sentence_gate)
     model: str = ""  # model identity (engine.corpus.nlp.model_identity)
     settings: CorpusSettings = CorpusSettings()
     fingerprint: str = ""
@@ -185,7 +193,10 @@ def empty_corpus_message(inputs: list[Path], summary: PrepareSummary) -> str:
 RULE_MODULES = (
     "engine.corpus.reading",
     "engine.corpus.cleaning",
+    "engine.corpus.boilerplate",
     "engine.corpus.segmentation",
+    "engine.corpus.sentence_gate",
+    "engine.corpus.sentence_guards",
     "engine.needles.edits",
     "engine.needles.entities",
     "engine.needles.entity_form",
@@ -312,7 +323,8 @@ def prepare_corpus(
         store.put_many_raw(CORPUS_DB, rows)
         rows.clear()
 
-    with _progress_bar(progress) as advance:
+    boilerplate = corpus_boilerplate(inputs)
+    with progress_bar(progress) as advance:
 
         def parse_inputs() -> Iterator[tuple[str, int]]:
             seen: set[str] = set()
@@ -325,7 +337,8 @@ def prepare_corpus(
                     drops["duplicate_id"] += 1
                     continue
                 seen.add(raw.doc_id)
-                text = clean_text(raw.text, raw.title)
+                text, cut = remove_pieces(clean_text(raw.text, raw.title), boilerplate)
+                summary.boilerplate_cut += cut
                 if not text:
                     drops["empty_after_cleaning"] += 1
                 elif len(text) < min_text:
@@ -343,6 +356,8 @@ def prepare_corpus(
             sentences = document_sentences(doc)
             summary.fragments_merged += sentences.merged
             summary.hole_sentences_dropped += sentences.holes
+            for why, n in sentences.dropped.items():
+                summary.non_sentences_dropped[why] = summary.non_sentences_dropped.get(why, 0) + n
             stored, reason = screen_document(raw.doc_id, raw.title, doc, settings, sentences)
             if reason in LENGTH_DROPS:
                 drops[reason] += 1
@@ -387,14 +402,18 @@ def screen_document(
     if average > settings.max_chars_per_sentence:
         return None, "sentences_too_long"
     middle = n // 2
-    neg = find_needle_sentence(sents, middle, settings.scan_radius, negate)
+    # a refused sentence (engine.corpus.sentence_gate) is None here: no type's rule sees it
+    candidates = [None if why else span for span, why in zip(sents, needle_refusals(doc, sents))]
+    neg = find_needle_sentence(candidates, middle, settings.scan_radius, _unless_refused(negate))
     if neg is None:
         return None, "no_neg"
-    con = find_needle_sentence(sents, middle, settings.scan_radius, swap_conjunction)
+    con = find_needle_sentence(candidates, middle, settings.scan_radius, _unless_refused(swap_conjunction))
     if con is None:
         return None, "no_con"
     entity_texts = document_entity_texts(doc)
-    ner = find_needle_sentence(sents, middle, settings.ner_scan_radius, lambda s: entity_options(s, entity_texts))
+    ner = find_needle_sentence(
+        candidates, middle, settings.ner_scan_radius, _unless_refused(lambda s: entity_options(s, entity_texts))
+    )
     if ner is None:
         return None, "no_ner"
     return (
@@ -413,44 +432,11 @@ def screen_document(
     )
 
 
+def _unless_refused(rule: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda span: span is not None and rule(span)
+
+
 def _clear(store: Store) -> None:
     with store.env.begin(write=True) as txn:
         txn.drop(store.db(CORPUS_DB), delete=False)
         txn.delete(SUMMARY_KEY, db=store.db(META_DB))
-
-
-class _progress_bar:
-    """A rich status line on stderr (documents read / kept) when enabled."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self._progress: Any = None
-        self._task: Any = None
-        self._last = 0.0
-
-    def __enter__(self) -> Any:
-        if self.enabled:
-            from rich.console import Console
-            from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-            self._progress = Progress(
-                SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=Console(stderr=True)
-            )
-            self._progress.start()
-            self._task = self._progress.add_task("preparing corpus", total=None)
-        return self.advance
-
-    def advance(self, summary: PrepareSummary, *, force: bool = False) -> None:
-        if self._progress is None:
-            return
-        now = time.monotonic()
-        if force or now - self._last > 0.2:
-            self._last = now
-            self._progress.update(
-                self._task,
-                description=f"read {summary.read}  length-ok {summary.kept_length}  kept {summary.kept_screening}",
-            )
-
-    def __exit__(self, *exc: object) -> None:
-        if self._progress is not None:
-            self._progress.stop()

@@ -10,10 +10,15 @@ the position by one. So, after parsing:
    (no space between) is moved back into that sentence;
 2. a fragment that still holds no word (a letter or a digit) is merged into
    the previous sentence of its paragraph, or else into the next one, or
-   else dropped;
-3. a sentence with a template hole (engine.corpus.cleaning.template_hole: "born
-   in .", "( years ago)") is dropped: it cannot be repaired, and dropping it
-   is the only way to keep it out of every needle and every window.
+   else dropped; one made only of marks that open what follows (a bullet, a
+   dash, an opening quote or bracket) goes to the next one first;
+3. a "sentence" that is not one (engine.corpus.sentence_gate.not_a_sentence: no
+   sentence end, no finite verb, a fragment, a list entry, a link label, web
+   residue, a template hole such as "born in ." or "( years ago)") is
+   dropped: it cannot be repaired, and dropping it is the only way to keep
+   it out of every needle and every window. The experiment's (i, j) count
+   only the sentences a document is stored with, so a window never holds
+   one and always holds i + j real sentences around its needle.
 
 Each stored sentence is a span of the parsed doc (`doc[a:b]`), so the needle
 rules run on it unchanged and its text is `doc.text[start:end]` exactly. The
@@ -30,7 +35,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from engine.corpus.cleaning import has_word, template_hole
+from engine.corpus.cleaning import has_word
+from engine.corpus.sentence_gate import not_a_sentence
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span
@@ -38,6 +44,8 @@ if TYPE_CHECKING:
 # characters that close what precedes them; a token made only of these and
 # written without a space after the previous sentence belongs to it
 _CLOSERS = frozenset("\"'”’»)]}.,;:!?…")
+# characters that open what follows them: a fragment made only of these joins the next sentence
+_OPENERS = frozenset("•·*-–—“‘«([{")
 
 
 class Sentences(NamedTuple):
@@ -45,7 +53,12 @@ class Sentences(NamedTuple):
     texts: tuple[str, ...]  # each sentence's text, without surrounding whitespace
     gaps: tuple[str, ...]  # gaps[k]: the whitespace stored between sentence k and k + 1
     merged: int  # wordless fragments merged into a neighbour (or dropped, if alone in a paragraph)
-    holes: int  # sentences dropped for a template hole
+    dropped: dict[str, int]  # spans dropped as not sentences, by reason (engine.corpus.sentence_gate)
+
+    @property
+    def holes(self) -> int:
+        """Sentences dropped for a template hole."""
+        return self.dropped.get("template_hole", 0)
 
 
 def _bounds(text: str, start: int, end: int) -> tuple[int, int]:
@@ -91,7 +104,8 @@ def _token_ranges(doc: Doc, text: str) -> tuple[list[list[int]], int]:
             repaired.append([start, end])
             continue
         merged += 1
-        if repaired and "\n" not in text[doc[repaired[-1][1] - 1].idx : first.idx]:
+        opener = all(c in _OPENERS or c.isspace() for c in span_text)
+        if not opener and repaired and "\n" not in text[doc[repaired[-1][1] - 1].idx : first.idx]:
             repaired[-1][1] = end  # into the previous sentence of the paragraph
         else:
             carry = start  # into the next one, if it is in the same paragraph
@@ -104,12 +118,13 @@ def document_sentences(doc: Doc) -> Sentences:
     ranges, merged = _token_ranges(doc, text)
     spans: list[Span] = []
     bounds: list[tuple[int, int]] = []
-    holes = 0
+    dropped: dict[str, int] = {}
     for start, end in ranges:
         span = doc[start:end]
         a, b = _bounds(text, span.start_char, span.end_char)
-        if template_hole(text[a:b]) is not None:
-            holes += 1
+        reason = not_a_sentence(span, text[a:b])
+        if reason is not None:
+            dropped[reason] = dropped.get(reason, 0) + 1
             continue
         spans.append(span)
         bounds.append((a, b))
@@ -117,4 +132,4 @@ def document_sentences(doc: Doc) -> Sentences:
     for (_, end), (start, _) in zip(bounds, bounds[1:]):
         between = text[end:start]
         gaps.append(between if not between.strip() else ("\n" if "\n" in between else " "))
-    return Sentences(spans, tuple(text[a:b] for a, b in bounds), tuple(gaps), merged, holes)
+    return Sentences(spans, tuple(text[a:b] for a, b in bounds), tuple(gaps), merged, dropped)

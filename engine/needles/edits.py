@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from engine.needles.quotation import quote_open_before  # noqa: F401  (the rules import it from here)
+
 if TYPE_CHECKING:  # spaCy objects come in as arguments; importing them here is not needed at run time
     from spacy.tokens import Span, Token
 
@@ -79,21 +81,6 @@ def _inside_quotes(text: str, at: int, *, opened: str = "") -> bool:
     mark of a quotation opened before `text` and still open ('"' or '“')."""
     before = opened + text[:at]
     return before.count('"') % 2 == 1 or before.count("“") > before.count("”")
-
-
-def quote_open_before(sent: Span) -> str:
-    """The mark ('"' or '“') of a quotation opened earlier in `sent`'s
-    paragraph and still open where `sent` starts, or "". Straight quotes pair
-    by parity; the count stops at the paragraph start, so one stray mark (5'11")
-    cannot put the rest of a document inside a quotation."""
-    doc = sent.doc
-    start = sent.start
-    while start > 0 and "\n" not in doc[start - 1].text_with_ws:
-        start -= 1
-    before = doc[start : sent.start].text
-    if before.count('"') % 2 == 1:
-        return '"'
-    return "“" if before.count("“") > before.count("”") else ""
 
 
 def _match_case(word: str, model: str) -> str:

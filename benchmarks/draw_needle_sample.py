@@ -1,0 +1,195 @@
+"""Prepare a corpus and draw needles and rand-hay windows for hand reading.
+
+    python benchmarks/draw_needle_sample.py --corpus news --heldout exclude \\
+        --docs 300 --n 30 --out news_tuning.jsonl
+    python benchmarks/draw_needle_sample.py --corpus wiki --n 60 --out wiki.jsonl
+
+The reading scheme is docs/needle_reading_protocol.md. What it does:
+
+1. reads the corpus (`wiki`: the bundled sample, engine/data/wiki_sample.json;
+   `news`, `sotu`: ../shared/data/{news_articles,sotu}.json, in the nearest
+   ancestor folder that has one; or a path);
+   `--heldout exclude` (the default) drops the ids listed in
+   tests/data/heldout/<corpus>.json, `--heldout only` keeps only them (the
+   final read, once, after the merge; never for tuning);
+2. `--docs N` keeps a seeded random N of those documents (`--docs-seed`), so a
+   news or speech sample prepares in minutes on a shared machine;
+3. prepares them with the default corpus settings (or the flags given) into
+   `--store` (a temporary folder unless given; a store given again with the
+   same input and settings is reused without parsing);
+4. draws, per needle type (neg, con, ner), the first `--n` documents of the
+   seeded document order `needlejudge pairs --seed S --position 0,0` uses
+   whose pair passes the oracle, and `--n` rand-hay windows at (9,9) the same
+   way (`needlejudge pairs --hay rand --position 9,9 --needle none`).
+
+Output, one JSON object a line: first {"kind": "summary"} with the
+preparation's counts (retention = kept_screening / kept_length), then one
+{"kind": "needle"} per needle (the sentence in its document: up to
+`--context` stored sentences before and 2 after), then one {"kind": "hay"}
+per window (the window's sentences one by one, the needle sentence marked).
+Every record has `label: ""` and `note: ""` for the reader to fill.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+# ../shared/data beside the clone (as CI lays it out); for a git worktree
+# further down (/work/wt/<name>), the nearest ancestor that has one
+SHARED = next((p / "shared" / "data" for p in ROOT.parents if (p / "shared" / "data").is_dir()), ROOT.parent / "shared" / "data")
+CORPORA = {"news": "news_articles", "sotu": "sotu"}
+HELDOUT = ROOT / "tests" / "data" / "heldout"
+NEEDLE_TYPES = ("neg", "con", "ner")
+HAY_POSITION = (9, 9)
+
+
+def corpus_records(corpus: str, heldout: str) -> tuple[str, list[dict]]:
+    """(name, records) of `corpus` after the held-out rule."""
+    if corpus == "wiki":
+        from engine.corpus.prepare import BUNDLED_CORPUS
+
+        path, name = BUNDLED_CORPUS, "wiki"
+    elif corpus in CORPORA:
+        name = CORPORA[corpus]
+        path = SHARED / f"{name}.json"
+    else:
+        path = Path(corpus)
+        name = path.stem
+    records = json.loads(path.read_text(encoding="utf-8"))
+    listing = HELDOUT / f"{name}.json"
+    if not listing.is_file():
+        if heldout == "only":
+            raise SystemExit(f"--heldout only: no held-out list {listing} for corpus {corpus!r}")
+        return name, records
+    held = set(json.loads(listing.read_text(encoding="utf-8"))["held_out_ids"])
+    keep = (lambda i: i in held) if heldout == "only" else (lambda i: i not in held)
+    return name, [r for r in records if keep(str(r["id"]))]
+
+
+def subsample(records: list[dict], docs: int | None, seed: int) -> list[dict]:
+    if docs is None or docs >= len(records):
+        return records
+    ordered = sorted(records, key=lambda r: str(r["id"]))
+    return random.Random(seed).sample(ordered, docs)
+
+
+def needle_record(corpus, name: str, doc_id: str, needle: str, seed: int, context: int) -> dict | None:
+    pair = corpus.make_pair(doc_id, needle, "orig", 0, 0, seed)
+    if pair is None:
+        return None
+    document = corpus.document(doc_id)
+    k = corpus.needle_sentence(doc_id, needle, seed)[0]
+    edit = corpus.needle_edit(doc_id, needle, seed)
+    return {
+        "kind": "needle", "corpus": name, "type": needle, "doc_id": doc_id, "title": document.title,
+        "sentence": k, "n_sentences": len(document.sentences),
+        "before_context": list(document.sentences[max(0, k - context) : k]),
+        "needle_before": pair.needle_before, "needle_after": pair.needle_after,
+        "edit": None if edit is None else {"rule": edit.rule, "start": edit.start, "end": edit.end,
+                                           "before": edit.before, "after": edit.after},
+        "after_context": list(document.sentences[k + 1 : k + 3]),
+        "label": "", "note": "",
+    }  # fmt: skip
+
+
+def hay_record(corpus, name: str, doc_id: str, seed: int) -> dict | None:
+    i, j = HAY_POSITION
+    pair = corpus.make_pair(doc_id, "none", "rand", i, j, seed)
+    if pair is None:
+        return None
+    donor = corpus.document(pair.hay_doc_id)
+    m = donor.middle
+    window = list(donor.sentences[m - i : m]) + [f">>> {pair.needle_before}"] + list(donor.sentences[m + 1 : m + j + 1])
+    return {
+        "kind": "hay", "corpus": name, "doc_id": doc_id, "hay_doc_id": pair.hay_doc_id, "i": i, "j": j,
+        "sentences": window, "label": "", "note": "",
+    }  # fmt: skip
+
+
+def draw(corpus, name: str, n: int, seed: int, context: int) -> list[dict]:
+    from engine.corpus.pairs import document_order
+
+    out: list[dict] = []
+    for needle in NEEDLE_TYPES:
+        drawn = 0
+        for doc_id in document_order(corpus.doc_ids, seed, 0, 0):
+            if drawn >= n:
+                break
+            record = needle_record(corpus, name, doc_id, needle, seed, context)
+            if record is not None:
+                out.append(record)
+                drawn += 1
+    drawn = 0
+    for doc_id in document_order(corpus.doc_ids, seed, *HAY_POSITION):
+        if drawn >= n:
+            break
+        record = hay_record(corpus, name, doc_id, seed)
+        if record is not None:
+            out.append(record)
+            drawn += 1
+    return out
+
+
+def main() -> int:
+    from engine.corpus.prepare import CorpusSettings
+
+    defaults = CorpusSettings()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", default="wiki", help="wiki, news, sotu, or a JSON array file")
+    parser.add_argument("--heldout", choices=("exclude", "only"), default="exclude")
+    parser.add_argument("--docs", type=int, default=None, help="a seeded random sample of this many documents")
+    parser.add_argument("--docs-seed", type=int, default=27)
+    parser.add_argument("--n", type=int, default=30, help="needles per type, and rand-hay windows")
+    parser.add_argument("--seed", type=int, default=0, help="experiment seed (needlejudge pairs --seed)")
+    parser.add_argument("--context", type=int, default=3, help="stored sentences shown before a needle")
+    parser.add_argument("--model", default=defaults.model)
+    parser.add_argument("--min-chars-per-sentence", type=float, default=defaults.min_chars_per_sentence)
+    parser.add_argument("--store", type=Path, default=None, help="store folder to prepare into / reuse")
+    parser.add_argument("--out", type=Path, default=None, help="JSONL output (default: stdout)")
+    args = parser.parse_args()
+
+    from engine.corpus.pairs import Corpus
+    from engine.corpus.prepare import prepare_corpus
+    from engine.cache.store import Store
+
+    name, records = corpus_records(args.corpus, args.heldout)
+    records = subsample(records, args.docs, args.docs_seed)
+    settings = CorpusSettings(model=args.model, min_chars_per_sentence=args.min_chars_per_sentence)
+    with tempfile.TemporaryDirectory() as tmp:
+        store_dir = args.store or Path(tmp) / "store"
+        source = Path(tmp) / f"{name}.json"
+        source.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
+        with Store(store_dir) as store:
+            summary = prepare_corpus([source], store, settings)
+            corpus = Corpus.open(store)
+            drawn = draw(corpus, name, args.n, args.seed, args.context)
+    head = {
+        "kind": "summary", "corpus": name, "heldout": args.heldout, "documents": len(records),
+        "read": summary.read, "kept_length": summary.kept_length, "kept_screening": summary.kept_screening,
+        "retention": round(summary.screening_rate, 4), "drops": summary.drops, "model": summary.model,
+        "settings": {"min_chars_per_sentence": settings.min_chars_per_sentence, "model": settings.model},
+        "seed": args.seed, "docs_seed": args.docs_seed, "seconds": round(summary.seconds, 1),
+    }  # fmt: skip
+    lines = [json.dumps(r, ensure_ascii=False) for r in [head, *drawn]]
+    text = "\n".join(lines) + "\n"
+    if args.out:
+        args.out.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    counts = {t: sum(1 for r in drawn if r.get("type") == t) for t in NEEDLE_TYPES}
+    counts["hay"] = sum(1 for r in drawn if r["kind"] == "hay")
+    print(f"{name}: kept {summary.kept_screening}/{summary.kept_length} length-kept ({summary.screening_rate:.1%}), "
+          f"drops {summary.drops}; drew {counts}", file=sys.stderr)  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,106 @@
+"""Boilerplate: pieces of text repeated across many documents of a corpus.
+
+Outlets stamp the same lines on many articles: source credits ("Source:
+News agencies"), newsletter blurbs, share rows ("Share this slide: ..."),
+contact lines, disclaimers ("The views expressed in this article are the
+author's own ..."). In text shipped one line per article they are not lines
+of their own, so they are found as rough sentences instead: the text split
+after ".", "!" or "?" and the space that follows, except after an
+abbreviation ("Gen.", "U.S.", "c."). A piece of at least two words, without
+quotation marks (a quotation repeated by several articles is still
+someone's words, and cutting one mark out would upset the quotation state),
+found in at least `MIN_DOCUMENTS` documents of the corpus is boilerplate,
+and is cut from every document before parsing. The rule is the data's, not
+a list of what one outlet writes: a piece must repeat across documents.
+
+Pieces are kept as 8-byte BLAKE2b digests: the count over a corpus costs
+one pass of cleaning and a few bytes per distinct piece.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from engine.corpus.cleaning import ABBREVIATIONS, TITLES, clean_text
+from engine.corpus.reading import read_documents
+
+MIN_DOCUMENTS = 3
+_PIECE_END = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)\]]*[ \t]+(?=\S)")
+_WORDS = "|".join(sorted(TITLES | ABBREVIATIONS | {w.capitalize() for w in ABBREVIATIONS}))
+# a title, an abbreviation, an initial or a dotted acronym ("U.S.") before the period
+_ABBREVIATION_END = re.compile(rf"(?<![^\s(])(?:{_WORDS}|[A-Z]|(?:[A-Za-z]\.)+[A-Za-z])\.$")
+_QUOTATION_MARKS = re.compile("[\"\u201c\u201d\u201e\u00ab\u00bb]")
+_SPACES = re.compile(r"[ \t]{2,}")
+
+
+def rough_sentences(text: str) -> Iterator[tuple[int, int]]:
+    """[start, end) of each rough sentence of `text`, line by line."""
+    offset = 0
+    for line in text.split("\n"):
+        start = 0
+        for match in _PIECE_END.finditer(line):
+            if _ABBREVIATION_END.search(line, start, match.start()):
+                continue
+            yield offset + start, offset + match.start()
+            start = match.end()
+        if start < len(line):
+            yield offset + start, offset + len(line)
+        offset += len(line) + 1
+
+
+def _candidate(piece: str) -> bool:
+    return len(piece.split()) >= 2 and not _QUOTATION_MARKS.search(piece)
+
+
+def _digest(piece: str) -> bytes:
+    return hashlib.blake2b(" ".join(piece.split()).encode("utf-8"), digest_size=8).digest()
+
+
+def piece_digests(text: str) -> set[bytes]:
+    """The digests of the boilerplate candidates of one document."""
+    return {_digest(text[a:b]) for a, b in rough_sentences(text) if _candidate(text[a:b])}
+
+
+def repeated_pieces(texts: Iterable[str], min_documents: int = MIN_DOCUMENTS) -> frozenset[bytes]:
+    """The digests of the pieces found in at least `min_documents` of `texts`."""
+    counts: Counter[bytes] = Counter()
+    for text in texts:
+        counts.update(piece_digests(text))
+    return frozenset(digest for digest, n in counts.items() if n >= min_documents)
+
+
+def corpus_boilerplate(inputs: Iterable[Path]) -> frozenset[bytes]:
+    """The boilerplate of the documents `inputs` hold (the first of each id,
+    cleaned as prepare cleans them): one pass before parsing."""
+
+    def texts() -> Iterator[str]:
+        seen: set[str] = set()
+        for raw in read_documents(inputs):
+            if raw.doc_id not in seen:
+                seen.add(raw.doc_id)
+                yield clean_text(raw.text, raw.title)
+
+    return repeated_pieces(texts())
+
+
+def remove_pieces(text: str, boilerplate: frozenset[bytes]) -> tuple[str, int]:
+    """`text` without its boilerplate pieces (lines left empty dropped), and how many were cut."""
+    if not boilerplate:
+        return text, 0
+    parts: list[str] = []
+    last = removed = 0
+    for a, b in rough_sentences(text):
+        piece = text[a:b]
+        if _candidate(piece) and _digest(piece) in boilerplate:
+            parts.append(text[last:a])
+            last = b
+            removed += 1
+    if not removed:
+        return text, 0
+    parts.append(text[last:])
+    lines = (_SPACES.sub(" ", line).strip() for line in "".join(parts).split("\n"))
+    return "\n".join(line for line in lines if line), removed

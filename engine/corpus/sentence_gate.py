@@ -1,0 +1,135 @@
+"""Which parsed "sentences" are sentences, and which may be needles.
+
+Two questions about each sentence of a parsed document, both pure
+functions of the parse:
+
+`not_a_sentence(span, text)`: why a "sentence" is not one, or None. Such a
+span is dropped from its document (engine.corpus.segmentation), so it is
+never a needle and never part of a hay window. A sentence
+
+- ends in a sentence end (".", "!", "?", "…", then closing quotes or
+  brackets): a heading, a caption line, a byline or a text cut off mid-way
+  does not ("Learn more", "Trouble on the Peninsula");
+- has a finite verb (`VerbForm=Fin` in spaCy's morphology), or a verb as
+  its root (an imperative: "Expect the president to ..."): a caption or a
+  list item does not ("Damage from shelling on the outskirts of Donetsk.");
+  (a Doc without morphology, built from words alone, is not asked);
+- does not start in lowercase (a fragment cut from its sentence: "or keep
+  Republicans off of theirs.");
+- is not a list entry (a leading bullet, dash, or "1." / "(a)");
+- does not start with an all-capitals label and a colon or a spaced dash,
+  the form of link rows and kickers ("READ MORE: ...", "OPINION:",
+  "WATCH - ...");
+- holds no web residue: a URL, an @handle, an e-mail address (embedded
+  posts, share rows, contact lines);
+- holds no template hole (engine.corpus.cleaning.template_hole).
+
+`needle_refusals(doc, spans)`: for each kept sentence, "" when it may be a
+needle sentence, else why not. The prepare scan asks this before any needle
+type's rule, so neg, con and ner all skip such a sentence and the scan moves
+on to the next one:
+
+- "quoted": it starts inside a quotation opened in an earlier sentence of
+  its paragraph and not yet closed, or it opens with a quotation mark
+  ('"We start in May," she said.': only the attribution is the writer's),
+  or its own marks are not clear double quotation marks that open and
+  close in turn. A sentence with a closed quotation inside prose of its
+  own ('He called the plan "a disgrace" on Monday.') may be a needle: the
+  rules of engine.needles refuse an edit between its marks. Quotation
+  state is tracked across sentences by engine.needles.quotation (from each
+  mark's spacing, so one stray mark changes it only until the next clear
+  one), the same state the rules' own checks use.
+- "lost_characters": it holds U+FFFD, a character the dataset could not
+  decode (a name cut mid-word: "Sinn F\\ufffd\\ufffdin").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+from engine.corpus.cleaning import template_hole
+from engine.needles.quotation import DOUBLE_MARKS, PARAGRAPH, inside_after, quotation_marks
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Span, Token
+
+_SENTENCE_END = re.compile(r"[.!?\u2026](?:\s*[\"'\u201d\u2019)\]])*$")
+_LIST_ENTRY = re.compile(r"^(?:[-\u2013\u2022*\u00b7]|\(?\d{1,2}[.)]|\(?[a-z][.)])\s")
+_LABEL = re.compile(r"^[A-Z][A-Z ]{2,}[A-Z](?::|\s[-\u2013\u2014])")
+_WEB = re.compile(r"https?://|www\.|pic\.twitter\.com|\B@\w{2,}|\b[\w.]+@[\w-]+\.[a-z]")
+LOST_CHARACTER = "\ufffd"
+
+
+def not_a_sentence(span: Span, text: str) -> str | None:
+    """Why `span` (whose text without surrounding whitespace is `text`) is not a sentence, or None."""
+    if not _SENTENCE_END.search(text):
+        return "no_sentence_end"
+    if _LIST_ENTRY.match(text):
+        return "list_entry"
+    if _LABEL.match(text):
+        return "label"
+    if _WEB.search(text):
+        return "web_residue"
+    if template_hole(text) is not None:
+        return "template_hole"
+    first = next((t for t in span if not (t.is_punct or t.is_space)), None)
+    if first is None or (first.is_lower and first.is_alpha):
+        return "fragment"
+    if span.doc.has_annotation("MORPH") and not _has_finite_verb(span):
+        return "no_finite_verb"
+    return None
+
+
+def _has_finite_verb(span: Span) -> bool:
+    if span.doc.has_annotation("DEP") and span.root.pos_ in ("VERB", "AUX"):
+        return True  # an imperative ("Expect the president to ...") or a verb the tagger missed
+    # a finite verb, or a past form heading a clause the parser hung off a noun
+    # ("The construction of the towers aimed at ...": the tagger's VBN)
+    return any("Fin" in t.morph.get("VerbForm") or (t.tag_ in ("VBD", "VBN") and t.dep_ not in ("amod", "compound")) for t in span)
+
+
+def needle_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
+    """For each of `spans` (the document's sentences, in order): "" if it may
+    be a needle sentence, else the reason (module docstring)."""
+    events = quotation_marks(doc)
+    refusals: list[str] = []
+    inside = False
+    e = 0
+    for span in spans:
+        while e < len(events) and events[e][0] < span.start:
+            inside = inside_after(inside, events[e][1])
+            e += 1
+        marks = [(i, role) for i, role in _events_in(events, e, span.end) if role != PARAGRAPH]
+        if inside or not _quotations_closed_inside(doc, span, marks):
+            refusals.append("quoted")
+        elif LOST_CHARACTER in span.text:
+            refusals.append("lost_characters")
+        else:
+            refusals.append("")
+    return tuple(refusals)
+
+
+def _quotations_closed_inside(doc: Doc, span: Span, marks: list[tuple[int, str]]) -> bool:
+    """Whether the sentence's own quotations are clear and leave it some prose
+    of its own: double marks only, opening and closing in turn, the last one
+    closing, and the sentence not opening with one ('"...," she said.': all
+    that is the writer's is the attribution)."""
+    if not marks:
+        return True
+    first = next((t for t in span if not t.is_space), None)
+    if first is None or first.i == marks[0][0]:
+        return False
+    expected = "open"
+    for i, role in marks:
+        if role != expected or not DOUBLE_MARKS.intersection(doc[i].text):
+            return False
+        expected = "close" if expected == "open" else "open"
+    return expected == "open"
+
+
+def _events_in(events: Sequence[tuple[int, str]], e: int, end: int) -> Iterator[tuple[int, str]]:
+    while e < len(events) and events[e][0] < end:
+        yield events[e]
+        e += 1

@@ -1,0 +1,102 @@
+"""Where quoted speech is: the quotation state of a parsed document.
+
+Straight quotation marks cannot be paired by counting in text as datasets
+ship it: one article is one line (the "paragraph" is the whole article), and
+a single stray mark (an inch sign, an apostrophe the dataset turned into
+'"') would put everything after it inside a quotation. So each mark's role
+is read from its spacing, as typesetters read it: a mark with a space (or
+an opening bracket or dash) before it and none after opens a quotation, one
+with a space or punctuation after it and none before closes one; curly
+marks say which they are; a mark whose spacing says neither leaves the
+state as it was. A stray mark thus changes the state
+only until the next clear one, and a paragraph break closes every
+quotation. The marks are spaCy's quote tokens (`Token.is_quote`), without
+the possessive "'" of "students'" (tag POS).
+
+The marks of a document are found once and kept in `doc.user_data`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Span, Token
+
+OPENING_MARKS = frozenset("\u201c\u2018\u201e\u00ab")
+CLOSING_MARKS = frozenset("\u201d\u00bb")
+PARAGRAPH = "paragraph"
+_MARKS_KEY = "needlejudge_quotation_marks"
+
+
+DOUBLE_MARKS = frozenset('"\u201c\u201d\u201e\u00ab\u00bb')
+_OPEN_BEFORE = frozenset("([{\u2014\u2013")  # what may stand before an opening mark, besides a space
+_CLOSE_AFTER = frozenset(".,;:!?)]}\u2014\u2013-'\u2019")  # what may follow a closing mark, besides a space
+
+
+def is_quotation_mark(token: Token) -> bool:
+    return token.is_quote and token.tag_ != "POS"
+
+
+def mark_role(text: str, at: int) -> str:
+    """"open", "close" or "" for the quotation mark at `text[at]`."""
+    mark = text[at]
+    if mark in OPENING_MARKS:
+        return "open"
+    if mark in CLOSING_MARKS:
+        return "close"
+    before = text[at - 1] if at else " "
+    after = text[at + 1] if at + 1 < len(text) else " "
+    opens = before.isspace() or before in _OPEN_BEFORE
+    closes = after.isspace() or after in _CLOSE_AFTER
+    if opens and not after.isspace():  # ' "...it was', ' "The'
+        return "open"
+    if closes and not before.isspace():  # 'it." ', 'Jerusalem"\u2014but'
+        return "close"
+    return ""
+
+
+def quotation_marks(doc: Doc) -> tuple[tuple[int, str], ...]:
+    """(token index, role) of each quotation mark and paragraph break of
+    `doc`, in order (role PARAGRAPH for a break); computed once per Doc. A
+    mark is a quote token of spaCy's, or a double mark the tokenizer left
+    inside a token ('Jerusalem"\u2014but')."""
+    marks = doc.user_data.get(_MARKS_KEY)
+    if marks is None:
+        text = doc.text
+        found: list[tuple[int, str]] = []
+        for token in doc:
+            if is_quotation_mark(token):
+                found.append((token.i, mark_role(text, token.idx)))
+            elif "\n" in token.text or "\n" in token.whitespace_:
+                found.append((token.i, PARAGRAPH))
+            else:
+                found.extend((token.i, mark_role(text, token.idx + k)) for k, c in enumerate(token.text) if c in DOUBLE_MARKS)
+        marks = doc.user_data[_MARKS_KEY] = tuple(found)
+    return marks
+
+
+def inside_after(inside: bool, role: str) -> bool:
+    """Whether a quotation is open after a mark of `role`, given `inside` before it."""
+    return role == "open" or (inside and role == "")
+
+
+def quotation_open_at(doc: Doc, i: int) -> str:
+    """The opening mark of a quotation open where token `i` starts (the
+    straight '"' or the curly '\u201c'), or ""."""
+    mark = ""
+    for k, role in quotation_marks(doc):
+        if k >= i:
+            break
+        if inside_after(bool(mark), role):
+            if role == "open":
+                mark = '"' if doc[k].text == '"' else "\u201c"
+        else:
+            mark = ""
+    return mark
+
+
+def quote_open_before(sent: Span) -> str:
+    """The mark ('"' or '\u201c') of a quotation opened before `sent` and
+    still open where it starts, or "" (the module docstring says how)."""
+    return quotation_open_at(sent.doc, sent.start)

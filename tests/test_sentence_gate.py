@@ -1,0 +1,162 @@
+"""Which parsed sentences are sentences, and which may be needles
+(engine.corpus.sentence_gate, with the parser guards of
+engine.corpus.sentence_guards and the segmentation that applies them), on
+sentences written for these tests, parsed by the real model."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.corpus.cleaning import clean_text
+from engine.corpus.segmentation import document_sentences
+from engine.corpus.sentence_gate import needle_refusals, not_a_sentence
+
+
+def stored(nlp, text: str) -> tuple[str, ...]:
+    return document_sentences(nlp(clean_text(text))).texts
+
+
+def refusals(nlp, text: str) -> dict[str, str]:
+    sentences = document_sentences(nlp(clean_text(text)))
+    return dict(zip(sentences.texts, needle_refusals(sentences.spans[0].doc, sentences.spans)))
+
+
+def test_a_heading_fused_onto_a_sentence_is_split_off_and_dropped(nlp):
+    text = (
+        "The ferry left Cork at noon. Harbour works stall The council said on Tuesday that the pier "
+        "would reopen in May. Boats will use the old slipway until then."
+    )
+    assert stored(nlp, text) == (
+        "The ferry left Cork at noon.",
+        "The council said on Tuesday that the pier would reopen in May.",
+        "Boats will use the old slipway until then.",
+    )
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # "Him" opens sentences, but the words before it hold a finite verb
+        "We ask you to join us in offering to Him our thanks for the harvest.",
+        # "May" is a month here (a proper noun to the tagger), and ";" does not end a sentence
+        "The fleet was late; a storm on 16 May forced the ferry to stay in Cork.",
+        # a name the tokenizer cuts like a contraction ("Ca" + "nt")
+        "In preparation for the 2012 season Cant decided to race in Cork.",
+    ],
+)
+def test_a_capitalised_word_inside_a_sentence_is_not_a_heading_boundary(nlp, sentence):
+    assert stored(nlp, f"{sentence} The rain came late.") == (sentence, "The rain came late.")
+
+
+def test_captions_and_list_entries_are_not_sentences(nlp):
+    text = (
+        "The fleet returned in March. A fisherman mending his nets at dawn in Cork. "
+        "The catch was the largest in a decade. \u2022 The pier will reopen in May. 2. Costs rose by a third. "
+        "Prices fell in April."
+    )
+    assert stored(nlp, text) == (
+        "The fleet returned in March.",
+        "The catch was the largest in a decade.",
+        "Prices fell in April.",
+    )
+
+
+@pytest.mark.parametrize(
+    "junk, reason",
+    [
+        ("Sign up for the harbour newsletter", "no_sentence_end"),
+        ("READ MORE: Ferry strike called off as talks resume.", "label"),
+        ("Follow the harbour master at @corkharbour for updates.", "web_residue"),
+        ("The lighthouse stands about north of the old harbour.", "template_hole"),
+        ("or sail on to Kinsale before the storm.", "fragment"),
+    ],
+)
+def test_why_a_span_is_not_a_sentence(nlp, junk, reason):
+    span = next(nlp(junk).sents)
+    assert not_a_sentence(span, span.text.strip()) == reason
+    text = f"The ferry left Cork at noon. {junk} The crossing took two hours."
+    assert stored(nlp, text) == ("The ferry left Cork at noon.", "The crossing took two hours.")
+
+
+def test_boilerplate_is_cut_before_parsing_when_repeated_across_documents():
+    from engine.corpus.boilerplate import remove_pieces, repeated_pieces
+
+    blurb = "Get the harbour news in your inbox every morning."
+    docs = [
+        f"The ferry left Cork at noon. {blurb} Sign up now",
+        f"Fishing quotas were cut. {blurb} Sign up now",
+        f"The pier reopened in May. {blurb} Sign up now",
+        "The lighthouse was painted. Get the harbour news in your inbox every evening.",
+    ]
+    repeated = repeated_pieces(docs)
+    assert remove_pieces(docs[0], repeated) == ("The ferry left Cork at noon.", 2)
+    assert remove_pieces(docs[3], repeated) == (docs[3], 0)  # in one document only: kept
+    assert repeated_pieces(docs[:2]) == frozenset()  # in two documents: not yet boilerplate
+
+
+def test_abbreviations_initials_and_brackets_do_not_end_sentences(nlp):
+    text = (
+        "The fort was held by Brig. Gen. Alan Marsh until 1812. "
+        'The name (lit. "small harbour") was used by T. S. Eliot in a letter. '
+        "The chapel was built c. 1500 near the quay, as Moore et al. in 1901 showed. "
+        "The ship sailed to the U.S. The crew stayed in Cork."
+    )
+    assert stored(nlp, text) == (
+        "The fort was held by Brig. Gen. Alan Marsh until 1812.",
+        'The name (lit. "small harbour") was used by T. S. Eliot in a letter.',
+        "The chapel was built c. 1500 near the quay, as Moore et al. in 1901 showed.",
+        "The ship sailed to the U.S.",
+        "The crew stayed in Cork.",
+    )
+
+
+def test_a_quotation_opened_in_an_earlier_sentence_refuses_the_sentences_inside_it(nlp):
+    text = (
+        "The mayor spoke on Friday. "
+        '"The pier is safe. The council has the money. We start in May," she said. '
+        "The council met on Monday."
+    )
+    assert refusals(nlp, text) == {
+        "The mayor spoke on Friday.": "",
+        '"The pier is safe.': "quoted",
+        "The council has the money.": "quoted",  # no mark of its own: inside the quotation
+        'We start in May," she said.': "quoted",
+        "The council met on Monday.": "",
+    }
+
+
+def test_a_paragraph_break_closes_an_unclosed_quotation(nlp):
+    # (lines as long as prose: a short line ending in "." reads as a heading to engine.corpus.cleaning)
+    after = "The council met on Monday and voted to rebuild the pier before the summer season."
+    text = f'He wrote on Friday that "the pier is safe and the quay is dry.\n{after}'
+    assert refusals(nlp, text)[after] == ""
+
+
+def test_mojibake_quotation_marks_are_repaired_and_tracked(nlp):
+    # the news dataset's forms: a closing curly quote and the space after it as '"?',
+    # an opening one as '"' + U+FFFD, an apostrophe as '"'
+    text = (
+        "The mayor spoke on Friday. "
+        '"\ufffdThe pier is safe. The council has the money,"?she said. '
+        'The council didn"t say when work would start.'
+    )
+    found = refusals(nlp, text)
+    assert found == {
+        "The mayor spoke on Friday.": "",
+        '"The pier is safe.': "quoted",
+        'The council has the money," she said.': "quoted",
+        "The council didn't say when work would start.": "",
+    }
+
+
+def test_a_quotation_opening_on_an_ellipsis_is_tracked(nlp):
+    text = 'The mayor said of the plan: "...it was the best I have seen. The pier is safe." The council met on Monday.'
+    found = refusals(nlp, text)
+    assert found["The pier is safe.\""] == "quoted" and found["The council met on Monday."] == ""
+
+
+def test_a_stray_mark_changes_the_state_only_until_the_next_clear_mark(nlp):
+    # an inch sign: closes nothing that was open, opens nothing
+    text = 'The pipe is 6" wide. The council paid for it. "We start in May," she said. The work began in May.'
+    found = refusals(nlp, text)
+    assert found["The council paid for it."] == "" and found["The work began in May."] == ""
