@@ -15,12 +15,20 @@ from engine.run.plan import plan_experiment
 from experiments import write_experiment
 
 
-def _never(spec):  # type: ignore[no-untyped-def]
-    raise AssertionError("a dry run creates no adapter")
+class _NoCalls:
+    """An adapter the dry run may make and drop (issue 32: it checks what the
+    run checks), but never use: any use is a call."""
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        raise AssertionError(f"a dry run makes no call (adapter.{name})")
 
 
-# A backend with a batch API, known to the registry like any adapter (a dry run creates none).
-BATCHABLE = Backend(capabilities=lambda spec: Capabilities(batch_api=True), create=_never, create_batch=_never)
+def _no_calls(spec):  # type: ignore[no-untyped-def]
+    return _NoCalls()
+
+
+# A backend with a batch API, known to the registry like any adapter.
+BATCHABLE = Backend(capabilities=lambda spec: Capabilities(batch_api=True), create=_no_calls, create_batch=_no_calls)
 registry.BACKENDS.setdefault("batchable", "test_batch_plan:BATCHABLE")
 
 DESIGN = """

@@ -99,7 +99,7 @@ def test_waves_out_and_back_give_the_plain_runs_results(tmp_path, server, plain,
     before = server.stats()["requests"]
     assert cli(["run", str(config), "--quiet"]) == 0
     out = capsys.readouterr().out
-    assert "0 calls made" in out and server.stats()["requests"] == before
+    assert "0 judged with calls made in this run" in out and server.stats()["requests"] == before
     assert "'converged': 3" in out  # the ci rule stopped cells (one runs to its max_docs)
     assert rows(config) == plain  # the same cells' stops, documents and scores
 

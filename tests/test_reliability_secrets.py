@@ -72,11 +72,11 @@ def test_no_key_reaches_output_logs_store_exports_or_report(server, prepared_sto
     # the keys refused (401), then a model that does not exist (404): fatal, named, no key
     server.configure(valid_keys=["some-other-key"])
     config.write_text(config.read_text().replace("n = 4", "n = 5"))
-    run(expect_ok=False)
+    run("--replace", expect_ok=False)  # the config edited in place: a new run in the same output (issue 32)
     assert "gpt" in outputs[-1] or "vllm" in outputs[-1] or "azure" in outputs[-1]
     server.configure(valid_keys=list(SECRETS.values()))
     config.write_text(base.replace("n = 4", "n = 6") + judges(server.url, "").replace('model = "gpt-4o-mini"', 'model = "missing-model"'))
-    run(expect_ok=False)
+    run("--replace", expect_ok=False)
     report = subprocess.run([sys.executable, "-m", "engine.cli", "report", str(tmp_path / "out"), "--bootstrap", "100", "--permutations", "100"],
                             capture_output=True, text=True, env=env, timeout=600)
     outputs.extend([report.stdout, report.stderr])
