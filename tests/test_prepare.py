@@ -207,9 +207,11 @@ def test_duplicate_ids_and_empty_documents(tmp_path, nlp):
 
 def test_a_document_beyond_the_parsers_limit_is_dropped_as_too_long_and_the_others_kept(tmp_path, nlp):
     # issue 33: one 1.2 MB document of plain prose ended the whole prepare in spaCy's E088, no store written
-    prose = TINY[0]["text"] + " "
+    # three different texts: a sentence in three documents of a corpus is boilerplate and cut (issue 27)
+    prose = "The river rose in the spring and the mill stopped for a week. "
     long = {"id": "long", "title": "L", "text": prose * (nlp.max_length // len(prose) + 2)}
-    path = _write(tmp_path / "mixed.jsonl", [TINY[0], long, {**TINY[0], "id": "a2"}])
+    other = {"id": "a2", "title": "A2", "text": "Maria Lopez met Tom Brown in Madrid in 1980. Maria Lopez wrote plays and poems in Rome in 1981. Tom Brown stayed in Madrid in 1982."}
+    path = _write(tmp_path / "mixed.jsonl", [TINY[0], long, other])
     with Store(tmp_path / "store") as store:
         summary = prepare_corpus([path], store, TINY_SETTINGS, nlp=nlp)
     assert len(long["text"]) > nlp.max_length
