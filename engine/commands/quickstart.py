@@ -28,6 +28,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--out", default="needlejudge-quickstart", help="output folder (config, store, results, report); default: %(default)s"
     )
     parser.add_argument("--quiet", action="store_true", help="no live progress display (CI)")
+    parser.add_argument("--replace", action="store_true",
+                        help="replace another run's results in the output folder (e.g. after running an edited quickstart.toml there)")
 
 
 def template_text() -> str:
@@ -47,7 +49,7 @@ def write_config(out: Path, base_url: str) -> Path:
     return path
 
 
-async def _run_with_fake_server(out: Path, quiet: bool):
+async def _run_with_fake_server(out: Path, quiet: bool, replace: bool = False):
     from engine.config import load_config
     from engine.corpus.prepare import prepare_corpus
     from engine.run.runner import arun_experiment
@@ -63,7 +65,7 @@ async def _run_with_fake_server(out: Path, quiet: bool):
         items = ItemIndex.from_store(store)
     async with serve(FakeConfig(seed=1, keyless_models=("*",)), items=items) as server:
         config = load_config(write_config(out, f"{server.url}/v1"))
-        summary = await arun_experiment(config, quiet=quiet)
+        summary = await arun_experiment(config, quiet=quiet, replace=replace)
     return config, summary
 
 
@@ -117,7 +119,7 @@ def main(args: argparse.Namespace) -> int:
 
     say(f"needlejudge quickstart → {out}")
     say("1/2 preparing the bundled corpus and running the design (baseline judges + a simulated judge on a local fake server)")
-    config, summary = anyio.run(_run_with_fake_server, out, args.quiet)
+    config, summary = anyio.run(_run_with_fake_server, out, args.quiet, args.replace)
     t_run = time.perf_counter() - t0
     print(f"run {summary.run_id}: {summary.rows:,} results in {summary.cells:,} cells; {calls_sentence(summary)}; "
           f"statuses {summary.status_counts}; {t_run:.1f} s")  # fmt: skip
