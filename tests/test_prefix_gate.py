@@ -14,7 +14,7 @@ from engine.contracts import CallRequest, CallResult, Capabilities, Usage
 from engine.prompts.prefix import prefix_key
 from engine.run.prefix_gate import PrefixGate
 from engine.config import parse_config
-from tests.scheduler_harness import SCRIPTED_JUDGE, design_toml, make_design, outcomes, run_scheduler, scripted_design
+from scheduler_harness import SCRIPTED_JUDGE, design_toml, make_design, outcomes, run_scheduler, scripted_design
 
 
 def issued(design, needle: str, hay: str, doc: int):
@@ -84,7 +84,7 @@ def run_with(tmp_path, name: str, *, prompt_caching: bool) -> tuple[PrefixJudge,
     design = make_design(parse_config(text + SCRIPTED_JUDGE.format(concurrency=6), base_dir=tmp_path))
     judge = PrefixJudge(prompt_caching=prompt_caching, concurrency=6)
     with Store(tmp_path / name / "store") as store:
-        run_scheduler(design, store, {"sim": judge})
+        run_scheduler(design, store, {"sim": judge}, prefix_gate=True)
         return judge, outcomes(store)
 
 

@@ -72,7 +72,10 @@ class PrefixGate:
                 depth_out, owner = depth, out[chunk]
             else:
                 new.append(chunk)
-        if owner is not None and depth_out >= depth_warm + HOLD_CHUNKS:
+        # a prompt the call in flight holds whole is the same request (or one
+        # that differs only in decoding): never held, so the dispatcher shares
+        # the call in flight
+        if owner is not None and depth_warm + HOLD_CHUNKS <= depth_out < len(chunks):
             self._waiting.setdefault(id(owner), []).append(item)
             self.held += 1
             return False

@@ -84,8 +84,13 @@ class Scheduler:
         stop: StopRequest | None = None,
         waves: frozenset[str] = frozenset(),
         only: frozenset[str] | None = None,
+        prefix_gate: bool = False,
     ) -> None:
         self.design = design
+        # off in runs: held siblings went out after their owner's call ended but
+        # before its answer was committed, and identical calls were paid twice
+        # (issue 31; tests/test_prefix_gate.py turns it on)
+        self.prefix_gate = prefix_gate
         # judges run in waves besides `mode = "batch"` ones (an executor's: engine.run.executor)
         self.waves = waves
         self.only = only  # the judges this run runs (None: all)
@@ -187,7 +192,7 @@ class Scheduler:
             writer=self.writer,
             progress=self.progress,
             stopped=lambda: self.stop.requested,
-            gate=PrefixGate() if self.dispatcher.adapters[judge].capabilities.prompt_caching else None,
+            gate=PrefixGate() if self.prefix_gate and self.dispatcher.adapters[judge].capabilities.prompt_caching else None,
         )
 
     def _batch_judge(self, judge: str) -> Any:
