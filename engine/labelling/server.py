@@ -93,10 +93,20 @@ class LabelBook:
         self._holders[name] = (session, time.monotonic())
         return name
 
+    def _taken_by_others(self, name: str) -> set[str]:
+        return {r.item_id for r in self.log.labels() if r.labeller != name}
+
     def queue(self, name: str) -> list[ShownItem]:
         """Every overlap item, then the others nobody else has labelled."""
-        taken = {item for (who, item) in ((r.labeller, r.item_id) for r in self.log.labels()) if who != name}
+        taken = self._taken_by_others(name)
         return [s for s in self.items if s.item.overlap or s.item.item_id not in taken]
+
+    def _item_for(self, name: str, item_id: str) -> ShownItem:
+        """The item of `name`'s queue with this id (404 when it is not one)."""
+        item = self.by_id.get(item_id)
+        if item is None or not (item.item.overlap or item_id not in self._taken_by_others(name)):
+            raise web.HTTPNotFound(text=f"item {item_id!r} is not in {name}'s sample")
+        return item
 
     def state(self, name: str) -> dict[str, Any]:
         mine = self.log.of(name)
@@ -106,9 +116,7 @@ class LabelBook:
                 "history": list(mine), "next": pending[0] if pending else None}
 
     def view(self, name: str, item_id: str) -> dict[str, Any]:
-        item = self.by_id.get(item_id)
-        if item is None or item not in self.queue(name):
-            raise web.HTTPNotFound(text=f"item {item_id!r} is not in {name}'s sample")
+        item = self._item_for(name, item_id)
         given = self.log.of(name).get(item_id)
         return {
             "item_id": item_id, "document_1": item.document_1, "document_2": item.document_2,
@@ -117,9 +125,7 @@ class LabelBook:
         }
 
     def rate(self, name: str, item_id: str, value: Any) -> LabelRecord:
-        item = self.by_id.get(item_id)
-        if item is None or item not in self.queue(name):
-            raise web.HTTPNotFound(text=f"item {item_id!r} is not in {name}'s sample")
+        item = self._item_for(name, item_id)
         scale = self.scale
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise web.HTTPBadRequest(text=f"rating {value!r}: expected a number from {scale.low:g} to {scale.high:g}")
