@@ -1,21 +1,25 @@
 """Agreement among judges: Krippendorff's alpha between every two raters
 (judge × prompt) and within each panel, with percentile bootstrap CIs over
-items.
+items. `alpha_ci` is the one bootstrap of alpha in the package: analysis.human
+(a judge against people) uses it too.
 
 Level: ordinal when every rater's prompt has a short integer scale (at
 most `SHORT_SCALE_LEVELS` levels, e.g. 1-7), on the raw answers; interval
 on the 0-100 scores otherwise.
 
 Which code computes alpha: the `krippendorff` package for the ordinal
-level. For the interval level on 0-100 scores it builds a units × values ×
-values array (values = distinct scores: thousands for the baseline judges'
-decimals; 800 GB for 3,000 items), so the interval level uses
+point estimate. For the interval level on 0-100 scores it builds a units ×
+values × values array (values = distinct scores: thousands for the baseline
+judges' decimals; 800 GB for 3,000 items), so the interval level uses
 `analysis.stats.krippendorff_alpha`, whose interval path needs O(values)
 memory and agrees with the package to 1e-12 wherever the package fits
 (tests/test_analysis_agreement.py checks both on the same data). The
 interval bootstrap weights units instead of copying them: alpha depends on
 the data only through per-unit sums (count, Σv, Σv², within-unit squared
-differences), so B resamples are one B × units matrix product.
+differences), so B resamples are one B × units matrix product; the ordinal
+bootstrap likewise, through each unit's share of the coincidence matrix
+(units × levels², a short scale's few levels), where the package would take
+~20 ms a resample.
 """
 
 from __future__ import annotations
@@ -34,18 +38,20 @@ from analysis.stats import krippendorff_alpha
 
 ITEM_KEYS = ("needle", "hay", "i", "j", "doc_id", "replicate", "order", "control")
 SHORT_SCALE_LEVELS = 11
-# The ordinal bootstrap calls the package once per resample (~20 ms at 10,000 items).
-MAX_ORDINAL_RESAMPLES = 200
 RESAMPLE_CHUNK = 100
+MAX_COINCIDENCE_CELLS = 4_000_000  # units × levels² floats (32 MB) for the one-product ordinal bootstrap
 
 Level = Literal["interval", "ordinal"]
 
 
 class AlphaCI(msgspec.Struct, frozen=True):
+    """Alpha, its percentile bootstrap interval (NaN when it cannot be had) and the units behind it."""
+
     alpha: float
     low: float
     high: float
     n_units: int  # items rated by at least two of the raters
+    confidence: float = 0.95
 
 
 class PairAgreementRow(msgspec.Struct, frozen=True):
@@ -114,35 +120,81 @@ def _interval_alpha_weighted(m: np.ndarray, s1: np.ndarray, s2: np.ndarray, with
         return np.where(expected > 0, 1.0 - observed / expected, np.nan)
 
 
+def _ordinal_unit_coincidences(data: np.ndarray) -> np.ndarray:
+    """Per pairable unit, its contribution to the coincidence matrix
+    (n_uc·n_uk − [c = k]·n_uc)/(m_u − 1), flattened: units × levels²."""
+    present = ~np.isnan(data)
+    values = np.unique(data[present])
+    counts = np.stack([(data == v).sum(axis=0) for v in values], axis=1).astype(float)
+    m = counts.sum(axis=1)
+    counts, m = counts[m >= 2], m[m >= 2]
+    pairs = counts[:, :, None] * counts[:, None, :] - counts[:, :, None] * np.eye(values.size)
+    return (pairs / (m - 1.0)[:, None, None]).reshape(counts.shape[0], -1)
+
+
+def _ordinal_alpha_weighted(unit_coincidences: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Ordinal alpha for each row of `weights` (units counted that many times);
+    δ² as analysis.stats.krippendorff_alpha, from each resample's level counts."""
+    levels = math.isqrt(unit_coincidences.shape[1])
+    coincidences = (weights @ unit_coincidences).reshape(-1, levels, levels)
+    n_c = coincidences.sum(axis=2)
+    n = n_c.sum(axis=1)
+    cumulative = np.concatenate([np.zeros((n_c.shape[0], 1)), np.cumsum(n_c, axis=1)], axis=1)
+    lo = np.minimum.outer(np.arange(levels), np.arange(levels))
+    hi = np.maximum.outer(np.arange(levels), np.arange(levels))
+    delta = (cumulative[:, hi + 1] - cumulative[:, lo] - (n_c[:, lo] + n_c[:, hi]) / 2.0) ** 2
+    observed = (coincidences * delta).sum(axis=(1, 2)) / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = (n_c[:, :, None] * n_c[:, None, :] * delta).sum(axis=(1, 2)) / (n * (n - 1.0))
+        return np.where(expected > 0, 1.0 - observed / expected, np.nan)
+
+
 def alpha_ci(data: np.ndarray, level: Level, *, rng: np.random.Generator, n_resamples: int, confidence: float) -> AlphaCI:
-    """Alpha of a raters × units matrix and its percentile bootstrap CI (units resampled)."""
+    """Alpha of a raters × units matrix (NaN = missing) and its percentile
+    bootstrap CI, units resampled (n_resamples = 0: no interval)."""
     data = np.asarray(data, dtype=float)
     pairable = (~np.isnan(data)).sum(axis=0) >= 2
     data = data[:, pairable]
     units = data.shape[1]
     if units < 2:
-        return AlphaCI(math.nan, math.nan, math.nan, units)
+        return AlphaCI(math.nan, math.nan, math.nan, units, confidence)
     point = alpha(data, level)
-    if math.isnan(point):
-        return AlphaCI(point, math.nan, math.nan, units)
+    if math.isnan(point) or n_resamples < 1:
+        return AlphaCI(point, math.nan, math.nan, units, confidence)
     if level == "interval":
         sums = _interval_unit_sums(data)
-        chunks = []
-        for start in range(0, n_resamples, RESAMPLE_CHUNK):  # ~RESAMPLE_CHUNK × units floats at a time
-            size = min(RESAMPLE_CHUNK, n_resamples - start)
-            picks = rng.integers(0, units, size=(size, units)) + (np.arange(size) * units)[:, None]
-            weights = np.bincount(picks.ravel(), minlength=size * units).reshape(size, units).astype(float)
-            chunks.append(_interval_alpha_weighted(*sums, weights))
-        draws = np.concatenate(chunks)
-    else:
-        picks = rng.integers(0, units, size=(min(n_resamples, MAX_ORDINAL_RESAMPLES), units))
-        draws = np.array([ordinal_alpha(data[:, p]) for p in picks])
+        weighted = lambda weights: _interval_alpha_weighted(*sums, weights)  # noqa: E731
+    elif np.unique(data[~np.isnan(data)]).size ** 2 * units <= MAX_COINCIDENCE_CELLS:
+        unit_coincidences = _ordinal_unit_coincidences(data)
+        weighted = lambda weights: _ordinal_alpha_weighted(unit_coincidences, weights)  # noqa: E731
+    else:  # many levels (people's labels on a fine scale): one coincidence matrix a resample
+        weighted = lambda weights: np.array([krippendorff_alpha(np.repeat(data, w.astype(int), axis=1), "ordinal") for w in weights])  # noqa: E731
+    chunks = []
+    for start in range(0, n_resamples, RESAMPLE_CHUNK):  # ~RESAMPLE_CHUNK × units floats at a time
+        size = min(RESAMPLE_CHUNK, n_resamples - start)
+        picks = rng.integers(0, units, size=(size, units)) + (np.arange(size) * units)[:, None]
+        chunks.append(weighted(np.bincount(picks.ravel(), minlength=size * units).reshape(size, units).astype(float)))
+    draws = np.concatenate(chunks)
     draws = draws[~np.isnan(draws)]
     if draws.size == 0:
-        return AlphaCI(point, math.nan, math.nan, units)
+        return AlphaCI(point, math.nan, math.nan, units, confidence)
     tail = (1.0 - confidence) / 2.0
     low, high = np.quantile(draws, [tail, 1.0 - tail])
-    return AlphaCI(point, float(low), float(high), units)
+    return AlphaCI(point, float(low), float(high), units, confidence)
+
+
+def alpha_sentence(alpha: float) -> str:
+    """One sentence reading an agreement α for someone who sees a number."""
+    if math.isnan(alpha):
+        return "α is undefined here (no variation in the scores)."
+    if alpha < 0:
+        return ("below 0, the two disagree more than scores paired at random would: a systematic difference "
+                "(one scores on another part of the scale, or orders the items differently), not mere noise.")  # fmt: skip
+    if alpha < 0.667:
+        return "below 0.667, the usual floor for even tentative conclusions: they measure the items differently."
+    if alpha < 0.8:
+        return "between 0.667 and 0.8: tentative agreement."
+    return "0.8 or above: the two largely agree."
 
 
 # ---------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import numpy as np
 from analysis.fingerprint import adjacent_levels_share
 from analysis.load import Table
 from analysis.options import GROUP_KEYS, AnalysisOptions, rng_for
-from analysis.stats import krippendorff_alpha, mean_ci
+from analysis.stats import mean_ci
 
 ITEM_KEYS = ("needle", "hay", "i", "j", "doc_id", "replicate")
 
@@ -253,58 +253,6 @@ def resolution(scored: Table, options: AnalysisOptions) -> list[ResolutionRow]:
         adj = adjacent_levels_share(t["score"])
         out.append(ResolutionRow(*key, len(t), adj.share, adj.low, adj.high, adj.share > options.thresholds.resolution_max_share))
     return out
-
-
-# ---------------------------------------------------------------------------
-# Agreement
-
-
-class JudgeAgreementRow(msgspec.Struct, frozen=True):
-    judge_a: str
-    prompt_a_id: str
-    prompt_a_version: str
-    judge_b: str
-    prompt_b_id: str
-    prompt_b_version: str
-    n: int  # items both scored
-    alpha_interval: float
-    mean_abs_diff: float
-
-
-def judge_agreement(scored: Table) -> list[JudgeAgreementRow]:
-    """Pairwise Krippendorff's alpha (interval) between every two judge ×
-    prompt raters over the items both scored (an item scored twice by one
-    rater counts with its last score)."""
-    items = scored.key_codes(*ITEM_KEYS)
-    scores = scored["score"]
-    order, starts, keys = scored.group_index(*GROUP_KEYS)
-    raters: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
-    for g, key in enumerate(keys):
-        rows = np.sort(order[starts[g] : starts[g + 1]])[::-1]  # last row first: np.unique keeps it
-        unique_items, first = np.unique(items[rows], return_index=True)
-        raters[key] = (unique_items, scores[rows[first]])
-    out = []
-    for a, b in itertools.combinations(sorted(raters), 2):
-        _, in_a, in_b = np.intersect1d(raters[a][0], raters[b][0], assume_unique=True, return_indices=True)
-        if in_a.size < 2:
-            continue
-        xa, xb = raters[a][1][in_a], raters[b][1][in_b]
-        out.append(JudgeAgreementRow(*a, *b, int(in_a.size), krippendorff_alpha(np.vstack([xa, xb]), "interval"), float(np.abs(xa - xb).mean())))
-    return out
-
-
-def alpha_sentence(alpha: float) -> str:
-    """One sentence reading an agreement α for someone who sees a number."""
-    if math.isnan(alpha):
-        return "α is undefined here (no variation in the scores)."
-    if alpha < 0:
-        return ("below 0, the two disagree more than scores paired at random would: a systematic difference "
-                "(one scores on another part of the scale, or orders the items differently), not mere noise.")  # fmt: skip
-    if alpha < 0.667:
-        return "below 0.667, the usual floor for even tentative conclusions: they measure the items differently."
-    if alpha < 0.8:
-        return "between 0.667 and 0.8: tentative agreement."
-    return "0.8 or above: the two largely agree."
 
 
 # ---------------------------------------------------------------------------

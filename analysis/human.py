@@ -7,19 +7,17 @@ result with a bootstrap confidence interval:
 - `weighted_kappa`: Cohen's weighted kappa (scikit-learn's
   `cohen_kappa_score`), the judge's score first snapped to the label values
   people used, so that both raters choose from one ordered label set;
-- `alpha`: Krippendorff's alpha (the `krippendorff` package), interval on
-  the raw scores, ordinal on the snapped ones. The package builds a units x
-  values x values tensor, so one call on 400 continuous scores takes ~150 ms
-  and a 999-resample bootstrap minutes; the resamples therefore use
-  analysis.stats.krippendorff_alpha (the same coincidence-matrix definition in
-  O(n log n), ~0.2 ms), which tests/test_analysis_human.py holds equal to the
-  package's value on random data;
+- `alpha`: Krippendorff's alpha, interval on the raw scores, ordinal on the
+  snapped ones, with its bootstrap CI by analysis.agreement.alpha_ci (the
+  one bootstrap of alpha, shared with the agreement among judges; it says
+  which code computes alpha at each level), which tests/test_analysis_human.py
+  holds equal to the `krippendorff` package's value;
 - `binary_agreement`: the confusion matrix at a threshold (scikit-learn's
   `confusion_matrix`), with the false-pass rate split out: the share of the
   items people rated below the threshold that the judge passed.
 
 The libraries compute the statistics; this module only pairs the data and
-bootstraps it (scipy.stats.bootstrap, percentile intervals, paired).
+bootstraps kappa (scipy.stats.bootstrap, percentile intervals, paired).
 """
 
 from __future__ import annotations
@@ -34,6 +32,7 @@ import numpy as np
 
 Weights = Literal["linear", "quadratic"]
 BOOTSTRAP_RESAMPLES = 499
+MIN_BOOTSTRAP_ITEMS = 5  # fewer paired items: the statistic without an interval
 # scikit-learn validates its input on every call (~10 ms): a kappa interval
 # takes fewer resamples, enough for a percentile interval to two decimals
 KAPPA_RESAMPLES = 199
@@ -79,13 +78,13 @@ def _paired(judge: np.ndarray, human: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 
 def _bootstrap(statistic: Callable[[np.ndarray, np.ndarray], float], judge: np.ndarray, human: np.ndarray,
-               *, confidence: float, seed: int, value: float | None = None, resamples: int = BOOTSTRAP_RESAMPLES) -> Estimate:
+               *, confidence: float, seed: int, resamples: int) -> Estimate:
     from scipy.stats import bootstrap
 
-    value = statistic(judge, human) if value is None else value
+    value = statistic(judge, human)
     low = high = math.nan
-    if judge.size >= 5 and not math.isnan(value):
-        with warnings.catch_warnings():  # a resample with one distinct value has no kappa/alpha: NaN, dropped
+    if judge.size >= MIN_BOOTSTRAP_ITEMS and not math.isnan(value):
+        with warnings.catch_warnings():  # a resample with one distinct value has no kappa: NaN, dropped
             warnings.simplefilter("ignore")
             result = bootstrap((judge, human), statistic, paired=True, vectorized=False, n_resamples=resamples,
                                confidence_level=confidence, method="percentile", rng=np.random.default_rng(seed))
@@ -118,30 +117,18 @@ def weighted_kappa(judge: np.ndarray, human: np.ndarray, *, weights: Weights = "
     return _bootstrap(_kappa(weights, levels), judge, human, confidence=confidence, seed=seed, resamples=KAPPA_RESAMPLES)
 
 
-def _alpha(level: Literal["interval", "ordinal"], levels: np.ndarray, *, reference: bool) -> Callable[[np.ndarray, np.ndarray], float]:
-    import krippendorff
-
-    from analysis.stats import krippendorff_alpha
-
-    def statistic(judge: np.ndarray, human: np.ndarray) -> float:
-        data = np.vstack([judge if level == "interval" else snap(judge, levels), human])
-        if np.unique(data).size < 2:
-            return math.nan
-        if reference:
-            return float(krippendorff.alpha(reliability_data=data, level_of_measurement=level))
-        return float(krippendorff_alpha(data, level))
-
-    return statistic
-
-
 def alpha(judge: np.ndarray, human: np.ndarray, *, level: Literal["interval", "ordinal"] = "interval",
           levels: np.ndarray | None = None, confidence: float = 0.95, seed: int = 0) -> Estimate:
     """Krippendorff's alpha between the judge and people (interval on raw
     scores; ordinal with the judge snapped to `levels`, by default people's)."""
+    from analysis.agreement import alpha_ci
+
     judge, human = _paired(judge, human)
     levels = np.unique(human if levels is None else np.asarray(levels, dtype=float))
-    value = _alpha(level, levels, reference=True)(judge, human)
-    return _bootstrap(_alpha(level, levels, reference=False), judge, human, confidence=confidence, seed=seed, value=value)
+    data = np.vstack([judge if level == "interval" else snap(judge, levels), human])
+    resamples = BOOTSTRAP_RESAMPLES if judge.size >= MIN_BOOTSTRAP_ITEMS else 0
+    ci = alpha_ci(data, level, rng=np.random.default_rng(seed), n_resamples=resamples, confidence=confidence)
+    return Estimate(value=ci.alpha, low=ci.low, high=ci.high, n=int(judge.size), confidence=confidence)
 
 
 def binary_agreement(judge: np.ndarray, human: np.ndarray, *, threshold: float = 50.0) -> BinaryAgreement:

@@ -6,12 +6,11 @@ what only several judges together have."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Sequence
 
 import msgspec
 
 from analysis import agreement, cascade
-from analysis.checks import alpha_sentence
 from analysis.load import Run
 from analysis.options import AnalysisOptions
 from analysis.render import Section, TableSpec
@@ -50,10 +49,12 @@ def _alpha_text(alpha: float, low: float, high: float) -> str:
     return f"α = {alpha:.3f} [{low:.3f}, {high:.3f}]"
 
 
-def agreement_section(run: Run, options: AnalysisOptions) -> Section:
+def agreement_section(run: Run, options: AnalysisOptions, pairs: Sequence[agreement.PairAgreementRow] | None = None) -> Section:
+    """`pairs`: agreement.pair_agreement of the run, when the caller has it already (computed here otherwise)."""
     scored = run.scored()
     manifest: dict[str, Any] = run.manifest
-    pairs = agreement.pair_agreement(scored, manifest, options)
+    if pairs is None:
+        pairs = agreement.pair_agreement(scored, manifest, options)
     within = agreement.panel_agreement(scored, manifest, options)
     judged = set(run.rows.unique("judge"))
     without_rows = {name: spec for name, spec in (manifest.get("panels") or {}).items()
@@ -72,11 +73,11 @@ def agreement_section(run: Run, options: AnalysisOptions) -> Section:
         sec.findings.append(f"Panel {p.judge}: {p.rule} of {p.members}; member failures: {p.missing}; {p.n_ok} of {p.n} experimental rows scored.")
     for w in within:
         sec.findings.append(f"Panel {w.judge}, agreement among its members ({w.level}, n={w.n} items): "
-                            f"{_alpha_text(w.alpha, w.alpha_low, w.alpha_high)}; {alpha_sentence(w.alpha).replace('the two', 'its members')}")  # fmt: skip
+                            f"{_alpha_text(w.alpha, w.alpha_low, w.alpha_high)}; {agreement.alpha_sentence(w.alpha).replace('the two', 'its members')}")  # fmt: skip
     if pairs:
         worst = min(pairs, key=lambda r: (math.isnan(r.alpha), r.alpha))
         sec.findings.append(f"Least agreeing pair: {worst.judge_a} and {worst.judge_b} (n={worst.n}): "
-                            f"{_alpha_text(worst.alpha, worst.alpha_low, worst.alpha_high)}; {alpha_sentence(worst.alpha)}")  # fmt: skip
+                            f"{_alpha_text(worst.alpha, worst.alpha_low, worst.alpha_high)}; {agreement.alpha_sentence(worst.alpha)}")  # fmt: skip
     cascades = cascade.cascade_table(run.run_dir, manifest, options)
     for c in cascades:
         sec.findings.append(f"Cascade {c.judge}: the first member settled {c.n_settled} of {c.n} items alone; {c.calls_made:,} calls made "

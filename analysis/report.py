@@ -52,10 +52,16 @@ def analyse(
 ) -> list[Section]:
     """Every analysis of the report, instrument checks first. `progress`
     is called with each section's title before it is computed."""
-    from analysis import panel_sections, sections, tournament_sections  # scipy and matplotlib: only when a report is built
+    from analysis import agreement, panel_sections, sections, tournament_sections  # scipy and matplotlib: only when a report is built
     scored = run.scored()
+    pairs: list[agreement.PairAgreementRow] = []  # alpha between every two judges: read by two sections, computed in the first
+
+    def checks() -> Section:
+        pairs.extend(agreement.pair_agreement(scored, run.manifest, options))
+        return sections.checks_section(run, options, pairs)
+
     steps: list[tuple[str, Callable[[], Section]]] = [
-        ("Instrument checks", lambda: sections.checks_section(run, options, labels)),
+        ("Instrument checks", checks),
         ("Positionality", lambda: sections.positionality_section(scored, options, make_figures)),
         ("Document length", lambda: sections.length_section(scored, make_figures)),
         ("Needle type", lambda: sections.needle_section(scored, options, make_figures)),
@@ -63,7 +69,7 @@ def analyse(
         ("Prompts and the null experiment", lambda: sections.prompt_section(scored, options)),
         ("Score stability", lambda: sections.stability_section(scored, options)),
         ("Scoring fingerprint", lambda: sections.fingerprint_section(run, scored, make_figures)),
-        ("Judge panels and agreement", lambda: panel_sections.agreement_section(run, options)),
+        ("Judge panels and agreement", lambda: panel_sections.agreement_section(run, options, pairs)),
     ]
     if labels is not None:
         steps.append(("People", lambda: sections.people_section(run, scored, labels, options, flags=[

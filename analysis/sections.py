@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 import msgspec
 
-from analysis import checks, figures, fingerprint, hay, length, needles, positionality, prompts, stability
+from analysis import agreement, checks, figures, fingerprint, hay, length, needles, positionality, prompts, stability
 from analysis.load import Run, Table
 from analysis.options import AnalysisOptions
 from analysis.render import FigureSpec, Section, TableSpec, format_p
@@ -27,7 +27,7 @@ def _ci(est: float, low: float, high: float, confidence: float) -> str:
 # Sections
 
 
-def checks_section(run: Run, options: AnalysisOptions, labels: Table | None) -> Section:
+def checks_section(run: Run, options: AnalysisOptions, pairs: Sequence[agreement.PairAgreementRow]) -> Section:
     rows = run.rows
     scored = run.scored()
     oracle = checks.oracle_pass_rates(rows, options)
@@ -100,15 +100,11 @@ def checks_section(run: Run, options: AnalysisOptions, labels: Table | None) -> 
             sec.findings.append(
                 f"FLAG: {rater(r)} puts {r.adjacent_share:.0%} of scores on {r.level_low:g} and {r.level_high:g} (n={r.n}): too coarse."
             )
-    between = checks.judge_agreement(scored)
-    sec.tables.append(TableSpec("check_judge_agreement", "Agreement between judges",
-                                "Krippendorff's α (interval) over the items both raters scored: 1 is perfect agreement, "
-                                "0 is what unrelated scores would give, below 0 systematic disagreement.",
-                                checks.JudgeAgreementRow, between))  # fmt: skip
-    for r in between:
+    for r in pairs:  # the table is the agreement section's (judge_agreement_ci)
         sec.findings.append(
             f"{r.judge_a} ({r.prompt_a_id}@{r.prompt_a_version}) vs {r.judge_b} ({r.prompt_b_id}@{r.prompt_b_version}): "
-            f"Krippendorff's α {r.alpha_interval:.3f} over n={r.n} items both scored; {checks.alpha_sentence(r.alpha_interval)}"
+            f"Krippendorff's α ({r.level}) {r.alpha:.3f} [{r.alpha_low:.3f}, {r.alpha_high:.3f}] ({r.confidence:.0%} CI) "
+            f"over n={r.n} items both scored; {agreement.alpha_sentence(r.alpha)}"
         )
     return sec
 

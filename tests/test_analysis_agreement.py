@@ -4,14 +4,16 @@ cross-check, bootstrap coverage, and the run-level tables."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import krippendorff
 import numpy as np
 import pytest
 
 from analysis import agreement
-from analysis.load import rows_to_table
+from analysis.load import Run, Table, rows_to_table
 from analysis.options import AnalysisOptions
+from analysis.synthetic import reference_judges, synthetic_rows
 from engine.contracts import ResultRow
 
 # Two raters, three units: (1, 1), (2, 2), (3, 4).
@@ -52,6 +54,27 @@ def test_weighted_interval_alpha_equals_alpha_of_the_copied_units():
     assert agreement._interval_alpha_weighted(*sums, weights)[0] == pytest.approx(agreement.alpha(data[:, pick], "interval"), abs=1e-12)
 
 
+def test_weighted_ordinal_alpha_equals_alpha_of_the_copied_units():
+    rng = np.random.default_rng(6)
+    data = rng.integers(1, 8, (3, 50)).astype(float)
+    data[1, :6] = np.nan
+    pick = rng.integers(0, 50, 50)
+    weights = np.bincount(pick, minlength=50).astype(float)[None, :]
+    coincidences = agreement._ordinal_unit_coincidences(data)
+    assert agreement._ordinal_alpha_weighted(coincidences, weights)[0] == pytest.approx(agreement.alpha(data[:, pick], "ordinal"), abs=1e-12)
+
+
+def test_the_ordinal_bootstrap_gives_the_same_interval_one_resample_at_a_time(monkeypatch):
+    rng = np.random.default_rng(8)
+    truth = rng.integers(1, 8, 80)
+    data = np.vstack([truth, np.clip(truth + rng.integers(-1, 2, 80), 1, 7)]).astype(float)
+    fast = agreement.alpha_ci(data, "ordinal", rng=np.random.default_rng(1), n_resamples=150, confidence=0.9)
+    monkeypatch.setattr(agreement, "MAX_COINCIDENCE_CELLS", 0)  # as for labels with many levels
+    slow = agreement.alpha_ci(data, "ordinal", rng=np.random.default_rng(1), n_resamples=150, confidence=0.9)
+    assert fast.low < fast.alpha < fast.high
+    assert (fast.low, fast.high) == pytest.approx((slow.low, slow.high), abs=1e-12)
+
+
 def test_bootstrap_interval_covers_the_population_alpha_at_about_its_rate():
     # Two raters = truth + independent N(0, 10) noise, truth ~ N(50, 20):
     # population alpha = var(truth)/(var(truth) + var(noise)) = 400/500 = 0.8.
@@ -67,6 +90,8 @@ def test_bootstrap_interval_covers_the_population_alpha_at_about_its_rate():
 
 def test_alpha_ci_degenerate_inputs():
     assert math.isnan(agreement.alpha_ci(np.array([[1.0], [2.0]]), "interval", rng=np.random.default_rng(0), n_resamples=10, confidence=0.9).alpha)
+    no_interval = agreement.alpha_ci(SMALL, "interval", rng=np.random.default_rng(0), n_resamples=0, confidence=0.9)
+    assert no_interval.alpha == pytest.approx(36 / 41) and math.isnan(no_interval.low) and math.isnan(no_interval.high)
     same = np.array([[3.0, 3.0, 3.0], [3.0, 3.0, 3.0]])
     assert math.isnan(agreement.alpha_ci(same, "ordinal", rng=np.random.default_rng(0), n_resamples=10, confidence=0.9).alpha)
 
@@ -108,3 +133,23 @@ def test_short_scales_use_the_ordinal_level():
     # raw answers (1, 4, 7, 2) and (1, 4, 7, 3)
     expected = krippendorff.alpha(reliability_data=np.array([[1.0, 4, 7, 2], [1, 4, 7, 3]]), level_of_measurement="ordinal")
     assert row.level == "ordinal" and row.alpha == pytest.approx(expected)
+
+
+def test_pair_agreement_over_the_synthetic_judges():
+    # (moved from the instrument checks' alpha without an interval, which the report no longer has)
+    scored = Run(Path("."), {}, rows_to_table(synthetic_rows(reference_judges(), size=4, docs_per_cell=20))).scored()
+    (pair,) = agreement.pair_agreement(scored, {}, AnalysisOptions(n_bootstrap=100))
+    assert (pair.judge_a, pair.judge_b, pair.level) == ("faulty", "planted", "interval")
+    assert 0.5 < pair.alpha_low <= pair.alpha <= pair.alpha_high < 1.0 and pair.n > 1000
+    columns = {k: np.concatenate([v, v]) for k, v in scored.where(judge="planted").columns.items()}
+    columns["judge"] = np.array(["x"] * (len(columns["score"]) // 2) + ["y"] * (len(columns["score"]) // 2))
+    (same,) = agreement.pair_agreement(Table(columns), {}, AnalysisOptions(n_bootstrap=100))
+    assert (same.alpha, same.alpha_low, same.alpha_high, same.mean_abs_diff) == (1.0, 1.0, 1.0, 0.0)
+
+
+def test_alpha_sentence_reads_each_band():
+    assert "undefined" in agreement.alpha_sentence(math.nan)
+    assert agreement.alpha_sentence(-0.1).startswith("below 0,")
+    assert agreement.alpha_sentence(0.5).startswith("below 0.667")
+    assert agreement.alpha_sentence(0.7).startswith("between 0.667 and 0.8")
+    assert agreement.alpha_sentence(0.8).startswith("0.8 or above")

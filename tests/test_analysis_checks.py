@@ -86,18 +86,6 @@ def _labels_from(scored: Table, judge: str, snap_to: float) -> Table:
     )  # fmt: skip
 
 
-def test_judge_agreement(run):
-    scored = run.scored()
-    (pair,) = checks.judge_agreement(scored)
-    assert (pair.judge_a, pair.judge_b) == ("faulty", "planted")
-    assert 0.5 < pair.alpha_interval < 1.0 and pair.n > 1000
-    columns = {k: np.concatenate([v, v]) for k, v in scored.where(judge="planted").columns.items()}
-    columns["judge"] = np.array(["x"] * (len(columns["score"]) // 2) + ["y"] * (len(columns["score"]) // 2))
-    twin = Table(columns)
-    (same,) = checks.judge_agreement(twin)
-    assert same.alpha_interval == 1.0 and same.mean_abs_diff == 0.0
-
-
 def test_judge_verdicts(run):
     rows = run.rows
     failures = checks.failure_rates(rows, OPTIONS)

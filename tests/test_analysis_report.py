@@ -214,3 +214,19 @@ def test_emd_findings_count_corrected_and_uncorrected_cells_from_the_table(repor
         hits = sum(_yes(r["exceeds"]) for r in mine)
         corrected = sum(float(r["p_holm"].lstrip("< ")) <= 0.05 for r in mine)
         assert f.startswith(f"{judge} (") and f"{hits} of {len(mine)} mirror cell pairs" in f and f"({corrected} after Holm" in f
+
+
+def test_agreement_between_judges_is_one_table_with_intervals_read_by_the_checks(report):
+    _, out = report
+    names = {p.stem for p in (out / "tables").glob("*.csv")}
+    assert "judge_agreement_ci" in names and "check_judge_agreement" not in names
+    with (out / "tables" / "judge_agreement_ci.csv").open() as handle:
+        pairs = {(r["judge_a"], r["judge_b"]): r for r in csv.DictReader(handle)}
+    assert set(pairs) == {("faulty", "planted"), ("faulty", "random"), ("planted", "random")}
+    summary = (out / "summary.md").read_text()
+    checks = summary[summary.index("Instrument checks"):summary.index("Positionality")]
+    for (a, b), r in pairs.items():
+        low, alpha, high = (float(r[k]) for k in ("alpha_low", "alpha", "alpha_high"))
+        assert low <= alpha <= high
+        # the checks section's finding quotes the same alpha and interval as the table
+        assert f"vs {b} (bands@v1-synth): Krippendorff's α (interval) {alpha:.3f} [{low:.3f}, {high:.3f}] (95% CI)" in checks, (a, b)
