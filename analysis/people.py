@@ -187,12 +187,12 @@ def ppi_rows(scored: Table, labels: Table) -> list[PpiRow]:
             base = means.get(("mean", f"none/{h}"))
             if n != "none" and base is not None:
                 diff = contrast(est, base)
-                out.append(_row(key, f"{n} - none ({h})", diff, est.n_labelled + base.n_labelled, est.n_items + base.n_items, diff.conclusion_changed))
+                out.append(_row(key, f"{n} - none ({h})", diff, est.n_labelled + base.n_labelled, est.n_items + base.n_items, diff.conclusion_changed()))
         for n in sorted({name for _, name in halves}):
             early, late = halves.get(("early", n)), halves.get(("late", n))
             if early is not None and late is not None:
                 diff = contrast(early, late)
-                out.append(_row(key, f"early - late ({n})", diff, early.n_labelled + late.n_labelled, early.n_items + late.n_items, diff.conclusion_changed))
+                out.append(_row(key, f"early - late ({n})", diff, early.n_labelled + late.n_labelled, early.n_items + late.n_items, diff.conclusion_changed()))
     return out
 
 

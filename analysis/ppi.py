@@ -22,8 +22,8 @@ import msgspec
 import numpy as np
 
 
-class MeanEstimate(msgspec.Struct, frozen=True):
-    """One group's mean: the PPI++ estimate and interval, and the judge-only ones."""
+class Corrected(msgspec.Struct, frozen=True):
+    """A quantity estimated twice: with the PPI++ correction by the labels, and from the judge's scores alone."""
 
     ppi: float
     ppi_low: float
@@ -31,35 +31,27 @@ class MeanEstimate(msgspec.Struct, frozen=True):
     judge_only: float
     judge_low: float
     judge_high: float
-    n_labelled: int
-    n_items: int
     confidence: float
 
     @property
     def ppi_half_width(self) -> float:
         return (self.ppi_high - self.ppi_low) / 2
 
-    def conclusion_changed(self, reference: float) -> bool:
-        """Whether `reference` (e.g. 100 for a null edit, or another group's
+    def conclusion_changed(self, reference: float = 0.0) -> bool:
+        """Whether `reference` (0 for a difference; e.g. 100 for a null edit's
         mean) lies inside one interval and outside the other."""
         return (self.ppi_low <= reference <= self.ppi_high) != (self.judge_low <= reference <= self.judge_high)
 
 
-class Contrast(msgspec.Struct, frozen=True):
+class MeanEstimate(Corrected, frozen=True):
+    """One group's mean."""
+
+    n_labelled: int
+    n_items: int
+
+
+class Contrast(Corrected, frozen=True):
     """The difference a - b of two independent groups' means (normal approximation)."""
-
-    ppi: float
-    ppi_low: float
-    ppi_high: float
-    judge_only: float
-    judge_low: float
-    judge_high: float
-    confidence: float
-
-    @property
-    def conclusion_changed(self) -> bool:
-        """Zero inside one interval and outside the other: the correction changes the sign test."""
-        return (self.ppi_low <= 0 <= self.ppi_high) != (self.judge_low <= 0 <= self.judge_high)
 
 
 def ppi_mean(labels: np.ndarray, judge_labelled: np.ndarray, judge_all: np.ndarray, *,

@@ -80,7 +80,7 @@ def test_a_contrast_between_groups():
     true_diff = truth[high].mean() - truth[low].mean()
     assert diff.ppi_low <= true_diff <= diff.ppi_high
     assert diff.judge_only == pytest.approx(judge[high].mean() - judge[low].mean())
-    assert not diff.conclusion_changed  # both far from 0
+    assert not diff.conclusion_changed()  # both far from 0
 
 
 def test_bad_input_is_refused():
