@@ -17,17 +17,14 @@ import numpy as np
 
 from analysis.agreement import alpha_ci
 from analysis.load import RESULTS_FILE
-from analysis.options import AnalysisOptions, rng_for
+from analysis.options import AnalysisOptions, RaterRow, rng_for
 from engine.contracts import ResultRow
 from engine.panels import aggregate
 
 ITEM_FIELDS = ("needle", "hay", "i", "j", "doc_id", "replicate")
 
 
-class CascadeRow(msgspec.Struct, frozen=True):
-    judge: str
-    prompt_id: str
-    prompt_version: str
+class CascadeRow(RaterRow, frozen=True):
     n: int  # the cascade's experimental rows
     n_settled: int  # rows the first member settled alone
     calls_made: int

@@ -16,7 +16,7 @@ import numpy as np
 
 from analysis.fingerprint import adjacent_levels_share
 from analysis.load import Table
-from analysis.options import GROUP_KEYS, AnalysisOptions, rng_for
+from analysis.options import GROUP_KEYS, AnalysisOptions, RaterRow, rng_for
 from analysis.stats import mean_ci
 
 ITEM_KEYS = ("needle", "hay", "i", "j", "doc_id", "replicate")
@@ -72,10 +72,7 @@ def manifest_oracle_counts(manifest: dict[str, Any]) -> dict[str, Any]:
 # Failures and output length per condition
 
 
-class FailureRow(msgspec.Struct, frozen=True):
-    judge: str
-    prompt_id: str
-    prompt_version: str
+class FailureRow(RaterRow, frozen=True):
     control: str
     order: str
     needle: str
@@ -116,10 +113,7 @@ def failure_rates(rows: Table, options: AnalysisOptions) -> list[FailureRow]:
 # Order swap
 
 
-class OrderSwapRow(msgspec.Struct, frozen=True):
-    judge: str
-    prompt_id: str
-    prompt_version: str
+class OrderSwapRow(RaterRow, frozen=True):
     n_pairs: int
     mean_signed_diff: float  # score(21) − score(12)
     low: float
@@ -178,10 +172,7 @@ def _retest_abs_diffs(scores: dict[tuple, float], items: set[tuple]) -> np.ndarr
 # Controls
 
 
-class NullEditRow(msgspec.Struct, frozen=True):
-    judge: str
-    prompt_id: str
-    prompt_version: str
+class NullEditRow(RaterRow, frozen=True):
     n: int
     mean: float
     low: float
@@ -193,10 +184,7 @@ class NullEditRow(msgspec.Struct, frozen=True):
     confidence: float
 
 
-class NegativeRow(msgspec.Struct, frozen=True):
-    judge: str
-    prompt_id: str
-    prompt_version: str
+class NegativeRow(RaterRow, frozen=True):
     n: int
     mean: float
     low: float
@@ -235,10 +223,7 @@ def control_checks(rows: Table, options: AnalysisOptions) -> tuple[list[NullEdit
 # Resolution
 
 
-class ResolutionRow(msgspec.Struct, frozen=True):
-    judge: str
-    prompt_id: str
-    prompt_version: str
+class ResolutionRow(RaterRow, frozen=True):
     n: int
     adjacent_share: float
     level_low: float
@@ -259,10 +244,7 @@ def resolution(scored: Table, options: AnalysisOptions) -> list[ResolutionRow]:
 # Verdict
 
 
-class JudgeVerdict(msgspec.Struct, frozen=True):
-    judge: str
-    prompt_id: str
-    prompt_version: str
+class JudgeVerdict(RaterRow, frozen=True):
     n: int  # experimental rows (order 1-2, no control) of this judge × prompt
     fit: bool  # no instrument check flagged
     reasons: str  # the failed checks, "; "-separated

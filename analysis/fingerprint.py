@@ -13,7 +13,7 @@ import msgspec
 import numpy as np
 
 from analysis.load import Table
-from analysis.options import GROUP_KEYS
+from analysis.options import GROUP_KEYS, RaterRow
 
 QUARTILE_BOUNDARIES = (0.0, 25.0, 50.0, 75.0, 100.0)
 STS_BOUNDARIES = (0.0, 20.0, 40.0, 60.0, 80.0, 100.0)  # the six 0–5 STS levels on 0–100
@@ -53,10 +53,7 @@ def adjacent_levels_share(scores: np.ndarray) -> AdjacentLevels:
     return AdjacentLevels(float(pair[best] / counts.sum()), float(levels[best]), float(levels[best + 1]))
 
 
-class FingerprintRow(msgspec.Struct, frozen=True):
-    judge: str
-    prompt_id: str
-    prompt_version: str
+class FingerprintRow(RaterRow, frozen=True):
     n: int
     distinct_levels: int
     boundaries: str

@@ -7,19 +7,14 @@ lenient when the hay is random.
 
 from __future__ import annotations
 
-
-import msgspec
 import numpy as np
 
 from analysis.load import Table
-from analysis.options import GROUP_KEYS, AnalysisOptions, rng_for
+from analysis.options import GROUP_KEYS, AnalysisOptions, RaterRow, rng_for
 from analysis.stats import mean_difference_ci
 
 
-class HayShift(msgspec.Struct, frozen=True):
-    judge: str
-    prompt_id: str
-    prompt_version: str
+class HayShift(RaterRow, frozen=True):
     needle: str
     n_orig: int
     n_rand: int
@@ -31,10 +26,7 @@ class HayShift(msgspec.Struct, frozen=True):
     confidence: float
 
 
-class PercentileShift(msgspec.Struct, frozen=True):
-    judge: str
-    prompt_id: str
-    prompt_version: str
+class PercentileShift(RaterRow, frozen=True):
     needle: str
     percentile: float
     orig: float  # the percentile of the orig scores

@@ -7,12 +7,10 @@ similar than plain sentence overlap would.
 
 from __future__ import annotations
 
-
-import msgspec
 import numpy as np
 
 from analysis.load import Table
-from analysis.options import GROUP_KEYS
+from analysis.options import GROUP_KEYS, RaterRow
 
 POOLED = "all"  # the needle label of rows pooled over the perturbing needles
 
@@ -22,10 +20,7 @@ def overlap_reference(k: int | np.ndarray) -> float | np.ndarray:
     return 100.0 * (k - 1) / k
 
 
-class LengthRow(msgspec.Struct, frozen=True):
-    judge: str
-    prompt_id: str
-    prompt_version: str
+class LengthRow(RaterRow, frozen=True):
     hay: str
     needle: str  # a needle type, or "all" for the perturbing needles pooled
     k: int
@@ -36,10 +31,7 @@ class LengthRow(msgspec.Struct, frozen=True):
     above_reference: bool
 
 
-class LengthSummary(msgspec.Struct, frozen=True):
-    judge: str
-    prompt_id: str
-    prompt_version: str
+class LengthSummary(RaterRow, frozen=True):
     hay: str
     needle: str
     n: int

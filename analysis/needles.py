@@ -5,17 +5,12 @@ from __future__ import annotations
 import itertools
 import math
 
-import msgspec
-
 from analysis.load import Table
-from analysis.options import GROUP_KEYS, AnalysisOptions, rng_for
+from analysis.options import GROUP_KEYS, AnalysisOptions, RaterRow, rng_for
 from analysis.stats import bonferroni, ks_test, mean_difference_ci
 
 
-class NeedleMean(msgspec.Struct, frozen=True):
-    judge: str
-    prompt_id: str
-    prompt_version: str
+class NeedleMean(RaterRow, frozen=True):
     hay: str
     needle: str
     n: int
@@ -24,10 +19,7 @@ class NeedleMean(msgspec.Struct, frozen=True):
     rank: int  # 1 = highest mean score (least noticed)
 
 
-class NeedleOrdering(msgspec.Struct, frozen=True):
-    judge: str
-    prompt_id: str
-    prompt_version: str
+class NeedleOrdering(RaterRow, frozen=True):
     hay: str
     # needles by mean score, highest first: ">" between neighbours whose
     # Bonferroni-corrected KS test is significant, "≈" where it is not,
@@ -36,10 +28,7 @@ class NeedleOrdering(msgspec.Struct, frozen=True):
     n: int
 
 
-class NeedlePairKs(msgspec.Struct, frozen=True):
-    judge: str
-    prompt_id: str
-    prompt_version: str
+class NeedlePairKs(RaterRow, frozen=True):
     hay: str
     needle_a: str
     needle_b: str
@@ -53,10 +42,7 @@ class NeedlePairKs(msgspec.Struct, frozen=True):
     significant: bool
 
 
-class ConNegGap(msgspec.Struct, frozen=True):
-    judge: str
-    prompt_id: str
-    prompt_version: str
+class ConNegGap(RaterRow, frozen=True):
     hay: str
     gap: float  # mean(con) − mean(neg)
     low: float

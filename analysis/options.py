@@ -15,6 +15,15 @@ GROUP_KEYS: tuple[str, ...] = ("judge", "prompt_id", "prompt_version")
 """Every table row names its judge and prompt id + version."""
 
 
+class RaterRow(msgspec.Struct, frozen=True):
+    """The first columns of a table row about one rater (GROUP_KEYS): a row type
+    subclasses it, and its own fields follow these."""
+
+    judge: str
+    prompt_id: str
+    prompt_version: str
+
+
 class CheckThresholds(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     max_failure_rate: float = 0.05  # refused + unparseable + error share above which a condition is not fit
     null_edit_tolerance: float = 5.0  # points a null edit may score below identical text

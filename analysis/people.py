@@ -20,17 +20,14 @@ import numpy as np
 from analysis.checks import ITEM_KEYS
 from analysis.human import alpha, binary_agreement, weighted_kappa
 from analysis.load import Table
-from analysis.options import GROUP_KEYS
+from analysis.options import GROUP_KEYS, RaterRow
 from analysis.ppi import MeanEstimate, contrast, ppi_mean
 
 PASS_THRESHOLD = 50.0  # a score at or above it "passes" (the pair reads as the same)
 MIN_LABELS = 10  # fewer labels in a group give no PPI estimate
 
 
-class PeopleAgreementRow(msgspec.Struct, frozen=True):
-    judge: str
-    prompt_id: str
-    prompt_version: str
+class PeopleAgreementRow(RaterRow, frozen=True):
     n: int
     kappa_quadratic: float
     kappa_low: float
@@ -56,10 +53,7 @@ class CeilingRow(msgspec.Struct, frozen=True):
     kappa_quadratic: float
 
 
-class PpiRow(msgspec.Struct, frozen=True):
-    judge: str
-    prompt_id: str
-    prompt_version: str
+class PpiRow(RaterRow, frozen=True):
     quantity: str  # "mean neg/orig", or a contrast "neg - none (orig)", "early - late (neg)"
     judge_only: float
     judge_low: float

@@ -16,16 +16,13 @@ import msgspec
 import numpy as np
 
 from analysis.load import Table
-from analysis.options import GROUP_KEYS, AnalysisOptions, rng_for
+from analysis.options import GROUP_KEYS, AnalysisOptions, RaterRow, rng_for
 from analysis.stats import emd_permutation_test, holm, ks_test, mean_difference_ci
 
 CONDITION_KEYS = (*GROUP_KEYS, "needle", "hay")
 
 
-class PositionalityRow(msgspec.Struct, frozen=True):
-    judge: str
-    prompt_id: str
-    prompt_version: str
+class PositionalityRow(RaterRow, frozen=True):
     needle: str
     hay: str
     n_first: int  # needles with i < j
@@ -80,10 +77,7 @@ def positionality(scored: Table, options: AnalysisOptions) -> list[Positionality
     return rows
 
 
-class CellEmdRow(msgspec.Struct, frozen=True):
-    judge: str
-    prompt_id: str
-    prompt_version: str
+class CellEmdRow(RaterRow, frozen=True):
     needle: str
     hay: str
     i: int  # the cell (i, j) with i < j, compared with its mirror (j, i)

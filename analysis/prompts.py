@@ -10,7 +10,7 @@ import msgspec
 import numpy as np
 
 from analysis.load import Table
-from analysis.options import GROUP_KEYS, AnalysisOptions, rng_for
+from analysis.options import GROUP_KEYS, AnalysisOptions, RaterRow, rng_for
 from analysis.stats import bonferroni, ks_test, mean_ci, mean_difference_ci
 
 
@@ -64,10 +64,7 @@ def prompt_comparison(scored: Table, options: AnalysisOptions) -> list[PromptPai
     return rows
 
 
-class NullExperiment(msgspec.Struct, frozen=True):
-    judge: str
-    prompt_id: str
-    prompt_version: str
+class NullExperiment(RaterRow, frozen=True):
     hay: str
     n: int
     mean: float

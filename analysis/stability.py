@@ -12,17 +12,13 @@ from __future__ import annotations
 
 import math
 
-import msgspec
 import numpy as np
 
 from analysis.load import Table
-from analysis.options import GROUP_KEYS, AnalysisOptions
+from analysis.options import GROUP_KEYS, AnalysisOptions, RaterRow
 
 
-class StabilityRow(msgspec.Struct, frozen=True):
-    judge: str
-    prompt_id: str
-    prompt_version: str
+class StabilityRow(RaterRow, frozen=True):
     needle: str
     n_pairs: int  # documents scored at (0, 0) under both orig and rand
     n_identical_requests: int  # pairs whose two requests had the same cache key (byte-identical)

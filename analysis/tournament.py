@@ -17,19 +17,17 @@ from __future__ import annotations
 
 import math
 
-import msgspec
 import numpy as np
 from scipy import stats as sps
+
+from analysis.options import RaterRow
 
 # A fraction of one comparison added to every transition rate: enough for a
 # finite strength when a contestant never lost, negligible beside the counts.
 REGULARISER = 0.01
 
 
-class StrengthRow(msgspec.Struct, frozen=True):
-    judge: str
-    prompt_id: str
-    prompt_version: str
+class StrengthRow(RaterRow, frozen=True):
     contestant: str
     rank: int  # 1 = strongest
     strength: float  # centred log-strength
@@ -40,10 +38,7 @@ class StrengthRow(msgspec.Struct, frozen=True):
     confidence: float
 
 
-class SwapRow(msgspec.Struct, frozen=True):
-    judge: str
-    prompt_id: str
-    prompt_version: str
+class SwapRow(RaterRow, frozen=True):
     n: int  # comparisons asked in both orders with both answers parsed
     disagreements: int  # the two orders named different winners (or one a tie)
     share: float

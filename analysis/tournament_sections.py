@@ -12,14 +12,11 @@ import numpy as np
 
 from analysis import tournament
 from analysis.load import Run, Table
-from analysis.options import AnalysisOptions, rng_for
+from analysis.options import AnalysisOptions, RaterRow, rng_for
 from analysis.render import FigureSpec, Section, TableSpec
 
 
-class TournamentCost(msgspec.Struct, frozen=True):
-    judge: str
-    prompt_id: str
-    prompt_version: str
+class TournamentCost(RaterRow, frozen=True):
     contestants: int
     comparisons: int  # pairs of contestants compared (graph edges)
     n: int  # answered comparison calls (both orders)
