@@ -78,6 +78,19 @@ def test_an_unknown_adapter_names_the_config_file(tmp_path: Path, prepared_store
 
 
 BASELINE_JUDGE = '[[judges]]\nname = "seq"\nadapter = "baseline"\nmodel = "seqratio"\n'
+PARSER = ("spacy", "engine.corpus.nlp", "torch")  # the parse of a corpus, which only `prepare` (or a changed corpus) needs
+
+
+@pytest.mark.parametrize("argv", [["run", "exp.toml", "--dry-run"], ["run", "exp.toml", "--quiet"]])
+def test_a_run_on_a_prepared_store_never_imports_the_parser(
+    argv: list[str], tmp_path: Path, prepared_store, corpus_slice_path, corpus_settings  # type: ignore[no-untyped-def]
+) -> None:
+    write_experiment(tmp_path, prepared_store, corpus_slice_path, corpus_settings, BASELINE_JUDGE)
+    script = PROBE.format(root=str(ROOT), argv=argv, heavy=PARSER + ("engine.run.runner",))
+    out = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True, timeout=300)
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    # the runner is imported: the probe sees the modules of a run that got as far as its design
+    assert result == {"code": 0, "heavy": ["engine.run.runner"]}, out.stderr
 
 GC_PROBE = """
 import gc, json, sys
