@@ -92,5 +92,6 @@ def agreement_section(run: Run, options: AnalysisOptions, pairs: Sequence[agreem
         sec.tables.append(TableSpec("panel_agreement", "Agreement within each panel",
                                     "Among the members' own scores of the items the panel judged.", agreement.PanelAgreementRow, within))  # fmt: skip
     sec.tables.append(TableSpec("judge_agreement_ci", "Agreement between every two judges",
-                                "Over the items both scored; mean |diff| on 0-100.", agreement.PairAgreementRow, pairs))  # fmt: skip
+                                "Krippendorff's α over the items both scored: 1 is perfect agreement, 0 is what unrelated scores "
+                                "would give, below 0 systematic disagreement; mean |diff| on 0-100.", agreement.PairAgreementRow, pairs))  # fmt: skip
     return sec
