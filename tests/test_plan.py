@@ -141,3 +141,18 @@ def test_a_run_does_not_replace_another_runs_results_unless_told(experiment, cap
     capsys.readouterr()
     assert (out / "manifest.json").read_bytes() != before["manifest.json"]
     assert first.run_id not in (out / "results.jsonl").read_text()
+
+
+def test_a_dry_run_that_prepares_the_corpus_again_says_so(experiment, corpus_slice_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    config = Path(experiment(JACCARD))
+    # the store holds the session's corpus; these inputs differ (a third of its articles), so it is prepared again
+    smaller = config.parent / "smaller.json"
+    smaller.write_text(json.dumps(json.loads(corpus_slice_path.read_text(encoding="utf-8"))[-7:]), encoding="utf-8")
+    config.write_text(config.read_text().replace(repr(str(corpus_slice_path)), repr(str(smaller))))
+    assert cli_main(["run", str(config), "--dry-run"]) == 0
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("corpus:")]
+    assert line.startswith("corpus: prepared again by this dry run in ") and "the run will reuse it" in line
+    assert cli_main(["run", str(config), "--dry-run"]) == 0  # the store now holds it
+    assert "corpus:" not in capsys.readouterr().out

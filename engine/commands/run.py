@@ -237,6 +237,9 @@ def _print_plan(plan: Any, *, as_json: bool) -> int:
         print(json.dumps(msgspec.to_builtins(plan), indent=2))
         return 0
     print(f"run {plan.run_id}: {plan.cells:,} cells ({plan.cells_ended:,} already ended), {plan.documents:,} documents in the corpus")
+    if plan.corpus_prepared_s:
+        print(f"corpus: prepared again by this dry run in {plan.corpus_prepared_s:,.1f} s (its inputs, settings, needle rules or "
+              "model packages changed since the store was prepared); the run will reuse it")
     print(f"calls per item: {', '.join(f'{k}={v}' for k, v in plan.calls_per_item.items()) or '-'}")
     print(f"at most {plan.upper_bound_items:,} items = {plan.upper_bound_calls:,} calls still to make")
     print(

@@ -28,6 +28,10 @@ class PlanReport(msgspec.Struct, kw_only=True):
     cells: int
     cells_ended: int  # ended in an earlier run of this experiment
     documents: int  # documents in the prepared corpus
+    # seconds this dry run spent preparing the corpus again (its inputs, settings, rules or
+    # model packages changed since the store was prepared: spaCy loaded and every document
+    # parsed); 0 when the store's corpus was reused
+    corpus_prepared_s: float = 0.0
     calls_per_item: dict[str, int]  # per prompt
     upper_bound_items: int  # items still to judge at most (sum over open cells of min(cap, documents))
     upper_bound_calls: int
@@ -182,6 +186,7 @@ def plan_experiment(config: ExperimentConfig, *, window_docs: int | None = None,
             cells=len(runs),
             cells_ended=sum(run.done for run in runs),
             documents=len(experiment.corpus.doc_ids),
+            corpus_prepared_s=0.0 if experiment.corpus_summary.reused else experiment.corpus_summary.seconds,
             calls_per_item=calls_per_item,
             upper_bound_items=items_bound,
             upper_bound_calls=calls_bound,
