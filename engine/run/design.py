@@ -322,7 +322,7 @@ class Design:
         if panel is not None:
             requests, spans = self._panel_requests(cell, pair)
             item = Item(cell, doc_index, pair, requests, tuple(request_key(r) for r in requests), spans)
-            item.skip = panel.cascade_skip(cell, spans)
+            item.skip = panel.cascade_skip(cell, doc_index, spans)
             return item
         requests = self.requests(cell, pair)
         return Item(cell, doc_index, pair, requests, tuple(request_key(r) for r in requests))
@@ -333,8 +333,21 @@ class Design:
         panel = self.panels.get(cell.judge)
         if panel is None:
             return self.prompts[cell.prompt].verdict(tuple(item.results)), (), ()
-        outcome = panel.outcome(cell, item.spans, item.results)
+        outcome = panel.outcome(cell, item.doc_index, item.spans, item.results)
         return outcome.verdict, outcome.answered, outcome.scores
+
+    def replayed(self, cell: Cell, doc_index: int, members: Sequence[str], member_scores: Sequence[float]) -> None:
+        """A row of the cell restored from the store (engine.run.resume): a
+        measured cascade records its first member's score, as when judged."""
+        panel = self.panels.get(cell.judge)
+        if panel is not None:
+            panel.record(cell, doc_index, members, member_scores)
+
+    def gate(self, cell: Cell) -> int:
+        """A measured cascade's block size: the cell's documents of one block are
+        issued only once every earlier one is consumed (engine.run.cell_policy)."""
+        panel = self.panels.get(cell.judge)
+        return panel.block if panel is not None else 0
 
     def request_prices(self, judge: str, request: CallRequest) -> Prices:
         """The prices of the judge that makes this request (a panel's member for a panel)."""
