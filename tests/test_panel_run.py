@@ -307,9 +307,14 @@ def test_a_measured_cascade_flags_its_first_member_where_it_is_noisy_and_a_rerun
         ("max_ci_width = 10.0, confidence = 1.5", "`panel.cascade.confidence`: expected a level between 0 and 1"),
     ],
 )
-def test_a_bad_measured_cascade_is_a_config_error_naming_the_key(cascade: str, message: str) -> None:
+def test_a_bad_measured_cascade_is_a_config_error_naming_the_key(cascade: str, message: str, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from engine.cli import main as cli_main
     from experiments import config_error
 
     body = 'store = "s"\noutput = "o"\n' + members("http://127.0.0.1:9") + sim_b("http://127.0.0.1:9")
     body += '[[judges]]\nname = "panel"\npanel = { members = ["sim-a", "sim-b"], cascade = { boundaries = [50.0], ' + cascade + " } }\n"
     assert f"`judges[3]` ('panel'): {message}" in config_error(body)
+    (tmp_path / "exp.toml").write_text(body, encoding="utf-8")
+    assert cli_main(["run", str(tmp_path / "exp.toml")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and "\n" not in err and not (tmp_path / "s").exists() and not (tmp_path / "o").exists()  # one line, nothing made

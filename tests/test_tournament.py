@@ -154,7 +154,7 @@ def test_documents_as_contestants_on_a_sparse_graph_rank_like_the_planted_docume
         ('kind = "positions", positions = [[1, 1], [300, 300]]', "`tournament.positions`: 1 position(s) fit no document of the corpus: [300, 300]"),
     ],
 )
-def test_a_bad_tournament_of_positions_or_documents_stops_before_any_call(tmp_path: Path, prepared_store, corpus_slice_path, corpus_settings, table: str, message: str) -> None:  # type: ignore[no-untyped-def]
+def test_a_bad_tournament_of_positions_or_documents_stops_before_any_call(tmp_path: Path, prepared_store, corpus_slice_path, corpus_settings, table: str, message: str, capsys) -> None:  # type: ignore[no-untyped-def]
     from engine.cli import main as cli_main
     from engine.contracts import ConfigError
     from simulation.fake_config import FakeConfig
@@ -166,5 +166,8 @@ def test_a_bad_tournament_of_positions_or_documents_stops_before_any_call(tmp_pa
         with pytest.raises(ConfigError) as caught:
             run_experiment(config)
         assert str(caught.value).startswith(f"{config.source}: ") and message in str(caught.value)
-        assert cli_main(["run", config.source]) == 2  # one line, no traceback (tests/test_cli.py holds the CLI to it)
+        capsys.readouterr()
+        assert cli_main(["run", config.source]) == 2
+        err = capsys.readouterr().err.strip()
+        assert message in err and "\n" not in err and "Traceback" not in err  # one line
         assert server.stats()["requests"] == 0 and not (tmp_path / "out").exists()
