@@ -143,14 +143,23 @@ def validate_tournament(spec: TournamentSpec, *, seed: int, needles: Sequence[st
     parts = components(range(spec.size), comparison_graph(spec, seed))
     if len(parts) > 1:
         names = spec.labels([f"entrant {n + 1}" for n in range(spec.size)])
-        listed = " | ".join(", ".join(sorted(names[n] for n in part)) for part in parts)
+        listed = " | ".join(", ".join(names[n] for n in sorted(part)) for part in parts)
         raise ConfigError(
             f"{at}.graph`: the random comparison graph (degree {spec.degree:g}, seed {seed}) is not connected: {listed}; "
             "contestants that never meet cannot be ranked together: raise `tournament.degree` or use graph = \"all\""
         )
 
 
+# the keys that apply to some kinds only (a key set for another kind would be silently ignored)
+KIND_KEYS = {"contestants": ("needles",), "positions": ("positions", "documents"), "entrants": ("documents",),
+             "needle": ("positions",), "needles": ("documents",), "documents": ("needles", "positions")}  # fmt: skip
+
+
 def _validate_contestants(spec: TournamentSpec, needles: Sequence[str], at: str) -> None:
+    default = TournamentSpec(judges=spec.judges)
+    for key, kinds in KIND_KEYS.items():
+        if spec.kind not in kinds and getattr(spec, key) != getattr(default, key):
+            raise ConfigError(f"{at}.{key}`: applies only to kind = {' or '.join(map(repr, kinds))}; this tournament's kind is {spec.kind!r}")
     if spec.kind == "needles":
         if len(spec.contestants) < 2 or len(set(spec.contestants)) != len(spec.contestants):
             raise ConfigError(f"{at}.contestants`: expected at least 2 different needle types, got {list(spec.contestants)}")

@@ -44,6 +44,9 @@ def test_all_pairs_and_a_seeded_sparse_graph() -> None:
         ('judges = ["gpt"]\nkind = "documents"\nneedles = ["neg", "swap"]', "`tournament.needles`: 'swap' is not a needle type"),
         ('judges = ["gpt"]\nkind = "documents"\nentrants = 1', "`tournament.entrants`"),
         ('judges = ["gpt"]\nkind = "teams"', "`tournament.kind`"),
+        ('judges = ["gpt"]\nkind = "documents"\ncontestants = ["neg", "con"]', "`tournament.contestants`: applies only to kind = 'needles'; this tournament's kind is 'documents'"),
+        ('judges = ["gpt"]\nkind = "positions"\npositions = [[1, 1], [2, 2]]\nentrants = 4', "`tournament.entrants`: applies only to kind = 'documents'"),
+        ('judges = ["gpt"]\npositions = [[1, 1], [2, 2]]', "`tournament.positions`: applies only to kind = 'positions' or 'documents'; this tournament's kind is 'needles'"),
     ],
 )
 def test_bad_tournaments_are_config_errors_naming_the_key(table: str, message: str) -> None:
