@@ -110,6 +110,10 @@ def validate_panel(panel: PanelSpec, name: str, judges: Mapping[str, object], pa
 
 def _validate_measured(cascade: CascadeSpec, at: str) -> None:
     width = cascade.max_ci_width
+    default = CascadeSpec(boundaries=cascade.boundaries)
+    for key in ("block", "confidence"):
+        if width is None and getattr(cascade, key) != getattr(default, key):
+            raise ConfigError(f"{at}: `panel.cascade.{key}` applies only with `max_ci_width` (the flag measured from the first member's CI)")
     if width is not None and not 0 < width <= 100:
         raise ConfigError(f"{at}: `panel.cascade.max_ci_width`: expected a width in points, > 0 and <= 100, got {width}")
     if cascade.block < 2:

@@ -305,6 +305,7 @@ def test_a_measured_cascade_flags_its_first_member_where_it_is_noisy_and_a_rerun
         ("max_ci_width = 0.0", "`panel.cascade.max_ci_width`: expected a width in points, > 0 and <= 100, got 0.0"),
         ("max_ci_width = 10.0, block = 1", "`panel.cascade.block`: expected at least 2 documents per block"),
         ("max_ci_width = 10.0, confidence = 1.5", "`panel.cascade.confidence`: expected a level between 0 and 1"),
+        ("block = 5", "`panel.cascade.block` applies only with `max_ci_width`"),
     ],
 )
 def test_a_bad_measured_cascade_is_a_config_error_naming_the_key(cascade: str, message: str, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
