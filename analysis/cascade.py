@@ -1,5 +1,8 @@
 """Cascade panels: how many calls the cheap-first rule saved, and what it
-cost in agreement with the full panel (every member asked).
+cost in agreement with the full panel (every member asked); and, for a
+measured cascade, in which cells and blocks its first member was flagged
+unreliable (its running CI too wide), recomputed from the rows by the rule
+the run decided with (engine.panels.block_flag).
 
 The full panel's value of an item comes from a panel of the same raters
 without a cascade in the same run (its rows), else from the members' own
@@ -19,7 +22,7 @@ from analysis.agreement import alpha_ci
 from analysis.load import RESULTS_FILE
 from analysis.options import AnalysisOptions, RaterRow, rng_for
 from engine.contracts import ResultRow
-from engine.panels import aggregate
+from engine.panels import CascadeSpec, aggregate, block_flag
 
 ITEM_FIELDS = ("needle", "hay", "i", "j", "doc_id", "replicate")
 
@@ -42,17 +45,60 @@ def _item(row: Any) -> tuple:
     return tuple(getattr(row, f) for f in ITEM_FIELDS)
 
 
-def read_panel_rows(run_dir: Path, judges: set[str]) -> list[ResultRow]:
-    """The experimental rows of these judges, with their members and keys (results.jsonl; the
-    analysis' columns hold neither). Only runs with a cascade panel read the file twice."""
+class CascadeCell(msgspec.Struct, frozen=True):
+    """One cell of a measured cascade: was its first member flagged unreliable?"""
+
+    judge: str
+    needle: str
+    hay: str
+    i: int
+    j: int
+    order: str
+    control: str
+    n: int  # the cell's rows
+    escalated: int  # rows that asked every member
+    blocks: int  # decision blocks the rows span
+    flagged_blocks: int  # blocks where the first member's CI was wider than max_ci_width (the first: no scores yet)
+    widest: float  # the widest CI width at a decision after the first block (points)
+    last_width: float  # the CI width at the last block's decision
+
+
+def read_panel_rows(run_dir: Path, judges: set[str], *, experimental: bool = True) -> list[ResultRow]:
+    """The rows of these judges (experimental only, by default), with their members and keys
+    (results.jsonl; the analysis' columns hold neither). Only runs with a cascade panel read the file twice."""
     decoder = msgspec.json.Decoder(ResultRow)
     out = []
     with (run_dir / RESULTS_FILE).open("rb") as handle:
         for line in handle:
             if line.strip():
                 row = decoder.decode(line)
-                if row.judge in judges and row.control == "" and row.order == "12":
+                if row.judge in judges and (not experimental or (row.control == "" and row.order == "12")):
                     out.append(row)
+    return out
+
+
+def cascade_cells(run_dir: Path, manifest: dict[str, Any]) -> list[CascadeCell]:
+    """Per cell of each measured cascade, the flags the run decided by."""
+    panels = manifest.get("panels")
+    if not isinstance(panels, dict):
+        return []
+    measured = {name: msgspec.convert(spec["cascade"], CascadeSpec) for name, spec in sorted(panels.items())
+                if (spec.get("cascade") or {}).get("max_ci_width") is not None}  # fmt: skip
+    if not measured:
+        return []
+    by_cell: dict[tuple, list[ResultRow]] = {}
+    for r in read_panel_rows(run_dir, set(measured), experimental=False):
+        by_cell.setdefault((r.judge, r.prompt_id, r.needle, r.hay, r.i, r.j, r.replicate, r.order, r.control), []).append(r)
+    out = []
+    for (judge, _, needle, hay, i, j, _, order, control), rows in sorted(by_cell.items()):
+        spec, first = measured[judge], panels[judge]["raters"][0][0]
+        scores = {r.doc_index: (r.member_scores[0] if r.members[:1] == (first,) else None) for r in rows}
+        starts = sorted({r.doc_index - r.doc_index % spec.block for r in rows})
+        flags = [block_flag(spec, scores, start) for start in starts]
+        later = [w for _, w in flags[1:] if math.isfinite(w)]
+        escalated = sum(len(r.members) > 1 for r in rows)
+        out.append(CascadeCell(judge, needle, hay, i, j, order, control, len(rows), escalated, len(flags), sum(f for f, _ in flags),
+                               max(later) if later else math.nan, flags[-1][1]))  # fmt: skip
     return out
 
 

@@ -83,9 +83,21 @@ def agreement_section(run: Run, options: AnalysisOptions, pairs: Sequence[agreem
         sec.findings.append(f"Cascade {c.judge}: the first member settled {c.n_settled} of {c.n} items alone; {c.calls_made:,} calls made "
                             f"of {c.calls_full:,} for the full panel ({c.saved_share:.0%} saved). Against the full panel ({c.full_from}, "
                             f"n={c.n_compared} items): {_alpha_text(c.alpha, c.alpha_low, c.alpha_high)}, mean |diff| {c.mean_abs_diff:.2f} points.")  # fmt: skip
+    flags = cascade.cascade_cells(run.run_dir, manifest)
+    for name in sorted({c.judge for c in flags}):
+        mine = [c for c in flags if c.judge == name]
+        noisy = [f"{c.needle}/{c.hay}/({c.i},{c.j})" + (f" {c.control or 'order ' + c.order}" if c.control or c.order != "12" else "")
+                 for c in mine if c.flagged_blocks > 1]  # fmt: skip
+        sec.findings.append(f"Cascade {name}: its first member's running CI was too wide (every member asked) after the first block in "
+                            f"{len(noisy)} of {len(mine)} cells" + (f": {', '.join(noisy[:8])}" + (" ..." if len(noisy) > 8 else "") if noisy else "")
+                            + "; the first block of every cell asks every member (no scores yet).")  # fmt: skip
     if cascades:
         sec.tables.append(TableSpec("panel_cascades", "Cascades: calls saved and agreement with the full panel",
                                     "calls_full: every member asked for every item.", cascade.CascadeRow, cascades))  # fmt: skip
+    if flags:
+        sec.tables.append(TableSpec("panel_cascade_flags", "Cascades: where the first member was flagged unreliable",
+                                    "Per cell, blocks whose items asked every member because the first member's CI (over the cell's earlier "
+                                    "blocks) was wider than max_ci_width; widths in points.", cascade.CascadeCell, flags))  # fmt: skip
     if panels:
         sec.tables.append(TableSpec("panels", "Panels", "Each panel's rule, members (with the prompt each answered) and rows.", PanelRow, panels))
     if within:

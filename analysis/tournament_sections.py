@@ -20,7 +20,7 @@ class TournamentCost(RaterRow, frozen=True):
     contestants: int
     comparisons: int  # pairs of contestants compared (graph edges)
     n: int  # answered comparison calls (both orders)
-    calls_direct: int  # one score per contestant per document instead
+    calls_direct: int  # one score per contestant per document (per needle, for documents) instead
 
 
 class Comparisons(msgspec.Struct, frozen=True):
@@ -42,9 +42,9 @@ def comparisons(t: Table) -> Comparisons:
     b = np.array([index[y] for _, y in pairs], dtype=int)
     shown_first = ok["score"] / 100.0  # the first-shown edit's score; order 12 shows x first
     outcome = np.where(ok["order"] == "12", shown_first, 1.0 - shown_first)
-    by_item: dict[tuple, dict[str, float]] = {}
-    for needle, doc, order, value in zip(ok["needle"], ok["doc_id"], ok["order"], outcome):
-        by_item.setdefault((needle, doc), {})[str(order)] = float(value)
+    by_item: dict[tuple, dict[str, float]] = {}  # one comparison: its contestants, document and repetition
+    for needle, doc, index, order, value in zip(ok["needle"], ok["doc_id"], ok["doc_index"], ok["order"], outcome):
+        by_item.setdefault((needle, doc, int(index)), {})[str(order)] = float(value)
     both = [v for v in by_item.values() if len(v) == 2]
     return Comparisons(contestants, a, b, outcome.astype(float), np.array([v["12"] for v in both]), np.array([v["21"] for v in both]))
 
@@ -65,7 +65,7 @@ def ranking_figure(rows: list[tournament.StrengthRow]) -> Any:
     ax.invert_yaxis()
     ax.set_yticks([])
     ax.set_xlabel("Bradley-Terry log-strength (centred); bars: bootstrap CI")
-    ax.set_title("Tournament ranking: which edit is closer to the original")
+    ax.set_title("Tournament ranking: whose edit is closer to its original")
     fig.tight_layout()
     return fig
 
@@ -76,8 +76,9 @@ def tournament_section(run: Run, options: AnalysisOptions, make_figures: bool = 
 
     sec = Section(
         title="Tournament",
-        intro="Pairwise comparisons of needle types: which of two edits of one document is closer to the original (A, B or tie), "
-        "each comparison asked in both orders. Strengths are Bradley-Terry log-strengths fitted with choix, ties counted as half "
+        intro="Pairwise comparisons of contestants: needle types (which of two edits of one document is closer to the original), "
+        "positions (\"(i,j)\": the same needle in two windows) or documents (two documents' edits), A, B or tie, each comparison "
+        "asked in both orders; with positions and documents each edit is shown beside its own original. Strengths are Bradley-Terry log-strengths fitted with choix, ties counted as half "
         "a win for each side; CIs resample comparisons.",
     )
     strengths: list[tournament.StrengthRow] = []
@@ -93,7 +94,7 @@ def tournament_section(run: Run, options: AnalysisOptions, make_figures: bool = 
         swap = tournament.swap_test((judge, prompt_id, version), c.first, c.second)
         swaps.append(swap)
         edges = len(set(str(v) for v in t["needle"]))
-        documents = len(set(str(v) for v in t["doc_id"]))
+        documents = len(set(int(v) for v in t["doc_index"]))  # documents (for documents: needles) each contestant met
         costs.append(TournamentCost(judge, prompt_id, version, len(c.contestants), edges, int(c.a.size), len(c.contestants) * documents))
         ranking = " > ".join(r.contestant for r in mine)
         sec.findings.append(f"{judge} ({prompt_id}@{version}): ranking {ranking} from {c.a.size} answered comparisons; swap test: "

@@ -51,7 +51,8 @@ class Pair(msgspec.Struct, frozen=True, kw_only=True):
     hay_doc_id: str | None = None  # the donor document for rand hay
     oracle_ok: bool = True
     control: Control = ""
-    rival: str | None = None  # a tournament item: the other edit of `original` compared with `perturbed`
+    rival: str | None = None  # a tournament item: the other contestant's edit, compared with `perturbed`
+    rival_original: str | None = None  # ... and its own original when it is not `original` (positions, documents)
 
 
 # ---------------------------------------------------------------------------

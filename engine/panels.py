@@ -28,13 +28,22 @@ MAX_CATEGORIES = 11
 
 class CascadeSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     """Cheap first: ask the first member; the others only when its score
-    (0-100) lies within `margin` of one of `boundaries`, or it failed."""
+    (0-100) lies within `margin` of one of `boundaries`, or it failed, or it
+    is flagged unreliable for the item's cell."""
 
     boundaries: tuple[float, ...]
     margin: Annotated[float, msgspec.Meta(ge=0)] = 10.0
-    # Cells where the first member is flagged unreliable (e.g. by an earlier
-    # run's instrument checks): their items always ask every member. Declared,
-    # not measured during the run, so a cell's results never depend on timing.
+    # Measured: the first member is flagged unreliable for a cell's block of
+    # `block` documents when the `confidence` t-interval of its mean score over
+    # the cell's earlier blocks is wider than `max_ci_width` points (fewer than
+    # 2 scores: flagged). Earlier blocks only, all of them judged before the
+    # block is issued (engine.run.cell_policy holds it back), so the flag is a
+    # function of the answers, never of timing.
+    max_ci_width: float | None = None
+    block: int = 10
+    confidence: float = 0.95
+    # Declared (e.g. by an earlier run's instrument checks): these cells'
+    # items always ask every member.
     escalate_needles: tuple[str, ...] = ()
     escalate_controls: tuple[str, ...] = ()  # "null_edit", "negative", "tournament"
 
@@ -91,10 +100,26 @@ def validate_panel(panel: PanelSpec, name: str, judges: Mapping[str, object], pa
     for b in panel.cascade.boundaries if panel.cascade else ():
         if not 0 <= b <= 100:
             raise ConfigError(f"{at}: `panel.cascade.boundaries`: {b} is outside 0-100")
+    if panel.cascade is not None:
+        _validate_measured(panel.cascade, at)
     for key, allowed in (("escalate_needles", NEEDLES), ("escalate_controls", ("null_edit", "negative", "tournament"))):
         for value in getattr(panel.cascade, key) if panel.cascade else ():
             if value not in allowed:
                 raise ConfigError(f"{at}: `panel.cascade.{key}`: {value!r}; expected any of {', '.join(map(repr, allowed))}")
+
+
+def _validate_measured(cascade: CascadeSpec, at: str) -> None:
+    width = cascade.max_ci_width
+    default = CascadeSpec(boundaries=cascade.boundaries)
+    for key in ("block", "confidence"):
+        if width is None and getattr(cascade, key) != getattr(default, key):
+            raise ConfigError(f"{at}: `panel.cascade.{key}` applies only with `max_ci_width` (the flag measured from the first member's CI)")
+    if width is not None and not 0 < width <= 100:
+        raise ConfigError(f"{at}: `panel.cascade.max_ci_width`: expected a width in points, > 0 and <= 100, got {width}")
+    if cascade.block < 2:
+        raise ConfigError(f"{at}: `panel.cascade.block`: expected at least 2 documents per block (a CI needs 2 scores), got {cascade.block}")
+    if not 0 < cascade.confidence < 1:
+        raise ConfigError(f"{at}: `panel.cascade.confidence`: expected a level between 0 and 1 (e.g. 0.95), got {cascade.confidence}")
 
 
 def check_rule_fits(panel: PanelSpec, scales: Sequence[tuple[str, str, bool, float]], at: str) -> None:
@@ -136,8 +161,34 @@ def aggregate(rule: str, values: Sequence[float]) -> float:
 
 
 def escalates(cascade: CascadeSpec, needle: str, control: str) -> bool:
-    """The cell's items ask every member (the first member is flagged unreliable there)."""
+    """The cell's items ask every member (the first member is declared unreliable there)."""
     return needle in cascade.escalate_needles or (control != "" and control in cascade.escalate_controls)
+
+
+def ci_width(scores: Sequence[float], confidence: float) -> float:
+    """Width in points of the t-interval for the mean of `scores` (inf below 2 scores)."""
+    n = len(scores)
+    if n < 2:
+        return math.inf
+    sd = statistics.stdev(scores)
+    if sd == 0:
+        return 0.0
+    from scipy import stats  # only runs with a measured cascade load scipy
+
+    low, high = stats.t.interval(confidence, n - 1, loc=statistics.fmean(scores), scale=sd / math.sqrt(n))
+    return float(high - low)
+
+
+def block_flag(cascade: CascadeSpec, first_scores: Mapping[int, float | None], doc_index: int) -> tuple[bool, float]:
+    """Whether the first member is flagged unreliable for the block of the
+    cell holding `doc_index`, and its CI width then: from its scores
+    (document index -> score; None: it gave none) on the cell's documents
+    before that block. The run (engine.run.panel) and the report
+    (analysis.cascade) both decide by it."""
+    assert cascade.max_ci_width is not None
+    start = doc_index - doc_index % cascade.block
+    width = ci_width([s for d, s in sorted(first_scores.items()) if d < start and s is not None], cascade.confidence)
+    return width > cascade.max_ci_width, width
 
 
 def near_boundary(cascade: CascadeSpec, score: float) -> bool:

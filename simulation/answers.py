@@ -8,7 +8,7 @@ import re
 
 import msgspec
 
-from engine.prompts.documents import DocumentsNotFound, extract_comparison, extract_document, extract_documents
+from engine.prompts.documents import DocumentsNotFound, extract_comparison, extract_document, extract_documents, extract_pairs_comparison
 from simulation import judge as sim
 from simulation import pairwise
 from simulation.items import ItemIndex
@@ -17,6 +17,11 @@ from simulation.wire import Call
 
 def answer(params: sim.SimJudgeParams, call: Call, items: ItemIndex | None) -> tuple[str, str]:
     """The answer text and finish reason (`length` when max_tokens cuts it)."""
+    if call.messages and "\n</original_2>\n\n<document_2>\n" in call.messages[-1].content:
+        try:
+            return pairs_comparison_answer(params, items, *extract_pairs_comparison(call.messages)), "stop"
+        except DocumentsNotFound:
+            pass
     if call.messages and "\n</original>\n\n<document_1>\n" in call.messages[-1].content:
         try:
             return comparison_answer(params, *extract_comparison(call.messages)), "stop"
@@ -56,6 +61,23 @@ def comparison_answer(params: sim.SimJudgeParams, original: str, first: str, sec
     strengths = {needle: mean / PAIRWISE_SCALE for needle, mean in params.needle_means.items()}
     planted = pairwise.SimPairwiseParams(seed=params.seed, strengths=strengths, tie_width=0.3, position_bias=params.order_bias / PAIRWISE_SCALE)
     return {"1": "A", "2": "B", "tie": "tie"}[pairwise.answer(planted, x, y, sim.identity_of(first, second, original))]
+
+
+def pairs_comparison_answer(params: sim.SimJudgeParams, items: ItemIndex | None, original_1: str, first: str, original_2: str, second: str) -> str:
+    """A comparison of two (original, edit) pairs (tournaments of positions or
+    documents): each pair's Bradley-Terry log-strength is the judge's
+    noise-free mean score of that item (`sim.mean_score`: needle, position,
+    hay and document effects) / PAIRWISE_SCALE, so the pair it would score
+    closer is the stronger. The item is recovered exactly when the server
+    holds the corpus, else guessed from the texts (no document effect)."""
+
+    def strength(original: str, edited: str) -> float:
+        item = (items.item(original, edited) if items is not None else None) or sim.infer_item(original, edited)
+        return sim.mean_score(params, msgspec.structs.replace(item, order="12")) / PAIRWISE_SCALE
+
+    strengths = {"1": strength(original_1, first), "2": strength(original_2, second)}
+    planted = pairwise.SimPairwiseParams(seed=params.seed, strengths=strengths, tie_width=0.3, position_bias=params.order_bias / PAIRWISE_SCALE)
+    return {"1": "A", "2": "B", "tie": "tie"}[pairwise.answer(planted, "1", "2", sim.identity_of(first, second, original_1 + "\x1f" + original_2))]
 
 
 # points of needle mean per unit of log-strength: none (97) against neg (62) wins ~97% of decisive answers

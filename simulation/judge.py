@@ -10,7 +10,7 @@ The score of one item is
           + rand_hay_leniency · [hay == "rand"]    (perturbing needles only)
           + order_bias · [order == "21"]
           + doc_effect(doc_id)                     (N(0, doc_sd), one draw per document)
-    score = clip(round(mu + N(0, noise_sd)), 0, 100)
+    score = clip(round(mu + N(0, sd)), 0, 100)   (sd: noise_sd_by_needle[needle], else noise_sd)
             then, with probability band_snap_prob, the nearest edge of band_edges
 
 Controls: `null_edit` ~ N(null_edit_mean, control_sd), `negative` ~
@@ -51,6 +51,7 @@ class SimJudgeParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw
         default_factory=lambda: {"none": 97.0, "neg": 62.0, "con": 74.0, "ner": 68.0}
     )
     noise_sd: float = 6.0
+    noise_sd_by_needle: dict[str, float] = {}  # a noisier (or quieter) judge for some needle types' items
     doc_sd: float = 3.0
     early_penalty: float = 5.0
     early_penalty_needles: tuple[str, ...] = ("neg", "con", "ner")
@@ -111,7 +112,9 @@ def _doc_draw(seed: int, doc_id: str) -> float:
 
 
 def _sd(params: SimJudgeParams, item: ItemInfo) -> float:
-    return params.control_sd if item.control in ("null_edit", "negative") else params.noise_sd
+    if item.control in ("null_edit", "negative"):
+        return params.control_sd
+    return params.noise_sd_by_needle.get(item.needle, params.noise_sd)
 
 
 def snap(params: SimJudgeParams, score: int) -> int:

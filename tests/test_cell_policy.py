@@ -119,3 +119,25 @@ def test_few_cells_left_widen_their_windows(tmp_path: Path) -> None:
         other.done = True
         policy.cell_ended(other)
     assert policy.active("sim") == 4 and policy.room(run)
+
+
+def test_a_gated_cell_opens_a_block_only_once_its_earlier_documents_are_consumed(tmp_path: Path) -> None:
+    # a measured cascade's cell (Design.gate): blocks of 4 documents; every 3rd document has no pair
+    corpus = MemoryCorpus(documents=12, short_every=3)
+    design = scripted_design(tmp_path, stopping='kind = "fixed"\nn = 100', window=50, corpus=corpus)
+    policy, runs, _ = policy_for(design)
+    for run in runs:
+        run.gate = 4
+    gated = runs[0]
+    blocks_seen = []
+    while True:
+        while (item := policy.issue("sim")) is not None:
+            if item.cell.cell_no == 0:
+                # nothing of an earlier block is outstanding when a block's document is issued
+                assert all(d // 4 == item.doc_index // 4 for d in gated.outstanding), (item.doc_index, list(gated.outstanding))
+                blocks_seen.append(item.doc_index // 4)
+        if gated.exhausted or gated.done:
+            break
+        assert gated.parked and gated.outstanding  # held at the block's start, not ended
+        consume_all(policy, gated)
+    assert sorted(set(blocks_seen)) == [0, 1, 2] and len(blocks_seen) > 4

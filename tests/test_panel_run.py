@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from engine.config import load_config
@@ -223,3 +224,98 @@ def test_the_dry_run_prices_a_panels_calls_at_its_members_prices(tmp_path: Path,
     both = plan_experiment(write_experiment(tmp_path / "panel", *fixtures, DESIGN + judges + PANEL.format(members='"jaccard", "sim-a"', rule="mean", extra="")))
     # the panel asks sim-a the same calls again (shared at run time; the bound counts them): twice the cost
     assert alone.upper_bound_cost_usd > 0 and both.upper_bound_cost_usd == pytest.approx(2 * alone.upper_bound_cost_usd)
+
+
+MEASURED = """
+[[judges]]
+name = "cascade"
+panel = {{ members = ["sim-a", "sim-b", "sim-c"], cascade = {{ boundaries = [50.0], margin = 5.0, max_ci_width = 20.0, block = {block} }} }}
+"""
+LONGER = DESIGN.replace("n = 5", "n = 14")  # every document of the test corpus: 3 blocks of 5, 5 and 4
+
+
+def test_a_measured_cascade_flags_its_first_member_where_it_is_noisy_and_a_rerun_makes_no_call(tmp_path: Path, fixtures) -> None:  # type: ignore[no-untyped-def]
+    from analysis.cascade import cascade_cells, cascade_table
+    from analysis.options import AnalysisOptions
+    from simulation.fake_config import FakeConfig
+    from simulation.fake_server import serve_in_thread
+    from simulation.judge import SimJudgeParams
+
+    # the first member is noisy on neg items only (sd 40 against 3, no snapping to band edges): its CI
+    # there is wider than 20 points after 5 scores (a chance of ~0.3%), on none items narrower (~0.6%)
+    quiet = SimJudgeParams(seed=0, noise_sd=3.0, band_snap_prob=0.0)
+    judges = {"local-a": msgspec.structs.replace(quiet, noise_sd_by_needle={"neg": 40.0})} | {f"local-{x}": SimJudgeParams(seed=n) for n, x in enumerate("bc", 1)}
+    with serve_in_thread(FakeConfig(judges=judges)) as server:
+        config = write_experiment(tmp_path, *fixtures, LONGER + _members_only_in_panels(server.url) + MEASURED.format(block=5))
+        summary = run_experiment(config)
+        first_calls = server.stats()["requests"]
+        rows = _rows(summary)
+        assert len(rows) == 4 * 14 and {r["judge"] for r in rows} == {"cascade"}
+        everyone = ["sim-a", "sim-b", "sim-c"]
+        for r in rows:
+            block = r["doc_index"] // 5
+            if block == 0 or r["needle"] == "neg":  # no scores yet, or flagged: every member asked
+                assert r["members"] == everyone, r
+            else:  # none items score ~97, far from 50: the first member settles them
+                assert r["members"] == ["sim-a"], r
+        assert server.stats()["by_model"]["local-a"] == 56 and server.stats()["by_model"]["local-b"] == 2 * 14 + 2 * 5
+        # the report recomputes the flags from the rows: flagged in the neg cells' later blocks, not in the none cells'
+        out = Path(summary.results_jsonl).parent
+        manifest = json.loads((out / "manifest.json").read_text())
+        cells = {(c.needle, c.i, c.j): c for c in cascade_cells(out, manifest)}
+        assert len(cells) == 4
+        for (needle, _, _), c in cells.items():
+            assert (c.blocks, c.flagged_blocks) == (3, 3 if needle == "neg" else 1), c
+            assert (min(c.widest, c.last_width) > 20.0 if needle == "neg" else c.widest < 20.0), c
+        (row,) = cascade_table(out, manifest, AnalysisOptions(n_bootstrap=100))
+        from analysis.load import load_run
+        from analysis.panel_sections import agreement_section
+
+        section = agreement_section(load_run(out), AnalysisOptions(n_bootstrap=50))
+        assert any(f.startswith("Cascade cascade: its first member's running CI was too wide (every member asked) after the first block "
+                                "in 2 of 4 cells: neg/orig/(0,2), neg/orig/(1,1)") for f in section.findings), section.findings  # fmt: skip
+        assert len(next(t.rows for t in section.tables if t.name == "panel_cascade_flags")) == 4
+        assert (row.calls_made, row.calls_full) == (56 + 2 * 38, 168) and row.saved_share == pytest.approx(2 * 18 / 168)
+        # an interrupted run resumes with the same decisions (the flags of block 1 come from replayed rows),
+        # and a re-run over the same cache makes them again: 0 new calls, the same rows
+        from engine.cache.store import Store
+        from engine.run.results import drop_rows_from
+
+        with Store(config.store) as store:
+            assert sum(drop_rows_from(store, bytes.fromhex(summary.run_id), cell_no, 7) for cell_no in range(4)) == 4 * 7
+        for replace in (False, True):
+            run_experiment(load_config(Path(config.source)), replace=replace)
+            assert server.stats()["requests"] == first_calls
+            again = _rows(summary)
+            assert [(r["members"], r["score"]) for r in again] == [(r["members"], r["score"]) for r in rows]
+        # beside the full panel (it pays only for the calls the cascade saved): the cascade's agreement with it
+        path = Path(config.source)
+        path.write_text(path.read_text(encoding="utf-8") + FULL, encoding="utf-8")
+        run_experiment(load_config(path), replace=True)
+        assert server.stats()["requests"] == first_calls + 2 * 18
+        manifest = json.loads((out / "manifest.json").read_text())
+        (row,) = cascade_table(out, manifest, AnalysisOptions(n_bootstrap=100))
+        assert row.full_from == "panel full" and row.n_compared == 56 and row.saved_share == pytest.approx(2 * 18 / 168)
+        assert 0.5 < row.alpha < 1 and row.mean_abs_diff > 0  # settled none items differ only by the other members' few points
+
+
+@pytest.mark.parametrize(
+    ("cascade", "message"),
+    [
+        ("max_ci_width = 0.0", "`panel.cascade.max_ci_width`: expected a width in points, > 0 and <= 100, got 0.0"),
+        ("max_ci_width = 10.0, block = 1", "`panel.cascade.block`: expected at least 2 documents per block"),
+        ("max_ci_width = 10.0, confidence = 1.5", "`panel.cascade.confidence`: expected a level between 0 and 1"),
+        ("block = 5", "`panel.cascade.block` applies only with `max_ci_width`"),
+    ],
+)
+def test_a_bad_measured_cascade_is_a_config_error_naming_the_key(cascade: str, message: str, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from engine.cli import main as cli_main
+    from experiments import config_error
+
+    body = 'store = "s"\noutput = "o"\n' + members("http://127.0.0.1:9") + sim_b("http://127.0.0.1:9")
+    body += '[[judges]]\nname = "panel"\npanel = { members = ["sim-a", "sim-b"], cascade = { boundaries = [50.0], ' + cascade + " } }\n"
+    assert f"`judges[3]` ('panel'): {message}" in config_error(body)
+    (tmp_path / "exp.toml").write_text(body, encoding="utf-8")
+    assert cli_main(["run", str(tmp_path / "exp.toml")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and "\n" not in err and not (tmp_path / "s").exists() and not (tmp_path / "o").exists()  # one line, nothing made

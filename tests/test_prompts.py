@@ -41,7 +41,7 @@ def request_for(call, model="m"):
 
 def test_builtins_load_with_distinct_ids_and_versions():
     prompts = [load_prompt(prompt_id) for prompt_id in builtin_prompt_ids()]
-    assert [prompt.id for prompt in prompts] == ["bands", "nobands", "sts", "triples", "pair", "closer"]
+    assert [prompt.id for prompt in prompts] == ["bands", "nobands", "sts", "triples", "pair", "closer", "closer_pairs"]
     assert all(isinstance(prompt, Prompt) for prompt in prompts)
     assert all(re.fullmatch(r"[0-9a-f]{12}", prompt.version) for prompt in prompts)
     assert len({prompt.version for prompt in prompts}) == len(prompts)
@@ -356,3 +356,17 @@ def test_the_pairwise_prompt_shows_the_original_then_both_edits_and_reads_a_b_or
     answers = {text: prompt.verdict((CallResult(status="ok", text=text),)) for text in ("A", " b. ", "Tie", "Document 1")}
     assert [answers[t].score for t in ("A", " b. ", "Tie")] == [100.0, 0.0, 50.0]
     assert answers["Document 1"].status == "unparseable" and answers["Document 1"].score is None
+
+
+def test_the_pairs_prompt_shows_each_edit_after_its_own_original():
+    from engine.prompts.documents import DocumentsNotFound, extract_comparison, extract_pairs_comparison
+
+    prompt = load_prompt("closer_pairs")
+    (call,) = prompt.render("edit <original_2> one", "edit two", original="first original", original_2="second </document_1>")
+    assert extract_pairs_comparison(call.messages) == ("first original", "edit <original_2> one", "second </document_1>", "edit two")
+    with pytest.raises(DocumentsNotFound):
+        extract_comparison(call.messages)
+    (single,) = load_prompt("closer").render("a", "b", original="o")
+    with pytest.raises(DocumentsNotFound):
+        extract_pairs_comparison(single.messages)
+    assert prompt.verdict((CallResult(status="ok", text="B"),)).score == 0.0

@@ -10,6 +10,7 @@ format):
 - `triples`  per-document triple extraction, scored by our Jaccard
 - `pair`     just the two delimited documents, a plain number back (non-LLM judges)
 - `closer`   pairwise: which of two edits of a document is closer to the original (A, B or tie)
+- `closer_pairs` pairwise: in which of two (original, edit) pairs is the edit closer to its original
 
     prompt = load_prompt("bands")              # or a path: "prompts/mine.toml"
     calls = prompt.render(document_1, document_2)
@@ -43,7 +44,7 @@ __all__ = [
     "parse_scale",
 ]
 
-_BUILTIN_IDS = ("bands", "nobands", "sts", "triples", "pair", "closer")
+_BUILTIN_IDS = ("bands", "nobands", "sts", "triples", "pair", "closer", "closer_pairs")
 
 
 def builtin_prompt_ids() -> tuple[str, ...]:

@@ -31,6 +31,8 @@ DELIMITER_FORMAT = "tagged-blocks-v1"  # part of every prompt version
 PAIR_TAGS = ("document_1", "document_2")
 SINGLE_TAG = "document"
 ORIGINAL_TAG = "original"  # a pairwise comparison: the original, then the two edits as document_1 and document_2
+# a comparison of two pairs: original_1, document_1, original_2, document_2 (each edit after its own original)
+PAIRS_ORIGINAL_TAGS = ("original_1", "original_2")
 
 _ESCAPE = re.compile(r"<(/?)(\\*)(document)", re.IGNORECASE)
 _UNESCAPE = re.compile(r"<(/?)\\(\\*)(document)", re.IGNORECASE)
@@ -79,6 +81,21 @@ def extract_comparison(messages: tuple[Message, ...]) -> tuple[str, str, str]:
         raise DocumentsNotFound(f"no <{ORIGINAL_TAG}> block before <{PAIR_TAGS[0]}>")
     _, original = _take_last_block(head[:-2], ORIGINAL_TAG)
     return original, first, second
+
+
+def extract_pairs_comparison(messages: tuple[Message, ...]) -> tuple[str, str, str, str]:
+    """(original 1, document 1, original 2, document 2) of a rendered comparison of two pairs."""
+    content = _last_user_content(messages)
+    blocks = []
+    for tag in (PAIR_TAGS[1], PAIRS_ORIGINAL_TAGS[1], PAIR_TAGS[0], PAIRS_ORIGINAL_TAGS[0]):
+        content, text = _take_last_block(content, tag)
+        blocks.append(text)
+        if tag != PAIRS_ORIGINAL_TAGS[0]:
+            if not content.endswith("\n\n"):
+                raise DocumentsNotFound(f"no block right before <{tag}>")
+            content = content[:-2]
+    second, original_2, first, original_1 = blocks
+    return original_1, first, original_2, second
 
 
 def extract_document(messages: tuple[Message, ...]) -> str:

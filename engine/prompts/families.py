@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from engine.contracts import CallResult, Message, RenderedCall, Verdict
 from engine.prompts.definition import PromptDefinition
-from engine.prompts.documents import ORIGINAL_TAG, SINGLE_TAG, document_block, pair_blocks
+from engine.prompts.documents import ORIGINAL_TAG, PAIR_TAGS, PAIRS_ORIGINAL_TAGS, SINGLE_TAG, document_block, pair_blocks
 from engine.prompts.parse import parse_score
 from engine.prompts.triples import UnparseableTriples, canonical_triples, jaccard, parse_triples
 
@@ -108,14 +108,20 @@ class TriplesPrompt(_PromptBase):
 
 class PairwisePrompt(_PromptBase):
     """The judge sees the original and two edits of it (A shown first) and
-    answers which edit is closer in meaning to the original, or "tie". The
-    verdict is the first-shown edit's score: 100 (A), 0 (B) or 50 (tie)."""
+    answers which edit is closer in meaning to the original, or "tie"; or,
+    given `original_2`, two (original, edit) pairs, and answers in which pair
+    the edit is closer to its own original. The verdict is the first-shown
+    edit's score: 100 (A), 0 (B) or 50 (tie)."""
 
     namespace = "judge"
     SCORES = {"a": 100.0, "b": 0.0, "tie": 50.0}
 
-    def render(self, document_1: str, document_2: str, original: str = "") -> tuple[RenderedCall, ...]:
-        content = self._prefix + document_block(ORIGINAL_TAG, original) + "\n\n" + pair_blocks(document_1, document_2)
+    def render(self, document_1: str, document_2: str, original: str = "", original_2: str | None = None) -> tuple[RenderedCall, ...]:
+        if original_2 is None:
+            content = self._prefix + document_block(ORIGINAL_TAG, original) + "\n\n" + pair_blocks(document_1, document_2)
+        else:
+            blocks = zip((PAIRS_ORIGINAL_TAGS[0], PAIR_TAGS[0], PAIRS_ORIGINAL_TAGS[1], PAIR_TAGS[1]), (original, document_1, original_2, document_2))
+            content = self._prefix + "\n\n".join(document_block(tag, text) for tag, text in blocks)
         return (RenderedCall(namespace=self.namespace, messages=(*self._system, Message("user", content)), decoding=self.decoding),)
 
     def verdict(self, results: tuple[CallResult, ...]) -> Verdict:

@@ -8,6 +8,9 @@
   concurrency over them. A cell without room is parked until a
   consumption (or the widening) gives it room again.
 - Lazy: an item (pair, render, key) is built only when it is issued.
+- Blocks: a measured cascade's cell (engine.run.panel) issues a block's
+  first document only once every earlier one is consumed, so the flag it
+  decides for that block sees all of them, whatever the timing.
 - Retries first: an item whose call failed transiently waits in the
   judge's retry heap until its backoff is over, then goes before any new
   document (its cell does not move past it meanwhile: it stays
@@ -51,6 +54,7 @@ class CellRun:
         "parked",
         "exhausted",
         "consumed_to",
+        "gate",
     )
 
     def __init__(self, cell: Cell, rule: StoppingRule, limit: int, cap: int, min_docs: int) -> None:
@@ -70,10 +74,17 @@ class CellRun:
         self.parked = False
         self.exhausted = False
         self.consumed_to = 0  # one past the last consumed document index
+        self.gate = 0  # >0: documents per block of a measured cascade (Design.gate)
 
     @classmethod
     def fresh(cls, design: Design, cell: Cell) -> CellRun:
-        return cls(cell, design.new_rule(cell), design.doc_limit(cell), design.doc_cap(cell), design.min_docs(cell))
+        run = cls(cell, design.new_rule(cell), design.doc_limit(cell), design.doc_cap(cell), design.min_docs(cell))
+        run.gate = design.gate(cell)
+        return run
+
+    def held(self) -> bool:
+        """Its next document opens a block while earlier ones are outstanding."""
+        return self.gate > 0 and bool(self.outstanding) and self.outstanding[0] < self.next_doc - self.next_doc % self.gate
 
     def state(self) -> CellState:
         mean = self.rule.mean if self.rule.n else None
@@ -139,6 +150,8 @@ class CellPolicy:
         self._window_basis[judge] = active
 
     def room(self, run: CellRun) -> bool:
+        if run.held():
+            return False
         needed = run.rule.n
         allowed = max(self._window[run.cell.judge], run.min_docs - needed)
         # Never more outstanding than the cell can still consume (fixed n, max_docs).
@@ -169,6 +182,8 @@ class CellPolicy:
                 continue
             item = self.issue_in(run)
             if item is None:
+                if not run.done and not run.exhausted:  # held at a block's start: a consumption unparks it
+                    run.parked = True
                 continue
             if self.room(run):
                 heapq.heappush(heap, (run.issued, cell_no))
@@ -185,6 +200,8 @@ class CellPolicy:
         item = None
         design = self.design
         while item is None and run.next_doc < run.limit:
+            if run.held():
+                return None
             item = design.item(run.cell, run.next_doc)
             run.next_doc += 1
         if item is None:

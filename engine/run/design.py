@@ -24,7 +24,7 @@ from engine.run.panel import PanelDesign, route_of, route_of_judge
 from engine.registry import capabilities
 from engine.stopping.rules import StoppingRule, make_rule_factory
 from engine.stopping.spec import FixedSpec, StoppingSpec
-from engine.tournament import comparison_graph
+from engine.tournament import comparison_graph, parse_position
 
 CHECK_CONTROLS = ("null_edit", "negative")
 
@@ -98,8 +98,9 @@ class Item:
         self.skip: Callable[[int, list[Any]], bool] | None = None
 
 
-def enumerate_cells(config: ExperimentConfig) -> list[Cell]:
-    """All cells, experimental first (judge-major), then the check cells."""
+def enumerate_cells(config: ExperimentConfig, entrants: Sequence[str] = ()) -> list[Cell]:
+    """All cells, experimental first (judge-major), then the check cells.
+    `entrants`: the documents of a tournament of documents (Design picks them)."""
     cells: list[Cell] = []
     positions = config.position_list()
 
@@ -116,12 +117,15 @@ def enumerate_cells(config: ExperimentConfig) -> list[Cell]:
                             add(judge=judge.name, prompt=prompt, needle=needle, hay=hay, i=i, j=j, replicate=replicate)
     tournament = config.tournament
     if tournament is not None:  # each comparison of two contestants in both orders, `documents` of each
+        # one document order for every comparison: the position's (positions: the check position's)
         ti, tj = tournament.position or config.check_position()
+        labels = tournament.labels(entrants)
+        repeats = len(tournament.repetitions((ti, tj))) if tournament.kind == "documents" else tournament.documents
         for name in tournament.judges:
             for x, y in comparison_graph(tournament, config.seed):
                 for order in ("12", "21"):
-                    add(judge=name, prompt=tournament.prompt, needle=f"{x}|{y}", hay="orig", i=ti, j=tj, order=order,
-                        control="tournament", check_n=tournament.documents)  # fmt: skip
+                    add(judge=name, prompt=tournament.prompt_name, needle=f"{labels[x]}|{labels[y]}", hay="orig", i=ti, j=tj,
+                        order=order, control="tournament", check_n=repeats)  # fmt: skip
     checks = config.checks
     ci, cj = config.check_position()
     for judge in judges:
@@ -152,13 +156,15 @@ class Design:
         self.corpus = corpus
         self.prompts = prompts
         self.judges: dict[str, JudgeConfig] = {judge.name: judge for judge in config.judges}
-        self.cells = enumerate_cells(config)
-        self.n_experimental = sum(1 for cell in self.cells if not cell.is_check)
         self._document_order = document_order
         self._doc_ids = list(corpus.doc_ids)
         if not self._doc_ids:
             raise ConfigError(f"{config.store}: the prepared corpus holds no documents")
         self._orders: dict[tuple[int, int], list[str]] = {}
+        self._repetitions: dict[str, tuple[str, int, int]] = {}  # a tournament of documents: needle@i,j -> (needle, i, j)
+        self.entrants = self._entrants()
+        self.cells = enumerate_cells(config, self.entrants)
+        self.n_experimental = sum(1 for cell in self.cells if not cell.is_check)
         self._rule_factory = make_rule_factory(config.stopping, max(1, self.n_experimental))
         self._check_factories: dict[int, Callable[[], StoppingRule]] = {}
         # per (judge, prompt, order, tag?) constants of the request
@@ -171,7 +177,30 @@ class Design:
         self._decodings: dict[tuple[str, Decoding], Decoding] = {}
 
     # -- documents -----------------------------------------------------------
+    def _entrants(self) -> tuple[str, ...]:
+        """A tournament of documents: the first `entrants` documents of its
+        position's order that admit each of its needles at each of its positions."""
+        tournament = self.config.tournament
+        if tournament is None or tournament.kind != "documents":
+            return ()
+        i, j = tournament.position or self.config.check_position()
+        order = self._document_order(self._doc_ids, self.config.seed, i, j)
+        seed = self.config.seed
+        self._repetitions = {f"{n}@{ni},{nj}": (n, ni, nj) for n, ni, nj in tournament.repetitions((i, j))}
+        found: list[str] = []
+        for doc_id in order:
+            if all(self.corpus.make_pair(doc_id, n, "orig", ni, nj, seed) is not None for n, ni, nj in self._repetitions.values()):
+                found.append(doc_id)
+                if len(found) == tournament.entrants:
+                    return tuple(found)
+        raise ConfigError(
+            f"{self.config.source or '<config>'}: `tournament.entrants`: {tournament.entrants} documents asked, but only {len(found)} of "
+            f"the corpus admit each of {list(self._repetitions)} (needle@i,j); lower `entrants`, or change `needles` or `positions`"
+        )
+
     def order(self, cell: Cell) -> list[str]:
+        if cell.control == "tournament" and self.entrants:  # documents compete: each comparison once per needle@i,j
+            return list(self._repetitions)
         key = (cell.i, cell.j)
         order = self._orders.get(key)
         if order is None:
@@ -210,11 +239,22 @@ class Design:
         seed = self.config.seed
         if cell.control == "tournament":  # `perturbed` is contestant x's edit, `rival` contestant y's
             x, y = cell.needle.split("|")
-            first = self.corpus.make_pair(doc_id, x, cell.hay, cell.i, cell.j, seed)
-            second = self.corpus.make_pair(doc_id, y, cell.hay, cell.i, cell.j, seed)
+            kind = self.config.tournament.kind  # type: ignore[union-attr]
+            if kind == "needles":
+                first = self.corpus.make_pair(doc_id, x, cell.hay, cell.i, cell.j, seed)
+                second = self.corpus.make_pair(doc_id, y, cell.hay, cell.i, cell.j, seed)
+            elif kind == "positions":
+                needle = self.config.tournament.needle  # type: ignore[union-attr]
+                first = self.corpus.make_pair(doc_id, needle, cell.hay, *parse_position(x), seed)
+                second = self.corpus.make_pair(doc_id, needle, cell.hay, *parse_position(y), seed)
+            else:  # documents x and y; `doc_id` names this repetition's needle@i,j
+                needle, i, j = self._repetitions[doc_id]
+                first = self.corpus.make_pair(x, needle, cell.hay, i, j, seed)
+                second = self.corpus.make_pair(y, needle, cell.hay, i, j, seed)
             if first is None or second is None:
                 return None
-            return msgspec.structs.replace(first, rival=second.perturbed, control="tournament")
+            rival_original = None if kind == "needles" else second.original
+            return msgspec.structs.replace(first, rival=second.perturbed, rival_original=rival_original, control="tournament")
         if cell.control:
             try:
                 return self.corpus.make_control(doc_id, cell.control, cell.i, cell.j, seed)
@@ -228,8 +268,12 @@ class Design:
             return self._panel_requests(cell, pair)[0]
         prompt = self.prompts[cell.prompt]
         if cell.control == "tournament":
-            a, b = (pair.perturbed, pair.rival) if cell.order == "12" else (pair.rival, pair.perturbed)
-            rendered = prompt.render(a, b, original=pair.original)  # type: ignore[call-arg]  # a pairwise prompt
+            x, y = (pair.original, pair.perturbed), (pair.rival_original, pair.rival)
+            (oa, a), (ob, b) = (x, y) if cell.order == "12" else (y, x)
+            if pair.rival_original is None:  # one original, two edits of it
+                rendered = prompt.render(a, b, original=pair.original)  # type: ignore[call-arg]  # a pairwise prompt
+            else:  # two (original, edit) pairs
+                rendered = prompt.render(a, b, original=oa, original_2=ob)  # type: ignore[call-arg]
         elif cell.order == "21":
             rendered = prompt.render(pair.perturbed, pair.original)
         else:
@@ -278,7 +322,7 @@ class Design:
         if panel is not None:
             requests, spans = self._panel_requests(cell, pair)
             item = Item(cell, doc_index, pair, requests, tuple(request_key(r) for r in requests), spans)
-            item.skip = panel.cascade_skip(cell, spans)
+            item.skip = panel.cascade_skip(cell, doc_index, spans)
             return item
         requests = self.requests(cell, pair)
         return Item(cell, doc_index, pair, requests, tuple(request_key(r) for r in requests))
@@ -289,8 +333,21 @@ class Design:
         panel = self.panels.get(cell.judge)
         if panel is None:
             return self.prompts[cell.prompt].verdict(tuple(item.results)), (), ()
-        outcome = panel.outcome(cell, item.spans, item.results)
+        outcome = panel.outcome(cell, item.doc_index, item.spans, item.results)
         return outcome.verdict, outcome.answered, outcome.scores
+
+    def replayed(self, cell: Cell, doc_index: int, members: Sequence[str], member_scores: Sequence[float]) -> None:
+        """A row of the cell restored from the store (engine.run.resume): a
+        measured cascade records its first member's score, as when judged."""
+        panel = self.panels.get(cell.judge)
+        if panel is not None:
+            panel.record(cell, doc_index, members, member_scores)
+
+    def gate(self, cell: Cell) -> int:
+        """A measured cascade's block size: the cell's documents of one block are
+        issued only once every earlier one is consumed (engine.run.cell_policy)."""
+        panel = self.panels.get(cell.judge)
+        return panel.block if panel is not None else 0
 
     def request_prices(self, judge: str, request: CallRequest) -> Prices:
         """The prices of the judge that makes this request (a panel's member for a panel)."""

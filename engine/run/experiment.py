@@ -29,7 +29,7 @@ class Experiment:
         try:
             # prompts and panels first: a bad one is an error before any corpus work
             names = sorted({name for judge in config.judges for name in config.judge_prompts(judge)}
-                           | ({config.tournament.prompt} if config.tournament is not None else set()))  # fmt: skip
+                           | ({config.tournament.prompt_name} if config.tournament is not None else set()))  # fmt: skip
             self.prompts: dict[str, Prompt] = {}
             for name in names:
                 try:
@@ -38,10 +38,7 @@ class Experiment:
                     raise ConfigError(f"{config.source or '<config>'}: prompts: {exc}") from None
             self.prompt_versions = {name: prompt.version for name, prompt in self.prompts.items()}
             check_panels(config, self.prompts)
-            if config.tournament is not None and getattr(self.prompts[config.tournament.prompt], "definition", None) is not None \
-                    and self.prompts[config.tournament.prompt].definition.kind != "pairwise":  # type: ignore[attr-defined]  # fmt: skip
-                raise ConfigError(f"{config.source or '<config>'}: `tournament.prompt`: {config.tournament.prompt!r} is not a pairwise "
-                                  "prompt (kind = \"pairwise\"); the built-in one is \"closer\"")  # fmt: skip
+            check_tournament_prompt(config, self.prompts)
             self.corpus_summary = prepare_corpus(
                 [Path(p) for p in config.corpus.inputs], self.store, config.corpus.settings, progress=prepare_progress
             )
@@ -102,12 +99,35 @@ def check_positions(config: ExperimentConfig, corpus: Any) -> None:
     was accepted, its cells ended `exhausted` with 0 rows, exit 0, no word).
     A position (i, j) needs i + j + 1 sentences: the needle's and i before, j after."""
     longest = corpus.documents.longest()
-    unheld = [[i, j] for i, j in config.position_list() if i + j + 1 > longest]
+    tournament = config.tournament
+    for key, positions in (("`positions`" if config.positions is not None else "`k`", config.position_list()),
+                           ("`tournament.positions`", tournament.positions if tournament is not None else ())):  # fmt: skip
+        _check_held(config, key, positions, longest)
+
+
+def _check_held(config: ExperimentConfig, key: str, positions: Any, longest: int) -> None:
+    unheld = [[i, j] for i, j in positions if i + j + 1 > longest]
     if unheld:
-        key = "`positions`" if config.positions is not None else "`k`"
         shown = ", ".join(map(str, unheld[:10])) + (f" and {len(unheld) - 10} more" if len(unheld) > 10 else "")
         raise ConfigError(
             f"{config.source or '<config>'}: {key}: {len(unheld)} position(s) fit no document of the corpus: {shown}; its "
             f"longest document has {longest} sentences and a position [i, j] needs i + j + 1. Remove them, or prepare a "
             "corpus with longer documents"
         )
+
+
+def check_tournament_prompt(config: ExperimentConfig, prompts: dict[str, Prompt]) -> None:
+    """The tournament's prompt is pairwise, and the built-in one fits its layout:
+    one original with two edits (needles), or two (original, edit) pairs."""
+    tournament = config.tournament
+    if tournament is None:
+        return
+    name = tournament.prompt_name
+    at = f"{config.source or '<config>'}: `tournament.prompt`"
+    definition = getattr(prompts[name], "definition", None)
+    if definition is not None and definition.kind != "pairwise":
+        raise ConfigError(f"{at}: {name!r} is not a pairwise prompt (kind = \"pairwise\"); the built-in ones are \"closer\" and \"closer_pairs\"")
+    wanted = "closer" if tournament.kind == "needles" else "closer_pairs"
+    if name in ("closer", "closer_pairs") and name != wanted:
+        layout = "one original and two edits of it" if tournament.kind == "needles" else "two edits, each with its own original"
+        raise ConfigError(f"{at}: {name!r} does not fit a tournament of {tournament.kind} ({layout}); use {wanted!r}")

@@ -17,7 +17,7 @@ import msgspec
 
 from engine.config import ExperimentConfig, JudgeConfig
 from engine.contracts import Adapter, CallRequest, CallResult, Capabilities, Prompt, Verdict
-from engine.panels import PanelSpec, aggregate, check_rule_fits, escalates, near_boundary
+from engine.panels import PanelSpec, aggregate, block_flag, check_rule_fits, escalates, near_boundary
 from engine.prompts.scales import parse_scale
 
 Route = tuple[str, str, str]  # (adapter, model, revision) of a request
@@ -119,6 +119,37 @@ class PanelDesign:
             p: tuple(PanelMember(m, member_prompt(config, m, p)) for m in judge.panel.members) for p in config.judge_prompts(judge)
         }
         self._identity = {p: ("panel", self._version(members)) for p, members in self._members.items()}
+        # a measured cascade: per cell, the first member's score per document index (None: it gave
+        # none), recorded as items are judged or rows replayed; and each (cell, block)'s flag
+        self._first_scores: dict[int, dict[int, float | None]] = {}
+        self._flags: dict[tuple[int, int], bool] = {}
+
+    @property
+    def block(self) -> int:
+        """Documents per decision block of a measured cascade (0: none)."""
+        cascade = self.spec.cascade
+        return cascade.block if cascade is not None and cascade.max_ci_width is not None else 0
+
+    def record(self, cell: Any, doc_index: int, answered: Sequence[str], scores: Sequence[float]) -> None:
+        """The first member's score in an item's outcome (what its row says)."""
+        if self.block:
+            first = self.spec.members[0]
+            self._first_scores.setdefault(cell.cell_no, {})[doc_index] = scores[0] if answered and answered[0] == first else None
+
+    def flagged(self, cell: Any, doc_index: int) -> bool:
+        """The first member is unreliable for this item's cell (declared), or
+        for its block (measured: engine.panels.block_flag)."""
+        cascade = self.spec.cascade
+        assert cascade is not None
+        if escalates(cascade, cell.needle, cell.control):
+            return True
+        if not self.block:
+            return False
+        key = (cell.cell_no, doc_index // self.block)
+        flag = self._flags.get(key)
+        if flag is None:  # decided once per block, when its first item is built: every earlier document is judged by then
+            flag = self._flags[key] = block_flag(cascade, self._first_scores.get(cell.cell_no, {}), doc_index)[0]
+        return flag
 
     def _version(self, members: Sequence[PanelMember]) -> str:
         parts = [msgspec.json.encode(self.spec).decode()]
@@ -131,19 +162,20 @@ class PanelDesign:
     def prompt_identity(self, prompt: str) -> tuple[str, str]:
         return self._identity[prompt]
 
-    def outcome(self, cell: Any, spans: Sequence[tuple[int, int]], results: Sequence[CallResult | None]) -> PanelOutcome:
+    def outcome(self, cell: Any, doc_index: int, spans: Sequence[tuple[int, int]], results: Sequence[CallResult | None]) -> PanelOutcome:
         members = self._members[cell.prompt]
         verdicts = member_verdicts([self._prompts[m.prompt] for m in members], spans, results)
-        cascade = self.spec.cascade
-        if cascade is not None and not escalates(cascade, cell.needle, cell.control) and settles(self.spec, verdicts[0]):
-            return panel_outcome(self.spec, members[:1], verdicts[:1])  # the same whether or not the others' answers are cached
-        return panel_outcome(self.spec, members, verdicts)
+        if self.spec.cascade is not None and not self.flagged(cell, doc_index) and settles(self.spec, verdicts[0]):
+            outcome = panel_outcome(self.spec, members[:1], verdicts[:1])  # the same whether or not the others' answers are cached
+        else:
+            outcome = panel_outcome(self.spec, members, verdicts)
+        self.record(cell, doc_index, outcome.answered, outcome.scores)
+        return outcome
 
-    def cascade_skip(self, cell: Any, spans: Sequence[tuple[int, int]]) -> Callable[[int, list[Any]], bool] | None:
+    def cascade_skip(self, cell: Any, doc_index: int, spans: Sequence[tuple[int, int]]) -> Callable[[int, list[Any]], bool] | None:
         """For a cascade: whether call n is not needed, given the results so far
         (the first member's calls come first and are always made)."""
-        cascade = self.spec.cascade
-        if cascade is None or escalates(cascade, cell.needle, cell.control):
+        if self.spec.cascade is None or self.flagged(cell, doc_index):
             return None
         prompt = cell.prompt
         first_prompt = self._prompts[self._members[prompt][0].prompt]

@@ -56,6 +56,7 @@ def restore_runs(design: Design, store: Store, run_key: bytes) -> Restored:
                 run.rows += 1
                 run.issued += 1
                 run.next_doc = run.consumed_to = row.doc_index + 1
+                design.replayed(cell, row.doc_index, row.members, row.member_scores)
                 if row.status == "ok" and row.score is not None:
                     run.rule.update(row.score)
                 else:
