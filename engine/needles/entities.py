@@ -224,12 +224,14 @@ def _of_polities(span: Span) -> bool:
 
 def _described_by_nationality(span: Span) -> bool:
     """"the Kazakh capital of Astana", "the Syrian city of Homs": the
-    sentence itself says which country the place lies in."""
+    sentence itself says which country the place lies in (a nationality, or
+    any capitalised modifier: the models tag "Kazakh" NORP, ORG or nothing)."""
     root = span.root
     if root.dep_ != "pobj" or root.head.lower_ != "of":
         return False
     noun = root.head.head
-    return noun.pos_ == "NOUN" and any(c.ent_type_ == "NORP" and c.i < noun.i for c in noun.children)
+    modifiers = [c for c in noun.children if c.dep_ in ("amod", "compound", "nmod") and c.i < noun.i]
+    return noun.pos_ == "NOUN" and any(c.ent_type_ == "NORP" or (c.text[:1].isupper() and c.i > span.sent.start) for c in modifiers)
 
 
 def _is_country(text: str) -> bool:
