@@ -11,10 +11,12 @@
     # rules refuse it (what refuses most)
     python benchmarks/ner_screen.py why OUT.spacy [--min-chars 100]
 
-CORPUS.json: a JSON array of {id, title, text}. Cleaning is engine's
-clean_text, except that a one-line article without a final sentence mark gets
-one (the news corpus ships articles as one line ending in boilerplate, which
-clean_text drops whole; its cleaning is issue 27's sentence work).
+CORPUS.json: a JSON array of {id, title, text}, or `news:N:SEED` /
+`sotu:N:SEED` / `wiki`: the seeded sample benchmarks/draw_needle_sample.py
+draws with `--corpus news --docs N --docs-seed SEED` (held-out documents
+excluded). Cleaning is prepare's: clean_text, then the corpus's boilerplate
+cut (engine.corpus.boilerplate); texts prepare would not parse (too short,
+too long) are skipped. `--min-chars` defaults to prepare's default.
 Never run it on the held-out documents (tests/data/heldout).
 """
 
@@ -27,6 +29,7 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # draw_needle_sample
 
 LENGTH_DROPS = ("too_few_sentences", "sentences_too_short", "sentences_too_long")
 
@@ -37,13 +40,28 @@ def parse(corpus: str, out: str) -> None:
     from engine.corpus.cleaning import clean_text
     from engine.corpus.nlp import load_nlp
 
-    nlp = load_nlp("en_core_web_sm+en_core_web_md")
+    import tempfile
+
+    from engine.corpus.boilerplate import corpus_boilerplate, remove_pieces
+    from engine.corpus.prepare import CorpusSettings
+    from draw_needle_sample import corpus_records, subsample
+
+    if ":" in corpus or corpus == "wiki":  # the draw's sample: news:220:3127
+        name, n, seed = (corpus.split(":") + ["", ""])[:3]
+        records = subsample(corpus_records(name, "exclude")[1], int(n) if n else None, int(seed or 27))
+    else:
+        records = json.loads(Path(corpus).read_text(encoding="utf-8"))
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "corpus.json"
+        source.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
+        boilerplate = corpus_boilerplate([source])
+    settings = CorpusSettings()
+    nlp = load_nlp(settings.model)
     texts = []
-    for record in json.loads(Path(corpus).read_text(encoding="utf-8")):
-        text = record["text"].strip()
-        if text and text[-1] not in ".!?\"'”)":
-            text += "."
-        texts.append((clean_text(text, record.get("title", "")), record["id"]))
+    for record in records:
+        text = remove_pieces(clean_text(record["text"], record.get("title", "")), boilerplate)[0]
+        if settings.min_sentences * settings.min_chars_per_sentence <= len(text) <= getattr(nlp, "max_length", 1_000_000):
+            texts.append((text, str(record["id"])))
     docs = DocBin(store_user_data=True)
     for doc, doc_id in nlp.pipe(texts, as_tuples=True, batch_size=16):
         doc.user_data["doc_id"] = doc_id
@@ -59,11 +77,12 @@ def load(path: str) -> list:
     return list(DocBin(store_user_data=True).from_disk(path).get_docs(load_nlp("en_core_web_sm").vocab))
 
 
-def screen(path: str, min_chars: float, radius: int | None, show: int) -> dict:
+def screen(path: str, min_chars: float | None, radius: int | None, show: int) -> dict:
     from engine.corpus.needle_gold import seeded_ner_output
     from engine.corpus.prepare import CorpusSettings, screen_document
 
-    settings = CorpusSettings(min_chars_per_sentence=min_chars, **({} if radius is None else {"ner_scan_radius": radius}))
+    chosen = {"min_chars_per_sentence": min_chars, "ner_scan_radius": radius}
+    settings = CorpusSettings(**{k: v for k, v in chosen.items() if v is not None})
     drops: Counter[str] = Counter()
     labels: Counter[str] = Counter()
     kept_length = shown = 0
@@ -96,13 +115,13 @@ def screen(path: str, min_chars: float, radius: int | None, show: int) -> dict:
     return summary
 
 
-def why(path: str, min_chars: float) -> None:
+def why(path: str, min_chars: float | None) -> None:
     from engine.corpus.prepare import CorpusSettings, screen_document
     from engine.corpus.segmentation import document_sentences
     from engine.needles import entities as E
     from engine.needles.edits import scan_order, sentence_bounds
 
-    settings = CorpusSettings(min_chars_per_sentence=min_chars)
+    settings = CorpusSettings(**({} if min_chars is None else {"min_chars_per_sentence": min_chars}))
     reasons: Counter[str] = Counter()
     for doc in load(path):
         if screen_document(doc.user_data["doc_id"], "", doc, settings)[1] != "no_ner":
@@ -138,7 +157,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("command", choices=("parse", "screen", "why"))
     parser.add_argument("paths", nargs="+")
-    parser.add_argument("--min-chars", type=float, default=100.0)
+    parser.add_argument("--min-chars", type=float, default=None, help="default: prepare's")
     parser.add_argument("--radius", type=int, default=None)
     parser.add_argument("--show", type=int, default=0)
     args = parser.parse_args()

@@ -158,6 +158,69 @@ def test_any_contradicting_mention_refuses_the_name(nlp):
         assert all(name not in names for names in entities.names.values())
 
 
+def tagged_places(nlp, text, names, norp=()):
+    """`text` parsed, with exactly the one-word `names` tagged GPE and `norp`
+    NORP (the tags given as data: the test is of the rules, not the model)."""
+    from spacy.tokens import Span
+
+    doc = nlp(text)
+    doc.ents = [Span(doc, t.i, t.i + 1, label="GPE" if t.text in names else "NORP") for t in doc if t.text in set(names) | set(norp)]
+    return doc
+
+
+def options_of(doc):
+    entities = document_entity_texts(doc)
+    return [{o.text: o.replacements for o in entity_options(sent, entities)} for sent in doc.sents]
+
+
+def test_a_place_the_sentence_places_in_a_country_stays_in_it(nlp):
+    """"the Portuguese port of Porto" says where the port lies: another port
+    of Portugal may replace it, never one of Spain."""
+    doc = tagged_places(nlp, "Ships unload in the Portuguese port of Porto. Others sail on to Lisbon or Seville. Lisbon and Seville are busy.", {"Porto", "Lisbon", "Seville"}, norp={"Portuguese"})
+    assert options_of(doc)[0]["Porto"] == ("Lisbon",)
+    untagged = tagged_places(nlp, "Ships unload in the Portuguese port of Porto. Others sail on to Lisbon or Seville. Lisbon and Seville are busy.", {"Porto", "Lisbon", "Seville"})
+    assert options_of(untagged)[0]["Porto"] == ("Lisbon",)  # "Portuguese" tagged nothing (the models tag "Kazakh" ORG)
+
+
+def test_a_place_inside_an_events_name_is_no_option(nlp):
+    """"the treaty of Ghent" names a treaty: its place is part of the name, as
+    span and as replacement, even written lower-case."""
+    doc = tagged_places(nlp, "The war ended with the treaty of Ghent. Envoys met in Ghent and later in Bruges. Bruges lies near the coast.", {"Ghent", "Bruges"})
+    first, second, _ = options_of(doc)
+    assert "Ghent" not in first and "Ghent" not in second.get("Bruges", ())
+
+
+def test_the_nations_of_a_name_are_not_a_country(nlp):
+    """"the southern nations of America" are the continents: the name is no
+    country there, though it is one in "Congress met in America"."""
+    doc = tagged_places(nlp, "We wish the southern nations of America well. Congress met in America. Canada and Mexico signed the pact.", {"America", "Canada", "Mexico"})
+    first, second, _ = options_of(doc)
+    assert "America" not in first and "Canada" in second["America"]
+
+
+def test_a_place_keeps_its_relation_to_each_reading_of_an_ambiguous_neighbour(nlp):
+    """York, England and York, Pennsylvania: "a UK museum in York" holds the
+    English one, and no other country contains it ("a US museum in York"
+    would read the other York)."""
+    doc = tagged_places(nlp, "Visitors filled a UK museum in York. The US and France sent experts. France paid for it.", {"UK", "York", "US", "France"})
+    assert "UK" not in options_of(doc)[0]
+
+
+def test_a_country_may_act_and_speak_a_city_may_not(nlp):
+    """A country acts by its government: the agent of a passive ("ratified by
+    Norway") or the subject of "says" is still the country, a span and a
+    replacement. A city there is most often its club ("won by Hamburg",
+    "Hamburg says"): one such mention still refuses it everywhere."""
+    doc = tagged_places(nlp, "The treaty was ratified by Norway in May. Norway says the quota will hold. Iceland and Denmark disagree with them.", {"Norway", "Iceland", "Denmark"})
+    entities = document_entity_texts(doc)
+    assert entities.labels.get("Norway") == "GPE" and "Norway" in entities.names["GPE"]
+    first = {o.text: o.replacements for o in entity_options(next(iter(doc.sents)), entities)}
+    assert first["Norway"] == ("Denmark", "Iceland")
+    doc = tagged_places(nlp, "The cup was won by Hamburg in May. Hamburg says the coach will stay. Bremen and Kiel finished behind them.", {"Hamburg", "Bremen", "Kiel"})
+    entities = document_entity_texts(doc)
+    assert "Hamburg" not in entities.labels and all("Hamburg" not in names for names in entities.names.values())
+
+
 def test_another_name_of_the_same_referent_is_no_replacement(nlp):
     """"Mohamed Omar Habeb, commonly known as Mohamed Dheere or Mohamed Dhere":
     three names of one man; "Habeb" must never replace "Mohamed Dhere"."""
@@ -209,13 +272,13 @@ def test_gold_set_is_complete_and_labelled(ner_gold):
     assert all(len({r.key for r in ner_gold[name]}) >= 60 for name in ("ner_fresh", "ner_fresh2"))
 
 
-# gold sentences issue 27's segmentation changed in their documents (not
-# dropped as non-sentences when read alone): the sentence guards join
-# "Jaki Liebezeit from Can augmented Rother on drums." to the fragment before
-# it, which the gate then drops; md's record of 8723589 is the sentence md cut
-# before its missing end. Their outputs are no longer made; they need reading
-# again before they count in any rate.
-SEGMENTATION_CHANGED = {("ner_fresh3_sm", "27088089"), ("ner_fresh3_md", "8723589")}
+# gold sentences issue 27's segmentation took out of their documents, re-read
+# (2026-12-03, branch needles-ner): en_core_web_sm now cuts "Jaki Liebezeit
+# from Can augmented Rother on drums." at "from | Can" (Can is a band); the
+# record is kept as "earlier" and the fragment "Can augmented Rother on
+# drums." is labelled W (not a sentence) as an "after" output. (md's record of
+# 8723589, listed here before, is made again as labelled.)
+SEGMENTATION_CHANGED = {("ner_fresh3_sm", "27088089", "Jaki Liebezeit from Can augmented Rother on drums.")}
 
 
 def dropped_as_non_sentence(nlp, records, key, name: str = "") -> bool:  # type: ignore[no-untyped-def]
@@ -225,7 +288,7 @@ def dropped_as_non_sentence(nlp, records, key, name: str = "") -> bool:  # type:
     silently."""
     from engine.corpus.sentence_gate import not_a_sentence
 
-    if (name, key[1]) in SEGMENTATION_CHANGED:
+    if (name, key[1], key[2]) in SEGMENTATION_CHANGED:
         return True
     sentence = next(r.sentence for r in records if r.key == key).strip()
     return not_a_sentence(nlp(sentence)[:], sentence) is not None
@@ -241,8 +304,9 @@ def test_generator_still_produces_the_labelled_after_outputs(sm_once, ner_gold, 
     "Hawthorne Heights", "Habeb", "Black Lung", "Byzantium Survives", ...).
     ner_fresh3_sm: the articles of ner_fresh3 drawn with en_core_web_sm alone."""
     sets = dict(ner_gold, ner_fresh3_sm=read_gold(GOLD_DIR / "ner_fresh3_sm.jsonl"))
-    # 4 before issue 27's same-kind places; 3 of those now refused or replaced (kept as "earlier"), one new (RUBRIC.md)
-    assert sum(r.label in DEFECTS for r in sets["ner_fresh3_sm"] if r.generator == "after") == 2
+    # 4 before issue 27's same-kind places; 3 of those now refused or replaced (kept as "earlier"), one new (RUBRIC.md);
+    # one more since issue 27's segmentation: a fragment (SEGMENTATION_CHANGED)
+    assert sum(r.label in DEFECTS for r in sets["ner_fresh3_sm"] if r.generator == "after") == 3
     for name, records in sets.items():
         current = regenerate_ner(sm_once, records)
         after = {r.key: r.perturbed for r in records if r.generator == "after"}

@@ -105,8 +105,16 @@ TITLE_WORDS = frozenset(
     "king queen prince princess duke duchess earl count countess baron baroness lord lady marquess marquis "
     "viscount emperor empress sultan emir shah pope bishop archbishop abbot mayor governor president".split()
 )
+# nouns that, with "of" and a place, name one event or agreement ("the treaty of Paris"): the place is part of a name
+NAMED_AFTER_A_PLACE = frozenset(
+    "treaty battle siege peace congress convention conference accord accords agreement protocol declaration "
+    "capitulation armistice massacre sack".split()
+)
+# plural nouns of polities: "the nations of America" is a continent, whatever the name reads as
+POLITY_NOUNS = frozenset("nations states republics countries powers kingdoms colonies governments".split())
 ALIAS_WORDS = frozenset("known called nicknamed née nee born alias aka".split())
 ANIMATE_VERBS = frozenset("die bear marry say".split())  # a place is never born, married, dead or saying
+SPEECH_VERBS = frozenset({"say"})  # ... but a country says, by its government
 _ROMAN = re.compile(r"^[IVX]+\.?$")  # "Kilij Arslan I", "Shah II"
 _MODIFIER_DEPS = frozenset({"compound", "amod", "nmod"})
 _NAMED_BY_ITSELF = frozenset({"PERSON", "GPE", "LOC"})  # "Merkel in Berlin", "Lahore to Peshawar": two names, not one
@@ -173,6 +181,8 @@ def _runs_into_a_name(span: Span) -> bool:
     if before > sent_start and doc[before].lower_ in NAME_PARTICLES and proper(before - 1):
         return True
     owner = span.root.head.head if span.root.dep_ == "pobj" else None
+    if owner is not None and owner.i < span.start and owner.lemma_.lower() in NAMED_AFTER_A_PLACE and span.root.head.lower_ == "of":
+        return True  # "the treaty of Paris", "the battle of Shiloh": the name of an event, written lower-case
     return owner is not None and sent_start < owner.i < span.start and owner.text[:1].isupper() and owner.ent_type_ not in _NAMED_BY_ITSELF
 
 
@@ -181,14 +191,20 @@ def _contradicted_by_syntax(span: Span, label: str) -> bool:
     Hempstead") or of a move ("moved to Habana"), a place as the agent of a
     passive ("by West-East Bag") or the subject of being born, married, dying
     or saying ("Namaste died"), and any name right after a noun that says it
-    is a band, club, company or work ("the band Hawthorne Heights")."""
+    is a band, club, company or work ("the band Hawthorne Heights"). A
+    country the gazetteers know (engine.needles.places) may be an agent or
+    say something: its government acts ("ratified by the United States",
+    "Russia says"); a city or region there is more often a club or a person."""
     doc = span.doc
     before = doc[span.start - 1] if span.start > 0 else None
     if before is not None and before.pos_ == "NOUN" and before.lower_ in NOT_NAME_KINDS:
         return True
     root = span.root
-    if label in ("GPE", "LOC"):
-        if root.dep_ in ("nsubj", "nsubjpass") and root.head.lemma_ in ANIMATE_VERBS:
+    # a country acts and speaks by its government ("Norway says", "ratified by Norway"); it is never born or dead
+    country = label in PLACE_LABELS and _is_country(span.text)
+    if label in PLACE_LABELS:
+        verb = root.head.lemma_
+        if root.dep_ in ("nsubj", "nsubjpass") and verb in ANIMATE_VERBS and not (country and verb in SPEECH_VERBS):
             return True
     head = root.head if root.dep_ == "pobj" else None
     if head is None:
@@ -197,7 +213,30 @@ def _contradicted_by_syntax(span: Span, label: str) -> bool:
         if head.lower_ == "to" and head.head.lemma_ in MOTION_VERBS:
             return True
         return head.lower_ in PLACE_PREPOSITIONS
-    return label in ("GPE", "LOC") and head.lower_ == "by"
+    return label in PLACE_LABELS and head.lower_ == "by" and not country
+
+
+def _of_polities(span: Span) -> bool:
+    """"the nations of X", "the powers of X": X holds several polities."""
+    root = span.root
+    return root.dep_ == "pobj" and root.head.lower_ == "of" and root.head.head.lower_ in POLITY_NOUNS
+
+
+def _described_by_nationality(span: Span) -> bool:
+    """"the Kazakh capital of Astana", "the Syrian city of Homs": the
+    sentence itself says which country the place lies in (a nationality, or
+    any capitalised modifier: the models tag "Kazakh" NORP, ORG or nothing)."""
+    root = span.root
+    if root.dep_ != "pobj" or root.head.lower_ != "of":
+        return False
+    noun = root.head.head
+    modifiers = [c for c in noun.children if c.dep_ in ("amod", "compound", "nmod") and c.i < noun.i]
+    return noun.pos_ == "NOUN" and any(c.ent_type_ == "NORP" or (c.text[:1].isupper() and c.i > span.sent.start) for c in modifiers)
+
+
+def _is_country(text: str) -> bool:
+    place = place_of(text)
+    return place is not None and place.kind == "country"
 
 
 def _fits_label(span: Span, label: str) -> bool:
@@ -208,6 +247,8 @@ def _fits_label(span: Span, label: str) -> bool:
         return not decade and span.root.dep_ != "nummod"
     if _runs_into_a_name(span) or _contradicted_by_syntax(span, label):
         return False
+    if label in PLACE_LABELS and _of_polities(span) and _is_country(span.text):
+        return False  # "the southern nations of America": the continents, not the country
     if label != "GPE" and any(len(t.text) > 1 and t.text.isupper() and t.text.isalpha() for t in span):
         return False  # acronyms name organisations ("LARES", "NASA"), not people or regions
     if any(sum(c.isupper() for c in t.text) >= 3 and not t.text.isupper() for t in span):
@@ -396,7 +437,12 @@ def _pool(span: Span, label: str, sent: Span, entities: DocumentEntities) -> lis
     # "Havant, Hampshire": a place set beside another by a comma says where it lies
     apposed = [o.text for o in others if doc[o.end : span.start].text == "," or doc[span.end : o.start].text == ","]
     candidates = [n for k in sorted(PLACE_LABELS) for n in entities.names.get(k, ())]
-    return same_kind_places(span.text, {o.text for o in others}, candidates, apposed=apposed)
+    kept = same_kind_places(span.text, {o.text for o in others}, candidates, apposed=apposed)
+    if kept and _described_by_nationality(span):  # "the Kazakh capital of X": X stays in its country
+        place = place_of(span.text)
+        country = {k for k in place.within if k.startswith("C:")} if place and place.kind in ("city", "region") else set()
+        kept = [c for c in kept if country and all(one.within & country for one in place_of(c).each())]  # type: ignore[union-attr]
+    return kept
 
 
 def entity_options(sent: Span, entities: DocumentEntities) -> tuple[EntityOption, ...]:

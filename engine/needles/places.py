@@ -66,6 +66,14 @@ class Place(msgspec.Struct, frozen=True):
     kind: str  # "country" | "region" | "continent" | "city"
     keys: frozenset[str]
     within: frozenset[str]
+    # each reading's own (keys, within) when the name has several ("York": England's and Pennsylvania's)
+    readings: tuple[tuple[frozenset[str], frozenset[str]], ...] = ()
+
+    def each(self) -> list[Place]:
+        """One Place per reading of the name (itself when it has one)."""
+        if len(self.readings) < 2:
+            return [self]
+        return [Place(self.kind, keys, within) for keys, within in self.readings]
 
 
 class _Reading(msgspec.Struct, frozen=True):
@@ -117,7 +125,8 @@ def place_of(text: str) -> Place | None:
             readings = [msgspec.structs.replace(r, within=r.within | own) if r.country in local else r for r in readings if r.kind == "city"]
     if len({r.kind for r in readings}) != 1:
         return None
-    return Place(readings[0].kind, frozenset(r.key for r in readings), frozenset().union(*(r.within for r in readings)))
+    keys, within = frozenset(r.key for r in readings), frozenset().union(*(r.within for r in readings))
+    return Place(readings[0].kind, keys, within, tuple((frozenset({r.key}), r.within) for r in readings))
 
 
 @functools.cache
@@ -202,7 +211,9 @@ def same_kind_places(text: str, others: Iterable[str], candidates: Iterable[str]
     neither name, contain nor lie inside it, and that stand to every other
     place of the sentence as `text` does ("Paris, France" may become "Lyon,
     France", never "Berlin, France"; "the US and UK" never "the United
-    Kingdom and UK"). Empty when `text` or one of `others` is unknown, or
+    Kingdom and UK"), to each reading of a name that has several ("the UK
+    ... in York" never becomes "the US ... in York": York, Pennsylvania
+    lies in the US, but not the York the UK holds). Empty when `text` or one of `others` is unknown, or
     when a place `apposed` to it ("Havant, Hampshire": one of `others`, set
     beside it by a comma) is one the data do not see it inside or around
     (a town placed only in its country): the relation a replacement must
@@ -213,6 +224,7 @@ def same_kind_places(text: str, others: Iterable[str], candidates: Iterable[str]
         return []
     if any(relation(place, p) == "" for p in map(place_of, apposed) if p is not None):
         return []
+    around = [one for other in around for one in other.each()]
     wanted = [relation(place, other) for other in around]
     kept = []
     for candidate in candidates:
