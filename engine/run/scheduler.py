@@ -84,12 +84,10 @@ class Scheduler:
         stop: StopRequest | None = None,
         waves: frozenset[str] = frozenset(),
         only: frozenset[str] | None = None,
-        prefix_gate: bool = False,
+        prefix_gate: bool = True,
     ) -> None:
         self.design = design
-        # off in runs: held siblings went out after their owner's call ended but
-        # before its answer was committed, and identical calls were paid twice
-        # (issue 31; tests/test_prefix_gate.py turns it on)
+        # for judges whose backend caches prompt prefixes (engine.run.prefix_gate)
         self.prefix_gate = prefix_gate
         # judges run in waves besides `mode = "batch"` ones (an executor's: engine.run.executor)
         self.waves = waves
