@@ -8,6 +8,7 @@ import time
 import anyio
 import pytest
 
+from engine.contracts import Capabilities
 from engine.run.workers import Wakeup
 
 pytestmark = pytest.mark.anyio
@@ -97,3 +98,43 @@ async def test_an_item_held_by_the_prefix_gate_pays_no_call_its_twin_made_and_co
     with Store(tmp_path / "ungated") as store:  # the same rows without the gate
         await anyio.to_thread.run_sync(lambda: run_scheduler(design, store, prefix_gate=False))
         assert outcomes(store) == gated
+
+
+class Unasked:
+    """An adapter the test never calls."""
+
+    capabilities = Capabilities()
+
+
+def test_an_idle_worker_raises_a_commit_that_failed_instead_of_waiting_for_room_forever(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Every cell's window is full and nothing can be consumed once a commit
+    failed (a full disk): the workers waiting for room must learn of it."""
+    from engine.cache.call_cache import CallCache, CommitError, GroupCommitWriter
+    from engine.cache.store import Store
+    from engine.run.scheduler import Scheduler
+    from scheduler_harness import RUN_ID, scripted_design
+
+    design = scripted_design(tmp_path)
+    with Store(tmp_path / "store") as store:
+
+        async def main() -> None:
+            async with GroupCommitWriter(store) as writer:
+                scheduler = Scheduler(design, cache=CallCache(store), writer=writer, adapters={"sim": Unasked()}, run_id=RUN_ID,
+                                      prompt_versions={name: p.version for name, p in design.prompts.items()})
+                scheduler.restore()
+                assert scheduler.policy.start("sim")
+                workers = scheduler._workers("sim")
+                scheduler._wake["sim"] = workers.wakeup
+                taken = []
+                while (item := workers.take()) is not None:  # every window full, nothing answered
+                    taken.append(item)
+                assert taken
+                with anyio.fail_after(10):
+                    async with anyio.create_task_group() as tg:
+                        tg.start_soon(workers.run)  # idle: no cell has room
+                        await anyio.wait_all_tasks_blocked()
+                        writer.submit_nowait([("no-such-db", b"k" * 32, b"v")])  # a commit that fails
+
+        with pytest.raises(BaseExceptionGroup) as raised:
+            anyio.run(main)
+        assert raised.group_contains(CommitError, match="commit failed")

@@ -109,6 +109,7 @@ class Scheduler:
         self._stale: list[tuple[int, int]] = []
         self._wake: dict[str, Wakeup] = {}  # per judge: its workers' (batch judges: heard by nobody)
         self.batch_judges: dict[str, Any] = {}  # judge -> its engine.run.batch.judge.BatchJudge
+        writer.on_failure(self._wake_workers)  # idle workers raise the failed commit
         self.stop = stop or StopRequest()
         self.stop.progress = self.progress
         self.stop.on_set(self._wake_all)
@@ -141,9 +142,12 @@ class Scheduler:
     def _wake_judge(self, judge: str) -> None:
         self._wake[judge].set()
 
-    def _wake_all(self) -> None:  # a graceful stop: idle workers see it and return
+    def _wake_workers(self) -> None:
         for wake in self._wake.values():
             wake.set()
+
+    def _wake_all(self) -> None:  # a graceful stop: idle workers see it and return
+        self._wake_workers()
         for health in self.health.values():  # ...and so do those waiting for a down judge or its probe
             health.stop()
 

@@ -146,6 +146,8 @@ class JudgeWorkers:
                     self.wakeup.set()  # the judge is finished: release the idle workers
                     return
                 if not probing:  # wait for room in a cell, or for the next retry to be due
+                    # no room comes once a commit failed (nothing more is consumed): raise it
+                    self.writer.check()
                     await self.wakeup.wait(policy.retry_due_in(judge))
                 continue
             if item is _YIELD:
