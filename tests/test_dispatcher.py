@@ -8,7 +8,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from engine.cache.call_cache import CallCache, GroupCommitWriter, encode_result
+from engine.cache.call_cache import RESULTS_DB, CallCache, GroupCommitWriter, encode_result
 from engine.contracts import CallResult, Usage
 from engine.run.counters import Progress
 from engine.run.dispatcher import Dispatcher
@@ -104,6 +104,49 @@ def test_identical_requests_in_flight_are_called_once(tmp_path: Path) -> None:
     assert sorted(shared for _, shared, _ in results) == [False, True]
     assert all(writes and writes[0][1] == items[0].keys[0] for writes, _, _ in results)  # both commit the answer
     assert items[0].results == items[1].results
+    assert progress.calls_network == 1 and progress.calls_cached == 1
+    store.close()
+
+
+ANSWER = CallResult(status="ok", text="Score: 55", usage=Usage(prompt_tokens=9, completion_tokens=2))
+
+
+def test_an_item_looked_up_again_takes_the_answers_committed_since_its_lookup(tmp_path: Path) -> None:
+    judge = Judge()
+
+    async def body(dispatcher, design):  # type: ignore[no-untyped-def]
+        held = design.item(design.cells[0], 0)
+        assert dispatcher.lookup(held) and dispatcher.recheck(held)  # nothing answered yet
+        # its twin's answer is committed while it waits (held by the prefix gate, or for a retry)
+        await dispatcher.writer.commit([(RESULTS_DB, held.keys[0], encode_result(ANSWER))])
+        assert not dispatcher.recheck(held)
+        return held
+
+    held, store, progress, _ = run_with(tmp_path, judge, body)
+    assert judge.calls == 0 and held.missing == [] and held.results[0].text == "Score: 55" and held.cached
+    assert progress.calls_cached == 1
+    store.close()
+
+
+def test_a_later_call_of_an_item_answered_meanwhile_for_another_item_is_not_made_again(tmp_path: Path) -> None:
+    from engine.run.design import Item
+
+    judge = Judge()
+
+    async def body(dispatcher, design):  # type: ignore[no-untyped-def]
+        cell = design.cells[0]
+        a, b = design.item(cell, 0), design.item(cell, 1)
+        two = Item(cell, 0, a.pair, a.requests + b.requests, a.keys + b.keys)  # a panel's item: two calls in turn
+        assert dispatcher.lookup(two) and two.missing == [0, 1]
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(dispatcher.dispatch, "sim", two)
+            await anyio.wait_all_tasks_blocked()  # its first call is out
+            await dispatcher.writer.commit([(RESULTS_DB, b.keys[0], encode_result(ANSWER))])  # another item's answer to the second
+            judge.release.set()
+        return two
+
+    two, store, progress, _ = run_with(tmp_path, judge, body)
+    assert judge.calls == 1 and [r.text for r in two.results] == ["Score: 70", "Score: 55"]
     assert progress.calls_network == 1 and progress.calls_cached == 1
     store.close()
 

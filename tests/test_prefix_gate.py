@@ -49,8 +49,9 @@ def test_at_the_start_everyone_waits_for_the_first_call_then_siblings_for_their_
     assert gate.admit(first)
     assert not gate.admit(none) and not gate.admit(neg)  # both wait for the instructions
     assert gate.ended(first)
-    assert gate.released() is none  # admitted again: it computes Document 1
-    assert gate.released() is None and gate.held == 1  # neg now waits for none, not for the first call
+    assert gate.released() is none and gate.admit(none)  # admitted again: it computes Document 1
+    assert gate.released() is neg and not gate.admit(neg) and gate.held == 1  # neg now waits for none, not for the first call
+    assert gate.released() is None
     assert gate.ended(none) and gate.released() is neg
 
 

@@ -5,6 +5,7 @@ a replica that dies, hangs or answers 503, probing back in, the config."""
 from __future__ import annotations
 
 import contextlib
+import math
 
 import anyio
 import pytest
@@ -313,7 +314,22 @@ def test_config_errors_name_the_judge_and_the_problem():
     single = create_adapter(JudgeSpec(name="j", adapter="openai-compatible", model=MODEL, base_url=one))
     assert single.replicas is None  # one base_url keeps the old single-server path
     pooled = create_adapter(JudgeSpec(name="j", adapter="openai-compatible", model=MODEL, base_urls=(one, two), concurrency=5))
-    assert pooled.replicas.per_replica == 3  # the judge's concurrency split, rounded up
+    assert pooled.replicas.per_replica == 3  # 1.1 x the judge's concurrency split, rounded up
+
+
+async def test_at_full_concurrency_a_sibling_follows_its_key_past_the_even_split():
+    # with at most the even split (128) on each replica, a full judge's calls go wherever a call
+    # just ended, and a sibling to the other replica, which prefills its document again
+    urls = ("http://127.0.0.1:8000/v1", "http://127.0.0.1:8001/v1")
+    pool = create_adapter(JudgeSpec(name="j", adapter="openai-compatible", model=MODEL, base_urls=urls, concurrency=256)).replicas
+    others = [await pool.acquire() for _ in range(254)]  # the judge's other calls, spread evenly
+    key = b"one document"
+    owner = await pool.acquire(key)
+    assert owner.in_flight == 128
+    sibling = await pool.acquire(key)  # the judge's last free slot
+    assert sibling is owner and owner.in_flight == 129 <= math.ceil(0.55 * 256)
+    for replica in [*others, owner, sibling]:
+        pool.release(replica, failed=False)
 
 
 # -- prefix affinity, load bounds, fair ties ------------------------------------

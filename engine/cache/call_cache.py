@@ -143,6 +143,7 @@ class GroupCommitWriter:
         self._writer_busy = False  # the thread holds a batch it has not reported back
         self._room: anyio.Event | None = None
         self._drained: anyio.Event | None = None
+        self._failure_listeners: list[Callable[[], None]] = []
 
     @property
     def commits(self) -> int:
@@ -203,6 +204,16 @@ class GroupCommitWriter:
             self._drained = anyio.Event()
             self._schedule_handoff()
             await self._drained.wait()
+        self._raise_failure()
+
+    def on_failure(self, listener: Callable[[], None]) -> None:
+        """Call `listener` (on the loop) when a commit first fails: those that
+        wait for something else than the writer (a run's idle workers) learn
+        of it, and `check` raises it."""
+        self._failure_listeners.append(listener)
+
+    def check(self) -> None:
+        """Raise if a batch failed (what `submit` and `flush` raise)."""
         self._raise_failure()
 
     def _raise_failure(self) -> None:
@@ -278,6 +289,8 @@ class GroupCommitWriter:
             self._schedule_handoff()
         if error is not None and self._failure is None:
             self._failure = error
+            for listener in self._failure_listeners:
+                listener()
         for submission in batch:
             submission.error = error
             if submission.done is not None:

@@ -4,7 +4,9 @@
   the calls it lacks go out.
 - Never pay twice: a request already in flight for another item (identical
   pairs of different cells) is not sent again; the item waits for that
-  call's answer. The answer stays findable here until its commit landed.
+  call's answer. The answer stays findable here until its commit landed,
+  and in the cache from then on, so an item whose dispatch was put off
+  after its lookup is looked up again (`recheck`) before it goes out.
 - Each call is counted (calls, tokens, cost) and judged by the failure
   policy (engine.run.judge_health): a fatal failure raises RunAborted; a
   transient one is recorded beside the run (never as the item's outcome)
@@ -89,6 +91,22 @@ class Dispatcher:
             return True
         return False
 
+    def recheck(self, item: Item) -> bool:
+        """Look up again an item set aside since its lookup (held by the
+        prefix gate, or waiting for a retry): an identical call of another
+        item may have been answered and committed meanwhile, and is then in
+        the cache only, no longer in flight. True when calls are still missing."""
+        missing = item.missing
+        hits = self.cache.get_many([item.keys[n] for n in missing])
+        left = [n for n, hit in zip(missing, hits) if hit is None]
+        if len(left) < len(missing):
+            for n, hit in zip(missing, hits):
+                if hit is not None:
+                    item.results[n] = hit
+            self.progress.calls_cached += len(missing) - len(left)
+            item.missing = left
+        return bool(left)
+
     async def dispatch(self, judge: str, item: Item, *, probe: bool = False) -> Dispatched | None:
         """Make the item's missing calls. None when a shared call raised (the
         run is failing). Answers of an item with failed calls are committed
@@ -104,6 +122,7 @@ class Dispatcher:
         failed: list[int] = []
         may_probe = probe
         skip = item.skip
+        waited = False  # since the item's lookup: answers of other items may have been committed meanwhile
         for n in item.missing:
             if skip is not None and skip(n, item.results):  # a cascade panel's first member settled the item
                 continue
@@ -114,7 +133,14 @@ class Dispatcher:
                 may_probe = False
             key = item.keys[n]
             twin = in_flight.get(key)
+            if twin is None and waited:
+                hit = self.cache.get(key)
+                if hit is not None:  # answered and committed for another item while this one waited
+                    item.results[n] = hit
+                    progress.calls_cached += 1
+                    continue
             if twin is not None:
+                waited = True
                 await twin.wait()
                 result = twin.result
                 if result is None:
@@ -131,6 +157,7 @@ class Dispatcher:
                     writes.append((RESULTS_DB, key, encode_result(result)))
                 continue
             call = in_flight[key] = SharedCall()
+            waited = True
             progress.in_flight += 1
             health.sent()
             result = None

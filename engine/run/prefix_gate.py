@@ -16,7 +16,10 @@ its prefill within a few decode steps). An item whose longest prefix shared
 with a call in flight is at least HOLD_CHUNKS longer than its longest warm
 prefix is held until that call ends; then it goes before any new item.
 Meanwhile the workers take other items, so the gate never leaves the engine
-idle.
+idle. A held item's cache lookup is stale by the time it is released (an
+identical request of another item may have been answered and committed
+meanwhile): the workers look it up again before admitting it again
+(engine.run.workers).
 
 Which documents a cell scores, and every row, stay as they were: the gate
 only changes when an item's calls are sent, never which items are issued,
@@ -105,11 +108,8 @@ class PrefixGate:
         return True
 
     def released(self) -> Item | None:
-        """The next item whose call to wait for has ended, admitted again (it
-        may now wait for a call that shares more with it), or None."""
-        released = self._released
-        while released:
-            item = released.popleft()
-            if self.admit(item):
-                return item
-        return None
+        """The next item whose call to wait for has ended, or None. The caller
+        looks it up again (an identical call may have been answered while it
+        waited) and admits it again (it may now wait for a call that shares
+        more with it)."""
+        return self._released.popleft() if self._released else None

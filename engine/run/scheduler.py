@@ -84,12 +84,10 @@ class Scheduler:
         stop: StopRequest | None = None,
         waves: frozenset[str] = frozenset(),
         only: frozenset[str] | None = None,
-        prefix_gate: bool = False,
+        prefix_gate: bool = True,
     ) -> None:
         self.design = design
-        # off in runs: held siblings went out after their owner's call ended but
-        # before its answer was committed, and identical calls were paid twice
-        # (issue 31; tests/test_prefix_gate.py turns it on)
+        # for judges whose backend caches prompt prefixes (engine.run.prefix_gate)
         self.prefix_gate = prefix_gate
         # judges run in waves besides `mode = "batch"` ones (an executor's: engine.run.executor)
         self.waves = waves
@@ -111,6 +109,7 @@ class Scheduler:
         self._stale: list[tuple[int, int]] = []
         self._wake: dict[str, Wakeup] = {}  # per judge: its workers' (batch judges: heard by nobody)
         self.batch_judges: dict[str, Any] = {}  # judge -> its engine.run.batch.judge.BatchJudge
+        writer.on_failure(self._wake_workers)  # idle workers raise the failed commit
         self.stop = stop or StopRequest()
         self.stop.progress = self.progress
         self.stop.on_set(self._wake_all)
@@ -143,9 +142,12 @@ class Scheduler:
     def _wake_judge(self, judge: str) -> None:
         self._wake[judge].set()
 
-    def _wake_all(self) -> None:  # a graceful stop: idle workers see it and return
+    def _wake_workers(self) -> None:
         for wake in self._wake.values():
             wake.set()
+
+    def _wake_all(self) -> None:  # a graceful stop: idle workers see it and return
+        self._wake_workers()
         for health in self.health.values():  # ...and so do those waiting for a down judge or its probe
             health.stop()
 

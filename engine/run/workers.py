@@ -11,7 +11,9 @@ completely is consumed on the spot. While the judge is down
 A judge whose backend caches prompt prefixes has a prefix gate
 (engine.run.prefix_gate): an item it holds for the sibling that owns its
 prefix is put aside and the worker takes the next one; once released, it
-goes before anything else.
+goes before anything else, looked up in the cache again first (as is a
+retry): an identical call of another item may have been answered while it
+waited.
 """
 
 from __future__ import annotations
@@ -94,12 +96,12 @@ class JudgeWorkers:
         An item the prefix gate released goes first."""
         judge, policy, gate = self.judge, self.policy, self.gate
         if gate is not None:
-            item = gate.released()
-            if item is not None:
-                return item
+            while (item := gate.released()) is not None:
+                if self._needs_calls(item) and gate.admit(item):
+                    return item
         if policy.retries[judge]:
             item = policy.next_retry(judge, any_due=probing)
-            if item is not None:
+            if item is not None and self._needs_calls(item):
                 return item
         lookup = self.dispatcher.lookup
         output = self.output
@@ -114,11 +116,20 @@ class JudgeWorkers:
             output.consume(item.cell.cell_no, item.doc_index, output.judge(item))
         return _YIELD
 
+    def _needs_calls(self, item: Any) -> bool:
+        """An item set aside since its lookup (held, or a retry), looked up
+        again: False when identical calls of other items answered it
+        meanwhile (it is consumed on the spot, as a cached item is)."""
+        if self.dispatcher.recheck(item):
+            return True
+        output = self.output
+        output.consume(item.cell.cell_no, item.doc_index, output.judge(item))
+        return False
+
     async def run(self) -> None:
         """One worker: until the judge is finished or a stop is requested."""
         judge, policy, health = self.judge, self.policy, self.health
-        dispatch = self.dispatcher.dispatch
-        stopped, gate = self.stopped, self.gate
+        stopped = self.stopped
         while not stopped():
             # Only the worker that holds the probe turn may clear it: while it
             # is held, the probe is the judge's only new call.
@@ -135,6 +146,8 @@ class JudgeWorkers:
                     self.wakeup.set()  # the judge is finished: release the idle workers
                     return
                 if not probing:  # wait for room in a cell, or for the next retry to be due
+                    # no room comes once a commit failed (nothing more is consumed): raise it
+                    self.writer.check()
                     await self.wakeup.wait(policy.retry_due_in(judge))
                 continue
             if item is _YIELD:
@@ -145,19 +158,28 @@ class JudgeWorkers:
                 continue
             if probing:
                 self.progress.judge_probes += 1
-            dispatched = await dispatch(judge, item, probe=probing)
-            if probing:
-                health.probing = False
-            if gate is not None and gate.ended(item):
-                self.wakeup.set()  # the siblings it held are ready
-            if dispatched is None:  # a shared call raised: the run is failing
+            if not await self.serve(item, probing=probing):
                 return
-            writes, shared, failed = dispatched
-            if failed:  # during a graceful stop too: pending, asked on the next run
-                self.progress.items_retried += 1
-                policy.retry_later(judge, item, failed)
-            else:
-                await self.output.complete(item, writes, shared, self.dispatcher.release)
+
+    async def serve(self, item: Any, *, probing: bool = False) -> bool:
+        """Make the item's calls and hand it on: to the output stage, or back
+        to the policy for a retry. False when a shared call raised (the run
+        is failing)."""
+        judge, health, gate = self.judge, self.health, self.gate
+        dispatched = await self.dispatcher.dispatch(judge, item, probe=probing)
+        if probing:
+            health.probing = False
+        if gate is not None and gate.ended(item):
+            self.wakeup.set()  # the siblings it held are ready
+        if dispatched is None:
+            return False
+        writes, shared, failed = dispatched
+        if failed:  # during a graceful stop too: pending, asked on the next run
+            self.progress.items_retried += 1
+            self.policy.retry_later(judge, item, failed)
+        else:
+            await self.output.complete(item, writes, shared, self.dispatcher.release)
+        return True
 
     async def _probe_turn(self) -> Any:
         """The judge is down and this worker probes it: after a pause (or
