@@ -30,6 +30,12 @@ def stored(nlp, text: str) -> tuple[str, ...]:
         ("Money is tight", "Dublin's plan to rebuild the harbour by spring is a welcome step, but the cost is high."),
         # a subheading before "It's"
         ("Fertile floodplains", "It's the tide that made this shore so rich."),
+        # a caption with a verb of its own, before a sentence opening with a conjunction or an adverb
+        ("The pier was extended in 1990 to take barges", "With so many boats in the bay, the harbour is busy."),
+        # a one-word heading before a sentence that opens with its word
+        ("Norway", "Norwegian fishermen say the catch has improved this year."),
+        # an all-capitals heading that ends in a preposition
+        ("IT HAPPENED BEFORE", "This delay has a recent precedent."),
     ],
 )
 def test_a_fused_heading_is_split_off_and_dropped(nlp, heading, sentence):
@@ -49,7 +55,22 @@ def test_a_fused_heading_is_split_off_and_dropped(nlp, heading, sentence):
         "Now the man The Cork Examiner once called the king of the harbour has retired.",
         "In its white paper The Harbour in 2030, the board said the quay would grow.",  # a title of a work
         "The fleet grew in May: ferry sailings, or what is being called A Summer Service, and other routes were added.",
+        "The crew watched Gone With the Wind on the crossing.",  # a title of a work
+        "Tom Ryan from Can joined him on drums.",  # a band's name after a preposition
+        "At least 1.7 million Cork families eat fish, and 1.35 million Cork children do.",  # numbers restate nothing
     ],
 )
 def test_a_sentence_that_only_looks_fused_is_kept_whole(nlp, sentence):
     assert stored(nlp, sentence) == (BEFORE, sentence)
+
+
+def test_a_mark_inside_a_name_does_not_end_the_sentence(nlp):
+    sentence = "After the split of Neu! having toured for a year, Rother played with Neu! and Harmonia again."
+    assert stored(nlp, sentence) == (BEFORE, sentence)
+
+
+def test_a_sentence_printed_twice_in_a_document_is_stored_once(nlp):
+    # a pull quote: the outlet repeats a sentence of the article in larger type
+    quote = "The harbour has never been busier than it is this spring."
+    text = f"{quote} Ferries now sail every hour. {quote} The council will add a berth in May."
+    assert stored(nlp, text) == (BEFORE, quote, "Ferries now sail every hour.", "The council will add a berth in May.")

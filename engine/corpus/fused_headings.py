@@ -33,6 +33,7 @@ abstains otherwise:
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from typing import TYPE_CHECKING
 
@@ -51,6 +52,8 @@ _COPULAS = frozenset({"is", "are", "was", "were"})  # (the lemmatizer runs after
 _PRONOUN_TAGS = frozenset({"PRP", "EX", "WP", "WDT"})
 _PRONOUN_WORDS = frozenset({"it", "this", "that", "there", "what", "which"})
 _CLAUSE_OPENING_TAGS = frozenset({"IN", "RB", "RBR", "RBS", "WRB", "TO", "CC"})
+_FUNCTION_TAGS = frozenset({"IN", "TO", "DT", "CC", "PRP$", "POS", "WDT"})
+_OPENER_TAGS = frozenset({"CC", "RB", "IN", "WRB"})  # "But", "Yet", "However", "With", "When"
 _DETERMINER_TAGS = frozenset({"DT", "PRP$", "POS"})
 _STEM = 5  # content words compared by their first letters: "recall" ~ "recalls", "approved" ~ "approval"
 _MIN_RESTATED = 2
@@ -106,6 +109,20 @@ def _short_verbless_heading_before(doc: Doc, i: int) -> bool:
     return found is not None and 0 < found[0] <= SHORT_HEADING_TOKENS and not found[1] and not found[2]
 
 
+def _caption_before(doc: Doc, i: int) -> bool:
+    """A caption with a verb of its own fused before a sentence that opens
+    with a conjunction or an adverb ("... extended to take barges With so
+    many ...", "... the harbour master Yet the council ..."): such a word,
+    capitalised inside a sentence after a lowercase word, opens one, unless
+    a title-case word follows within 3 tokens ('"Pull Up to the Bumper"')."""
+    if doc[i].tag_ not in _OPENER_TAGS or not doc[i - 1].is_lower:
+        return False
+    if any(t.is_title and not t.is_stop for t in doc[i + 1 : i + 4]):
+        return False
+    found = _words_before(doc, i)
+    return found is None or found[0] >= 3
+
+
 def _heading_opening(doc: Doc, i: int) -> bool:
     """Whether the words before token i open as a title can: not with a
     preposition or an adverb ("In its white paper The Chinese Consumer in
@@ -158,8 +175,12 @@ def fused_heading(doc: Doc, i: int) -> bool:
         # a whole word ("Cant" is tokenized "Ca" + "nt", as "can't"), or "It's", "That's"
         if not token.whitespace_ and after.lower_ not in ("'s", "\u2019s"):
             return False
+        if before.tag_ in _FUNCTION_TAGS and not before.is_upper:
+            return False  # a heading does not end in a preposition: "Jaki Liebezeit from | Can augmented ..."
         if after.is_lower:
-            return _heading_before(doc, i)
+            if before.is_title and any(t.is_title and not t.is_stop for t in doc[i + 1 : i + 3]):
+                return False  # a title of a work: "watched Gone With the Wind"
+            return _heading_before(doc, i) or _caption_before(doc, i)
         return (
             token.tag_ == "DT"
             and after.is_title
@@ -180,9 +201,9 @@ def fused_heading(doc: Doc, i: int) -> bool:
 
 def _stem(token: Token) -> str | None:
     """The compared form of a content word, or None for a function word or punctuation."""
-    if token.is_stop or not (token.is_alpha or token.like_num) or len(token.text) < 2:
-        return None
-    return token.lower_ if token.like_num else token.lower_[:_STEM]
+    if token.is_stop or not token.is_alpha or token.tag_ == "CD" or len(token.text) < 2:
+        return None  # numbers and "million" say little about what a sentence is about
+    return token.lower_[:_STEM]
 
 
 def _capitalised(token: Token) -> bool:
@@ -197,6 +218,8 @@ def _restated_start(doc: Doc, start: int) -> int | None:
         end += 1
     if end - start > 1 and doc[start + 1].text == ",":
         return None  # "Currently, ...": a sentence adverb, not a title
+    if end - start > 2 and _one_word_heading(doc, start):
+        return start + 1
     stems = [_stem(doc[k]) for k in range(start, end)]
     rest = Counter(s for s in stems if s)
     heading: set[str] = set()
@@ -215,6 +238,20 @@ def _restated_start(doc: Doc, start: int) -> int | None:
     if best is None or not _finite_verb_from(doc, best[1]):
         return None
     return best[1]
+
+
+def _one_word_heading(doc: Doc, start: int) -> bool:
+    """A one-word heading before a sentence that opens with its word ("Norway
+    Norwegian fishermen say ..."): two capitalised words sharing their first
+    4 letters, the first a name, then a finite verb."""
+    first, second = doc[start], doc[start + 1]
+    return (
+        first.tag_ in ("NNP", "NNPS")
+        and _capitalised(second)
+        and bool(first.whitespace_)
+        and len(os.path.commonprefix([first.lower_, second.lower_])) >= _STEM - 1
+        and _finite_verb_from(doc, start + 1)
+    )
 
 
 def _title_ends_before(doc: Doc, i: int, heading: set[str]) -> bool:

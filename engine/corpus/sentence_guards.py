@@ -14,6 +14,8 @@ the text shows what the model misses:
   U.S. The rest"); the abbreviations missing from spaCy's own tokenizer
   exceptions are added as tokenizer special cases (`add_abbreviations`), so
   "Brig." is one token as "Gen." already is;
+- none before a lowercase word after "!", "?", an ellipsis or an
+  abbreviation ("the band Neu! | having split", "Centre a.s. | in 2009");
 - none after a "?" written against a number ("over ?2bn": a currency sign a
   dataset lost to mojibake);
 - one does start where a heading was fused onto the next sentence in text
@@ -38,6 +40,9 @@ PARSER_GUARDS = "needlejudge_sentence_guards"
 
 MAX_BRACKET_TOKENS = 80  # a bracket left open longer than this is a stray, not a parenthesis
 _BRACKETS = {"(": ")", "[": "]"}
+# marks after which a lowercase word goes on the sentence; not ".", which
+# also ends a sentence before a lowercase credit line ("... Qatar. bea/hg (Reuters)")
+_ENDS = frozenset({"!", "?", "...", "\u2026"})
 
 
 def add_abbreviations(nlp: Language) -> None:
@@ -64,6 +69,11 @@ def _bracket_guards(doc: Doc) -> None:
             if token.i - start <= MAX_BRACKET_TOKENS:
                 for k in range(start + 1, token.i + 1):
                     _forbid(doc[k])
+
+
+def _dotted(token: Token) -> bool:
+    """An abbreviation with inner periods ("a.s.", "i.e.")."""
+    return len(token.text) > 2 and token.text.endswith(".") and "." in token.text[:-1]
 
 
 def _abbreviation(token: Token) -> str | None:
@@ -93,6 +103,8 @@ def sentence_guards(doc: Doc) -> Doc:
             _forbid(following)
         elif token.text == "?" and not token.whitespace_ and following.like_num:
             _forbid(following)
+        elif (token.text in _ENDS or _dotted(token)) and following.is_lower and following.is_alpha:
+            _forbid(following)  # a mark inside a name ("the band Neu! having split"), or "etc. and"
         elif following.is_sent_start is None and fused_heading(doc, token.i + 1):
             following.is_sent_start = True
     return doc
