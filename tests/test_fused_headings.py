@@ -36,6 +36,8 @@ def stored(nlp, text: str) -> tuple[str, ...]:
         ("Norway", "Norwegian fishermen say the catch has improved this year."),
         # an all-capitals heading that ends in a preposition
         ("IT HAPPENED BEFORE", "This delay has a recent precedent."),
+        # a verbless subheading before a sentence opening with a conjunction and an acronym
+        ("Legal and ethical questions", "For CNA to report the story, it will need the council's consent."),
     ],
 )
 def test_a_fused_heading_is_split_off_and_dropped(nlp, heading, sentence):
@@ -51,6 +53,7 @@ def test_a_fused_heading_is_split_off_and_dropped(nlp, heading, sentence):
         "It is likely Murphy will sign the deal on Friday.",  # "It is <adjective>" opens sentences
         # an apposition, though words come back ("harbour", "report")
         "The report from the harbour news agency CNA echoed the harbour report of May.",
+        "Cork harbour press officer Ann Walsh told the Cork harbour press on Monday that the pier was safe.",
         "Trade between Cork and Brest fell as Brest's trade with Cork grew in May.",  # ends in "as"
         "Now the man The Cork Examiner once called the king of the harbour has retired.",
         "In its white paper The Harbour in 2030, the board said the quay would grow.",  # a title of a work

@@ -177,7 +177,7 @@ def fused_heading(doc: Doc, i: int) -> bool:
             return False
         if before.tag_ in _FUNCTION_TAGS and not before.is_upper:
             return False  # a heading does not end in a preposition: "Jaki Liebezeit from | Can augmented ..."
-        if after.is_lower:
+        if after.is_lower or (after.is_upper and after.is_alpha and len(after.text) > 1):  # "... For IVG to be"
             if before.is_title and any(t.is_title and not t.is_stop for t in doc[i + 1 : i + 3]):
                 return False  # a title of a work: "watched Gone With the Wind"
             return _heading_before(doc, i) or _caption_before(doc, i)
@@ -258,8 +258,10 @@ def _title_ends_before(doc: Doc, i: int, heading: set[str]) -> bool:
     """Whether a title may end before token i: a capitalised word after a
     lowercase word (a noun, an adjective, a past participle) or a number, not
     inside a name ("the Civil Aviation Safety | Authority"); a name must
-    come from the title ("BMW to recall ... vehicles | BMW will recall"), else
-    it is more likely an apposition ("the news agency | KCNA reported")."""
+    come from the title ("BMW to recall ... vehicles | BMW will recall"),
+    else it is more likely an apposition ("the news agency | KCNA reported",
+    "White House press secretary | Sean Spicer repeated ..." though three
+    of its words come back)."""
     token, before = doc[i], doc[i - 1]
     if not (_capitalised(token) and _after_word(doc, i) and before.tag_ in _TITLE_END_TAGS):
         return False
