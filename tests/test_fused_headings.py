@@ -60,6 +60,8 @@ def test_a_fused_heading_is_split_off_and_dropped(nlp, heading, sentence):
         "The fleet grew in May: ferry sailings, or what is being called A Summer Service, and other routes were added.",
         "The crew watched Gone With the Wind on the crossing.",  # a title of a work
         "Tom Ryan from Can joined him on drums.",  # a band's name after a preposition
+        # words come back, but the "title" opens with a preposition and ends in a count
+        "At the Cork election in May 1836, 94 Liberals and 34 Tories were elected, and most Cork seats went to Liberals.",
         "At least 1.7 million Cork families eat fish, and 1.35 million Cork children do.",  # numbers restate nothing
     ],
 )

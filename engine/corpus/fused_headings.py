@@ -218,6 +218,8 @@ def _restated_start(doc: Doc, start: int) -> int | None:
         end += 1
     if end - start > 1 and doc[start + 1].text == ",":
         return None  # "Currently, ...": a sentence adverb, not a title
+    if doc[start].tag_ == "IN":
+        return None  # "At the State election in 1836, 94 Democrats and 34 | Whigs were elected": a clause
     if end - start > 2 and _one_word_heading(doc, start):
         return start + 1
     stems = [_stem(doc[k]) for k in range(start, end)]
@@ -267,6 +269,8 @@ def _title_ends_before(doc: Doc, i: int, heading: set[str]) -> bool:
         return False
     if not (before.is_lower or before.like_num):
         return False
+    if before.like_num and token.tag_ in ("NNS", "NNPS"):
+        return False  # a count: "34 | Whigs"
     if before.tag_.startswith("JJ") and doc[i - 2].tag_ in _DETERMINER_TAGS:
         return False  # "a former | State official": the adjective modifies what follows
     name = token.tag_ in ("NNP", "NNPS") or (token.is_upper and len(token.text) > 1)
