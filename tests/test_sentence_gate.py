@@ -66,7 +66,9 @@ def test_captions_and_list_entries_are_not_sentences(nlp):
     [
         ("Sign up for the harbour newsletter", "no_sentence_end"),
         ("READ MORE: Ferry strike called off as talks resume.", "label"),
+        ("Ferries: The new timetable adds two sailings a day to Kinsale.", "label"),  # a labelled list entry
         ("Follow the harbour master at @corkharbour for updates.", "web_residue"),
+        ("Crowds cheered the tall ships in the bay #CorkHarbour.", "web_residue"),  # an embedded post
         ("The lighthouse stands about north of the old harbour.", "template_hole"),
         ("or sail on to Kinsale before the storm.", "fragment"),
     ],

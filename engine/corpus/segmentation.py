@@ -18,7 +18,9 @@ the position by one. So, after parsing:
    dropped: it cannot be repaired, and dropping it is the only way to keep
    it out of every needle and every window. The experiment's (i, j) count
    only the sentences a document is stored with, so a window never holds
-   one and always holds i + j real sentences around its needle.
+   one and always holds i + j real sentences around its needle;
+4. a sentence that repeats an earlier one of its document word for word is
+   dropped ("repeated"): a pull quote, or a line the outlet printed twice.
 
 Each stored sentence is a span of the parsed doc (`doc[a:b]`), so the needle
 rules run on it unchanged and its text is `doc.text[start:end]` exactly. The
@@ -41,6 +43,7 @@ from engine.corpus.sentence_gate import not_a_sentence
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span
 
+REPEATED = "repeated"
 # characters that close what precedes them; a token made only of these and
 # written without a space after the previous sentence belongs to it
 _CLOSERS = frozenset("\"'”’»)]}.,;:!?…")
@@ -119,10 +122,15 @@ def document_sentences(doc: Doc) -> Sentences:
     spans: list[Span] = []
     bounds: list[tuple[int, int]] = []
     dropped: dict[str, int] = {}
+    seen: set[str] = set()
     for start, end in ranges:
         span = doc[start:end]
         a, b = _bounds(text, span.start_char, span.end_char)
         reason = not_a_sentence(span, text[a:b])
+        key = " ".join(text[a:b].split())
+        if reason is None and key in seen:
+            reason = REPEATED
+        seen.add(key)
         if reason is not None:
             dropped[reason] = dropped.get(reason, 0) + 1
             continue

@@ -19,9 +19,10 @@ never a needle and never part of a hay window. A sentence
 - is not a list entry (a leading bullet, dash, or "1." / "(a)");
 - does not start with an all-capitals label and a colon or a spaced dash,
   the form of link rows and kickers ("READ MORE: ...", "OPINION:",
-  "WATCH - ...");
-- holds no web residue: a URL, an @handle, an e-mail address (embedded
-  posts, share rows, contact lines);
+  "WATCH - ..."), nor with one to three capitalised words and a colon
+  before a capital (labelled list entries: "Railways: The new law ...");
+- holds no web residue: a URL, an @handle, an e-mail address, a #hashtag
+  (embedded posts, share rows, contact lines);
 - holds no template hole (engine.corpus.cleaning.template_hole).
 
 `needle_refusals(doc, spans)`: for each kept sentence, "" when it may be a
@@ -58,7 +59,10 @@ if TYPE_CHECKING:
 _SENTENCE_END = re.compile(r"[.!?\u2026](?:\s*[\"'\u201d\u2019)\]])*$")
 _LIST_ENTRY = re.compile(r"^(?:[-\u2013\u2022*\u00b7]|\(?\d{1,2}[.)]|\(?[a-z][.)])\s")
 _LABEL = re.compile(r"^[A-Z][A-Z ]{2,}[A-Z](?::|\s[-\u2013\u2014])")
-_WEB = re.compile(r"https?://|www\.|pic\.twitter\.com|\B@\w{2,}|\b[\w.]+@[\w-]+\.[a-z]")
+# one to three capitalised words and a colon before a capital: a list entry's
+# label or a kicker ("Railways: The new law ...", "Opinion: ...")
+_TITLE_LABEL = re.compile(r"^(?:[A-Z][\w'\u2019-]*\s){0,2}[A-Z][\w'\u2019-]*:\s+[\"\u201c]?[A-Z]")
+_WEB = re.compile(r"https?://|www\.|pic\.twitter\.com|\B@\w{2,}|\b[\w.]+@[\w-]+\.[a-z]|\B#[A-Za-z]\w+")
 LOST_CHARACTER = "\ufffd"
 
 
@@ -68,7 +72,7 @@ def not_a_sentence(span: Span, text: str) -> str | None:
         return "no_sentence_end"
     if _LIST_ENTRY.match(text):
         return "list_entry"
-    if _LABEL.match(text):
+    if _LABEL.match(text) or _TITLE_LABEL.match(text):
         return "label"
     if _WEB.search(text):
         return "web_residue"

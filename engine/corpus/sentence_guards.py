@@ -14,17 +14,16 @@ the text shows what the model misses:
   U.S. The rest"); the abbreviations missing from spaCy's own tokenizer
   exceptions are added as tokenizer special cases (`add_abbreviations`), so
   "Brig." is one token as "Gen." already is;
+- none before a lowercase word after "!", "?", an ellipsis or an
+  abbreviation ("the band Neu! | having split", "Centre a.s. | in 2009");
 - none after a "?" written against a number ("over ?2bn": a currency sign a
   dataset lost to mojibake);
 - one does start where a heading was fused onto the next sentence in text
-  shipped without line breaks ("Trouble on the Peninsula The move is ..."):
-  a capitalised word that opens sentences ("The", "In", "But"; spaCy's
-  `is_stop`) after a word with no punctuation between, followed by a
-  lowercase word, where the words since the last sentence end read as a
-  heading: a few words without a comma, or up to 20 without a finite verb
-  (the tagger's VBD/VBZ/VBP/MD: the tagger runs before the parser). So the
-  capitalised "Him" of an old address ("... and I invite you to join me in
-  offering to Him fervent thanks") starts nothing.
+  shipped without line breaks ("Trouble on the Peninsula The move is ...",
+  "Ferry firm cuts sailings Harbour Lines will cut its sailings ..."):
+  engine.corpus.fused_headings says where, from the tagger's output (the
+  tagger runs before the parser), and abstains when the words before do not
+  read as a heading ("... to join me in offering to Him fervent thanks").
   The heading is then a "sentence" of its own, without a sentence end, and
   engine.corpus.sentence_gate drops it.
 """
@@ -35,15 +34,15 @@ from spacy.language import Language
 from spacy.tokens import Doc, Token
 
 from engine.corpus.cleaning import ABBREVIATIONS, TITLES
+from engine.corpus.fused_headings import fused_heading, new_line, opens_sentences, restated_heading_starts
 
 PARSER_GUARDS = "needlejudge_sentence_guards"
 
 MAX_BRACKET_TOKENS = 80  # a bracket left open longer than this is a stray, not a parenthesis
-MAX_HEADING_TOKENS = 20
-SHORT_HEADING_TOKENS = 8
 _BRACKETS = {"(": ")", "[": "]"}
-_FINITE_TAGS = frozenset({"VBD", "VBZ", "VBP", "MD"})
-_SENTENCE_ENDS = frozenset(".!?:")  # where a heading may start (not ";": that is mid-sentence)
+# marks after which a lowercase word goes on the sentence; not ".", which
+# also ends a sentence before a lowercase credit line ("... Qatar. bea/hg (Reuters)")
+_ENDS = frozenset({"!", "?", "...", "\u2026"})
 
 
 def add_abbreviations(nlp: Language) -> None:
@@ -51,35 +50,6 @@ def add_abbreviations(nlp: Language) -> None:
     for word in TITLES | ABBREVIATIONS:
         for form in {word, word.capitalize()}:
             nlp.tokenizer.add_special_case(f"{form}.", [{"ORTH": f"{form}."}])
-
-
-def _opens_sentences(token: Token) -> bool:
-    # a capitalised function word, not a name the tagger sees ("16 May convinced": a month)
-    return token.is_title and token.is_stop and token.text != "I" and token.tag_ not in ("NNP", "NNPS")
-
-
-def _new_line(token: Token) -> bool:
-    return "\n" in token.text or "\n" in token.whitespace_
-
-
-def _heading_before(doc: Doc, i: int) -> bool:
-    """Whether the words since the last sentence end before token i read as
-    a heading: at most SHORT_HEADING_TOKENS without a comma ("Harbour works
-    stall"), or at most MAX_HEADING_TOKENS without a finite verb."""
-    k = i - 1
-    finite = comma = False
-    while k >= 0 and i - k <= MAX_HEADING_TOKENS + 1:
-        token = doc[k]
-        if token.text in _SENTENCE_ENDS or _new_line(token):
-            break
-        finite = finite or token.tag_ in _FINITE_TAGS
-        comma = comma or token.text == ","
-        k -= 1
-    else:
-        if k >= 0:
-            return False  # longer than any heading
-    words = i - k - 1
-    return words > 0 and (not finite or (words <= SHORT_HEADING_TOKENS and not comma))
 
 
 def _forbid(token: Token) -> None:
@@ -90,7 +60,7 @@ def _forbid(token: Token) -> None:
 def _bracket_guards(doc: Doc) -> None:
     open_at: list[int] = []
     for token in doc:
-        if _new_line(token):
+        if new_line(token):
             open_at.clear()
         elif token.text in _BRACKETS:
             open_at.append(token.i)
@@ -99,6 +69,11 @@ def _bracket_guards(doc: Doc) -> None:
             if token.i - start <= MAX_BRACKET_TOKENS:
                 for k in range(start + 1, token.i + 1):
                     _forbid(doc[k])
+
+
+def _dotted(token: Token) -> bool:
+    """An abbreviation with inner periods ("a.s.", "i.e.")."""
+    return len(token.text) > 2 and token.text.endswith(".") and "." in token.text[:-1]
 
 
 def _abbreviation(token: Token) -> str | None:
@@ -114,30 +89,22 @@ def _abbreviation(token: Token) -> str | None:
     return None
 
 
-def _fused_heading(doc: Doc, i: int) -> bool:
-    """Whether token i starts a sentence fused onto a heading before it."""
-    if i < 2 or i + 1 >= len(doc):
-        return False
-    before, token, after = doc[i - 1], doc[i], doc[i + 1]
-    # (a whole word: "Cant" is tokenized "Ca" + "nt", as "can't")
-    if not before.whitespace_ or not token.whitespace_ or not _opens_sentences(token) or not after.is_lower:
-        return False
-    wordlike = before.is_alpha or before.like_num
-    closing = (before.is_quote or before.is_right_punct) and doc[i - 2].text[-1:] not in ".!?"
-    return (wordlike or closing) and _heading_before(doc, i)
-
-
 @Language.component(PARSER_GUARDS)
 def sentence_guards(doc: Doc) -> Doc:
     """Set the sentence starts the parser must respect (module docstring)."""
     _bracket_guards(doc)
+    for i in restated_heading_starts(doc):
+        if doc[i].is_sent_start is None:
+            doc[i].is_sent_start = True
     for token in doc[:-1]:
         following = doc[token.i + 1]
         kind = _abbreviation(token)
-        if kind == "title" or (kind == "other" and not _opens_sentences(following)):
+        if kind == "title" or (kind == "other" and not opens_sentences(following)):
             _forbid(following)
         elif token.text == "?" and not token.whitespace_ and following.like_num:
             _forbid(following)
-        elif following.is_sent_start is None and _fused_heading(doc, token.i + 1):
+        elif (token.text in _ENDS or _dotted(token)) and following.is_lower and following.is_alpha:
+            _forbid(following)  # a mark inside a name ("the band Neu! having split"), or "etc. and"
+        elif following.is_sent_start is None and fused_heading(doc, token.i + 1):
             following.is_sent_start = True
     return doc

@@ -1,0 +1,291 @@
+"""Headings fused onto the sentence after them, found from the tagger's output.
+
+Text shipped one line per article (news) keeps its subheadings, related-link
+titles and brief-item titles, but not the line breaks that set them apart:
+"Harbour works stall The council said ...". Before the parser runs
+(engine.corpus.sentence_guards), these functions say where such a heading
+ends, so that a sentence starts there; the heading is then a "sentence"
+without a sentence end, and engine.corpus.sentence_gate drops it. Each
+form needs the words since the last sentence end to read as a heading, and
+abstains otherwise:
+
+- `fused_heading(doc, i)`, at a capitalised word:
+  - a word that opens sentences ("The", "In", "But"; spaCy's `is_stop`)
+    followed by a lowercase word, after a few words without a comma, or up
+    to 20 without a finite verb (the tagger's VBD/VBZ/VBP/MD);
+  - a determiner opening a name ("The Port Authority approved ...") after at
+    most 8 words without a finite verb or a comma that end in a noun, an
+    adjective or a number (not "According to The Irish Times", "told The
+    Times"), with a finite verb after it;
+  - a name after a heading "<noun phrase> is <adjective>" ("Money is tight
+    Dublin's plan ..."), with a finite verb after it.
+- `restated_heading_starts(doc)`: a title restates the sentence it heads
+  ("Ferry firm cuts winter sailings A harbour company will cut its winter
+  sailings ..."). Where the words since the last sentence end (not opening
+  "Word, ..."), ending in a lowercase noun, adjective or past participle or
+  in a number, are followed by a capitalised word, and at least two of
+  their content words, and at least half, come back in the rest of the
+  sentence (which has a finite verb), a sentence starts at that word; of
+  several such words, the one whose title comes back best. A name there
+  must come from the title ("Ferry firm cuts sailings Ferry firm will ..."),
+  else it is more likely an apposition ("the news agency KCNA said").
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Token
+
+MAX_HEADING_TOKENS = 20
+SHORT_HEADING_TOKENS = 8
+MAX_SENTENCE_TOKENS = 80  # how far a sentence after a heading is read
+_FINITE_TAGS = frozenset({"VBD", "VBZ", "VBP", "MD"})
+_SENTENCE_ENDS = frozenset(".!?:")  # where a heading may start (not ";": that is mid-sentence)
+# what a heading may end in before a determiner that opens a name: a noun, an adjective, a number
+_CONTENT_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "JJ", "JJR", "JJS", "CD"})
+_TITLE_END_TAGS = _CONTENT_TAGS | {"VBN"}  # "Report of new type of passport dismissed"
+_COPULAS = frozenset({"is", "are", "was", "were"})  # (the lemmatizer runs after the parser)
+_PRONOUN_TAGS = frozenset({"PRP", "EX", "WP", "WDT"})
+_PRONOUN_WORDS = frozenset({"it", "this", "that", "there", "what", "which"})
+_CLAUSE_OPENING_TAGS = frozenset({"IN", "RB", "RBR", "RBS", "WRB", "TO", "CC"})
+_FUNCTION_TAGS = frozenset({"IN", "TO", "DT", "CC", "PRP$", "POS", "WDT"})
+_OPENER_TAGS = frozenset({"CC", "RB", "IN", "WRB"})  # "But", "Yet", "However", "With", "When"
+_DETERMINER_TAGS = frozenset({"DT", "PRP$", "POS"})
+_STEM = 5  # content words compared by their first letters: "recall" ~ "recalls", "approved" ~ "approval"
+_MIN_RESTATED = 2
+
+
+def opens_sentences(token: Token) -> bool:
+    # a capitalised function word, not a name the tagger sees ("16 May convinced": a month)
+    return token.is_title and token.is_stop and token.text != "I" and token.tag_ not in ("NNP", "NNPS")
+
+
+def new_line(token: Token) -> bool:
+    return "\n" in token.text or "\n" in token.whitespace_
+
+
+def _ends_sentence(token: Token) -> bool:
+    return token.text in _SENTENCE_ENDS or new_line(token)
+
+
+def _may_end_sentence(token: Token) -> bool:
+    # also an abbreviation's period ("... Securities Co. UBS said"): a finite verb after it may be another sentence's
+    return _ends_sentence(token) or token.text[-1:] in ".!?"
+
+
+def _words_before(doc: Doc, i: int) -> tuple[int, bool, bool] | None:
+    """(words, finite, comma) of the words since the last sentence end before
+    token i: how many, whether one is a finite verb (the tagger runs before
+    the parser), whether one is a comma; None if more than MAX_HEADING_TOKENS."""
+    k = i - 1
+    finite = comma = False
+    while k >= 0 and i - k <= MAX_HEADING_TOKENS + 1:
+        token = doc[k]
+        if _ends_sentence(token):
+            break
+        finite = finite or token.tag_ in _FINITE_TAGS
+        comma = comma or token.text == ","
+        k -= 1
+    else:
+        if k >= 0:
+            return None  # longer than any heading
+    return i - k - 1, finite, comma
+
+
+def _heading_before(doc: Doc, i: int) -> bool:
+    found = _words_before(doc, i)
+    if found is None:
+        return False
+    words, finite, comma = found
+    return words > 0 and (not finite or (words <= SHORT_HEADING_TOKENS and not comma))
+
+
+def _short_verbless_heading_before(doc: Doc, i: int) -> bool:
+    found = _words_before(doc, i)
+    return found is not None and 0 < found[0] <= SHORT_HEADING_TOKENS and not found[1] and not found[2]
+
+
+def _caption_before(doc: Doc, i: int) -> bool:
+    """A caption with a verb of its own fused before a sentence that opens
+    with a conjunction or an adverb ("... extended to take barges With so
+    many ...", "... the harbour master Yet the council ..."): such a word,
+    capitalised inside a sentence after a lowercase word, opens one, unless
+    a title-case word follows within 3 tokens ('"Pull Up to the Bumper"')."""
+    if doc[i].tag_ not in _OPENER_TAGS or not doc[i - 1].is_lower:
+        return False
+    if any(t.is_title and not t.is_stop for t in doc[i + 1 : i + 4]):
+        return False
+    found = _words_before(doc, i)
+    return found is None or found[0] >= 3
+
+
+def _heading_opening(doc: Doc, i: int) -> bool:
+    """Whether the words before token i open as a title can: not with a
+    preposition or an adverb ("In its white paper The Chinese Consumer in
+    2030, ...", "Now the man The Washingtonian once called ...": a title of a
+    work, a relative clause)."""
+    found = _words_before(doc, i)
+    return found is not None and doc[i - found[0]].tag_ not in _CLAUSE_OPENING_TAGS
+
+
+def _copula_heading_before(doc: Doc, i: int) -> bool:
+    """3 to 5 words "<noun phrase> is <adjective>", not opening with a
+    pronoun or "there" ("It is likely Murphy will ..." is a sentence)."""
+    found = _words_before(doc, i)
+    if found is None or not 3 <= found[0] <= 5 or found[2]:
+        return False
+    words = doc[i - found[0] : i]
+    copula, adjective = words[-2], words[-1]
+    if copula.lower_ not in _COPULAS or adjective.tag_ != "JJ":
+        return False
+    if words[0].tag_ in _PRONOUN_TAGS or words[0].lower_ in _PRONOUN_WORDS:
+        return False
+    return all(not t.tag_.startswith(("VB", "MD")) and not t.is_punct for t in words[:-2])
+
+
+def _finite_verb_from(doc: Doc, i: int) -> bool:
+    """Whether a finite verb follows token i before the next sentence end."""
+    for token in doc[i : i + MAX_SENTENCE_TOKENS]:
+        if token.tag_ in _FINITE_TAGS:
+            return True
+        if _may_end_sentence(token):
+            return False
+    return False
+
+
+def _after_word(doc: Doc, i: int) -> bool:
+    """Token i follows a word (or a closing quotation mark) and a space."""
+    before = doc[i - 1]
+    if not before.whitespace_:
+        return False
+    closing = (before.is_quote or before.is_right_punct) and doc[i - 2].text[-1:] not in ".!?"
+    return before.is_alpha or before.like_num or closing
+
+
+def fused_heading(doc: Doc, i: int) -> bool:
+    """Whether token i starts a sentence fused onto a heading before it (module docstring)."""
+    if i < 2 or i + 1 >= len(doc) or not _after_word(doc, i):
+        return False
+    before, token, after = doc[i - 1], doc[i], doc[i + 1]
+    if opens_sentences(token):
+        # a whole word ("Cant" is tokenized "Ca" + "nt", as "can't"), or "It's", "That's"
+        if not token.whitespace_ and after.lower_ not in ("'s", "\u2019s"):
+            return False
+        if before.tag_ in _FUNCTION_TAGS and not before.is_upper:
+            return False  # a heading does not end in a preposition: "Jaki Liebezeit from | Can augmented ..."
+        if after.is_lower or (after.is_upper and after.is_alpha and len(after.text) > 1):  # "... For IVG to be"
+            if before.is_title and any(t.is_title and not t.is_stop for t in doc[i + 1 : i + 3]):
+                return False  # a title of a work: "watched Gone With the Wind"
+            return _heading_before(doc, i) or _caption_before(doc, i)
+        return (
+            token.tag_ == "DT"
+            and after.is_title
+            and before.tag_ in _CONTENT_TAGS
+            and _short_verbless_heading_before(doc, i)
+            and _heading_opening(doc, i)
+            and _finite_verb_from(doc, i)
+        )
+    return (
+        token.is_title
+        and token.tag_ in ("NNP", "NNPS")
+        and before.tag_ == "JJ"
+        and before.is_lower
+        and _copula_heading_before(doc, i)
+        and _finite_verb_from(doc, i)
+    )
+
+
+def _stem(token: Token) -> str | None:
+    """The compared form of a content word, or None for a function word or punctuation."""
+    if token.is_stop or not token.is_alpha or token.tag_ == "CD" or len(token.text) < 2:
+        return None  # numbers and "million" say little about what a sentence is about
+    return token.lower_[:_STEM]
+
+
+def _capitalised(token: Token) -> bool:
+    return token.text[:1].isupper() and token.text != "I" and (token.is_alpha or token.is_title)
+
+
+def _restated_start(doc: Doc, start: int) -> int | None:
+    """The token where a title restated by its sentence ends, in the stretch
+    that starts at token `start` (after a sentence end), or None."""
+    end = start
+    while end < len(doc) and end - start < MAX_SENTENCE_TOKENS and not _ends_sentence(doc[end]):
+        end += 1
+    if end - start > 1 and doc[start + 1].text == ",":
+        return None  # "Currently, ...": a sentence adverb, not a title
+    if doc[start].tag_ == "IN":
+        return None  # "At the State election in 1836, 94 Democrats and 34 | Whigs were elected": a clause
+    if end - start > 2 and _one_word_heading(doc, start):
+        return start + 1
+    stems = [_stem(doc[k]) for k in range(start, end)]
+    rest = Counter(s for s in stems if s)
+    heading: set[str] = set()
+    best: tuple[float, int] | None = None
+    for i in range(start + 1, min(end, start + MAX_HEADING_TOKENS + 1)):
+        if stems[i - start - 1]:
+            heading.add(stems[i - start - 1])
+            rest[stems[i - start - 1]] -= 1
+        if not _title_ends_before(doc, i, heading):
+            continue
+        restated = sum(1 for s in heading if rest[s] > 0)
+        if restated >= _MIN_RESTATED and 2 * restated >= len(heading):
+            score = restated / len(heading)
+            if best is None or score >= best[0]:
+                best = (score, i)
+    if best is None or not _finite_verb_from(doc, best[1]):
+        return None
+    return best[1]
+
+
+def _one_word_heading(doc: Doc, start: int) -> bool:
+    """A one-word heading before a sentence that opens with its word ("Norway
+    Norwegian fishermen say ..."): two capitalised words sharing their first
+    4 letters, the first a name, then a finite verb."""
+    first, second = doc[start], doc[start + 1]
+    return (
+        first.tag_ in ("NNP", "NNPS")
+        and _capitalised(second)
+        and bool(first.whitespace_)
+        and len(os.path.commonprefix([first.lower_, second.lower_])) >= _STEM - 1
+        and _finite_verb_from(doc, start + 1)
+    )
+
+
+def _title_ends_before(doc: Doc, i: int, heading: set[str]) -> bool:
+    """Whether a title may end before token i: a capitalised word after a
+    lowercase word (a noun, an adjective, a past participle) or a number, not
+    inside a name ("the Civil Aviation Safety | Authority"); a name must
+    come from the title ("BMW to recall ... vehicles | BMW will recall"),
+    else it is more likely an apposition ("the news agency | KCNA reported",
+    "White House press secretary | Sean Spicer repeated ..." though three
+    of its words come back)."""
+    token, before = doc[i], doc[i - 1]
+    if not (_capitalised(token) and _after_word(doc, i) and before.tag_ in _TITLE_END_TAGS):
+        return False
+    if not (before.is_lower or before.like_num):
+        return False
+    if before.like_num and token.tag_ in ("NNS", "NNPS"):
+        return False  # a count: "34 | Whigs"
+    if before.tag_.startswith("JJ") and doc[i - 2].tag_ in _DETERMINER_TAGS:
+        return False  # "a former | State official": the adjective modifies what follows
+    name = token.tag_ in ("NNP", "NNPS") or (token.is_upper and len(token.text) > 1)
+    return not name or _stem(token) in heading
+
+
+def restated_heading_starts(doc: Doc) -> list[int]:
+    """The tokens where a sentence starts after a title that it restates (module docstring)."""
+    starts: list[int] = []
+    at_start = True
+    for token in doc:
+        if at_start and not token.is_space:
+            found = _restated_start(doc, token.i)
+            if found is not None:
+                starts.append(found)
+        # after a sentence end, not a colon ("... around the world: Women's day strikes, or what is called A Day ...")
+        at_start = (_ends_sentence(token) and token.text != ":") or (at_start and token.is_space)
+    return starts

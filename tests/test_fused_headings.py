@@ -1,0 +1,81 @@
+"""Headings fused onto the sentence after them (engine.corpus.fused_headings,
+applied by the parser guards of engine.corpus.sentence_guards), on sentences
+written for these tests, parsed by the real model: each form is split off
+and dropped, and the sentences that only look like one are kept whole."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.corpus.cleaning import clean_text
+from engine.corpus.segmentation import document_sentences
+
+BEFORE = "The ferry left Cork at noon."
+
+
+def stored(nlp, text: str) -> tuple[str, ...]:
+    return document_sentences(nlp(clean_text(f"{BEFORE} {text}"))).texts
+
+
+@pytest.mark.parametrize(
+    "heading, sentence",
+    [
+        # a title the sentence restates (brief items): ferry, winter, sailings come back
+        ("Ferry firm cuts winter sailings", "A harbour company will cut its winter sailings to Cork from May, the firm said."),
+        # ... with the name that opens the sentence in the title
+        ("Harbour Lines cuts winter sailings", "Harbour Lines will cut its winter sailings to Cork from May."),
+        # a verbless subheading before a determiner that opens a name
+        ("A harbour for the future", "The Port Authority of Cork approved the plan on Tuesday."),
+        # a subheading "<noun> is <adjective>" before a name
+        ("Money is tight", "Dublin's plan to rebuild the harbour by spring is a welcome step, but the cost is high."),
+        # a subheading before "It's"
+        ("Fertile floodplains", "It's the tide that made this shore so rich."),
+        # a caption with a verb of its own, before a sentence opening with a conjunction or an adverb
+        ("The pier was extended in 1990 to take barges", "With so many boats in the bay, the harbour is busy."),
+        # a one-word heading before a sentence that opens with its word
+        ("Norway", "Norwegian fishermen say the catch has improved this year."),
+        # an all-capitals heading that ends in a preposition
+        ("IT HAPPENED BEFORE", "This delay has a recent precedent."),
+        # a verbless subheading before a sentence opening with a conjunction and an acronym
+        ("Legal and ethical questions", "For CNA to report the story, it will need the council's consent."),
+    ],
+)
+def test_a_fused_heading_is_split_off_and_dropped(nlp, heading, sentence):
+    assert stored(nlp, f"{heading} {sentence}") == (BEFORE, sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The deal Murphy signed was rejected by the council.",  # a relative clause without "that"
+        "According to The Irish Times, the pier will reopen.",  # a name after a preposition
+        "The harbour is busy Monday through Friday.",  # no sentence follows the "heading"
+        "It is likely Murphy will sign the deal on Friday.",  # "It is <adjective>" opens sentences
+        # an apposition, though words come back ("harbour", "report")
+        "The report from the harbour news agency CNA echoed the harbour report of May.",
+        "Cork harbour press officer Ann Walsh told the Cork harbour press on Monday that the pier was safe.",
+        "Trade between Cork and Brest fell as Brest's trade with Cork grew in May.",  # ends in "as"
+        "Now the man The Cork Examiner once called the king of the harbour has retired.",
+        "In its white paper The Harbour in 2030, the board said the quay would grow.",  # a title of a work
+        "The fleet grew in May: ferry sailings, or what is being called A Summer Service, and other routes were added.",
+        "The crew watched Gone With the Wind on the crossing.",  # a title of a work
+        "Tom Ryan from Can joined him on drums.",  # a band's name after a preposition
+        # words come back, but the "title" opens with a preposition and ends in a count
+        "At the Cork election in May 1836, 94 Liberals and 34 Tories were elected, and most Cork seats went to Liberals.",
+        "At least 1.7 million Cork families eat fish, and 1.35 million Cork children do.",  # numbers restate nothing
+    ],
+)
+def test_a_sentence_that_only_looks_fused_is_kept_whole(nlp, sentence):
+    assert stored(nlp, sentence) == (BEFORE, sentence)
+
+
+def test_a_mark_inside_a_name_does_not_end_the_sentence(nlp):
+    sentence = "After the split of Neu! having toured for a year, Rother played with Neu! and Harmonia again."
+    assert stored(nlp, sentence) == (BEFORE, sentence)
+
+
+def test_a_sentence_printed_twice_in_a_document_is_stored_once(nlp):
+    # a pull quote: the outlet repeats a sentence of the article in larger type
+    quote = "The harbour has never been busier than it is this spring."
+    text = f"{quote} Ferries now sail every hour. {quote} The council will add a berth in May."
+    assert stored(nlp, text) == (BEFORE, quote, "Ferries now sail every hour.", "The council will add a berth in May.")
