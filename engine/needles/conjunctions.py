@@ -95,20 +95,10 @@ _CONDITION_WORDS = (("if", "not"), ("if", "so"), ("otherwise",), ("or", "else"))
 def swap_conjunction(sent: Span, *, opened: str | None = None) -> TextEdit | None:
     """The one-conjunction swap of `sent`, or None. `opened`: the mark of a
     quotation still open at the sentence start (default: read from the document)."""
-    text = sentence_text(sent)
-    if opened is None:
-        opened = quote_open_before(sent)
-    if _reciprocal(sent) or _has_words(sent, _CONDITION_WORDS) or CONTRACTED_NOT.search(text) or unbalanced_quotation(text):
-        return None
-    candidates = [
-        t
-        for t in sent
-        if _swappable(sent, t)
-        and not any(_inside_quotes(text, _offset(sent, t), opened=mark) for mark in {opened, ""})
-        and coordination_agrees(sent, t)
-    ]
+    candidates = [t for t, why in conjunction_refusals(sent, opened=opened) if not why]
     if not candidates:
         return None
+    text = sentence_text(sent)
     preferred = [t for t in candidates if not _verbal(t)] or candidates
     token = preferred[zlib.crc32(text.encode("utf-8")) % len(preferred)]
     at = _offset(sent, token)
@@ -116,25 +106,70 @@ def swap_conjunction(sent: Span, *, opened: str | None = None) -> TextEdit | Non
     return TextEdit(at, at + len(token.text), token.text, _match_case(swapped, token.text), f"con:{token.lower_}->{swapped}")
 
 
-def _swappable(sent: Span, token: Token) -> bool:
-    if token.pos_ != "CCONJ" or token.lower_ not in _SWAP or token.ent_type_:
-        return False
+def conjunction_refusals(sent: Span, *, opened: str | None = None) -> list[tuple[Token, str]]:
+    """Each "and"/"or" of `sent` with why it may not be swapped ("" when it
+    may): the check that refused, for measuring what refusals cost."""
+    conjunctions = [t for t in sent if t.pos_ == "CCONJ" and t.lower_ in _SWAP]
+    text = sentence_text(sent)
+    if opened is None:
+        opened = quote_open_before(sent)
+    whole = _sentence_refusal(sent, text)
+    out = []
+    for t in conjunctions:
+        why = whole or _refusal(sent, t)
+        if not why and any(_inside_quotes(text, _offset(sent, t), opened=mark) for mark in {opened, ""}):
+            why = "inside a quotation"
+        if not why and not coordination_agrees(sent, t):
+            why = "models disagree"
+        out.append((t, why))
+    return out
+
+
+def _sentence_refusal(sent: Span, text: str) -> str:
+    if _reciprocal(sent):
+        return "reciprocal"
+    if _has_words(sent, _CONDITION_WORDS):
+        return "complementary conditions"
+    if CONTRACTED_NOT.search(text):
+        return "contracted negation"
+    if unbalanced_quotation(text):
+        return "quotation across sentences"
+    return ""
+
+
+def _refusal(sent: Span, token: Token) -> str:
+    if token.ent_type_:
+        return "inside an entity"
     if all(t.is_punct for t in sent[: token.i - sent.start]):
-        return False  # sentence-initial "And ..."
+        return "sentence-initial"  # "And ..."
     head = token.head
-    if _in_subject(head) or (token.lower_ == "and" and any(t.lower_ == "both" for t in sent)):
-        return False  # "X and Y were" -> "X or Y were", "X and Y were both"
-    if _fixed_phrase(sent, token) or _alias(sent, token) or _in_name(sent, token) or _renaming(sent, token):
-        return False
+    if _in_subject(head):
+        return "subject"  # "X and Y were" -> "X or Y were"
+    if token.lower_ == "and" and any(t.lower_ == "both" for t in sent):
+        return "both"  # "X and Y were both"
+    if _fixed_phrase(sent, token):
+        return "fixed phrase"
+    if _alias(sent, token):
+        return "alias"
+    if _in_name(sent, token):
+        return "in a name"
+    if _renaming(sent, token):
+        return "renaming"
     doc = token.doc
     # correlatives ("either X or Y", "both X and Y", "whether X or Y") sit
     # before the first conjunct, where the parser attaches them anywhere
     if any(t.lower_ in _CORRELATIVES for t in doc[sent.start : token.i]):
-        return False
+        return "correlative"
     for t in doc[sent.start : token.i]:  # "between X and Y", "among A, B and C"
         if t.lower_ in ("between", "among", "amongst") and t.left_edge.i <= token.i <= t.right_edge.i:
-            return False
-    return not (_symmetric_argument(head) or _relation_argument(head) or _downward(head) or _negated(sent, token))
+            return "between"
+    if _symmetric_argument(head) or _relation_argument(head):
+        return "symmetric"
+    if _downward(head):
+        return "downward operator"
+    if _negated(sent, token):
+        return "negated"
+    return ""
 
 
 def _in_subject(token: Token) -> bool:
