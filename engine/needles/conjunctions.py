@@ -14,12 +14,17 @@ A conjunction is left alone when it is
   paragraph, or inside a named-entity span;
 - sentence-initial ("And the crowd cheered": a discourse connective);
 - part of a fixed phrase (`FIXED_PHRASES`: "more or less", "rock and roll",
-  "and so on", "and then", "and/or", ... and "one X and the other Y");
+  "and so on", "and then", "and/or", binomial idioms such as "law and
+  order", ... and "one X and the other Y");
 - an appositive or alias "or" ("The fungi, or mycobionts, are",
   "(or slab)", "or simply X");
 - in a correlative (both/either/neither/whether), "between X and Y" /
-  "among", a subject ("X and Y were" -> "X or Y were"), a sentence with
-  "both";
+  "among", a subject or its apposition ("X and Y were" -> "X or Y were";
+  a coordination further inside the subject's phrase is swapped: "the
+  price of oil and gas was"), before a "both" that refers back to it ("X
+  and Y were both");
+- between bare nouns counted together ("53 outposts and homes": "and"
+  and "or" name the same items);
 - reciprocal or symmetric: the sentence says "each other", "one another",
   "together", "respectively", ..., or the coordination is an argument of a
   symmetric verb ("married X and Y", "merged", "combined") or of a noun
@@ -70,6 +75,10 @@ FIXED_PHRASES = tuple(
         "now and again", "odds and ends", "pros and cons", "trial and error", "one and the same", "nice and",
         "and / or", "or / and", "or more", "or fewer", "or less",
         "or longer", "and more", "time and again", "or two", "or three", "or if",
+        # binomial idioms: one meaning, not two things
+        "wheelers and dealers", "law and order", "rank and file", "checks and balances", "bread and butter",
+        "nuts and bolts", "bits and pieces", "ups and downs", "ins and outs", "safe and sound", "peace and quiet",
+        "wait and see", "give and take", "hit and run", "cut and dried", "life and death", "touch and go",
     )
 )  # fmt: skip
 _RECIPROCALS = (("each", "other"), ("one", "another"), ("together",), ("respectively",), ("jointly",), ("mutually",),
@@ -143,10 +152,12 @@ def _refusal(sent: Span, token: Token) -> str:
     if all(t.is_punct for t in sent[: token.i - sent.start]):
         return "sentence-initial"  # "And ..."
     head = token.head
-    if _in_subject(head):
+    if _subject_coordination(head):
         return "subject"  # "X and Y were" -> "X or Y were"
-    if token.lower_ == "and" and any(t.lower_ == "both" for t in sent):
-        return "both"  # "X and Y were both"
+    if token.lower_ == "and" and any(_floating_both(t, token) for t in sent):
+        return "both"  # "X and Y were both", "A and B, who have both"
+    if _counted(head):
+        return "counted"  # "40 towns and villages" = "40 towns or villages"
     if _fixed_phrase(sent, token):
         return "fixed phrase"
     if _alias(sent, token):
@@ -172,14 +183,39 @@ def _refusal(sent: Span, token: Token) -> str:
     return ""
 
 
-def _in_subject(token: Token) -> bool:
-    """Whether `token` is (inside) a subject noun phrase."""
-    while True:
-        if token.dep_ in SUBJECT_DEPS:
-            return True
-        if token.pos_ in ("VERB", "AUX") or token.head.i == token.i:
-            return False
-        token = token.head
+def _subject_coordination(head: Token) -> bool:
+    """Whether the coordination whose first conjunct is `head` is a subject
+    (its verb agrees with it: "X and Y were" -> "X or Y were") or in
+    apposition to one ("He, a lawyer and writer, ..."). A coordination
+    further inside the subject's phrase ("the price of oil and gas was",
+    "current and former officials have") leaves the agreement as it was."""
+    while head.dep_ == "conj" and head.head.i != head.i:
+        head = head.head
+    if head.dep_ == "appos":
+        head = head.head
+    return head.dep_ in SUBJECT_DEPS
+
+
+def _floating_both(both: Token, token: Token) -> bool:
+    """A "both" after `token` that refers back to a pair ("X and Y were
+    both", "A and B, who have both said"), not the "both" of a later
+    coordination of its own ("... and sparked protests by both A and B")."""
+    if both.lower_ != "both" or both.i < token.i:
+        return False
+    own = both.head
+    return not (own.i != token.head.i and any(c.dep_ == "cc" for c in own.children))
+
+
+def _counted(head: Token) -> bool:
+    """A coordination of bare nouns counted together by a number on the
+    first ("53 outposts and homes", "more than 100 countries and
+    organizations"): "and" and "or" name the same items."""
+    if head.pos_ != "NOUN" or not any(c.dep_ == "nummod" for c in head.children):
+        return False
+    conjuncts = [c for c in head.children if c.dep_ == "conj"]
+    return bool(conjuncts) and all(
+        c.pos_ == "NOUN" and not any(d.dep_ in ("det", "nummod", "poss") for d in c.children) for c in conjuncts
+    )
 
 
 def _verbal(token: Token) -> bool:
@@ -345,12 +381,14 @@ def _downward(head: Token) -> bool:
     """The coordination sits under an operator that makes "and" and "or" say
     the same: a comparison ("than", "exceeded", "unlike"), a negative verb
     ("refused", "denied"), "without", "unless", "before", or a universal or negative
-    determiner ("any", "no")."""
+    determiner or pronoun ("any", "no", "all of")."""
     for t in [head, *head.ancestors]:
         if t.lower_ in _DOWNWARD_WORDS or t.lemma_.lower() in _COMPARISON_VERBS or t.lemma_.lower() in _NEGATIVE_VERBS:
             return True
         if any(c.dep_ in ("det", "predet") and c.lower_ in _UNIVERSAL_DETERMINERS for c in t.children):
             return True
+        if t.lower_ in _UNIVERSAL_DETERMINERS and any(c.lower_ == "of" for c in t.children):
+            return True  # "all of its stores on A and B"
     return False
 
 
