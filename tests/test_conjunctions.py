@@ -172,7 +172,9 @@ def test_predicates_that_share_a_negation_are_not_swapped(nlp):
         ("The crew repainted all of the boats of the ferry line and the fishing fleet.", "downward operator"),
         ("The mayor thanked the pilot and the engineer, who had both stayed on board.", "both"),
         ("The pilot and the engineer stayed on board.", "subject"),
-        ("The skipper, a pilot and engineer, stayed on board.", "subject"),  # apposition to the subject
+        ("She, a pilot and engineer, stayed on board.", "apposition"),
+        # a title inside an apposition: "director of sales or marketing" is no office
+        ("Anna Berg, director of sales and marketing at the ferry line, left the firm.", "apposition"),
     ],
 )
 def test_wrong_swaps_found_on_news_are_refused_with_their_reason(nlp, text, why):

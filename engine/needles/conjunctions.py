@@ -18,8 +18,10 @@ A conjunction is left alone when it is
   order", ... and "one X and the other Y");
 - an appositive or alias "or" ("The fungi, or mycobionts, are",
   "(or slab)", "or simply X");
+- anywhere inside an apposition to a person: a title or an office's name
+  ("Ms Lee, head of sales and marketing at X, said");
 - in a correlative (both/either/neither/whether), "between X and Y" /
-  "among", a subject or its apposition ("X and Y were" -> "X or Y were";
+  "among", a subject ("X and Y were" -> "X or Y were";
   a coordination further inside the subject's phrase is swapped: "the
   price of oil and gas was"), before a "both" that refers back to it ("X
   and Y were both");
@@ -154,6 +156,8 @@ def _refusal(sent: Span, token: Token) -> str:
     head = token.head
     if _subject_coordination(head):
         return "subject"  # "X and Y were" -> "X or Y were"
+    if any(t.dep_ == "appos" and _person(t.head) for t in [head, *head.ancestors]):
+        return "apposition"  # a title: "Ms Lee, head of sales and marketing at X, said"
     if token.lower_ == "and" and any(_floating_both(t, token) for t in sent):
         return "both"  # "X and Y were both", "A and B, who have both"
     if _counted(head):
@@ -185,15 +189,18 @@ def _refusal(sent: Span, token: Token) -> str:
 
 def _subject_coordination(head: Token) -> bool:
     """Whether the coordination whose first conjunct is `head` is a subject
-    (its verb agrees with it: "X and Y were" -> "X or Y were") or in
-    apposition to one ("He, a lawyer and writer, ..."). A coordination
-    further inside the subject's phrase ("the price of oil and gas was",
-    "current and former officials have") leaves the agreement as it was."""
+    (its verb agrees with it: "X and Y were" -> "X or Y were"). A
+    coordination further inside the subject's phrase ("the price of oil and
+    gas was", "current and former officials have") leaves the agreement as
+    it was."""
     while head.dep_ == "conj" and head.head.i != head.i:
         head = head.head
-    if head.dep_ == "appos":
-        head = head.head
     return head.dep_ in SUBJECT_DEPS
+
+
+def _person(token: Token) -> bool:
+    """A person's name or a personal pronoun (what a title is in apposition to)."""
+    return token.ent_type_ == "PERSON" or token.tag_ == "PRP"
 
 
 def _floating_both(both: Token, token: Token) -> bool:
