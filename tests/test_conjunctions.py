@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.needles.conjunctions import FIXED_PHRASES, swap_conjunction
+from engine.needles.conjunctions import FIXED_PHRASES, conjunction_refusals, swap_conjunction
 from needle_helpers import edited, first_sentence
 
 
@@ -157,3 +157,45 @@ def test_an_uncounted_list_after_a_colon_and_common_nouns_after_of_are_swapped(n
 def test_predicates_that_share_a_negation_are_not_swapped(nlp):
     # "have not been repaired or repainted" != "have not been repaired and repainted"
     assert edited(nlp, swap_conjunction, "The old piers have not been repaired and repainted since the war.") is None
+
+
+# -- issue 27, second pass (news tuning part, docs-seed 3127): classes read as
+# wrong, and refusals that cost documents without a reason -------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("The festival drew visitors from 40 towns and villages.", "counted"),  # "40 towns or villages": the same
+        ("The scheme covers more than 300 farms and orchards.", "counted"),
+        ("The old port was a haunt of wheelers and dealers.", "fixed phrase"),  # a binomial idiom
+        ("The crew repainted all of the boats of the ferry line and the fishing fleet.", "downward operator"),
+        ("The mayor thanked the pilot and the engineer, who had both stayed on board.", "both"),
+        ("The pilot and the engineer stayed on board.", "subject"),
+        ("She, a pilot and engineer, stayed on board.", "apposition"),
+        # a title inside an apposition: "director of sales or marketing" is no office
+        ("Anna Berg, director of sales and marketing at the ferry line, left the firm.", "apposition"),
+    ],
+)
+def test_wrong_swaps_found_on_news_are_refused_with_their_reason(nlp, text, why):
+    sent = first_sentence(nlp, text)
+    assert swap_conjunction(sent) is None
+    assert why in {reason for _token, reason in conjunction_refusals(sent)}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # inside the subject's phrase, not the subject: the verb agrees with "price" either way
+        ("The price of fresh fish and bread rose in the spring.", "The price of fresh fish or bread rose in the spring."),
+        ("Current and former crew members have praised the captain.", "Current or former crew members have praised the captain."),
+        # a "both" of a later coordination of its own
+        (
+            "The storm flooded the quay and damaged boats of both the ferry line and the fishing fleet.",
+            "The storm flooded the quay or damaged boats of both the ferry line and the fishing fleet.",
+        ),
+        ("The ferry carried two trucks and a bus.", "The ferry carried two trucks or a bus."),  # not one counted list
+    ],
+)
+def test_coordinations_inside_a_subject_or_beside_a_later_both_are_swapped(nlp, text, expected):
+    assert edited(nlp, swap_conjunction, text) == expected

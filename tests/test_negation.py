@@ -134,6 +134,8 @@ def test_a_quotation_spanning_sentences_is_never_negated(nlp):
         "She has also introduced more than 50 bills.",  # "has not also introduced"
         "The company requested a sale price of $2 million instead.",
         "The union was active in organizing faculty as well.",
+        "Although damaged, the lighthouse can still guide the boats.",  # "can not still guide"
+        "The ferry company has already sold the old boat.",  # "has not already sold"
     ],
 )
 def test_modifiers_that_read_oddly_under_negation_are_skipped(nlp, text):
@@ -154,6 +156,8 @@ def test_modifiers_that_read_oddly_under_negation_are_skipped(nlp, text):
         "The harbour master said.",  # the quotation was the sentence before
         "The harbour office told the council about the new ferry timetable.",
         "The fishermen protested for years that the quota ignored their needs.",
+        "The mayor of the port town agreed.",  # the mayor's own words follow as a quotation
+        "A retired captain echoed that view.",
     ],
 )
 def test_a_reporting_verb_is_never_negated(nlp, text):
@@ -226,3 +230,17 @@ def test_a_comparative_subject_or_correlative_is_not_negated(nlp):
     assert edited(nlp, negate, "Fewer ships docked in the harbour than in May.") is None  # "did not dock ... than"
     assert edited(nlp, negate, "The deeper the channel, the larger the ships it takes.") is None
     assert edited(nlp, negate, "The older the wine is, the more valuable it is.") is None  # "the more valuable it is not"
+
+
+def test_not_follows_a_sentence_adverb_after_the_auxiliary(nlp):
+    # "has not therefore been" reads "not for that reason"; "has not nevertheless been" is ungrammatical
+    assert edited(nlp, negate, "The old pier has therefore been closed to traffic.") == "The old pier has therefore not been closed to traffic."
+    assert edited(nlp, negate, "The ferry has nevertheless been repaired in time.") == (
+        "The ferry has nevertheless not been repaired in time."
+    )
+    assert edited(nlp, negate, "The ferry has recently been repaired.") == "The ferry has not recently been repaired."
+
+
+def test_far_from_is_a_negation_already(nlp):
+    # "it was not far from our aim" is a double negative
+    assert edited(nlp, negate, "Closing the harbour was far from our aim.") is None

@@ -14,12 +14,19 @@ A conjunction is left alone when it is
   paragraph, or inside a named-entity span;
 - sentence-initial ("And the crowd cheered": a discourse connective);
 - part of a fixed phrase (`FIXED_PHRASES`: "more or less", "rock and roll",
-  "and so on", "and then", "and/or", ... and "one X and the other Y");
+  "and so on", "and then", "and/or", binomial idioms such as "law and
+  order", ... and "one X and the other Y");
 - an appositive or alias "or" ("The fungi, or mycobionts, are",
   "(or slab)", "or simply X");
+- anywhere inside an apposition to a person: a title or an office's name
+  ("Ms Lee, head of sales and marketing at X, said");
 - in a correlative (both/either/neither/whether), "between X and Y" /
-  "among", a subject ("X and Y were" -> "X or Y were"), a sentence with
-  "both";
+  "among", a subject ("X and Y were" -> "X or Y were";
+  a coordination further inside the subject's phrase is swapped: "the
+  price of oil and gas was"), before a "both" that refers back to it ("X
+  and Y were both");
+- between bare nouns counted together ("53 outposts and homes": "and"
+  and "or" name the same items);
 - reciprocal or symmetric: the sentence says "each other", "one another",
   "together", "respectively", ..., or the coordination is an argument of a
   symmetric verb ("married X and Y", "merged", "combined") or of a noun
@@ -70,6 +77,10 @@ FIXED_PHRASES = tuple(
         "now and again", "odds and ends", "pros and cons", "trial and error", "one and the same", "nice and",
         "and / or", "or / and", "or more", "or fewer", "or less",
         "or longer", "and more", "time and again", "or two", "or three", "or if",
+        # binomial idioms: one meaning, not two things
+        "wheelers and dealers", "law and order", "rank and file", "checks and balances", "bread and butter",
+        "nuts and bolts", "bits and pieces", "ups and downs", "ins and outs", "safe and sound", "peace and quiet",
+        "wait and see", "give and take", "hit and run", "cut and dried", "life and death", "touch and go",
     )
 )  # fmt: skip
 _RECIPROCALS = (("each", "other"), ("one", "another"), ("together",), ("respectively",), ("jointly",), ("mutually",),
@@ -95,20 +106,10 @@ _CONDITION_WORDS = (("if", "not"), ("if", "so"), ("otherwise",), ("or", "else"))
 def swap_conjunction(sent: Span, *, opened: str | None = None) -> TextEdit | None:
     """The one-conjunction swap of `sent`, or None. `opened`: the mark of a
     quotation still open at the sentence start (default: read from the document)."""
-    text = sentence_text(sent)
-    if opened is None:
-        opened = quote_open_before(sent)
-    if _reciprocal(sent) or _has_words(sent, _CONDITION_WORDS) or CONTRACTED_NOT.search(text) or unbalanced_quotation(text):
-        return None
-    candidates = [
-        t
-        for t in sent
-        if _swappable(sent, t)
-        and not any(_inside_quotes(text, _offset(sent, t), opened=mark) for mark in {opened, ""})
-        and coordination_agrees(sent, t)
-    ]
+    candidates = [t for t, why in conjunction_refusals(sent, opened=opened) if not why]
     if not candidates:
         return None
+    text = sentence_text(sent)
     preferred = [t for t in candidates if not _verbal(t)] or candidates
     token = preferred[zlib.crc32(text.encode("utf-8")) % len(preferred)]
     at = _offset(sent, token)
@@ -116,35 +117,112 @@ def swap_conjunction(sent: Span, *, opened: str | None = None) -> TextEdit | Non
     return TextEdit(at, at + len(token.text), token.text, _match_case(swapped, token.text), f"con:{token.lower_}->{swapped}")
 
 
-def _swappable(sent: Span, token: Token) -> bool:
-    if token.pos_ != "CCONJ" or token.lower_ not in _SWAP or token.ent_type_:
-        return False
+def conjunction_refusals(sent: Span, *, opened: str | None = None) -> list[tuple[Token, str]]:
+    """Each "and"/"or" of `sent` with why it may not be swapped ("" when it
+    may): the check that refused, for measuring what refusals cost."""
+    conjunctions = [t for t in sent if t.pos_ == "CCONJ" and t.lower_ in _SWAP]
+    text = sentence_text(sent)
+    if opened is None:
+        opened = quote_open_before(sent)
+    whole = _sentence_refusal(sent, text)
+    out = []
+    for t in conjunctions:
+        why = whole or _refusal(sent, t)
+        if not why and any(_inside_quotes(text, _offset(sent, t), opened=mark) for mark in {opened, ""}):
+            why = "inside a quotation"
+        if not why and not coordination_agrees(sent, t):
+            why = "models disagree"
+        out.append((t, why))
+    return out
+
+
+def _sentence_refusal(sent: Span, text: str) -> str:
+    if _reciprocal(sent):
+        return "reciprocal"
+    if _has_words(sent, _CONDITION_WORDS):
+        return "complementary conditions"
+    if CONTRACTED_NOT.search(text):
+        return "contracted negation"
+    if unbalanced_quotation(text):
+        return "quotation across sentences"
+    return ""
+
+
+def _refusal(sent: Span, token: Token) -> str:
+    if token.ent_type_:
+        return "inside an entity"
     if all(t.is_punct for t in sent[: token.i - sent.start]):
-        return False  # sentence-initial "And ..."
+        return "sentence-initial"  # "And ..."
     head = token.head
-    if _in_subject(head) or (token.lower_ == "and" and any(t.lower_ == "both" for t in sent)):
-        return False  # "X and Y were" -> "X or Y were", "X and Y were both"
-    if _fixed_phrase(sent, token) or _alias(sent, token) or _in_name(sent, token) or _renaming(sent, token):
-        return False
+    if _subject_coordination(head):
+        return "subject"  # "X and Y were" -> "X or Y were"
+    if any(t.dep_ == "appos" and _person(t.head) for t in [head, *head.ancestors]):
+        return "apposition"  # a title: "Ms Lee, head of sales and marketing at X, said"
+    if token.lower_ == "and" and any(_floating_both(t, token) for t in sent):
+        return "both"  # "X and Y were both", "A and B, who have both"
+    if _counted(head):
+        return "counted"  # "40 towns and villages" = "40 towns or villages"
+    if _fixed_phrase(sent, token):
+        return "fixed phrase"
+    if _alias(sent, token):
+        return "alias"
+    if _in_name(sent, token):
+        return "in a name"
+    if _renaming(sent, token):
+        return "renaming"
     doc = token.doc
     # correlatives ("either X or Y", "both X and Y", "whether X or Y") sit
     # before the first conjunct, where the parser attaches them anywhere
     if any(t.lower_ in _CORRELATIVES for t in doc[sent.start : token.i]):
-        return False
+        return "correlative"
     for t in doc[sent.start : token.i]:  # "between X and Y", "among A, B and C"
         if t.lower_ in ("between", "among", "amongst") and t.left_edge.i <= token.i <= t.right_edge.i:
-            return False
-    return not (_symmetric_argument(head) or _relation_argument(head) or _downward(head) or _negated(sent, token))
+            return "between"
+    if _symmetric_argument(head) or _relation_argument(head):
+        return "symmetric"
+    if _downward(head):
+        return "downward operator"
+    if _negated(sent, token):
+        return "negated"
+    return ""
 
 
-def _in_subject(token: Token) -> bool:
-    """Whether `token` is (inside) a subject noun phrase."""
-    while True:
-        if token.dep_ in SUBJECT_DEPS:
-            return True
-        if token.pos_ in ("VERB", "AUX") or token.head.i == token.i:
-            return False
-        token = token.head
+def _subject_coordination(head: Token) -> bool:
+    """Whether the coordination whose first conjunct is `head` is a subject
+    (its verb agrees with it: "X and Y were" -> "X or Y were"). A
+    coordination further inside the subject's phrase ("the price of oil and
+    gas was", "current and former officials have") leaves the agreement as
+    it was."""
+    while head.dep_ == "conj" and head.head.i != head.i:
+        head = head.head
+    return head.dep_ in SUBJECT_DEPS
+
+
+def _person(token: Token) -> bool:
+    """A person's name or a personal pronoun (what a title is in apposition to)."""
+    return token.ent_type_ == "PERSON" or token.tag_ == "PRP"
+
+
+def _floating_both(both: Token, token: Token) -> bool:
+    """A "both" after `token` that refers back to a pair ("X and Y were
+    both", "A and B, who have both said"), not the "both" of a later
+    coordination of its own ("... and sparked protests by both A and B")."""
+    if both.lower_ != "both" or both.i < token.i:
+        return False
+    own = both.head
+    return not (own.i != token.head.i and any(c.dep_ == "cc" for c in own.children))
+
+
+def _counted(head: Token) -> bool:
+    """A coordination of bare nouns counted together by a number on the
+    first ("53 outposts and homes", "more than 100 countries and
+    organizations"): "and" and "or" name the same items."""
+    if head.pos_ != "NOUN" or not any(c.dep_ == "nummod" for c in head.children):
+        return False
+    conjuncts = [c for c in head.children if c.dep_ == "conj"]
+    return bool(conjuncts) and all(
+        c.pos_ == "NOUN" and not any(d.dep_ in ("det", "nummod", "poss") for d in c.children) for c in conjuncts
+    )
 
 
 def _verbal(token: Token) -> bool:
@@ -310,12 +388,14 @@ def _downward(head: Token) -> bool:
     """The coordination sits under an operator that makes "and" and "or" say
     the same: a comparison ("than", "exceeded", "unlike"), a negative verb
     ("refused", "denied"), "without", "unless", "before", or a universal or negative
-    determiner ("any", "no")."""
+    determiner or pronoun ("any", "no", "all of")."""
     for t in [head, *head.ancestors]:
         if t.lower_ in _DOWNWARD_WORDS or t.lemma_.lower() in _COMPARISON_VERBS or t.lemma_.lower() in _NEGATIVE_VERBS:
             return True
         if any(c.dep_ in ("det", "predet") and c.lower_ in _UNIVERSAL_DETERMINERS for c in t.children):
             return True
+        if t.lower_ in _UNIVERSAL_DETERMINERS and any(c.lower_ == "of" for c in t.children):
+            return True  # "all of its stores on A and B"
     return False
 
 

@@ -5,12 +5,13 @@ clause, or None when the sentence does not admit a clean negation: each
 edit is made only for a reason (`refusal` says which check refused):
 
 - "not" after the first auxiliary of the root ("has worked" -> "has not
-  worked", rule neg:aux), after a copula root ("was" -> "was not",
+  worked", rule neg:aux; after a sentence adverb that follows it: "has
+  therefore not been"), after a copula root ("was" -> "was not",
   neg:copula), otherwise do-support agreeing in tense and person
   ("published" -> "did not publish", "works" -> "does not work", neg:do-support).
 - Skipped (None):
   * sentences that already hold a negation or a negative word (not, never,
-    no, nothing, nobody, none, neither, nor, few, hardly..., and "n't"
+    no, nothing, nobody, none, neither, nor, few, hardly, "far from"..., and "n't"
     written with any apostrophe a dataset ships: don"t, didn?t): negating
     them gives a double negative ("Nothing did not come of this");
   * a predicate that is negative already, so that "not" makes a double
@@ -41,8 +42,9 @@ edit is made only for a reason (`refusal` says which check refused):
     of the paragraph (`quote_open_before`), or inside one under the opposite
     guess of that state; a sentence that opens or closes a quotation it
     does not close or open (`unbalanced_quotation`);
-  * a root modified by "also", "too", "as well" or "instead", which read
-    oddly under negation ("has not also introduced");
+  * a root modified by "also", "too", "as well", "instead", "still" or
+    "already", which read oddly under negation ("has not also introduced",
+    "could not still be challenged");
   * with two models (engine.needles.agreement), a sentence whose root,
     auxiliaries or subject the second model parses differently.
 """
@@ -67,10 +69,17 @@ NEGATIVE_WORDS = frozenset(
 # "n't" with the apostrophe as datasets ship it: ’ ' " ” ? ` ´ (mojibake of a curly apostrophe)
 CONTRACTED_NOT = re.compile(r"[a-z]n(?:['’”`´?]|\"\??)t\b", re.IGNORECASE)
 AUX_DEPS = frozenset({"aux", "auxpass"})
+# sentence adverbs that stand before the negation: "has therefore not been",
+# not "has not therefore been" ("not for that reason"), "has not nevertheless"
+SENTENCE_ADVERBS = frozenset(
+    "therefore nevertheless nonetheless however thus hence accordingly consequently moreover furthermore indeed "
+    "certainly probably clearly obviously surely evidently apparently undoubtedly presumably perhaps".split()
+)
 DO_FORMS = {"VBD": "did", "VBZ": "does", "VBP": "do"}
 FINITE_TAGS = frozenset({"VBD", "VBZ", "VBP", "MD"})
 _CLAUSE_DEPS = frozenset({"conj", "advcl", "ccomp", "parataxis"})
-_ODD_UNDER_NEGATION = frozenset({"also", "too", "instead"})
+# "also", "too", "still", "already" hold only of a positive ("could not still be challenged")
+_ODD_UNDER_NEGATION = frozenset({"also", "too", "instead", "still", "already"})
 # the reported or believed content of the root ("said (that) ...", "thinks ...")
 _REPORTED_DEPS = frozenset({"ccomp", "parataxis"})
 _QUOTE_MARKS = ('"', "“", "”", "«", "»")
@@ -79,7 +88,10 @@ _QUOTE_MARKS = ('"', "“", "”", "«", "»")
 # without the reported clause in the same sentence
 REPORTING_VERBS = frozenset(
     "say tell ask add state claim report announce explain note remark reply respond tweet comment "
-    "argue insist declare protest assert allege concede admit acknowledge".split()
+    "argue insist declare protest assert allege concede admit acknowledge "
+    # verbs of agreeing, which introduce the speaker's own words next ("X agreed."
+    # then X's quotation; "Y echoed that view")
+    "agree concur echo".split()
 )
 # the predicate's own words: what a negative prefix would make a double negative
 _PREDICATE_DEPS = frozenset({"acomp", "attr", "oprd", "xcomp"})
@@ -119,6 +131,8 @@ def has_negation(sent: Span) -> bool:
             return True
         if lower == "little" and t.dep_ in ("nsubj", "nsubjpass") and previous != "a":
             return True
+        if lower == "from" and previous == "far":
+            return True  # "was far from my intention" = was not: "not far from" is a double negative
     return False
 
 
@@ -179,7 +193,10 @@ def _edit(sent: Span, root: Token, auxiliaries: list[Token], subject_start: int,
         first = auxiliaries[0]
         if first.i < subject_start or first.lower_ == "to" or first.tag_ not in FINITE_TAGS:
             return None  # inversion ("Had he known"), infinitive, or no finite auxiliary
-        at = _offset(sent, first) + len(first.text)
+        last = first  # past the sentence adverbs after it: "has therefore not been"
+        while last.i + 1 < sent.end and last.nbor().lower_ in SENTENCE_ADVERBS:
+            last = last.nbor()
+        at = _offset(sent, last) + len(last.text)
         return TextEdit(at, at, "", " not", "neg:aux")
     if root.i < subject_start:
         return None
