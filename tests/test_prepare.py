@@ -402,15 +402,23 @@ def test_whole_bundled_sample_stores_worded_hole_free_sentences(whole_sample_sto
                 assert template_hole(after) is None, (doc_id, needle, after)
 
 
+def distinct_plain(n: int) -> list[str]:
+    """n filler sentences without a needle of any type, all different: a sentence
+    printed twice in a document is stored once (a pull quote)."""
+    counts = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+              "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")  # fmt: skip
+    return [f"The old mill stood by the water for {count} long years." for count in counts[:n]]
+
+
 def test_ner_looks_further_from_the_middle_than_neg_and_con(nlp):
     """The only swappable entities sit 8 and 9 sentences above the middle: found with
     the default ner_scan_radius (20), not with the paper's 5 (no_ner)."""
     from engine.corpus.prepare import screen_document
 
-    plain = "The old mill stood by the water for many long years."
+    plain = distinct_plain(17)
     names = "Anna Berg was born in Oslo in 1901. Anna Berg moved to Bergen in 1925. Anna Berg lived in Oslo and Bergen."
     middle = "The mill stood by the water and the road."  # neg and con, no entity
-    doc = nlp(" ".join([names] + [plain] * 7 + [middle] + [plain] * 10))  # sentences 0-2, 3-9, 10, 11-20
+    doc = nlp(" ".join([names] + plain[:7] + [middle] + plain[7:]))  # sentences 0-2, 3-9, 10, 11-20
     settings = CorpusSettings(min_sentences=2, min_chars_per_sentence=10)
     kept, _ = screen_document("d", "t", doc, settings)
     paper, reason = screen_document("d", "t", doc, msgspec.structs.replace(settings, ner_scan_radius=5))
@@ -423,14 +431,14 @@ def test_the_needle_scan_skips_sentences_inside_a_quotation(nlp):
     type's rule sees them: every type moves on to the nearest unquoted one."""
     from engine.corpus.prepare import screen_document
 
-    plain = "The old mill stood by the water for many long years."
+    plain = distinct_plain(5)
     quotation = (
         '"The mill made flour from corn and barley for Oslo. The mill stood by the water and the road in Bergen. '
         'The miller sold flour and bread," the clerk wrote.'
     )  # sentences 4-6; the middle one holds no mark of its own
     text = " ".join(
-        ["Anna Berg was born in Oslo in 1901. Anna Berg moved to Bergen in 1925.", plain, plain, quotation,
-         "The old mill stood by the water and the road near Oslo.", plain, plain, plain]
+        ["Anna Berg was born in Oslo in 1901. Anna Berg moved to Bergen in 1925.", *plain[:2], quotation,
+         "The old mill stood by the water and the road near Oslo.", *plain[2:]]
     )  # fmt: skip
     settings = CorpusSettings(min_sentences=2, min_chars_per_sentence=10)
     quoted, _ = screen_document("d", "t", nlp(text), settings)
