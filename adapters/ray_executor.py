@@ -12,6 +12,9 @@ to the driver (`iter_batches`), which alone writes the cache.
   rate limit (`rpm`, `tpm`) is held once for the whole cluster by one named
   actor (`_Gate`) that every call asks before it goes out; the actors'
   own adapters run without a limit of their own.
+- vllm judges: ray.data.llm's vLLM processor, `workers` engine replicas
+  (adapters/ray_vllm.py: the in-process adapter's rendering, guided
+  decoding and answers). Each wave's job starts its engines.
 - The provider's key is read from the environment of each node (as by
   any adapter: never shipped by the driver): set it where the workers
   start (`ray start`, or the job's runtime_env). A node without it answers
@@ -133,7 +136,7 @@ class _Wave:
 
 
 class RayExecutor:
-    """Each wave of an API judge as one Ray Data job."""
+    """Each wave of a judge as one Ray Data job."""
 
     max_entries = MAX_ENTRIES
 
@@ -141,10 +144,9 @@ class RayExecutor:
         from engine.registry import capabilities
 
         if spec.adapter == "vllm":
-            raise AdapterConfigError(
-                f"judge {spec.name!r}: the Ray executor runs API judges; a vllm judge runs in-process or "
-                "through `--executor run-batch` (ray.data.llm's vLLM processor is not wired in yet)"
-            )
+            from adapters.vllm import check_model
+
+            check_model(spec)
         self.spec = spec
         self.capabilities: Capabilities = msgspec.structs.replace(capabilities(spec), batch_api=True)
         self.address = address
@@ -155,6 +157,7 @@ class RayExecutor:
             self.gate = f"needlejudge-gate-{spec.name}-{uuid.uuid4().hex[:8]}"
             self._gate = self.ray.remote(_Gate).options(name=self.gate, num_cpus=0).remote(spec.rpm, spec.tpm)
         self._waves: dict[str, _Wave] = {}
+        self._processor: Any = None  # a vllm judge's ray.data.llm processor (adapters/ray_vllm.py), built by the first wave
 
     async def submit(self, entries: Sequence[BatchEntry]) -> str:
         batch_id = f"ray-{uuid.uuid4().hex}"
@@ -166,11 +169,7 @@ class RayExecutor:
     def _drive(self, wave: _Wave, rows: list[dict[str, Any]]) -> None:
         try:
             dataset = self.ray.data.from_items(rows, override_num_blocks=max(1, len(rows) // max(1, self.spec.concurrency)))
-            dataset = dataset.map_batches(
-                HttpStage, fn_constructor_args=(_ENCODE(self.spec), self.gate), batch_size=self.spec.concurrency,
-                # one block (= the calls in flight) per actor: a lost actor pays at most those twice
-                compute=self.ray.data.ActorPoolStrategy(size=self.workers, max_tasks_in_flight_per_actor=1), num_cpus=0.5,
-            )
+            dataset = self._vllm_stage(dataset) if self.spec.adapter == "vllm" else self._http_stage(dataset)
             for batch in dataset.iter_batches(batch_size=None, batch_format="numpy"):
                 for key, raw in zip(batch["key"], batch["result"]):
                     wave.outcomes.append(BatchOutcome(custom_id=str(key), result=msgspec.msgpack.decode(bytes(raw), type=CallResult)))
@@ -178,6 +177,21 @@ class RayExecutor:
             wave.error = f"{type(exc).__name__}: {str(exc)[:1500]}"
         finally:
             wave.done.set()
+
+    def _http_stage(self, dataset: Any) -> Any:
+        return dataset.map_batches(
+            HttpStage, fn_constructor_args=(_ENCODE(self.spec), self.gate), batch_size=self.spec.concurrency,
+            # one block (= the calls in flight) per actor: a lost actor pays at most those twice
+            compute=self.ray.data.ActorPoolStrategy(size=self.workers, max_tasks_in_flight_per_actor=1), num_cpus=0.5,
+        )
+
+    def _vllm_stage(self, dataset: Any) -> Any:
+        from adapters import ray_vllm
+
+        if self._processor is None:
+            gpus = self.ray.cluster_resources().get("GPU", 0) > 0
+            self._processor = ray_vllm.build(self.spec, workers=self.workers, gpus=gpus)
+        return ray_vllm.pipeline(self._processor, dataset)
 
     async def status(self, batch_id: str) -> BatchStatus:
         import anyio

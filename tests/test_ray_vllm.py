@@ -1,0 +1,70 @@
+"""A vllm judge through the Ray executor (adapters/ray_vllm.py,
+`needlejudge run --executor ray`): each wave a Ray Data job through
+ray.data.llm's vLLM processor on a local Ray instance (tiny Gemma, dummy
+weights, greedy, guided), answers streamed back to the driver, which alone
+writes the cache. Same rows as the in-process engine's run of the same
+design (scores, raw texts, finish reasons, token counts); a final plain run
+makes no call. One in-process engine start and one engine actor's start.
+
+Skipped without Ray (`pip install "needlejudge[ray]"`: ray[data] alone,
+never ray[llm] here) or vLLM."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from vllm_fixtures import ENGINE_OPTIONS, experiment_config, require_vllm, restore_env, set_engine_env
+
+from engine.cache.call_cache import CallCache
+from engine.cache.store import Store
+from simulation.tiny_gemma import build_tiny_gemma
+
+ray = pytest.importorskip("ray", reason='the Ray executor needs pip install "needlejudge[ray]"')
+pytest.importorskip("ray.data.llm")
+
+pytestmark = [pytest.mark.vllm, pytest.mark.slow, pytest.mark.timeout(900)]
+
+
+def rows(summary) -> list[tuple]:  # type: ignore[no-untyped-def]
+    lines = open(summary.results_jsonl).read().splitlines()
+    return [
+        (r["needle"], r["i"], r["doc_id"], r["status"], r["score"], r["raw_text"], r["prompt_tokens"], r["completion_tokens"])
+        for r in map(json.loads, lines)
+    ]
+
+
+def answers(summary, store: Path) -> dict[str, tuple]:  # type: ignore[no-untyped-def]
+    """Each call's cached answer as the adapter returned it (text, finish reason, tokens, model version)."""
+    keys = [key for line in open(summary.results_jsonl).read().splitlines() for key in json.loads(line)["cache_keys"]]
+    with Store(store, readonly=True) as opened:
+        hits = CallCache(opened).get_many([bytes.fromhex(key) for key in keys])
+    return {key: (hit.status, hit.text, hit.finish_reason, hit.usage.prompt_tokens, hit.usage.completion_tokens, hit.model_version)
+            for key, hit in zip(keys, hits)}
+
+
+def test_tiny_gemma_through_ray_data_llm_gives_the_in_process_runs_rows(tmp_path, corpus_slice_path):  # type: ignore[no-untyped-def]
+    require_vllm()
+    from adapters.executors import RayData
+    from engine.run.runner import run_experiment
+
+    model = build_tiny_gemma(tmp_path / "tiny")
+    judge = {"name": "tiny", "adapter": "vllm", "model": str(model), "concurrency": 16, "options": ENGINE_OPTIONS}
+    previous = set_engine_env()
+    # more logical CPUs than this box's cores: the engine actor, its placement
+    # bundle and the render / answer tasks each hold one share
+    ray.init(num_cpus=8, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    try:
+        plain = run_experiment(experiment_config(tmp_path / "plain", corpus_slice_path, judge))
+        config = experiment_config(tmp_path / "ray", corpus_slice_path, judge)
+        waved = run_experiment(config, executor=RayData(address="local", workers=1))
+        again = run_experiment(config)  # in-process workers: every answer is cached
+    finally:
+        ray.shutdown()
+        restore_env(previous)
+    assert plain.rows == 20 and {r[3] for r in rows(plain)} == {"ok"}
+    assert waved.batch_waves == 1 and waved.calls_network == plain.calls_network
+    assert rows(waved) == rows(plain) and waved.stop_reasons == plain.stop_reasons
+    assert again.calls_network == 0 and rows(again) == rows(plain)
+    assert answers(waved, tmp_path / "ray" / "store") == answers(plain, tmp_path / "plain" / "store")
