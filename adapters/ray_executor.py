@@ -168,8 +168,12 @@ class RayExecutor:
 
     def _drive(self, wave: _Wave, rows: list[dict[str, Any]]) -> None:
         try:
-            dataset = self.ray.data.from_items(rows, override_num_blocks=max(1, len(rows) // max(1, self.spec.concurrency)))
-            dataset = self._vllm_stage(dataset) if self.spec.adapter == "vllm" else self._http_stage(dataset)
+            if self.spec.adapter == "vllm":
+                from adapters import ray_vllm
+
+                dataset = self._vllm_stage(self.ray.data.from_items(rows, override_num_blocks=ray_vllm.blocks(len(rows), self.spec)))
+            else:
+                dataset = self._http_stage(self.ray.data.from_items(rows, override_num_blocks=max(1, len(rows) // max(1, self.spec.concurrency))))
             for batch in dataset.iter_batches(batch_size=None, batch_format="numpy"):
                 for key, raw in zip(batch["key"], batch["result"]):
                     wave.outcomes.append(BatchOutcome(custom_id=str(key), result=msgspec.msgpack.decode(bytes(raw), type=CallResult)))

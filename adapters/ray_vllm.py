@@ -40,6 +40,7 @@ import msgspec
 from engine.contracts import CallRequest, CallResult, JudgeSpec, Usage
 
 MAX_CONCURRENT_BATCHES = 8  # ray.data.llm's default: batches each engine works on at once
+MAX_BLOCKS = 4096  # a wave's blocks: each one engine batch, up to this many
 _ENCODE = msgspec.msgpack.Encoder().encode
 
 
@@ -67,7 +68,7 @@ def build(spec: JudgeSpec, *, workers: int, gpus: bool) -> Any:
         engine_kwargs=engine_kwargs,
         concurrency=replicas,
         # the judge's concurrency is each engine's requests in flight
-        batch_size=max(1, spec.concurrency // MAX_CONCURRENT_BATCHES),
+        batch_size=batch_size(spec),
         max_concurrent_batches=MAX_CONCURRENT_BATCHES,
         chat_template_stage=False,
         tokenize_stage=False,
@@ -83,6 +84,18 @@ def build(spec: JudgeSpec, *, workers: int, gpus: bool) -> Any:
         preprocess_map_kwargs={"num_cpus": 0.25},
     )
     return processor
+
+
+def batch_size(spec: JudgeSpec) -> int:
+    """Rows an engine batch holds: MAX_CONCURRENT_BATCHES of them make the judge's concurrency."""
+    return max(1, spec.concurrency // MAX_CONCURRENT_BATCHES)
+
+
+def blocks(rows: int, spec: JudgeSpec) -> int:
+    """A wave's blocks: one engine batch each (up to MAX_BLOCKS), so answers
+    stream back to the driver as batches end, and a lost engine's retried
+    blocks are the batches it had in flight."""
+    return max(1, min(MAX_BLOCKS, rows // batch_size(spec)))
 
 
 def pipeline(processor: Any, dataset: Any) -> Any:
@@ -132,7 +145,7 @@ def render_row(spec_bytes: bytes, row: dict[str, Any]) -> dict[str, Any]:
     renderer = _renderer(spec_bytes)
     request = msgspec.msgpack.decode(row["request"], type=CallRequest)
     prepared = prepare(renderer.tokenizer, request, fold=renderer.fold, max_model_len=renderer.max_model_len)
-    common = {"stop_ids": renderer.stop_ids, "model_version": renderer.model_version, "started_at": time.time()}
+    common = {"stop_ids": renderer.stop_ids, "model_version": renderer.model_version}
     if isinstance(prepared, Refused):
         placeholder = [renderer.tokenizer.bos_token_id or 0]
         sampling = sampling_fields(msgspec.structs.replace(request.decoding, guided_regex="", json_schema="", response_format="text", stop=()), 1)
@@ -150,9 +163,9 @@ def answer_row(row: dict[str, Any]) -> dict[str, Any]:
 def answer(data: dict[str, Any]) -> CallResult:
     from adapters.vllm import Refused
 
-    started = float(data["started_at"])
-    common = {"model_version": str(data["model_version"]), "started_at": started, "finished_at": time.time()}
-    common["latency_s"] = common["finished_at"] - started
+    # the engine's time for the call (queue and generation), as the in-process adapter's latency
+    finished, latency = time.time(), max(0.0, float(data.get("time_taken_llm") or 0.0))
+    common = {"model_version": str(data["model_version"]), "started_at": finished - latency, "finished_at": finished, "latency_s": latency}
     if data["refused"]:
         refused = msgspec.msgpack.decode(data["refused"], type=Refused)
         usage = Usage(prompt_tokens=refused.prompt_tokens)
