@@ -144,9 +144,14 @@ class RayExecutor:
         from engine.registry import capabilities
 
         if spec.adapter == "vllm":
-            from adapters.vllm import check_model
+            from adapters.vllm import check_model, validate_options
 
             check_model(spec)
+            validate_options(spec)
+            try:
+                import ray.data.llm  # noqa: F401
+            except ImportError as exc:
+                raise AdapterConfigError(f"judge {spec.name!r}: a vllm judge on Ray needs ray.data.llm ({exc}); {INSTALL_HINT}") from None
         self.spec = spec
         self.capabilities: Capabilities = msgspec.structs.replace(capabilities(spec), batch_api=True)
         self.address = address

@@ -6,6 +6,9 @@ writes the cache. Same rows as the in-process engine's run of the same
 design (scores, raw texts, finish reasons, token counts); a final plain run
 makes no call. One in-process engine start and one engine actor's start.
 
+A prompt that does not fit, and an engine error about one row, are
+answered as the in-process adapter answers them (no engine needed).
+
 Skipped without Ray (`pip install "needlejudge[ray]"`: ray[data] alone,
 never ray[llm] here) or vLLM."""
 
@@ -15,7 +18,7 @@ import json
 from pathlib import Path
 
 import pytest
-from vllm_fixtures import ENGINE_OPTIONS, experiment_config, require_vllm, restore_env, set_engine_env
+from vllm_fixtures import ENGINE_OPTIONS, experiment_config, judge_request, require_vllm, restore_env, set_engine_env
 
 from engine.cache.call_cache import CallCache
 from engine.cache.store import Store
@@ -68,3 +71,35 @@ def test_tiny_gemma_through_ray_data_llm_gives_the_in_process_runs_rows(tmp_path
     assert rows(waved) == rows(plain) and waved.stop_reasons == plain.stop_reasons
     assert again.calls_network == 0 and rows(again) == rows(plain)
     assert answers(waved, tmp_path / "ray" / "store") == answers(plain, tmp_path / "plain" / "store")
+
+
+def test_what_the_engine_is_not_asked_or_fails_is_answered_as_in_process(tmp_path):  # type: ignore[no-untyped-def]
+    require_vllm()
+    import msgspec
+
+    from adapters.ray_vllm import _renderer, answer, render_row
+    from adapters.vllm import Refused, prepare
+    from engine.contracts import JudgeSpec
+
+    model = build_tiny_gemma(tmp_path / "tiny")
+    spec = JudgeSpec(name="tiny", adapter="vllm", model=str(model), options={**ENGINE_OPTIONS, "max_model_len": 160})
+    spec_bytes = msgspec.msgpack.encode(spec)
+    request = judge_request(str(model), "A sentence of the document. " * 40)
+    row = {"key": "k", "request": msgspec.msgpack.encode(request)}
+    rendered = render_row(spec_bytes, dict(row))
+    renderer = _renderer(spec_bytes)
+    expected = prepare(renderer.tokenizer, request, fold=renderer.fold, max_model_len=160)
+    assert isinstance(expected, Refused) and expected.error_kind == "context_length"
+    # the engine gets a one-token placeholder, unguided; the answer is the in-process error
+    assert len(rendered["tokenized_prompt"]) == 1 and rendered["budget"] == 1
+    assert rendered["sampling_params"]["structured_outputs"] is None
+    engine_output = {"generated_tokens": [7], "generated_text": "x", "num_input_tokens": 1, "__inference_error__": "", "time_taken_llm": 0.1}
+    result = answer({**row, **rendered, **engine_output})
+    assert (result.status, result.error_kind, result.text, result.usage.prompt_tokens) == ("error", "context_length", expected.text, expected.prompt_tokens)
+    # an engine error about the row: classified as the in-process adapter classifies the engine's exceptions
+    fits = render_row(spec_bytes, {"key": "k", "request": msgspec.msgpack.encode(judge_request(str(model), "Short."))})
+    assert not fits["refused"] and fits["sampling_params"]["structured_outputs"] == {"regex": request.decoding.guided_regex}
+    for error, kind in [("VLLMValidationError: the prompt is longer than the maximum model length", "context_length"),
+                        ("VLLMValidationError: bad top_p", "bad_request"), ("RuntimeError: engine step failed", "server")]:
+        failed = answer({**row, **fits, **engine_output, "__inference_error__": error})
+        assert (failed.status, failed.error_kind, failed.text) == ("error", kind, error)
