@@ -64,12 +64,17 @@ def import_ray() -> Any:
     return ray
 
 
-def connect(address: str) -> Any:
-    """Join (`auto`, a `ray://` URL) or start (`local`) a Ray instance."""
+def connect(address: str, cpus: int = 0) -> Any:
+    """Join (`auto`, a `ray://` URL) or start (`local`) a Ray instance; a
+    local one with at least `cpus` logical CPUs (vLLM engine replicas each
+    hold a CPU bundle, beside the render and answer tasks, whatever the cores)."""
     ray = import_ray()
     if not ray.is_initialized():
+        import os
+
         target = None if address == "local" else address
-        ray.init(address=target, include_dashboard=False, log_to_driver=False, logging_level="WARNING")
+        num_cpus = max(os.cpu_count() or 1, cpus) if address == "local" and cpus else None
+        ray.init(address=target, num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, logging_level="WARNING")
     return ray
 
 
@@ -143,11 +148,13 @@ class RayExecutor:
     def __init__(self, spec: JudgeSpec, *, address: str = "local", workers: int = 1) -> None:
         from engine.registry import capabilities
 
+        cpus = 0  # logical CPUs a local instance needs (0: its cores)
         if spec.adapter == "vllm":
-            from adapters.vllm import check_model, validate_options
+            from adapters.ray_vllm import local_cpus
+            from adapters.vllm import check_model
 
             check_model(spec)
-            validate_options(spec)
+            cpus = local_cpus(spec, max(1, workers))  # validates the options
             try:
                 import ray.data.llm  # noqa: F401
             except ImportError as exc:
@@ -156,7 +163,7 @@ class RayExecutor:
         self.capabilities: Capabilities = msgspec.structs.replace(capabilities(spec), batch_api=True)
         self.address = address
         self.workers = max(1, workers)
-        self.ray = connect(address)
+        self.ray = connect(address, cpus)
         self.gate: str | None = None
         if spec.rpm or spec.tpm:
             self.gate = f"needlejudge-gate-{spec.name}-{uuid.uuid4().hex[:8]}"

@@ -54,6 +54,17 @@ def replicas_and_options(spec: JudgeSpec, workers: int) -> tuple[int, dict[str, 
     return replicas, options
 
 
+def engine_bundles(options: dict[str, Any]) -> int:
+    """Devices (bundles) one engine replica takes: tensor x pipeline parallel."""
+    return int(options.get("tensor_parallel_size", 1)) * int(options.get("pipeline_parallel_size", 1))
+
+
+def local_cpus(spec: JudgeSpec, workers: int) -> int:
+    """Logical CPUs a local Ray instance needs: each replica's bundles, and one for the render and answer tasks."""
+    replicas, options = replicas_and_options(spec, workers)
+    return replicas * engine_bundles(options) + 1
+
+
 def build(spec: JudgeSpec, *, workers: int, gpus: bool) -> Any:
     """The judge's ray.data.llm processor (its engine actors start with each wave's job)."""
     from ray.data.llm import build_processor, vLLMEngineProcessorConfig
@@ -62,7 +73,7 @@ def build(spec: JudgeSpec, *, workers: int, gpus: bool) -> Any:
     engine_kwargs = dict(options, disable_log_stats=True)
     if spec.revision:
         engine_kwargs.update(revision=spec.revision, tokenizer_revision=spec.revision)
-    bundles = int(options.get("tensor_parallel_size", 1)) * int(options.get("pipeline_parallel_size", 1))
+    bundles = engine_bundles(options)
     config = vLLMEngineProcessorConfig(
         model_source=spec.model,
         engine_kwargs=engine_kwargs,

@@ -103,3 +103,16 @@ def test_what_the_engine_is_not_asked_or_fails_is_answered_as_in_process(tmp_pat
                         ("VLLMValidationError: bad top_p", "bad_request"), ("RuntimeError: engine step failed", "server")]:
         failed = answer({**row, **fits, **engine_output, "__inference_error__": error})
         assert (failed.status, failed.error_kind, failed.text) == ("error", kind, error)
+
+
+def test_replicas_parallel_sizes_and_a_local_instances_cpus() -> None:
+    from adapters.ray_vllm import local_cpus, replicas_and_options
+    from engine.contracts import JudgeSpec
+
+    spec = JudgeSpec(name="g", adapter="vllm", model="m", options={"tensor_parallel_size": 2, "pipeline_parallel_size": 2})
+    replicas, options = replicas_and_options(spec, 3)  # --ray-workers 3
+    assert replicas == 3 and options["tensor_parallel_size"] == 2 and options["pipeline_parallel_size"] == 2
+    assert local_cpus(spec, 3) == 3 * 4 + 1  # each replica's TP x PP bundles, and one for the render / answer tasks
+    by_option = JudgeSpec(name="g", adapter="vllm", model="m", options={"data_parallel_size": 5})
+    replicas, options = replicas_and_options(by_option, 3)
+    assert replicas == 5 and "data_parallel_size" not in options  # the judge's own replica count wins, not an engine arg
