@@ -77,7 +77,7 @@ def build(spec: JudgeSpec, *, workers: int, gpus: bool) -> Any:
     config = vLLMEngineProcessorConfig(
         model_source=spec.model,
         engine_kwargs=engine_kwargs,
-        concurrency=replicas,
+        concurrency=(replicas, replicas),  # a fixed pool: an int n would autoscale from 1 to n
         # the judge's concurrency is each engine's requests in flight
         batch_size=batch_size(spec),
         max_concurrent_batches=MAX_CONCURRENT_BATCHES,
