@@ -126,12 +126,12 @@ def read_manifest(path: Path) -> WaveManifest:
 
 def asked_keys(folder: Path, manifest: WaveManifest) -> set[str]:
     """The custom_ids the wave's input files hold."""
-    asked: set[str] = set()
-    for shard in manifest.shards:
-        for line in (folder / shard.input).read_bytes().splitlines():
-            if line.strip():
-                asked.add(msgspec.json.decode(line, type=_Input).custom_id)
-    return asked
+    return set().union(*(shard_keys(folder, shard) for shard in manifest.shards))
+
+
+def shard_keys(folder: Path, shard: Shard) -> set[str]:
+    """The custom_ids one shard's input file holds."""
+    return {msgspec.json.decode(line, type=_Input).custom_id for line in (folder / shard.input).read_bytes().splitlines() if line.strip()}
 
 
 class Reading(msgspec.Struct, kw_only=True):

@@ -5,7 +5,7 @@
 - `RunBatch` (`needlejudge run --executor run-batch`): every `vllm` judge's
   waves through `vllm run-batch` processes, one per shard / GPU;
 - `RayData` (`needlejudge run --executor ray --address ...`): every API
-  judge's waves as Ray Data jobs.
+  and vllm judge's waves as Ray Data jobs.
 """
 
 from __future__ import annotations
@@ -50,28 +50,36 @@ class FileWaves:
 
 class RunBatch:
     """Every vllm judge through `vllm run-batch`: `shards` processes a wave,
-    the i-th with CUDA_VISIBLE_DEVICES = devices[i] when devices are given."""
+    the i-th with CUDA_VISIBLE_DEVICES = devices[i] when devices are given; a
+    shard with more than `max_shard_errors` of its calls failed stops the run."""
 
     judges = None
 
-    def __init__(self, *, shards: int = 1, devices: Sequence[str] = (), work_dir: str | None = None) -> None:
+    def __init__(self, *, shards: int = 1, devices: Sequence[str] = (), work_dir: str | None = None,
+                 max_shard_errors: float | None = None) -> None:
+        from adapters.vllm_run_batch import MAX_SHARD_ERRORS
+
         self.shards = max(1, shards, len(devices))
         self.devices = list(devices)
         self.work_dir = work_dir
+        self.max_shard_errors = MAX_SHARD_ERRORS if max_shard_errors is None else max_shard_errors
 
     def takes(self, spec: JudgeSpec) -> bool:
         return spec.adapter == "vllm"
 
     def create(self, spec: JudgeSpec, run: RunContext) -> BatchAdapter:
-        from adapters.vllm_run_batch import RunBatchExecutor, WaveContext
+        from adapters.vllm_run_batch import RunBatchExecutor, WaveContext, check_max_tokens
 
         root = self.work_dir or str(Path(run.store) / "waves")
         context = WaveContext(run_id=run.run_id, design=run.design, root=root)
-        return RunBatchExecutor(spec, context, shards=self.shards, devices=self.devices)
+        check_max_tokens(spec, run.max_tokens)
+        return RunBatchExecutor(spec, context, shards=self.shards, devices=self.devices, max_shard_errors=self.max_shard_errors)
 
 
 class RayData:
-    """Every API judge's waves as Ray Data jobs on the cluster at `address`."""
+    """Every judge's waves (but the baseline's) as Ray Data jobs on the cluster at
+    `address`: an API judge's through its own adapter, a vllm judge's through
+    ray.data.llm's vLLM processor (`workers` engine replicas)."""
 
     judges = None
 
@@ -80,7 +88,7 @@ class RayData:
         self.workers = workers
 
     def takes(self, spec: JudgeSpec) -> bool:
-        return spec.adapter not in {"vllm", "baseline"}
+        return spec.adapter != "baseline"
 
     def create(self, spec: JudgeSpec, run: RunContext) -> BatchAdapter:
         from adapters.ray_executor import RayExecutor

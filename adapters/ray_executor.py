@@ -12,6 +12,9 @@ to the driver (`iter_batches`), which alone writes the cache.
   rate limit (`rpm`, `tpm`) is held once for the whole cluster by one named
   actor (`_Gate`) that every call asks before it goes out; the actors'
   own adapters run without a limit of their own.
+- vllm judges: ray.data.llm's vLLM processor, `workers` engine replicas
+  (adapters/ray_vllm.py: the in-process adapter's rendering, guided
+  decoding and answers). Each wave's job starts its engines.
 - The provider's key is read from the environment of each node (as by
   any adapter: never shipped by the driver): set it where the workers
   start (`ray start`, or the job's runtime_env). A node without it answers
@@ -61,12 +64,17 @@ def import_ray() -> Any:
     return ray
 
 
-def connect(address: str) -> Any:
-    """Join (`auto`, a `ray://` URL) or start (`local`) a Ray instance."""
+def connect(address: str, cpus: int = 0) -> Any:
+    """Join (`auto`, a `ray://` URL) or start (`local`) a Ray instance; a
+    local one with at least `cpus` logical CPUs (vLLM engine replicas each
+    hold a CPU bundle, beside the render and answer tasks, whatever the cores)."""
     ray = import_ray()
     if not ray.is_initialized():
+        import os
+
         target = None if address == "local" else address
-        ray.init(address=target, include_dashboard=False, log_to_driver=False, logging_level="WARNING")
+        num_cpus = max(os.cpu_count() or 1, cpus) if address == "local" and cpus else None
+        ray.init(address=target, num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, logging_level="WARNING")
     return ray
 
 
@@ -133,28 +141,35 @@ class _Wave:
 
 
 class RayExecutor:
-    """Each wave of an API judge as one Ray Data job."""
+    """Each wave of a judge as one Ray Data job."""
 
     max_entries = MAX_ENTRIES
 
     def __init__(self, spec: JudgeSpec, *, address: str = "local", workers: int = 1) -> None:
         from engine.registry import capabilities
 
+        cpus = 0  # logical CPUs a local instance needs (0: its cores)
         if spec.adapter == "vllm":
-            raise AdapterConfigError(
-                f"judge {spec.name!r}: the Ray executor runs API judges; a vllm judge runs in-process or "
-                "through `--executor run-batch` (ray.data.llm's vLLM processor is not wired in yet)"
-            )
+            from adapters.ray_vllm import local_cpus
+            from adapters.vllm import check_model
+
+            check_model(spec)
+            cpus = local_cpus(spec, max(1, workers))  # validates the options
+            try:
+                import ray.data.llm  # noqa: F401
+            except ImportError as exc:
+                raise AdapterConfigError(f"judge {spec.name!r}: a vllm judge on Ray needs ray.data.llm ({exc}); {INSTALL_HINT}") from None
         self.spec = spec
         self.capabilities: Capabilities = msgspec.structs.replace(capabilities(spec), batch_api=True)
         self.address = address
         self.workers = max(1, workers)
-        self.ray = connect(address)
+        self.ray = connect(address, cpus)
         self.gate: str | None = None
         if spec.rpm or spec.tpm:
             self.gate = f"needlejudge-gate-{spec.name}-{uuid.uuid4().hex[:8]}"
             self._gate = self.ray.remote(_Gate).options(name=self.gate, num_cpus=0).remote(spec.rpm, spec.tpm)
         self._waves: dict[str, _Wave] = {}
+        self._processor: Any = None  # a vllm judge's ray.data.llm processor (adapters/ray_vllm.py), built by the first wave
 
     async def submit(self, entries: Sequence[BatchEntry]) -> str:
         batch_id = f"ray-{uuid.uuid4().hex}"
@@ -165,12 +180,12 @@ class RayExecutor:
 
     def _drive(self, wave: _Wave, rows: list[dict[str, Any]]) -> None:
         try:
-            dataset = self.ray.data.from_items(rows, override_num_blocks=max(1, len(rows) // max(1, self.spec.concurrency)))
-            dataset = dataset.map_batches(
-                HttpStage, fn_constructor_args=(_ENCODE(self.spec), self.gate), batch_size=self.spec.concurrency,
-                # one block (= the calls in flight) per actor: a lost actor pays at most those twice
-                compute=self.ray.data.ActorPoolStrategy(size=self.workers, max_tasks_in_flight_per_actor=1), num_cpus=0.5,
-            )
+            if self.spec.adapter == "vllm":
+                from adapters import ray_vllm
+
+                dataset = self._vllm_stage(self.ray.data.from_items(rows, override_num_blocks=ray_vllm.blocks(len(rows), self.spec)))
+            else:
+                dataset = self._http_stage(self.ray.data.from_items(rows, override_num_blocks=max(1, len(rows) // max(1, self.spec.concurrency))))
             for batch in dataset.iter_batches(batch_size=None, batch_format="numpy"):
                 for key, raw in zip(batch["key"], batch["result"]):
                     wave.outcomes.append(BatchOutcome(custom_id=str(key), result=msgspec.msgpack.decode(bytes(raw), type=CallResult)))
@@ -178,6 +193,21 @@ class RayExecutor:
             wave.error = f"{type(exc).__name__}: {str(exc)[:1500]}"
         finally:
             wave.done.set()
+
+    def _http_stage(self, dataset: Any) -> Any:
+        return dataset.map_batches(
+            HttpStage, fn_constructor_args=(_ENCODE(self.spec), self.gate), batch_size=self.spec.concurrency,
+            # one block (= the calls in flight) per actor: a lost actor pays at most those twice
+            compute=self.ray.data.ActorPoolStrategy(size=self.workers, max_tasks_in_flight_per_actor=1), num_cpus=0.5,
+        )
+
+    def _vllm_stage(self, dataset: Any) -> Any:
+        from adapters import ray_vllm
+
+        if self._processor is None:
+            gpus = self.ray.cluster_resources().get("GPU", 0) > 0
+            self._processor = ray_vllm.build(self.spec, workers=self.workers, gpus=gpus)
+        return ray_vllm.pipeline(self._processor, dataset)
 
     async def status(self, batch_id: str) -> BatchStatus:
         import anyio

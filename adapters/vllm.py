@@ -24,7 +24,7 @@ import os
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import anyio
 
@@ -47,6 +47,7 @@ OPTION_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "max_model_len": ((int,), "a positive int (context length in tokens)"),
     "gpu_memory_utilization": ((float, int), "a number in (0, 1]"),
     "tensor_parallel_size": ((int,), "a positive int (number of GPUs)"),
+    "pipeline_parallel_size": ((int,), "a positive int (pipeline stages, each on tensor_parallel_size GPUs)"),
     "data_parallel_size": ((int,), "a positive int (engine replicas, each on tensor_parallel_size GPUs)"),
     "enable_prefix_caching": ((bool,), "true or false (default true: the rubric prefix is shared)"),
     "seed": ((int,), "an int (engine seed)"),
@@ -61,7 +62,7 @@ OPTION_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "trust_remote_code": ((bool,), "true or false"),
     "language_model_only": ((bool,), "true or false (multimodal Gemma 3 4B/12B/27B: skip the vision tower)"),
 }
-_POSITIVE_INTS = {"max_model_len", "tensor_parallel_size", "data_parallel_size", "max_num_seqs", "max_num_batched_tokens"}
+_POSITIVE_INTS = {"max_model_len", "tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "max_num_seqs", "max_num_batched_tokens"}
 DEFAULT_OPTIONS: dict[str, Any] = {"enable_prefix_caching": True, "seed": 0}
 
 CAPABILITIES = Capabilities(seed=True, guided_decoding=True, batch_api=False, prompt_caching=True)
@@ -142,29 +143,81 @@ def chat_token_ids(tokenizer: Any, messages: tuple[Message, ...], *, fold: bool)
     return list(tokenizer.encode(text, add_special_tokens=False))
 
 
+def sampling_fields(decoding: Decoding, max_tokens: int) -> dict[str, Any]:
+    """A request's sampling settings as plain values (SamplingParams' keyword
+    arguments; `structured_outputs` as StructuredOutputsParams' keyword
+    arguments, a JSON schema as the text vLLM makes of a dict): the same
+    for the in-process engine and ray.data.llm's rows (adapters/ray_vllm.py)."""
+    if decoding.guided_regex and decoding.json_schema:
+        raise ValueError("decoding has both guided_regex and json_schema; expected at most one")
+    structured: dict[str, Any] | None = None
+    if decoding.guided_regex:
+        structured = {"regex": decoding.guided_regex}
+    elif decoding.json_schema:
+        structured = {"json": json.dumps(json.loads(decoding.json_schema))}
+    elif decoding.response_format == "json":
+        structured = {"json_object": True}
+    return {
+        "temperature": decoding.temperature,
+        "top_p": decoding.top_p,
+        "max_tokens": max_tokens,
+        "seed": decoding.seed,
+        "stop": list(decoding.stop) or None,
+        "structured_outputs": structured,
+    }
+
+
 def sampling_params(decoding: Decoding, max_tokens: int) -> Any:
     """vLLM SamplingParams for one request (final output only)."""
     from vllm import SamplingParams
     from vllm.sampling_params import RequestOutputKind, StructuredOutputsParams
 
-    if decoding.guided_regex and decoding.json_schema:
-        raise ValueError("decoding has both guided_regex and json_schema; expected at most one")
-    structured = None
-    if decoding.guided_regex:
-        structured = StructuredOutputsParams(regex=decoding.guided_regex)
-    elif decoding.json_schema:
-        structured = StructuredOutputsParams(json=json.loads(decoding.json_schema))
-    elif decoding.response_format == "json":
-        structured = StructuredOutputsParams(json_object=True)
+    fields = sampling_fields(decoding, max_tokens)
+    structured = fields.pop("structured_outputs")
     return SamplingParams(
-        temperature=decoding.temperature,
-        top_p=decoding.top_p,
-        max_tokens=max_tokens,
-        seed=decoding.seed,
-        stop=list(decoding.stop) or None,
-        structured_outputs=structured,
+        **fields,
+        structured_outputs=StructuredOutputsParams(**structured) if structured else None,
         output_kind=RequestOutputKind.FINAL_ONLY,
     )
+
+
+class Prepared(NamedTuple):
+    """A request ready for the engine: its prompt's token ids and output budget."""
+
+    prompt_ids: list[int]
+    max_tokens: int
+    params: Any  # vllm.SamplingParams
+
+
+class Refused(NamedTuple):
+    """A request the engine is not asked: the error it is answered with."""
+
+    error_kind: str
+    text: str
+    prompt_tokens: int = 0
+
+
+def prepare(tokenizer: Any, request: CallRequest, *, fold: bool, max_model_len: int) -> Prepared | Refused:
+    """Render a request as the engine gets it (chat template, the output
+    budget clamped to what fits, as vLLM's server does), or the error about
+    the item it is answered with instead (in-process and on Ray alike)."""
+    try:
+        prompt_ids = chat_token_ids(tokenizer, request.messages, fold=fold)
+    except Exception as exc:
+        return Refused("bad_request", f"chat template failed: {type(exc).__name__}: {exc}")
+    n_prompt = len(prompt_ids)
+    if n_prompt >= max_model_len:
+        return Refused(
+            "context_length",
+            f"prompt has {n_prompt} tokens; max_model_len is {max_model_len} and at least one output token must fit",
+            n_prompt,
+        )
+    max_tokens = min(request.decoding.max_tokens, max_model_len - n_prompt)
+    try:
+        params = sampling_params(request.decoding, max_tokens)
+    except Exception as exc:
+        return Refused("bad_request", f"bad decoding settings: {type(exc).__name__}: {exc}")
+    return Prepared(prompt_ids, max_tokens, params)
 
 
 class VllmAdapter:
@@ -312,25 +365,11 @@ class VllmAdapter:
         engine = self._engine
         if engine is None:
             return self._result("error", "the vLLM engine is shut down", started, t0, error_kind="closed")
-        try:
-            prompt_ids = self.prompt_token_ids(request.messages)
-        except Exception as exc:
-            return self._result("error", f"chat template failed: {type(exc).__name__}: {exc}", started, t0, error_kind="bad_request")
-        n_prompt = len(prompt_ids)
-        if n_prompt >= self.max_model_len:
-            return self._result(
-                "error",
-                f"prompt has {n_prompt} tokens; max_model_len is {self.max_model_len} and at least one output token must fit",
-                started,
-                t0,
-                error_kind="context_length",
-                usage=Usage(prompt_tokens=n_prompt),
-            )
-        try:
-            # Like vLLM's server: the output budget is clamped to what fits.
-            params = sampling_params(request.decoding, min(request.decoding.max_tokens, self.max_model_len - n_prompt))
-        except Exception as exc:
-            return self._result("error", f"bad decoding settings: {type(exc).__name__}: {exc}", started, t0, error_kind="bad_request")
+        prepared = prepare(engine.tokenizer, request, fold=self._fold_system, max_model_len=self.max_model_len)
+        if isinstance(prepared, Refused):
+            usage = Usage(prompt_tokens=prepared.prompt_tokens)
+            return self._result("error", prepared.text, started, t0, error_kind=prepared.error_kind, usage=usage)
+        prompt_ids, n_prompt, params = prepared.prompt_ids, len(prepared.prompt_ids), prepared.params
 
         request_id = f"{self._id_prefix}-{next(self._ids)}"
         final = None

@@ -35,13 +35,14 @@ from pathlib import Path
 import anyio
 import msgspec
 
-from adapters.batch_files import WaveManifest, asked_keys, next_wave_folder, read_manifest, read_results, write_wave
+from adapters.batch_files import Reading, WaveManifest, asked_keys, next_wave_folder, read_manifest, read_results, shard_keys, write_wave
 from adapters.vllm import CAPABILITIES as VLLM_CAPABILITIES
-from engine.contracts import BatchApiError, BatchEntry, BatchOutcome, BatchStatus, JudgeSpec
+from engine.contracts import AdapterConfigError, BatchApiError, BatchEntry, BatchOutcome, BatchStatus, JudgeSpec
 
 MAX_ENTRIES = 1_000_000_000  # one batch per wave: the shards split it
 POLL_S = 0.25
 RUNNING = ".running"
+MAX_SHARD_ERRORS = 0.5  # a shard with more of its calls failed (or unanswered) stops the run
 
 
 class WaveContext(msgspec.Struct, frozen=True, kw_only=True):
@@ -105,14 +106,17 @@ class WaveExport:
 class RunBatchExecutor(WaveExport):
     """Each wave through `vllm run-batch` processes, one per shard."""
 
-    def __init__(self, spec: JudgeSpec, context: WaveContext, *, shards: int = 1, devices: Sequence[str] = ()) -> None:
+    def __init__(self, spec: JudgeSpec, context: WaveContext, *, shards: int = 1, devices: Sequence[str] = (),
+                 max_shard_errors: float = MAX_SHARD_ERRORS) -> None:
         from adapters.vllm import check_model
 
         check_model(spec)
         super().__init__(spec, context, shards=shards)
         self.devices = list(devices)
         self.flags = run_batch_flags(spec)
+        self.max_shard_errors = max_shard_errors
         self._processes: dict[Path, subprocess.Popen[bytes]] = {}  # results file -> its process
+        self._readings: dict[str, Reading] = {}  # batch id -> its results as status read them
 
     async def submit(self, entries: Sequence[BatchEntry]) -> str:
         batch_id = await super().submit(entries)
@@ -121,14 +125,17 @@ class RunBatchExecutor(WaveExport):
 
     async def status(self, batch_id: str) -> BatchStatus:
         """Waits until every shard's process has ended (relaunching those an
-        interrupted run left without results); `failed` when none produced results."""
+        interrupted run left without results) and reads their results;
+        `failed` when none produced results. A shard whose calls failed or went
+        unanswered beyond `max_shard_errors` (a process that failed: all of
+        them) sets `stop`: the run stops once the wave's answers are stored."""
         folder = Path(batch_id)
         try:
             manifest = read_manifest(folder)
         except ValueError as exc:
             raise BatchApiError("not_found", str(exc)) from None
         self._launch_missing(folder, manifest)
-        failures = []
+        failures: dict[str, str] = {}
         for shard in manifest.shards:
             process = self._processes.get(folder / shard.output)
             if process is None:
@@ -140,17 +147,46 @@ class RunBatchExecutor(WaveExport):
             if process.returncode == 0 and running.exists():
                 os.replace(running, folder / shard.output)
             else:
-                failures.append(f"{shard.input}: run_batch exited with {process.returncode}: {_log_tail(folder, shard.input)}")
+                failures[shard.input] = f"run_batch exited with {process.returncode}: {_log_tail(folder, shard.input)}"
         done = [s for s in manifest.shards if (folder / s.output).exists()]
-        state = "ended" if done else "failed"
-        return BatchStatus(batch_id=batch_id, state=state, total=sum(s.entries for s in manifest.shards),  # type: ignore[arg-type]
-                           succeeded=sum(s.entries for s in done), detail="; ".join(failures)[:2000])
+        outputs = [folder / s.output for s in done]
+        reading = await anyio.to_thread.run_sync(lambda: read_results(self.spec, manifest, asked_keys(folder, manifest), outputs))
+        self._readings[batch_id] = reading
+        stop = "" if reading.refused else self._shard_stop(folder, manifest, reading, failures)
+        return BatchStatus(batch_id=batch_id, state="ended" if done else "failed", total=sum(s.entries for s in manifest.shards),
+                           succeeded=sum(s.entries for s in done), detail="; ".join(f"{k}: {v}" for k, v in failures.items())[:2000],
+                           stop=stop)
+
+    def _shard_stop(self, folder: Path, manifest: WaveManifest, reading: Reading, failures: dict[str, str]) -> str:
+        """The message that stops the run: the shards whose share of failed or unanswered calls is too high."""
+        from engine.run.judge_health import is_transient
+
+        bad_shards = []
+        for shard in manifest.shards:
+            keys = shard_keys(folder, shard)
+            kinds: dict[str, int] = {}
+            for result in (reading.outcomes.get(key) for key in keys):
+                if result is None or is_transient(result):
+                    kind = "unanswered" if result is None else (result.error_kind or "error")
+                    kinds[kind] = kinds.get(kind, 0) + 1
+            bad = sum(kinds.values())
+            if keys and bad / len(keys) > self.max_shard_errors:
+                why = failures.get(shard.input) or ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
+                bad_shards.append(f"{folder / shard.input}: {bad} of {len(keys)} calls failed or unanswered ({why})")
+        if not bad_shards:
+            return ""
+        return (f"judge {self.spec.name!r}: {len(bad_shards)} run_batch shard(s) of wave {manifest.wave} failed beyond "
+                f"the limit of {self.max_shard_errors:.0%}: " + "; ".join(bad_shards)[:1500]
+                + ". Stopping the run: the wave's answers are stored; see the shard's .log beside it, fix the engine, "
+                "and run the same config again to resume")
 
     async def results(self, batch_id: str) -> list[BatchOutcome]:
         folder = Path(batch_id)
-        manifest = read_manifest(folder)
-        outputs = [folder / s.output for s in manifest.shards if (folder / s.output).exists()]
-        reading = await anyio.to_thread.run_sync(lambda: read_results(self.spec, manifest, asked_keys(folder, manifest), outputs))
+        reading = self._readings.pop(batch_id, None)
+        if reading is None:  # read by status, in this process
+            manifest = read_manifest(folder)
+            outputs = [folder / s.output for s in manifest.shards if (folder / s.output).exists()]
+            reading = await anyio.to_thread.run_sync(lambda: read_results(self.spec, manifest, asked_keys(folder, manifest), outputs))
         if reading.refused:
             raise BatchApiError("malformed", f"judge {self.spec.name!r}: results of {folder} refused: " + "; ".join(reading.examples))
         return [BatchOutcome(custom_id=key, result=result) for key, result in reading.outcomes.items()]
@@ -195,6 +231,23 @@ class RunBatchExecutor(WaveExport):
                 process.wait(timeout=10)
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)  # the engine's workers, if any outlived it
+
+
+def check_max_tokens(spec: JudgeSpec, max_tokens: dict[str, int]) -> None:
+    """Refuse, before anything runs, a prompt whose max_tokens exceeds the judge's
+    max_model_len: vLLM's run_batch fails every such call (the in-process engine
+    and the Ray executor clamp the budget to what fits)."""
+    from adapters.vllm import validate_options
+
+    limit = validate_options(spec).get("max_model_len")
+    too_many = {name: n for name, n in sorted(max_tokens.items()) if limit is not None and n > limit}
+    if too_many:
+        name, n = next(iter(too_many.items()))
+        raise AdapterConfigError(
+            f"judge {spec.name!r} (adapter vllm, --executor run-batch): prompt {name!r} asks decoding.max_tokens = {n}, "
+            f"more than options.max_model_len = {limit}; vLLM's run_batch refuses every such call. Raise the judge's "
+            "options.max_model_len, lower the prompt's max_tokens, or run this judge in-process or with --executor ray"
+        )
 
 
 def run_batch_flags(spec: JudgeSpec) -> list[str]:

@@ -232,7 +232,9 @@ class BatchStatus(msgspec.Struct, frozen=True, kw_only=True):
     """A submitted batch as the provider reports it. `ended`: results can be
     fetched (some entries may have failed); `expired`: the provider's window
     closed, the entries it finished can be fetched, the rest were not done;
-    `failed`: the whole batch was rejected (`detail` holds the raw text)."""
+    `failed`: the whole batch was rejected (`detail` holds the raw text).
+    `stop`: a message that stops the run once the batch's answers are stored
+    (an executor's engine failed too often: adapters/vllm_run_batch.py)."""
 
     batch_id: str
     state: BatchState
@@ -240,6 +242,7 @@ class BatchStatus(msgspec.Struct, frozen=True, kw_only=True):
     succeeded: int = 0
     errored: int = 0
     detail: str = ""
+    stop: str = ""
 
 
 class BatchOutcome(msgspec.Struct, frozen=True, kw_only=True):

@@ -187,3 +187,24 @@ def test_error_lines_a_terminal_one_is_the_items_outcome_a_transient_one_asked_a
     again = export(config, tmp_path / "waves", capsys, shards=1)
     asked = {json.loads(line)["custom_id"] for line in (again / "calls-000.jsonl").read_text().splitlines()}
     assert transient in asked and context not in asked
+
+
+def test_an_imported_item_error_is_the_items_outcome_for_a_plain_run_too(tmp_path, server, prepared_store, corpus_slice_path, corpus_settings, capsys):  # type: ignore[no-untyped-def]
+    from engine.cache.store import Store
+    from engine.run.store_verify import find_problems
+
+    config = experiment(tmp_path, server, prepared_store, corpus_slice_path, corpus_settings)
+    folder = export(config, tmp_path / "waves", capsys, shards=1)
+    answer(folder, server.url)
+    results = folder / "results-000.jsonl"
+    lines = [json.loads(line) for line in results.read_text().splitlines()]
+    lines[0]["response"] = {"status_code": 400, "request_id": "r", "body": None}
+    lines[0]["error"] = {"error": {"message": "This model's maximum context length is 2048 tokens", "type": "BadRequestError", "code": 400}}
+    results.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert cli(["calls", "import", str(config), str(folder)]) == 0
+    with Store(config.parent / "store", readonly=True) as store:
+        assert list(find_problems(store)) == []  # `verify` knows the item error's record
+    assert cli(["run", str(config), "--quiet"]) == 0  # the plain workers, not waves
+    # the item error is its item's row: its call was not made again (it would have been answered)
+    errors = [r for r in map(json.loads, (config.parent / "out" / "results.jsonl").read_text().splitlines()) if r["status"] == "error"]
+    assert len(errors) == 1 and "maximum context length" in errors[0]["raw_text"]

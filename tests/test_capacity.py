@@ -68,6 +68,7 @@ def test_measured_rate_ignores_gaps_between_sessions_and_needs_enough_calls():
 
 def test_gpus_come_from_capacity_or_the_vllm_parallel_sizes():
     assert judge_gpus("vllm", {"tensor_parallel_size": 2, "data_parallel_size": 4}, None) == 8
+    assert judge_gpus("vllm", {"tensor_parallel_size": 2, "pipeline_parallel_size": 2, "data_parallel_size": 2}, None) == 8
     assert judge_gpus("vllm", {}, None) == 1
     assert judge_gpus("vllm", {"tensor_parallel_size": 2}, Capacity(gpus=3)) == 3
     assert judge_gpus("openai", {}, None) is None

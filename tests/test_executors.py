@@ -33,8 +33,9 @@ base_url = "http://127.0.0.1:9/v1"
 
 def test_each_executor_takes_its_kind_of_judge() -> None:
     vllm, api = JudgeSpec(name="a", adapter="vllm", model="m"), JudgeSpec(name="b", adapter="openai", model="m")
+    baseline = JudgeSpec(name="c", adapter="baseline", model="seqratio")
     assert RunBatch().takes(vllm) and not RunBatch().takes(api)
-    assert RayData().takes(api) and not RayData().takes(vllm)
+    assert RayData().takes(api) and RayData().takes(vllm) and not RayData().takes(baseline)  # vllm: ray.data.llm
     assert RunBatch(devices=["0", "1,2", "3"]).shards == 3  # one process per device group
 
 
@@ -50,6 +51,7 @@ def test_a_ray_run_without_ray_says_what_to_install(tmp_path, prepared_store, co
 @pytest.mark.parametrize(("flags", "message"), [
     (["--executor", "ray", "--address", "10.0.0.1:6379"], "--address '10.0.0.1:6379': expected auto, local or a ray://HOST:PORT URL"),
     (["--executor", "run-batch", "--shards", "0"], "--shards 0: expected a positive number of processes"),
+    (["--executor", "run-batch", "--max-shard-errors", "1.5"], "--max-shard-errors 1.5: expected a share in [0, 1)"),
 ])
 def test_bad_executor_flags_are_named(tmp_path, prepared_store, corpus_slice_path, corpus_settings, capsys, flags, message) -> None:  # type: ignore[no-untyped-def]
     write_experiment(tmp_path, prepared_store, corpus_slice_path, corpus_settings, API_JUDGE)

@@ -35,12 +35,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
     where.add_argument(
         "--executor", choices=("in-process", "run-batch", "ray"), default="in-process",
         help="run-batch: each wave of the vllm judges through `vllm run-batch` processes; "
-             "ray: each wave of the API judges as a Ray Data job (needs needlejudge[ray])",
+             "ray: each wave of the API and vllm judges as a Ray Data job (needs needlejudge[ray])",
     )
     where.add_argument("--shards", type=int, default=1, help="run-batch: processes (engines) per wave")
     where.add_argument("--devices", default="", help="run-batch: each process's CUDA_VISIBLE_DEVICES, space-separated: '0 1 2 3' (one GPU each) or '0,1 2,3' (two each); sets --shards to their number")
+    where.add_argument(
+        "--max-shard-errors", type=float, default=None, metavar="SHARE",
+        help="run-batch: stop the run when a shard's failed or unanswered calls exceed this share of it (default 0.5)",
+    )
     where.add_argument("--address", default="local", help="ray: auto (a running cluster), local (start one here) or ray://HOST:PORT")
-    where.add_argument("--ray-workers", type=int, default=2, help="ray: actors of a judge's HTTP stage (each with the judge's concurrency)")
+    where.add_argument("--ray-workers", type=int, default=2,
+                       help="ray: actors of an API judge's HTTP stage (each with the judge's concurrency), or a vllm judge's engine replicas "
+                            "(options.data_parallel_size, when set, wins)")
 
 
 # A graceful stop waits at most this long for the calls in flight.
@@ -102,7 +108,9 @@ def executor_for(args: argparse.Namespace) -> Any:
 
         if args.shards < 1:
             raise ConfigError(f"--shards {args.shards}: expected a positive number of processes")
-        return RunBatch(shards=args.shards, devices=args.devices.split())
+        if args.max_shard_errors is not None and not 0 <= args.max_shard_errors < 1:
+            raise ConfigError(f"--max-shard-errors {args.max_shard_errors}: expected a share in [0, 1)")
+        return RunBatch(shards=args.shards, devices=args.devices.split(), max_shard_errors=args.max_shard_errors)
     from adapters.executors import RayData
 
     if args.address not in {"auto", "local"} and not args.address.startswith("ray://"):

@@ -7,11 +7,13 @@ the time at least one of them was in flight (the union of their
 [started_at, finished_at] intervals, so gaps between sessions do not count).
 Configured wins when both exist (the fleet may have changed since the
 measurement); both are reported. GPUs come from `capacity.gpus`, or for a
-`vllm` judge from tensor_parallel_size x data_parallel_size; API judges
+`vllm` judge from tensor x pipeline x data parallel sizes; API judges
 have none, so no GPU-hours.
 """
 
 from __future__ import annotations
+
+import math
 
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -63,7 +65,8 @@ def judge_gpus(adapter: str, options: Mapping[str, Any], capacity: Capacity | No
     if capacity is not None and capacity.gpus is not None:
         return capacity.gpus
     if adapter == "vllm":
-        return int(options.get("tensor_parallel_size", 1)) * int(options.get("data_parallel_size", 1))
+        sizes = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size")
+        return math.prod(int(options.get(size, 1)) for size in sizes)
     return None
 
 

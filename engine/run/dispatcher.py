@@ -1,7 +1,8 @@
 """The dispatcher: runs an item's calls.
 
-- Cache first: `lookup` fills an item's answers from the call cache; only
-  the calls it lacks go out.
+- Cache first: `lookup` fills an item's answers from the call cache (and
+  the item errors an import recorded for the run); only the calls it lacks
+  go out.
 - Never pay twice: a request already in flight for another item (identical
   pairs of different cells) is not sent again; the item waits for that
   call's answer. The answer stays findable here until its commit landed,
@@ -26,6 +27,7 @@ from engine.cache.call_cache import RESULTS_DB, CallCache, GroupCommitWriter, en
 from engine.contracts import Adapter, CallResult
 from engine.run.counters import Progress
 from engine.run.design import Item
+from engine.run.item_errors import with_terminal
 from engine.run.judge_health import JudgeHealth, RunAborted, fatal_message, is_transient
 from engine.run.results import failure_item
 
@@ -79,10 +81,13 @@ class Dispatcher:
         self.progress = progress
         self._run_key = run_key
         self._in_flight: dict[bytes, SharedCall] = {}
+        # item errors a `calls import` recorded for this run (engine.run.batch.store): outcomes, like answers
+        self.terminal: dict[bytes, CallResult] = {}
 
     def lookup(self, item: Item) -> bool:
-        """Fill the item's answers from the cache; True when calls are missing."""
-        hits = self.cache.get_many(item.keys)
+        """Fill the item's answers from the cache (or the run's recorded item
+        errors); True when calls are missing."""
+        hits = with_terminal(self.cache.get_many(item.keys), item.keys, self.terminal)
         item.results = hits
         missing = [n for n, hit in enumerate(hits) if hit is None]
         self.progress.calls_cached += len(hits) - len(missing)

@@ -20,11 +20,13 @@ from engine.contracts import BatchAdapter, JudgeSpec
 
 
 class RunContext(msgspec.Struct, frozen=True, kw_only=True):
-    """What an executor's waves name: the run, its design, its store folder."""
+    """What an executor's waves name: the run, its design, its store folder;
+    and what the judge's prompts ask (checked against the engine's limits)."""
 
     run_id: str
     design: str
     store: str
+    max_tokens: dict[str, int] = {}  # the judge's prompts' decoding.max_tokens, by prompt name
 
 
 class Executor(Protocol):

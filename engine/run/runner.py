@@ -18,7 +18,7 @@ from typing import Any
 import anyio
 
 from engine.cache.call_cache import MAX_UNCOMMITTED, CallCache, GroupCommitWriter
-from engine.config import ExperimentConfig
+from engine.config import ExperimentConfig, JudgeConfig
 from engine.run.executor import Executor, RunContext
 from engine.run.experiment import Experiment
 from engine.run.plan import PlanReport, plan_experiment
@@ -117,7 +117,7 @@ async def _run_and_finish(
                     try:
                         spec = judge.spec()
                         if executor is not None and executor.takes(spec):  # its waves go to the executor
-                            adapters[judge.name] = executor.create(spec, run_context(experiment))
+                            adapters[judge.name] = executor.create(spec, run_context(experiment, judge))
                             scheduler.waves |= {judge.name}
                             continue
                         # a batch judge's adapter is its provider's batch API (engine.run.batch.judge)
@@ -147,8 +147,12 @@ async def _run_and_finish(
     return finish_run(experiment, progress, len(scheduler.runs), started_at, t0, export=export)
 
 
-def run_context(experiment: Experiment) -> RunContext:
-    return RunContext(run_id=experiment.run_id, design=experiment.design_fingerprint(), store=str(experiment.config.store))
+def run_context(experiment: Experiment, judge: JudgeConfig) -> RunContext:
+    config = experiment.config
+    names = set(config.judge_prompts(judge)) | ({config.tournament.prompt} if config.tournament is not None else set())
+    max_tokens = {name: prompt.decoding.max_tokens for name, prompt in experiment.prompts.items()
+                  if name in names and getattr(prompt, "decoding", None) is not None}
+    return RunContext(run_id=experiment.run_id, design=experiment.design_fingerprint(), store=str(config.store), max_tokens=max_tokens)
 
 
 # Answers of free judges only (offline measures) that may wait for a commit:

@@ -37,6 +37,7 @@ from engine.contracts import Adapter, ConfigError
 from engine.run.counters import Progress
 from engine.run.design import Design
 from engine.run.dispatcher import Dispatcher
+from engine.run.item_errors import terminal_answers
 from engine.run.judge_health import FailurePolicy, JudgeHealth, RunAborted
 from engine.run.ordered_output import OrderedOutput
 from engine.run.prefix_gate import PrefixGate
@@ -157,6 +158,7 @@ class Scheduler:
             self.restore()
         drop_stale(self.cache.store, self._run_key, self._stale)
         self._stale = []
+        self.dispatcher.terminal = terminal_answers(self.cache.store, self._run_key)
         # Cells that ended during replay get their state record now.
         ended = ended_without_state(self.cache.store, self._run_key, self.runs)
         if ended:
@@ -212,6 +214,7 @@ class Scheduler:
             progress=self.progress,
             run_key=self._run_key,
             stopped=lambda: self.stop.requested,
+            terminal=self.dispatcher.terminal,
         )
         self.stop.on_set(batch.request_stop)
         self.batch_judges[judge] = batch

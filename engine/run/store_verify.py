@@ -41,6 +41,7 @@ _RUN_RECORDS: dict[bytes, tuple[str, type | None]] = {
     b"F": ("recorded failure", None),  # a CallResult
     b"M": ("manifest", dict),
     b"B": ("batch record", BatchRecord),
+    b"T": ("recorded item error", None),  # a CallResult (engine.run.item_errors)
 }
 
 

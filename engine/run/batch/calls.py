@@ -65,6 +65,7 @@ class BatchCalls:
         self.run_key = run_key
         self.stopped = stopped
         self._records: dict[str, bytes] = {}  # batch id -> its record's store key
+        self.stop_message = ""  # a batch's `stop`: raised by the commit that stores its answers
         self.wake = anyio.Event()  # set on a stop request: waits end early
 
     def request_stop(self) -> None:
@@ -117,6 +118,7 @@ class BatchCalls:
     async def _read(self, batch_id: str, status: BatchStatus, outcomes: dict[bytes, CallResult]) -> bool:
         """Fetch a terminal batch's answers into `outcomes`; False when they
         could not be fetched (the record stays; its entries go again)."""
+        self.stop_message = self.stop_message or status.stop
         if status.state == "failed":
             self._judge_failed("batch_failed", f"batch {batch_id} failed: {status.detail}")
             return True  # nothing to fetch: the record goes
@@ -132,7 +134,8 @@ class BatchCalls:
         """Store the answers under their request keys, deleting the records of
         the batches they came from in the same transaction; count the calls
         and the entries to ask again (`asked`: the wave's entries).
-        A fatal entry failure stops the run after the answers are stored."""
+        A fatal entry failure, or a batch whose status said `stop`, stops the
+        run after the answers are stored."""
         writes = [(RESULTS_DB, key, encode_result(result)) for key, result in outcomes.items() if is_cacheable(result)]
         writes += [record_delete(self._records.pop(batch_id)) for batch_id in finished]
         if writes:
@@ -148,6 +151,8 @@ class BatchCalls:
             fatal = fatal_message(self.judge, result)
             if fatal is not None:
                 raise RunAborted(fatal)
+        if self.stop_message:
+            raise RunAborted(self.stop_message)
 
     async def resume(self) -> None:
         """Fetch the batches an interrupted run submitted and recorded."""

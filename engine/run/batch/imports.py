@@ -11,7 +11,7 @@ holds them).
 Each answer is classified as the batch path classifies an entry: `ok` and
 `refused` answers are cached under the call's key; an error about the item
 itself (`context_length`) is recorded for the run as that call's outcome
-(`terminal_write`: the next wave consumes it as the item's row); a
+(engine.run.item_errors: a later run, in waves or not, consumes it as the item's row); a
 transient failure, or one that needs the judge's config fixed, is left
 pending (the next export asks it again). The keys must be the wave's.
 """
@@ -23,7 +23,8 @@ import msgspec
 from engine.cache.call_cache import RESULTS_DB, CallCache, encode_result, is_cacheable
 from engine.cache.store import Store
 from engine.contracts import CallResult
-from engine.run.batch.store import BatchRecord, record_delete, record_key, terminal_write
+from engine.run.batch.store import BatchRecord, record_delete, record_key
+from engine.run.item_errors import terminal_key, terminal_write
 from engine.run.judge_health import ITEM_ERROR_KINDS, fatal_message
 from engine.run.results import RUNS_DB
 
@@ -87,8 +88,6 @@ def commit_wave(store: Store, run_key: bytes, batch_id: str, judge: str, model: 
 
 
 def _already_there(store: Store, run_key: bytes, answers: dict[bytes, CallResult], terminal: dict[bytes, CallResult]) -> bool:
-    from engine.run.batch.store import terminal_key
-
     cache = CallCache(store)
     return all(hit is not None for hit in cache.get_many(list(answers))) and all(
         store.get_raw(RUNS_DB, terminal_key(run_key, key)) is not None for key in terminal

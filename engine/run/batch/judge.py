@@ -57,7 +57,7 @@ from engine.run.design import Item
 from engine.run.judge_health import JudgeHealth, is_transient
 from engine.run.ordered_output import OrderedOutput
 from engine.run.results import failure_item
-from engine.run.batch.store import terminal_answers
+from engine.run.item_errors import with_terminal
 from engine.run.batch.wave_planner import wave_size
 
 
@@ -78,6 +78,7 @@ class BatchJudge:
         progress: Progress,
         run_key: bytes,
         stopped: Callable[[], bool],
+        terminal: dict[bytes, CallResult] | None = None,
     ) -> None:
         self.calls = BatchCalls(
             spec, adapter, writer=writer, store=cache.store, health=health, progress=progress, run_key=run_key, stopped=stopped
@@ -89,13 +90,12 @@ class BatchJudge:
         self.cache = cache
         self.runs = [run for run in policy.runs if run.cell.judge == spec.name]
         self.waves = 0
-        self.terminal: dict[bytes, CallResult] = {}  # item errors an import recorded (engine.run.batch.store)
+        self.terminal = terminal if terminal is not None else {}  # item errors an import recorded (engine.run.batch.store)
 
     # -- main --------------------------------------------------------------------
     async def run(self) -> None:
         calls = self.calls
         await calls.resume()
-        self.terminal = terminal_answers(self.cache.store, calls.run_key)
         retry: list[Item] = []
         while not self.calls.stopped():
             issued = sum(run.issued for run in self.runs)
@@ -182,10 +182,7 @@ class BatchJudge:
 
     def _answers(self, keys: list[bytes]) -> list[CallResult | None]:
         """The cache's answers, or the item errors an import recorded."""
-        hits = self.cache.get_many(keys)
-        if self.terminal:
-            hits = [self.terminal.get(key) if hit is None else hit for key, hit in zip(keys, hits)]
-        return hits
+        return with_terminal(self.cache.get_many(keys), keys, self.terminal)
 
     def _complete(self, pending: list[Item], outcomes: dict[bytes, CallResult]) -> list[Item]:
         """Consume every item whose calls are answered; return those to ask again."""

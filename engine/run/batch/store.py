@@ -16,14 +16,11 @@ import time
 import msgspec
 
 from engine.run.results import RUNS_DB
-from engine.cache.call_cache import decode_result, encode_result
 from engine.cache.store import DELETE, Store
-from engine.contracts import CallResult
 
 Write = tuple[str, bytes, bytes]
 
 _BATCH = b"B"
-_TERMINAL = b"T"
 RUN_KEY_BYTES = 8  # engine.run.results.run_id_for: 16 hex characters
 
 
@@ -73,23 +70,3 @@ def recorded_for(store: Store, judge: str, adapter: str, model: str) -> dict[byt
         if (record.judge, record.adapter, record.model) == (judge, adapter, model):
             found[key] = record
     return dict(sorted(found.items(), key=lambda pair: pair[1].submitted_at))
-
-
-# Answers of an imported wave that are errors about the item itself
-# (`context_length`): not cached (only answers are), recorded for the run
-# so that its next wave consumes them as the items' outcomes instead of
-# asking again (engine.run.batch.imports, engine.run.batch.judge).
-
-
-def terminal_key(run_key: bytes, request_key: bytes) -> bytes:
-    return run_key + _TERMINAL + request_key
-
-
-def terminal_write(run_key: bytes, request_key: bytes, result: CallResult) -> Write:
-    return (RUNS_DB, terminal_key(run_key, request_key), encode_result(result))
-
-
-def terminal_answers(store: Store, run_key: bytes) -> dict[bytes, CallResult]:
-    """The run's recorded item errors, by request key."""
-    prefix = run_key + _TERMINAL
-    return {key[len(prefix):]: decode_result(raw) for key, raw in store.items_raw(RUNS_DB, prefix)}
