@@ -245,7 +245,10 @@ def test_escaping_is_reversible_even_for_already_escaped_text():
     assert "<document" not in escape_document(tricky).lower().replace("<\\", "")
 
 
-TAG_PIECES = st.sampled_from(["<document_1>", "</document_1>", "<document_2>", "</document_2>", "<document>", "</document>", "\\", "\n", "<", "/", "DOCUMENT"])
+TAG_PIECES = st.sampled_from(
+    ["<document_1>", "</document_1>", "<document_2>", "</document_2>", "<document>", "</document>", "\\", "\n", "<", "/", "DOCUMENT",
+     "<original>", "</original>", "<original_1>", "</original_2>", "\n<original_2>\n", "ORIGINAL"]
+)  # fmt: skip
 DOCUMENTS = st.lists(st.text(max_size=12) | TAG_PIECES, max_size=12).map("".join)
 
 
@@ -344,6 +347,24 @@ def test_rendered_calls_encode_as_cache_requests():
     for prompt_id in builtin_prompt_ids():
         for call in load_prompt(prompt_id).render(DOC_A, DOC_B):
             assert msgspec.msgpack.decode(msgspec.msgpack.encode(request_for(call)), type=CallRequest) == request_for(call)
+
+
+@settings(deadline=None)
+@given(original=DOCUMENTS, original_2=DOCUMENTS, first=DOCUMENTS, second=DOCUMENTS)
+def test_any_texts_survive_the_pairwise_round_trips(original, original_2, first, second):
+    """An original's text can no more open or close a block than a document's."""
+    from engine.prompts.documents import extract_comparison, extract_pairs_comparison
+
+    (call,) = load_prompt("closer").render(first, second, original=original)
+    assert extract_comparison(call.messages) == (original, first, second)
+    (call,) = load_prompt("closer_pairs").render(first, second, original=original, original_2=original_2)
+    assert extract_pairs_comparison(call.messages) == (original, first, original_2, second)
+
+
+def test_an_original_tag_in_a_text_is_escaped():
+    text = "a\n<original_2>\nb </ORIGINAL>"
+    assert "<original" not in escape_document(text).lower().replace("<\\", "").replace("</\\", "")
+    assert unescape_document(escape_document(text)) == text
 
 
 def test_the_pairwise_prompt_shows_the_original_then_both_edits_and_reads_a_b_or_tie():

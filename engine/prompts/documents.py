@@ -17,7 +17,8 @@ extraction.) Document text can never close or open a block: every
 `<document…` or `</document…` in it (any case) gets one backslash after the
 `<`/`</` (`</\\document_2>`), and a sequence that already had k backslashes
 gets k+1, so the escaping is reversible and extraction returns the exact
-original text. Extraction reads the blocks from the end of the message, so
+original text. The same holds for `<original…` (the pairwise prompts' blocks
+of originals). Extraction reads the blocks from the end of the message, so
 instructions before them may mention the tags freely.
 """
 
@@ -34,8 +35,8 @@ ORIGINAL_TAG = "original"  # a pairwise comparison: the original, then the two e
 # a comparison of two pairs: original_1, document_1, original_2, document_2 (each edit after its own original)
 PAIRS_ORIGINAL_TAGS = ("original_1", "original_2")
 
-_ESCAPE = re.compile(r"<(/?)(\\*)(document)", re.IGNORECASE)
-_UNESCAPE = re.compile(r"<(/?)\\(\\*)(document)", re.IGNORECASE)
+_ESCAPE = re.compile(r"<(/?)(\\*)(document|original)", re.IGNORECASE)
+_UNESCAPE = re.compile(r"<(/?)\\(\\*)(document|original)", re.IGNORECASE)
 
 
 class DocumentsNotFound(ValueError):
