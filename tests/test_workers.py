@@ -66,7 +66,7 @@ async def test_an_item_held_by_the_prefix_gate_pays_no_call_its_twin_made_and_co
     with Store(tmp_path / "store") as store:
         async with GroupCommitWriter(store) as writer:
             scheduler = Scheduler(design, cache=CallCache(store), writer=writer, adapters={"sim": adapter}, run_id=RUN_ID,
-                                  prompt_versions={name: p.version for name, p in design.prompts.items()})
+                                  prompt_versions={name: p.version for name, p in design.prompts.items()}, prefix_gate=True)
             scheduler.restore()
             assert scheduler.policy.start("sim")
             workers = scheduler._workers("sim")
