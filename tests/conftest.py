@@ -139,3 +139,9 @@ from engine.contracts import Backend as _Backend, Capabilities as _Capabilities 
 
 SCRIPTED_BACKEND = _Backend(capabilities=lambda spec: _Capabilities(), create=_scripted_backend_unused_create)
 _registry.BACKENDS.setdefault("scripted", "conftest:SCRIPTED_BACKEND")
+
+
+def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def]
+    """vLLM tests first (stable sort): with --dist loadfile on 2 workers, the few
+    files that start a vLLM engine ran last and one worker idled for minutes."""
+    items.sort(key=lambda item: item.get_closest_marker("vllm") is None)
