@@ -308,6 +308,11 @@ class VllmAdapter:
         revision = f"@{self.spec.revision}" if self.spec.revision else ""
         self.model_version = f"{model}{revision} (vllm {vllm.__version__})"
         self._fold_system = not template_takes_system(engine.tokenizer)
+        # This frame can outlive the call (a traceback an import inside the chat
+        # template keeps holds it); with the engine still among its locals, vLLM's
+        # AsyncLLM.__del__ would run at interpreter exit, after its module globals
+        # are gone, and print a traceback to the user.
+        del engine
 
     async def aclose(self) -> None:
         """Shut the engine down and reap its processes (idempotent)."""
