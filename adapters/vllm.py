@@ -220,6 +220,10 @@ def prepare(tokenizer: Any, request: CallRequest, *, fold: bool, max_model_len: 
     return Prepared(prompt_ids, max_tokens, params)
 
 
+def _already_shut_down(timeout: float | None = None) -> None:
+    """A shut-down engine's shutdown (see VllmAdapter.aclose)."""
+
+
 class VllmAdapter:
     """A judge served by an in-process vLLM AsyncLLM engine."""
 
@@ -308,11 +312,6 @@ class VllmAdapter:
         revision = f"@{self.spec.revision}" if self.spec.revision else ""
         self.model_version = f"{model}{revision} (vllm {vllm.__version__})"
         self._fold_system = not template_takes_system(engine.tokenizer)
-        # This frame can outlive the call (a traceback an import inside the chat
-        # template keeps holds it); with the engine still among its locals, vLLM's
-        # AsyncLLM.__del__ would run at interpreter exit, after its module globals
-        # are gone, and print a traceback to the user.
-        del engine
 
     async def aclose(self) -> None:
         """Shut the engine down and reap its processes (idempotent)."""
@@ -325,6 +324,12 @@ class VllmAdapter:
             with anyio.CancelScope(shield=True):
                 # Synchronous: the engine client's sockets belong to this loop's thread.
                 engine.shutdown()
+                # AsyncLLM.__del__ calls shutdown() again. The object can live until
+                # interpreter exit (an import error vLLM keeps, e.g. torchcodec's,
+                # holds a traceback whose frames hold the engine), and a shutdown
+                # run then, without its module globals, prints a traceback under
+                # the user's finished run.
+                engine.shutdown = _already_shut_down
                 await anyio.to_thread.run_sync(reap_processes, pids)
 
     def unfinished_requests(self) -> int:

@@ -104,6 +104,9 @@ def run_engine(workload: Workload, tree: Path, folder: Path, template: Path) -> 
         if done.returncode:
             print(done.stderr[-4000:], file=sys.stderr)
             raise SystemExit(f"needlejudge run ({tree}) failed (exit {done.returncode})")
+        if "Traceback (most recent call last)" in done.stderr:  # what the user would have seen under a finished run
+            print(done.stderr[-4000:], file=sys.stderr)
+            raise SystemExit(f"needlejudge run ({tree}) printed a traceback")
         rows = [json.loads(line) for line in (output / "results.jsonl").read_text().splitlines()]
         fresh, calls = call_results(store, rows)
     finally:
