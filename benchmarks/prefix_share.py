@@ -7,7 +7,8 @@ least its last token is computed, so at most (n - 1) // block_size blocks).
 `attainable_share` replays that on token ids in arrival order with nothing
 ever evicted: the ceiling the engine's counters (`num_cached_tokens`, the
 server's vllm:prefix_cache_hits / vllm:prefix_cache_queries) can reach on
-the same prompts. Pure: no vLLM import.
+the same prompts. `replay_order` gives orders in which to replay them
+(benchmarks/prefix_ceiling.py). Pure: no vLLM import.
 """
 
 from __future__ import annotations
@@ -51,3 +52,36 @@ def attainable_share(prompts: Sequence[Sequence[int]], block_size: int) -> Prefi
     hits = attainable_hits(prompts, block_size)
     total = sum(len(tokens) for tokens in prompts)
     return PrefixShare(sum(hits) / total if total else 0.0, sum(hits), total, block_size, len(hits))
+
+
+# `issue`: as given; `siblings`: the block trie depth first, at each fork the
+# branch holding the shortest prompt first; `length`: shortest first.
+ORDERS = ("issue", "siblings", "length")
+
+
+def replay_order(prompts: Sequence[Sequence[int]], order: str, block_size: int) -> list[int]:
+    """Indices of `prompts` in `order` (one of ORDERS). `siblings` walks the
+    trie of their `block_size`-token blocks depth first: the prompts sharing
+    a prefix are adjacent, a prompt ending at a fork goes before its
+    branches, and at each fork the branch with the shortest prompt goes
+    first (ties: the earlier given), so the shortest of the prompts sharing
+    a prefix is sent before the others."""
+    if order == "length":
+        return sorted(range(len(prompts)), key=lambda i: (len(prompts[i]), i))
+    if order == "issue":
+        return list(range(len(prompts)))
+    if order != "siblings":
+        raise ValueError(f"order must be one of {', '.join(ORDERS)}, got {order!r}")
+
+    def walk(indices: list[int], depth: int) -> list[int]:
+        if len(indices) == 1:
+            return indices
+        branches: dict[tuple[int, ...], list[int]] = {}
+        ended = []
+        for i in indices:
+            block = tuple(prompts[i][depth * block_size : (depth + 1) * block_size])
+            (branches.setdefault(block, []) if len(block) == block_size else ended).append(i)
+        ranked = sorted(branches.values(), key=lambda b: min((len(prompts[i]), i) for i in b))
+        return sorted(ended, key=lambda i: (len(prompts[i]), i)) + [i for b in ranked for i in walk(b, depth + 1)]
+
+    return walk(list(range(len(prompts))), 0)

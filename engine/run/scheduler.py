@@ -89,8 +89,8 @@ class Scheduler:
     ) -> None:
         self.design = design
         # for judges whose backend caches prompt prefixes (engine.run.prefix_gate); off in runs:
-        # measured on the fake server it doubled the engine's CPU (tests/test_validation.py 144 s
-        # user vs 59 s; the quickstart 190 s vs 96 s) for 0.935 vs 0.933 of attainable in-process
+        # 0.935 vs 0.933 of attainable in-process on the tiny Gemma-3, whose sliding window, not
+        # overlap, holds the rest; its CPU is ~1.03x on fake-server runs (RESULTS, issue 31)
         self.prefix_gate = prefix_gate
         # judges run in waves besides `mode = "batch"` ones (an executor's: engine.run.executor)
         self.waves = waves
