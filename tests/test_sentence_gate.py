@@ -71,6 +71,16 @@ def test_captions_and_list_entries_are_not_sentences(nlp):
         ("Crowds cheered the tall ships in the bay #CorkHarbour.", "web_residue"),  # an embedded post
         ("The lighthouse stands about north of the old harbour.", "template_hole"),
         ("or sail on to Kinsale before the storm.", "fragment"),
+        # a number or a name a template held, removed
+        ("The council raised the harbour budget to by $3 million to $1.2 billion.", "template_hole"),
+        ("The mine produced over of copper each year.", "template_hole"),
+        ("He was the reserve goalkeeper in but did not play a single match.", "template_hole"),
+        ("Ports that lost their ferry are shown in italics.", "legend"),  # a table's legend
+        ("See the harbour section below for the sailing times.", "legend"),
+        # a caption or a heading run into the next sentence inside one parse
+        ("The ferry service was moved to a bigger pier Fishermen have long complained about the old quay.", "run_on_heading"),
+        ("A trawler was towed in by the harbour patrol Did anyone see it sink?", "run_on_heading"),
+        ("Nets are drying on the slipway at dawn Key figures In Kinsale, the catch fell by a third.", "run_on_heading"),
     ],
 )
 def test_why_a_span_is_not_a_sentence(nlp, junk, reason):
@@ -162,3 +172,58 @@ def test_a_stray_mark_changes_the_state_only_until_the_next_clear_mark(nlp):
     text = 'The pipe is 6" wide. The council paid for it. "We start in May," she said. The work began in May.'
     found = refusals(nlp, text)
     assert found["The council paid for it."] == "" and found["The work began in May."] == ""
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The catch grew by 5 percent to 2,000 tonnes.",  # two prepositions, each with its number
+        "The handing over of the keys took place in May.",
+        "The lifeboat crew found the trawler too late, but all of them survived.",
+    ],
+)
+def test_sentences_like_holes_or_run_on_headings_are_kept(nlp, sentence):
+    assert stored(nlp, f"The ferry left Cork at noon. {sentence} The crew stayed in Cork.")[1] == sentence
+
+
+def test_a_heading_opening_a_sentence_refuses_it_as_a_needle_and_keeps_it_in_hay(nlp):
+    heading = "Storm damage at the old quay Harbour master Tom Byrne said the pier would close."
+    found = refusals(nlp, f"The ferry left Cork at noon. {heading} The crew stayed in Cork.")
+    assert found[heading] == "heading_opening"
+    # a kin word or a role before a name, and an adverbial before the subject, are prose
+    for prose in ("My sister Maeve sailed to Kinsale in May.", "After the storm Maeve sailed to Kinsale in May."):
+        assert refusals(nlp, f"The ferry left Cork at noon. {prose} The crew stayed in Cork.")[prose] == ""
+
+
+@pytest.mark.parametrize(
+    "sentence, refused",
+    [
+        # a title restated at once by the sentence it was run into
+        ("Harbour policy seen as cautious, steady Cork's harbour policy is expected to stay cautious and steady.", True),
+        ("Ferry fares stay high Minister Ann Byrne said ferry fares would stay high until May.", True),
+        # names restated in one sentence are its topic, not a title
+        ("Penn State beat Ohio State in October and Penn State fans cheered in the rain.", False),
+    ],
+)
+def test_a_restated_title_run_into_a_sentence_refuses_it_as_a_needle(nlp, sentence, refused):
+    found = refusals(nlp, f"The ferry left Cork at noon. {sentence} The crew stayed in Cork.")
+    assert found[sentence] == ("heading_opening" if refused else "")
+
+
+def test_a_single_quotation_closing_inside_a_double_one_leaves_it_open(nlp):
+    text = (
+        "The mayor spoke on Friday. "
+        "\"The question is not: 'Is the pier safe?' Yes, of course it is. The real question is the cost,\" she said. "
+        "The council met on Monday."
+    )
+    found = refusals(nlp, text)
+    assert found["Yes, of course it is."] == "quoted"
+    assert found["The council met on Monday."] == ""
+
+
+def test_a_spaced_ellipsis_does_not_end_a_sentence_before_a_lowercase_word(nlp):
+    text = "Smith describes the old harbour. . . as a museum of the fishing trade. The ferry left Cork at noon."
+    assert stored(nlp, text) == (
+        "Smith describes the old harbour. . . as a museum of the fishing trade.",
+        "The ferry left Cork at noon.",
+    )

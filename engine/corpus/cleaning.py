@@ -286,6 +286,13 @@ HOLE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
             re.IGNORECASE,
         ),
     ),
+    # "produced over of diamonds a year", "raised to by $4 million": a quantity
+    # word before "of" (not "the handing over of"), or two prepositions before an
+    # amount, with the number between them removed
+    ("missing amount", re.compile(r"\b(?:approximately|roughly|nearly)\s+of\b|(?<!ing )\bover\s+of\b|\b(?:to|by)\s+(?:to|by)\s+(?:[$£€]\s?)?\d", re.IGNORECASE)),
+    # "the backup keeper in but did not play": a preposition before "but" and a
+    # verb, its object (a year, a name) removed
+    ("missing object", re.compile(r"\b(?:in|on|at|from|since|during|of|with|by)\s+but\s+(?:did|was|were|had|has|is|could|would|never)\b", re.IGNORECASE)),
     # wiki markup that cleaning could not resolve
     ("wiki markup", re.compile(r"\[\[|\]\]|\{\{|\}\}")),
 )

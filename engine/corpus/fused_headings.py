@@ -199,7 +199,7 @@ def fused_heading(doc: Doc, i: int) -> bool:
     )
 
 
-def _stem(token: Token) -> str | None:
+def content_stem(token: Token) -> str | None:
     """The compared form of a content word, or None for a function word or punctuation."""
     if token.is_stop or not token.is_alpha or token.tag_ == "CD" or len(token.text) < 2:
         return None  # numbers and "million" say little about what a sentence is about
@@ -222,7 +222,7 @@ def _restated_start(doc: Doc, start: int) -> int | None:
         return None  # "At the State election in 1836, 94 Democrats and 34 | Whigs were elected": a clause
     if end - start > 2 and _one_word_heading(doc, start):
         return start + 1
-    stems = [_stem(doc[k]) for k in range(start, end)]
+    stems = [content_stem(doc[k]) for k in range(start, end)]
     rest = Counter(s for s in stems if s)
     heading: set[str] = set()
     best: tuple[float, int] | None = None
@@ -274,7 +274,7 @@ def _title_ends_before(doc: Doc, i: int, heading: set[str]) -> bool:
     if before.tag_.startswith("JJ") and doc[i - 2].tag_ in _DETERMINER_TAGS:
         return False  # "a former | State official": the adjective modifies what follows
     name = token.tag_ in ("NNP", "NNPS") or (token.is_upper and len(token.text) > 1)
-    return not name or _stem(token) in heading
+    return not name or content_stem(token) in heading
 
 
 def restated_heading_starts(doc: Doc) -> list[int]:

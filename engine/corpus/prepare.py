@@ -197,6 +197,8 @@ RULE_MODULES = (
     "engine.corpus.segmentation",
     "engine.corpus.sentence_gate",
     "engine.corpus.sentence_guards",
+    "engine.corpus.run_on_headings",
+    "engine.corpus.fused_headings",
     "engine.needles.edits",
     "engine.needles.entities",
     "engine.needles.entity_form",

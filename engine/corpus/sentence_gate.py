@@ -21,9 +21,14 @@ never a needle and never part of a hay window. A sentence
   the form of link rows and kickers ("READ MORE: ...", "OPINION:",
   "WATCH - ..."), nor with one to three capitalised words and a colon
   before a capital (labelled list entries: "Railways: The new law ...");
+- is not a legend or a cross-reference to what the text does not hold
+  ("The winner is shown in bold.", "See the section below."): "legend";
 - holds no web residue: a URL, an @handle, an e-mail address, a #hashtag
   (embedded posts, share rows, contact lines);
-- holds no template hole (engine.corpus.cleaning.template_hole).
+- holds no template hole (engine.corpus.cleaning.template_hole);
+- holds no second sentence run into it after a heading or a caption: a
+  word that only opens sentences, capitalised right after a lowercase word
+  ("run_on_heading": engine.corpus.run_on_headings.opener_after_word).
 
 `needle_refusals(doc, spans)`: for each kept sentence, "" when it may be a
 needle sentence, else why not. The prepare scan asks this before any needle
@@ -37,11 +42,16 @@ on to the next one:
   close in turn. A sentence with a closed quotation inside prose of its
   own ('He called the plan "a disgrace" on Monday.') may be a needle: the
   rules of engine.needles refuse an edit between its marks. Quotation
-  state is tracked across sentences by engine.needles.quotation (from each
-  mark's spacing, so one stray mark changes it only until the next clear
-  one), the same state the rules' own checks use.
+  state is tracked across sentences from engine.needles.quotation's marks
+  (each mark's role read from its spacing, so one stray mark changes it
+  only until the next clear one), double and single quotations apart: a
+  single quotation closing inside a double one leaves the double one open.
 - "lost_characters": it holds U+FFFD, a character the dataset could not
   decode (a name cut mid-word: "Sinn F\\ufffd\\ufffdin").
+- "heading_opening": it opens with a short verbless phrase run into a
+  capitalised word (engine.corpus.run_on_headings.heading_opening), a
+  heading the parser kept ("The whole picture Neo Rauch takes ..."); the
+  reading is ambiguous, so the sentence stays in hay.
 """
 
 from __future__ import annotations
@@ -51,6 +61,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from engine.corpus.cleaning import template_hole
+from engine.corpus.run_on_headings import heading_opening, opener_after_word
 from engine.needles.quotation import DOUBLE_MARKS, PARAGRAPH, inside_after, quotation_marks
 
 if TYPE_CHECKING:
@@ -62,6 +73,11 @@ _LABEL = re.compile(r"^[A-Z][A-Z ]{2,}[A-Z](?::|\s[-\u2013\u2014])")
 # one to three capitalised words and a colon before a capital: a list entry's
 # label or a kicker ("Railways: The new law ...", "Opinion: ...")
 _TITLE_LABEL = re.compile(r"^(?:[A-Z][\w'\u2019-]*\s){0,2}[A-Z][\w'\u2019-]*:\s+[\"\u201c]?[A-Z]")
+# a legend or a cross-reference to a part of the page that is not in the text:
+# typography ("The winner is displayed in bold."), "See ... section below"
+_LEGEND = re.compile(
+    r"\b(?:in|as)\s+(?:bold|boldface|italics?)\b|^See\b.*\b(?:below|above|section|article|chapter)\b", re.IGNORECASE
+)
 _WEB = re.compile(r"https?://|www\.|pic\.twitter\.com|\B@\w{2,}|\b[\w.]+@[\w-]+\.[a-z]|\B#[A-Za-z]\w+")
 LOST_CHARACTER = "\ufffd"
 
@@ -76,6 +92,8 @@ def not_a_sentence(span: Span, text: str) -> str | None:
         return "label"
     if _WEB.search(text):
         return "web_residue"
+    if _LEGEND.search(text):
+        return "legend"
     if template_hole(text) is not None:
         return "template_hole"
     first = next((t for t in span if not (t.is_punct or t.is_space)), None)
@@ -83,6 +101,8 @@ def not_a_sentence(span: Span, text: str) -> str | None:
         return "fragment"
     if span.doc.has_annotation("MORPH") and not _has_finite_verb(span):
         return "no_finite_verb"
+    if span.doc.has_annotation("DEP") and opener_after_word(span) is not None:
+        return "run_on_heading"
     return None
 
 
@@ -99,20 +119,35 @@ def needle_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
     be a needle sentence, else the reason (module docstring)."""
     events = quotation_marks(doc)
     refusals: list[str] = []
-    inside = False
+    double = single = False
     e = 0
     for span in spans:
         while e < len(events) and events[e][0] < span.start:
-            inside = inside_after(inside, events[e][1])
+            double, single = _state_after(doc, double, single, *events[e])
             e += 1
         marks = [(i, role) for i, role in _events_in(events, e, span.end) if role != PARAGRAPH]
-        if inside or not _quotations_closed_inside(doc, span, marks):
+        if double or single or not _quotations_closed_inside(doc, span, marks):
             refusals.append("quoted")
         elif LOST_CHARACTER in span.text:
             refusals.append("lost_characters")
+        elif span.doc.has_annotation("DEP") and heading_opening(span):
+            refusals.append("heading_opening")
         else:
             refusals.append("")
     return tuple(refusals)
+
+
+def _state_after(doc: Doc, double: bool, single: bool, i: int, role: str) -> tuple[bool, bool]:
+    """(double, single): whether a double and a single quotation are open
+    after the mark at token `i`. A single mark closing a quotation nested
+    in a double one leaves the double one open ('"The issue isn't: 'Is
+    there a campaign?'' | 'Yes, there is."'); a clear double mark ends any
+    single one (a stray apostrophe then lasts only until it)."""
+    if role == PARAGRAPH:
+        return False, False
+    if DOUBLE_MARKS.intersection(doc[i].text):
+        return inside_after(double, role), single and role == ""
+    return double, inside_after(single, role)
 
 
 def _quotations_closed_inside(doc: Doc, span: Span, marks: list[tuple[int, str]]) -> bool:

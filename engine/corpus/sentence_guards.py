@@ -14,8 +14,9 @@ the text shows what the model misses:
   U.S. The rest"); the abbreviations missing from spaCy's own tokenizer
   exceptions are added as tokenizer special cases (`add_abbreviations`), so
   "Brig." is one token as "Gen." already is;
-- none before a lowercase word after "!", "?", an ellipsis or an
-  abbreviation ("the band Neu! | having split", "Centre a.s. | in 2009");
+- none before a lowercase word after "!", "?", an ellipsis (also a spaced
+  one, ". . .", inside which none starts either) or an abbreviation ("the
+  band Neu! | having split", "Centre a.s. | in 2009");
 - none after a "?" written against a number ("over ?2bn": a currency sign a
   dataset lost to mojibake);
 - one does start where a heading was fused onto the next sentence in text
@@ -89,6 +90,12 @@ def _abbreviation(token: Token) -> str | None:
     return None
 
 
+def _spaced_ellipsis_end(token: Token) -> bool:
+    """The last period of a spaced ellipsis (". . .")."""
+    doc = token.doc
+    return token.i >= 2 and all(doc[k].text == "." and doc[k].whitespace_ == " " for k in (token.i - 2, token.i - 1)) and token.text == "."
+
+
 @Language.component(PARSER_GUARDS)
 def sentence_guards(doc: Doc) -> Doc:
     """Set the sentence starts the parser must respect (module docstring)."""
@@ -103,6 +110,10 @@ def sentence_guards(doc: Doc) -> Doc:
             _forbid(following)
         elif token.text == "?" and not token.whitespace_ and following.like_num:
             _forbid(following)
+        elif token.text == "." and following.text == "." and token.whitespace_:
+            _forbid(following)  # inside a spaced ellipsis ". . ."
+        elif _spaced_ellipsis_end(token) and following.is_lower and following.is_alpha:
+            _forbid(following)  # "... comparative theology. . . as truly constructive"
         elif (token.text in _ENDS or _dotted(token)) and following.is_lower and following.is_alpha:
             _forbid(following)  # a mark inside a name ("the band Neu! having split"), or "etc. and"
         elif following.is_sent_start is None and fused_heading(doc, token.i + 1):

@@ -1,0 +1,143 @@
+"""Headings and captions run into a sentence, found in a parsed sentence.
+
+engine.corpus.fused_headings splits a heading off before the parser runs,
+where the words before read as one; what it misses stays inside a stored
+"sentence" ("... shop in a shopping centre Did we cover it?", "Talks stall
+in Geneva Cold war over Syria The envoy said ..."). These tests read the
+parsed sentence and say why it is not one clean sentence, or None:
+
+- `opener_after_word(span)`: a word that only opens a sentence (a
+  determiner, a conjunction, an adverb, a question's auxiliary, a common
+  noun: not a name, a nationality, or an adjective) written capitalised
+  right after a lowercase content word, with no punctuation between, and a
+  word after it: "... to a new level Factories have ...", "... the border
+  The rhetoric ...", "... bringing roads and logging Key findings In Peru,
+  ...". Prose capitalises such a word only after a sentence end, so the
+  sentence is two pieces run together: engine.corpus.sentence_gate drops it
+  (from needles and from hay).
+- `heading_opening(span)`: the sentence opens with a short verbless phrase
+  ending in a lowercase word that is not a modifier of what follows (not a
+  compound, an adjective, an apposition), then a capitalised word, then a
+  finite verb: "The whole picture Neo Rauch takes center stage ...",
+  "Occupation of the mind Bannon's ties go back ...". A role before a name
+  ("Labour MP Paul Flynn said") is a compound and is not taken; an
+  adverbial opening without a comma ("After the war Johnen studied ...")
+  is not taken either. The reading is ambiguous, so this only refuses the
+  sentence as a needle (engine.corpus.sentence_gate.needle_refusals): a
+  needle moves to the next sentence, hay keeps it. It also refuses a
+  sentence that restates a title run into it, as engine.corpus.fused_headings
+  finds one before the parser but without its safeguards for a split (a
+  name or a preposition may open the title): "Monetary policy seen as
+  prudent China's monetary policy is expected to become more prudent",
+  "Ferry firm defends timetable Minister Ann Byrne said the firm's timetable ...".
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.corpus.fused_headings import content_stem
+
+if TYPE_CHECKING:
+    from spacy.tokens import Span, Token
+
+MAX_HEADING_TOKENS = 12
+MAX_RESTATED_TOKENS = 20
+RESTATED_WITHIN = 15
+_MIN_RESTATED = 2
+_FINITE_TAGS = frozenset({"VBD", "VBZ", "VBP", "MD"})
+_FUNCTION_TAGS = frozenset({"IN", "TO", "DT", "PDT", "PRP$", "POS", "WDT", "WP", "WP$", "CC", "EX", "MD"})
+_NAME_TYPES = frozenset({"PERSON", "GPE", "ORG", "LOC", "FAC", "NORP", "WORK_OF_ART", "LAW", "EVENT", "PRODUCT", "LANGUAGE"})
+# what a word modifying the next one is (a role before a name, an adjective)
+_MODIFIER_DEPS = frozenset({"compound", "amod", "nmod", "appos", "nummod", "poss"})
+_CLAUSE_OPENING_TAGS = frozenset({"IN", "RB", "RBR", "RBS", "WRB", "TO", "CC"})
+_STOPS = frozenset('"\u201c\u201d()[]:;')
+
+
+def _content_word_before(token: Token) -> bool:
+    """The token follows a lowercase content word and a space."""
+    before = token.doc[token.i - 1]
+    return (
+        bool(before.whitespace_)
+        and before.is_lower
+        and before.is_alpha
+        and before.tag_ not in _FUNCTION_TAGS
+        and not before.is_stop
+    )
+
+
+def _capitalised(token: Token) -> bool:
+    return token.text[:1].isupper() and token.is_alpha and token.text != "I"
+
+
+def opener_after_word(span: Span) -> Token | None:
+    """The capitalised word that starts a second sentence inside `span`, or None (module docstring)."""
+    doc = span.doc
+    for token in span[1:-1]:
+        if not (token.is_title and _capitalised(token) and len(token.text) > 1 and token.whitespace_):
+            continue  # a whole word: "Cant" is tokenized "Ca" + "nt", as "can't"
+        if token.tag_ in ("NNP", "NNPS", "JJ") or token.ent_type_ in _NAME_TYPES:
+            continue
+        after = doc[token.i + 1]
+        if not after.is_alpha or not _content_word_before(token):
+            continue
+        if token.tag_ == "DT" and (after.tag_ in ("NNP", "NNPS") or after.is_title):
+            continue  # "his trilogy The Heart of the Galaxy": a title of a work
+        return token
+    return None
+
+
+def _modifies(before: Token, token: Token) -> bool:
+    """`before` and the name at `token` are one phrase: a role or a kin word
+    before a name ("Labour MP Paul Flynn", "my wife Coco"), either way round."""
+    if before.dep_ in _MODIFIER_DEPS or token.head.i == before.i:
+        return True
+    head = before.head
+    return token.i <= head.i < token.i + 4 and head.tag_ in ("NNP", "NNPS")
+
+
+def heading_opening(span: Span) -> bool:
+    """Whether `span` opens with a heading run into it (module docstring)."""
+    return _verbless_heading_before_name(span) or _restated_heading(span)
+
+
+def _restated_heading(span: Span) -> bool:
+    """A title the sentence restates at once: where a capitalised word
+    follows a lowercase word within the first MAX_RESTATED_TOKENS, at least
+    two lowercase content words before it, and a third of them, come back in
+    the RESTATED_WITHIN words after it (a name restated is a topic, not a
+    title: "Penn State ... Penn State")."""
+    stems = [content_stem(t) for t in span]
+    heading: set[str] = set()
+    for k in range(1, min(len(span) - 1, MAX_RESTATED_TOKENS + 1)):
+        before = span[k - 1]
+        if before.is_quote or before.text in _STOPS:
+            return False
+        if stems[k - 1] and before.is_lower:
+            heading.add(stems[k - 1])
+        if len(heading) < _MIN_RESTATED or not (_capitalised(span[k]) and _content_word_before(span[k])):
+            continue
+        rest = set(stems[k : k + RESTATED_WITHIN])
+        restated = len(heading & rest)
+        if restated >= _MIN_RESTATED and 3 * restated >= len(heading):
+            return True
+    return False
+
+
+def _verbless_heading_before_name(span: Span) -> bool:
+    doc = span.doc
+    for token in span[1 : min(len(span) - 1, MAX_HEADING_TOKENS + 1)]:
+        before = doc[token.i - 1]
+        if before.is_quote or before.text in _STOPS:
+            return False
+        if not _capitalised(token) or not _content_word_before(token) or before.tag_.startswith("VB"):
+            continue
+        if token.tag_ == "JJ" or token.ent_type_ in ("NORP", "LANGUAGE") or _modifies(before, token):
+            continue
+        prefix = doc[span.start : token.i]
+        if prefix[0].tag_ in _CLAUSE_OPENING_TAGS and not any(t.text == "," for t in prefix):
+            return False  # "After the war Johnen studied ...": an adverbial, then the subject
+        if any(t.tag_ in _FINITE_TAGS for t in prefix):
+            return False
+        return any(t.tag_ in _FINITE_TAGS for t in doc[token.i : span.end])
+    return False
