@@ -18,12 +18,16 @@ DOCUMENT = (
 )
 
 
-@pytest.fixture(scope="module")
-def options(nlp):
-    """sentence text -> {entity text: replacements} of DOCUMENT."""
-    doc = nlp(DOCUMENT)
+def options_by_sentence(nlp, text):
+    """sentence text -> {entity text: replacements} of a document."""
+    doc = nlp(text)
     entities = document_entity_texts(doc)
     return {s.text.strip(): {o.text: o.replacements for o in entity_options(s, entities)} for s in doc.sents}
+
+
+@pytest.fixture(scope="module")
+def options(nlp):
+    return options_by_sentence(nlp, DOCUMENT)
 
 
 def test_a_city_is_replaced_by_a_city_and_never_by_the_country_around_it(options):
@@ -48,3 +52,29 @@ def test_no_replacement_is_another_name_of_a_place_in_the_sentence(options):
 def test_a_place_in_a_title_is_no_option_nor_a_replacement(options):
     assert set(options["Her first novel, A Night in Lisbon, appeared in 1985."]) == {"1985"}
     assert all("Lisbon" not in replacements for sentence in options.values() for replacements in sentence.values())
+
+
+# a second document of our own: a name that takes "the" parsed as a modifier, a region as a treaty's party
+STATES = (
+    "Mara Lind argued that the United States preferred trade to tariffs. The United States and the Netherlands "
+    "signed the accord in 2004, and Canada joined it. Mara Lind said Canada and the Netherlands would gain. "
+    "The commercial treaty with Hawaii lapsed in 1887, and Hawaii kept its sugar trade. "
+    "Ohio and Texas sent farmers to Hawaii. Mara Lind grew up in Ohio."
+)
+
+
+@pytest.fixture(scope="module")
+def states(nlp):
+    return options_by_sentence(nlp, STATES)
+
+
+def test_a_name_that_takes_the_is_replaced_by_one_that_does_wherever_the_parse_puts_it(states):
+    # "States" parsed as a modifier of "trade": "the Canada preferred trade" must not arise
+    assert states["Mara Lind argued that the United States preferred trade to tariffs."] == {"United States": ("Netherlands",)}
+
+
+def test_a_region_named_as_a_party_to_a_treaty_is_no_place_of_the_data_anywhere_in_the_document(states):
+    # the treaty's Hawaii is the kingdom, not the US state: no Hawaii swap, nor any in a sentence naming it
+    assert "Hawaii" not in states["The commercial treaty with Hawaii lapsed in 1887, and Hawaii kept its sugar trade."]
+    assert states["Ohio and Texas sent farmers to Hawaii."] == {}
+    assert states["Mara Lind grew up in Ohio."] == {"Ohio": ("Texas",)}

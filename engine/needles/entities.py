@@ -112,6 +112,9 @@ NAMED_AFTER_A_PLACE = frozenset(
 )
 # plural nouns of polities: "the nations of America" is a continent, whatever the name reads as
 POLITY_NOUNS = frozenset("nations states republics countries powers kingdoms colonies governments".split())
+# nouns whose parties are states ("the treaty with Hawaii", "relations between Spain and Texas"): a
+# region the gazetteers know that is one is a former state of that name (the Kingdom of Hawaii)
+STATE_PARTY_NOUNS = frozenset("treaty convention relations alliance war negotiation intercourse".split())
 ALIAS_WORDS = frozenset("known called nicknamed née nee born alias aka".split())
 ANIMATE_VERBS = frozenset("die bear marry say".split())  # a place is never born, married, dead or saying
 SPEECH_VERBS = frozenset({"say"})  # ... but a country says, by its government
@@ -206,6 +209,8 @@ def _contradicted_by_syntax(span: Span, label: str) -> bool:
         verb = root.head.lemma_
         if root.dep_ in ("nsubj", "nsubjpass") and verb in ANIMATE_VERBS and not (country and verb in SPEECH_VERBS):
             return True
+    if label in PLACE_LABELS and not country and _party_of_states(span):
+        return True
     head = root.head if root.dep_ == "pobj" else None
     if head is None:
         return False
@@ -214,6 +219,15 @@ def _contradicted_by_syntax(span: Span, label: str) -> bool:
             return True
         return head.lower_ in PLACE_PREPOSITIONS
     return label in PLACE_LABELS and head.lower_ == "by" and not country
+
+
+def _party_of_states(span: Span) -> bool:
+    """"the treaty with X", "relations between the United States and X": X
+    is a party to what only states make (`STATE_PARTY_NOUNS`)."""
+    root = span.root
+    while root.dep_ == "conj" and root.head.i < root.i:
+        root = root.head
+    return root.dep_ == "pobj" and root.head.lower_ in ("with", "between") and root.head.head.lemma_.lower() in STATE_PARTY_NOUNS
 
 
 def _of_polities(span: Span) -> bool:
@@ -236,7 +250,7 @@ def _described_by_nationality(span: Span) -> bool:
 
 def _is_country(text: str) -> bool:
     place = place_of(text)
-    return place is not None and place.kind == "country"
+    return place is not None and place.kind in ("country", "nation")
 
 
 def _fits_label(span: Span, label: str) -> bool:
@@ -463,6 +477,10 @@ def entity_options(sent: Span, entities: DocumentEntities) -> tuple[EntityOption
         slot = "date" if label == "DATE" else _slot(span)
         if slot is None:
             continue
+        # a name that takes "the" read as a modifier ("the United States preferred war",
+        # "States" parsed as a modifier of "war"): its "the" stays, so its replacement needs one too
+        written_with_the = span.start > 0 and span.doc[span.start - 1].lower_ == "the"
+        article = "the" if slot == "mod" and written_with_the and entities.articles.get(span.text) == "the" else slot
         replacements = []
         for candidate in _pool(span, label, sent, entities):
             if candidate == span.text or candidate in text or span.text in candidate:
@@ -475,8 +493,8 @@ def entity_options(sent: Span, entities: DocumentEntities) -> tuple[EntityOption
                     continue  # same referent ("Galt" / "John Galt") or a name the sentence already holds
                 if _words(span.text) & set(entities.aliases.get(candidate, ())):
                     continue  # the span is another name of the candidate
-                if slot != "mod" and entities.articles.get(candidate) != slot:
-                    continue  # "with the Europe", "proclaim U.S. as"
+                if article != "mod" and entities.articles.get(candidate) != article:
+                    continue  # "with the Europe", "proclaim U.S. as", "the Great Britain preferred"
             if start == 0:
                 candidate = candidate[:1].upper() + candidate[1:]
             replacements.append(candidate)
