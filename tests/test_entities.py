@@ -63,18 +63,40 @@ STATES = (
 )
 
 
-@pytest.fixture(scope="module")
-def states(nlp):
-    return options_by_sentence(nlp, STATES)
-
-
-def test_a_name_that_takes_the_is_replaced_by_one_that_does_wherever_the_parse_puts_it(states):
+def test_a_name_that_takes_the_is_replaced_by_one_that_does_wherever_the_parse_puts_it(nlp):
+    states = options_by_sentence(nlp, STATES)
     # "States" parsed as a modifier of "trade": "the Canada preferred trade" must not arise
     assert states["Mara Lind argued that the United States preferred trade to tariffs."] == {"United States": ("Netherlands",)}
 
 
-def test_a_region_named_as_a_party_to_a_treaty_is_no_place_of_the_data_anywhere_in_the_document(states):
+def test_a_region_named_as_a_party_to_a_treaty_is_no_place_of_the_data_anywhere_in_the_document(nlp):
+    states = options_by_sentence(nlp, STATES)
     # the treaty's Hawaii is the kingdom, not the US state: no Hawaii swap, nor any in a sentence naming it
     assert "Hawaii" not in states["The commercial treaty with Hawaii lapsed in 1887, and Hawaii kept its sugar trade."]
     assert states["Ohio and Texas sent farmers to Hawaii."] == {}
     assert states["Mara Lind grew up in Ohio."] == {"Ohio": ("Texas",)}
+
+
+# a third: places that take "the" and places that take none
+ARTICLES = (
+    "Officials in Japan expected growth in 2016. The Netherlands said exports would rise in 2015. "
+    "Exporters in the Netherlands and Japan hired staff. Rising Chile and Peru sold copper to Japan. "
+    "Copper from Chile reached the Netherlands."
+)
+
+
+def test_a_country_brings_or_drops_its_own_article_where_nothing_else_hangs_on_it(nlp):
+    articles = options_by_sentence(nlp, ARTICLES)
+    assert articles["Officials in Japan expected growth in 2016."]["Japan"] == ("Peru", "the Netherlands")
+    # the option spans the article: "The Netherlands said" -> "Japan said"
+    assert articles["The Netherlands said exports would rise in 2015."]["The Netherlands"] == ("Japan", "Peru")
+    assert articles["Copper from Chile reached the Netherlands."] == {"the Netherlands": ("Japan", "Peru")}
+    # "the Netherlands and Japan": the coordination keeps each name's article as it is
+    assert articles["Exporters in the Netherlands and Japan hired staff."] == {"Japan": ("Peru",)}
+
+
+def test_a_possessive_written_as_a_bare_apostrophe_takes_only_a_name_ending_in_s(nlp):
+    doc = nlp("Rising costs hit the US in 2016. Exports from Japan fell in 2016. Analysts said the US' fight against smuggling might widen.")
+    entities = document_entity_texts(doc)
+    last = list(doc.sents)[-1]
+    assert all("Japan" not in o.replacements for o in entity_options(last, entities) if o.label == "GPE")
