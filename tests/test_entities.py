@@ -18,12 +18,16 @@ DOCUMENT = (
 )
 
 
-@pytest.fixture(scope="module")
-def options(nlp):
-    """sentence text -> {entity text: replacements} of DOCUMENT."""
-    doc = nlp(DOCUMENT)
+def options_by_sentence(nlp, text):
+    """sentence text -> {entity text: replacements} of a document."""
+    doc = nlp(text)
     entities = document_entity_texts(doc)
     return {s.text.strip(): {o.text: o.replacements for o in entity_options(s, entities)} for s in doc.sents}
+
+
+@pytest.fixture(scope="module")
+def options(nlp):
+    return options_by_sentence(nlp, DOCUMENT)
 
 
 def test_a_city_is_replaced_by_a_city_and_never_by_the_country_around_it(options):
@@ -48,3 +52,51 @@ def test_no_replacement_is_another_name_of_a_place_in_the_sentence(options):
 def test_a_place_in_a_title_is_no_option_nor_a_replacement(options):
     assert set(options["Her first novel, A Night in Lisbon, appeared in 1985."]) == {"1985"}
     assert all("Lisbon" not in replacements for sentence in options.values() for replacements in sentence.values())
+
+
+# a second document of our own: a name that takes "the" parsed as a modifier, a region as a treaty's party
+STATES = (
+    "Mara Lind argued that the United States preferred trade to tariffs. The United States and the Netherlands "
+    "signed the accord in 2004, and Canada joined it. Mara Lind said Canada and the Netherlands would gain. "
+    "The commercial treaty with Hawaii lapsed in 1887, and Hawaii kept its sugar trade. "
+    "Ohio and Texas sent farmers to Hawaii. Mara Lind grew up in Ohio."
+)
+
+
+def test_a_name_that_takes_the_is_replaced_by_one_that_does_wherever_the_parse_puts_it(nlp):
+    states = options_by_sentence(nlp, STATES)
+    # "States" parsed as a modifier of "trade": "the Canada preferred trade" must not arise
+    assert states["Mara Lind argued that the United States preferred trade to tariffs."] == {"United States": ("Netherlands",)}
+
+
+def test_a_region_named_as_a_party_to_a_treaty_is_no_place_of_the_data_anywhere_in_the_document(nlp):
+    states = options_by_sentence(nlp, STATES)
+    # the treaty's Hawaii is the kingdom, not the US state: no Hawaii swap, nor any in a sentence naming it
+    assert "Hawaii" not in states["The commercial treaty with Hawaii lapsed in 1887, and Hawaii kept its sugar trade."]
+    assert states["Ohio and Texas sent farmers to Hawaii."] == {}
+    assert states["Mara Lind grew up in Ohio."] == {"Ohio": ("Texas",)}
+
+
+# a third: places that take "the" and places that take none
+ARTICLES = (
+    "Officials in Japan expected growth in 2016. The Netherlands said exports would rise in 2015. "
+    "Exporters in the Netherlands and Japan hired staff. Rising Chile and Peru sold copper to Japan. "
+    "Copper from Chile reached the Netherlands."
+)
+
+
+def test_a_country_brings_or_drops_its_own_article_where_nothing_else_hangs_on_it(nlp):
+    articles = options_by_sentence(nlp, ARTICLES)
+    assert articles["Officials in Japan expected growth in 2016."]["Japan"] == ("Peru", "the Netherlands")
+    # the option spans the article: "The Netherlands said" -> "Japan said"
+    assert articles["The Netherlands said exports would rise in 2015."]["The Netherlands"] == ("Japan", "Peru")
+    assert articles["Copper from Chile reached the Netherlands."] == {"the Netherlands": ("Japan", "Peru")}
+    # "the Netherlands and Japan": the coordination keeps each name's article as it is
+    assert articles["Exporters in the Netherlands and Japan hired staff."] == {"Japan": ("Peru",)}
+
+
+def test_a_possessive_written_as_a_bare_apostrophe_takes_only_a_name_ending_in_s(nlp):
+    doc = nlp("Rising costs hit the US in 2016. Exports from Japan fell in 2016. Analysts said the US' fight against smuggling might widen.")
+    entities = document_entity_texts(doc)
+    last = list(doc.sents)[-1]
+    assert all("Japan" not in o.replacements for o in entity_options(last, entities) if o.label == "GPE")

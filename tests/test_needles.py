@@ -78,18 +78,30 @@ def test_label_comes_from_the_document_not_one_tag(nlp):
 
 def test_articles_fit_the_replacement(nlp):
     """A name heading its noun phrase with "the" is replaced only by a name the
-    document also uses with "the", and the other way round ("ties with the Europe")."""
+    document also uses with "the", and the other way round ("ties with the Europe"),
+    or, for a country, with the article brought or dropped with it ("with France"
+    for "with the United States": the option then spans "the")."""
     entities, per_sentence = options_by_sentence(
         nlp,
         "The treaty ties Spain with the United States. Spain and France signed it with the Netherlands. "
         "Later the United States and the Netherlands left, and Spain stayed with France.",
     )
     assert entities.articles.get("United States") == "the" and entities.articles.get("Spain") == "bare"
+    def name(written):  # (the name, whether "the" is written with it)
+        with_the = written.lower().startswith("the ")
+        return (written[4:] if with_the else written), with_the
+
     for options in per_sentence:
         for option in options:
             if option.label == "GPE":
-                slot = entities.articles.get(option.text)
-                assert all(entities.articles.get(r) == slot for r in option.replacements), option
+                text, spans_the = name(option.text)
+                for replacement in option.replacements:
+                    r, brings_the = name(replacement)
+                    if spans_the or brings_the:  # the article changes with the name
+                        assert entities.articles.get(r) == ("the" if brings_the else "bare") != entities.articles.get(text), option
+                    else:
+                        assert entities.articles.get(r) == entities.articles.get(text), option
+    assert any(name(o.text)[1] for options in per_sentence for o in options)  # "the United States" -> "France"
 
 
 def test_sentence_initial_replacement_is_capitalised(nlp):
@@ -355,7 +367,8 @@ def test_md_model_still_produces_its_labelled_outputs(md_once, ner_gold, nlp):
     gives exactly its labelled generator "md" output, or a refusal where none
     is recorded: the md defect rates in RESULTS.md stay what was read."""
     sets = dict(ner_gold, ner_fresh2_md=read_gold(GOLD_DIR / "ner_fresh2_md.jsonl"))
-    assert sum(r.generator == "md" for r in sets["ner_fresh2_md"]) == 55 and all(r.note for r in sets["ner_fresh2_md"])
+    # 55 drawn; 27084841's Okinawa (a prefecture named after its own city of 100,000+) refused since ner27
+    assert sum(r.generator == "md" for r in sets["ner_fresh2_md"]) == 54 and all(r.note for r in sets["ner_fresh2_md"])
     sets["ner_fresh3_md"] = read_gold(GOLD_DIR / "ner_fresh3_md.jsonl")
     for name, records in sets.items():
         labelled = {r.key: r.perturbed for r in records if r.generator == "md"}

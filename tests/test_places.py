@@ -18,7 +18,9 @@ def keys(text):
     [
         ("Portugal", "country"),
         ("the Netherlands", "country"),
-        ("Scotland", "country"),  # a nation of the United Kingdom (ISO 3166-2 "Country")
+        ("Scotland", "nation"),  # a nation of the United Kingdom (ISO 3166-2 "Country"), not a sovereign country
+        ("Palestine", "country"),  # pycountry's "Palestine, State of", not Palestine, Texas
+        ("Korea", "country"),  # "Korea, Republic of" and "Korea, Democratic People's Republic of"
         ("Yugoslavia", "country"),  # a former country (ISO 3166-3)
         ("Lisbon", "city"),
         ("Porto", "city"),
@@ -62,6 +64,25 @@ def test_containment():
 )
 def test_unknown_or_unsettled_names_are_none(text):
     assert place_of(text) is None
+
+
+def test_a_sovereign_country_and_a_nation_of_the_united_kingdom_never_replace_each_other():
+    assert same_kind_places("Japan", [], ["Wales", "Chile", "Kansas"]) == ["Chile"]
+    assert same_kind_places("Wales", [], ["Japan", "Scotland"]) == ["Scotland"]
+
+
+def test_a_country_known_by_the_first_part_of_its_iso_name_is_replaced_by_a_country_not_a_town():
+    # "refugees returning to historic Palestine" never becomes "... historic Denver"
+    assert same_kind_places("Palestine", [], ["Denver", "Jordan"]) == ["Jordan"]
+
+
+def test_a_province_named_after_its_own_large_capital_is_unsettled():
+    # "the port of San Juan": the Argentine province, its capital (100,000+), other cities of the name
+    assert place_of("San Juan") is None
+    assert place_of("Mendoza") is None
+    # a province whose namesakes are small towns, or big ones only abroad, stays a region
+    assert place_of("Ontario").kind == "region"  # Ontario, California lies in another country
+    assert place_of("New Brunswick").kind == "region"
 
 
 def test_a_country_outranks_towns_of_its_name_and_a_state_small_foreign_towns():

