@@ -270,6 +270,11 @@ def test_definite_existentials_quoted_labels_and_relative_clauses_are_not_negate
     [
         ("There are several old cottages at the end of the pier.", "There are not several old cottages at the end of the pier."),
         ("The sailors called the skipper on Monday morning.", "The sailors did not call the skipper on Monday morning."),
+        # the quotation belongs to a clause of its own, not to the labelling verb
+        (
+            'The ferry line was praised by islanders, who call it "our lifeline".',
+            'The ferry line was not praised by islanders, who call it "our lifeline".',
+        ),
         ("The house which the baker built is on the hill.", "The house which the baker built is not on the hill."),
     ],
 )

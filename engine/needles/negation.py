@@ -109,6 +109,8 @@ LABELLING_VERBS = frozenset(
     "praise slam blast criticize criticise quote cite refer".split()
 )
 _DEFINITE_DETERMINERS = frozenset({"the", "this", "that", "these", "those"})
+# clauses of their own under a verb: a quotation in one is not what the verb labels its object with
+_OWN_CLAUSE_DEPS = frozenset({"relcl", "acl", "advcl", "conj", "ccomp", "parataxis"})
 _RELATIVE_WORDS = frozenset({"which", "whom", "whose"})
 # the predicate's own words: what a negative prefix would make a double negative
 _PREDICATE_DEPS = frozenset({"acomp", "attr", "oprd", "xcomp"})
@@ -185,7 +187,7 @@ def _negation(sent: Span, opened: str | None) -> tuple[TextEdit | None, str]:
     text = sentence_text(sent)
     if opened is None:
         opened = quote_open_before(sent)
-    if _frames_quotation(sent, text, _offset(sent, root), opened) or _labels_with_quotation(text, root, _offset(sent, root)):
+    if _frames_quotation(sent, text, _offset(sent, root), opened) or _labels_with_quotation(root):
         return None, "verb framing a quotation"
     if _definite_existential(root, subjects):
         return None, "existential with a definite noun phrase"
@@ -267,12 +269,24 @@ def relative_subject(subject: Token) -> bool:
     return False
 
 
-def _labels_with_quotation(text: str, root: Token, at: int) -> bool:
+def _labels_with_quotation(root: Token) -> bool:
     """A verb that puts a label or description on its object ("described the
     plan as "a disaster"", "called it "a betrayal"") with a quotation after it:
     the quoted words are someone's, and "did not describe" denies only that
-    they were said of it."""
-    return root.lemma_.lower() in LABELLING_VERBS and any(m in text[at:] for m in _QUOTE_MARKS)
+    they were said of it. A quotation in a clause of its own ("condemned by
+    critics, who call them "traitors"") is not the verb's."""
+    if root.lemma_.lower() not in LABELLING_VERBS:
+        return False
+    marks = [t for t in root.sent if any(m in t.text for m in _QUOTE_MARKS)]
+    for mark in marks[::2]:  # the opening marks; their first word says where the quotation hangs
+        if mark.i < root.i or mark.i + 1 >= root.sent.end:
+            continue
+        node = root.doc[mark.i + 1]  # the quotation must complete this verb, not a clause of its own below it
+        while node.i != root.i and node.dep_ not in _OWN_CLAUSE_DEPS and node.head.i != node.i:
+            node = node.head
+        if node.i == root.i:
+            return True
+    return False
 
 
 def _definite_existential(root: Token, subjects: list[Token]) -> bool:
