@@ -178,8 +178,8 @@ def test_predicates_that_share_a_negation_are_not_swapped(nlp):
         # restricting a plural: "dockers in Rotterdam or Hamburg" names the same dockers
         ("Dockers in Rotterdam and Hamburg are recent arrivals from the south.", "modifier of a plural"),
         ("The inspectors praised the crew members from Norway and Iceland for their courage.", "modifier of a plural"),
-        ("Small and medium shipyards have found the new rules costly.", "modifier of a plural"),
-        ("Current and former crew members have praised the captain.", "modifier of a plural"),
+        ("The harbour and river pilots have found the new rules costly.", "modifier of a plural"),
+        ("The ferry stops at the third and fifth piers on Sundays.", "modifier of a plural"),
         # a list entry whose verbs are relative clauses; such a clause cut from its noun
         ("Twelve fishing boats, only three of which carry radios, and most of which are older than the harbour.", "relative clause"),
         ("Only two of which were built of stone, and all of which are empty now.", "relative clause"),
@@ -208,7 +208,15 @@ def test_coordinations_inside_a_subject_or_beside_a_later_both_are_swapped(nlp, 
     assert edited(nlp, swap_conjunction, text) == expected
 
 
-def test_a_coordination_of_a_singulars_modifiers_is_still_swapped(nlp):
-    text = "She sold a house in Lisbon and a flat in Porto."
-    assert edited(nlp, swap_conjunction, text) == "She sold a house in Lisbon or a flat in Porto."
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("She sold a house in Lisbon and a flat in Porto.", "She sold a house in Lisbon or a flat in Porto."),  # no plural
+        # adjectives that hold at once: "or" says less
+        ("The talks began a long and bitter quarrel over the quays.", "The talks began a long or bitter quarrel over the quays."),
+        ("They began complex and costly repairs to the quays.", "They began complex or costly repairs to the quays."),
+    ],
+)
+def test_a_singulars_modifiers_or_a_plurals_adjectives_are_still_swapped(nlp, text, expected):
+    assert edited(nlp, swap_conjunction, text) == expected
 

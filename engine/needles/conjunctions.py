@@ -42,9 +42,10 @@ A conjunction is left alone when it is
   (an object predicate, or "as" after a participle), or an "or" between two
   abbreviations;
 - a two-member restrictive modifier of a plural noun, as the object of its
-  preposition of place or origin or as its adjectives ("activists in Europe
-  and the US", "small and medium firms"): the plural names the members
-  meeting either condition, and "or" names the same set;
+  preposition of place or origin or as its noun modifiers ("activists in
+  Europe and the US", "the circuit and district courts"): the plural names
+  the members meeting either condition, and "or" names the same set
+  (adjectives are left: "complex and contentious talks" are both at once);
 - between relative clauses whose subject holds the relative word (a list
   entry, "Nine boats, only one of which was built here, and all of which
   are"), or in such a clause cut from its noun;
@@ -212,9 +213,10 @@ def _refusal(sent: Span, token: Token) -> str:
 
 def _set_modifier(token: Token) -> bool:
     """The two-member coordination at `token` restricts a plural noun, as the
-    object of its preposition or as its adjectives ("activists in Europe and
-    the US", "small and medium firms"): the plural names the members that
-    meet either condition, so "or" names the same set."""
+    object of its preposition or as its noun modifiers ("activists in Europe
+    and the US", "circuit and district courts"): the plural names the members
+    that meet either condition, so "or" names the same set. Adjectives are
+    left alone: most hold at once ("complex and contentious talks")."""
     first = token.head
     while first.dep_ == "conj" and first.head.i != first.i:
         first = first.head
@@ -224,8 +226,8 @@ def _set_modifier(token: Token) -> bool:
         return False  # a list of three or more reads as a list (the protocol's C)
     if first.dep_ == "pobj" and first.head.dep_ == "prep" and first.head.lower_ in _SET_PREPOSITIONS:
         noun = first.head.head
-    elif first.dep_ in ("amod", "compound", "nmod"):
-        noun = first.head
+    elif first.dep_ in ("compound", "nmod") and first.pos_ in ("NOUN", "PROPN") or first.ent_type_ == "ORDINAL":
+        noun = first.head  # "circuit and district courts", "the second and fourth cars"; not "complex and costly repairs"
     else:
         return False
     return noun.tag_ in ("NNS", "NNPS")
