@@ -244,3 +244,39 @@ def test_not_follows_a_sentence_adverb_after_the_auxiliary(nlp):
 def test_far_from_is_a_negation_already(nlp):
     # "it was not far from our aim" is a double negative
     assert edited(nlp, negate, "Closing the harbour was far from our aim.") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        # an existential presenting a known thing: "there was not the question of" denies nothing
+        ("Then there was the question of the broken crane.", "existential with a definite noun phrase"),
+        ("There is the old lighthouse keeper's cottage at the end of the pier.", "existential with a definite noun phrase"),
+        # a verb labelling its object with someone's quoted words: "did not describe X as '...'" denies only the saying
+        ('The harbour master called the storm "the worst in living memory".', "verb framing a quotation"),
+        ('He described the new quay as "a triumph of engineering" at the opening.', "verb framing a quotation"),
+        # a list entry: the verbs are in relative clauses of a verbless noun phrase; a relative clause cut from its noun
+        ("Nine old cottages, only two of which were built of stone, and all of which are empty now.", "no main-clause verb"),
+        ("Only two of which were built of stone by the fishermen.", "no main-clause verb"),
+    ],
+)
+def test_definite_existentials_quoted_labels_and_relative_clauses_are_not_negated(nlp, text, why):
+    assert edited(nlp, negate, text) is None
+    assert refusal(first_sentence(nlp, text)) == why
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("There are several old cottages at the end of the pier.", "There are not several old cottages at the end of the pier."),
+        ("The sailors called the skipper on Monday morning.", "The sailors did not call the skipper on Monday morning."),
+        # the quotation belongs to a clause of its own, not to the labelling verb
+        (
+            'The ferry line was praised by islanders, who call it "our lifeline".',
+            'The ferry line was not praised by islanders, who call it "our lifeline".',
+        ),
+        ("The house which the baker built is on the hill.", "The house which the baker built is not on the hill."),
+    ],
+)
+def test_an_indefinite_existential_an_unquoted_label_and_a_relative_inside_the_subject_are_negated(nlp, text, expected):
+    assert edited(nlp, negate, text) == expected

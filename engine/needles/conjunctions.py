@@ -41,6 +41,14 @@ A conjunction is left alone when it is
   X and Y", the count fixes "and"), the object of "called"/"known as"
   (an object predicate, or "as" after a participle), or an "or" between two
   abbreviations;
+- a two-member restrictive modifier of a plural noun, as the object of its
+  preposition of place or origin or as its noun modifiers ("activists in
+  Europe and the US", "the circuit and district courts"): the plural names
+  the members meeting either condition, and "or" names the same set
+  (adjectives are left: "complex and contentious talks" are both at once);
+- between relative clauses whose subject holds the relative word (a list
+  entry, "Nine boats, only one of which was built here, and all of which
+  are"), or in such a clause cut from its noun;
 - a swap that changes nothing: under a negation ("no tax in 1978 and 1979"
   = "no tax in 1978 or 1979"), a comparison ("more than X or Y", "exceeded
   that of A, B or C"), "any"/"every", or between complementary conditions
@@ -57,7 +65,14 @@ from typing import TYPE_CHECKING
 from engine.needles.agreement import coordination_agrees
 from engine.needles.edits import SUBJECT_DEPS, TextEdit, _inside_quotes, _match_case, _offset, quote_open_before, sentence_text
 from engine.needles.entities import SECOND_MODEL_ENTS
-from engine.needles.negation import CONTRACTED_NOT, NEGATION_WORDS, NEGATIVE_IMPLICATIVES, NEGATIVE_WORDS, unbalanced_quotation
+from engine.needles.negation import (
+    CONTRACTED_NOT,
+    NEGATION_WORDS,
+    NEGATIVE_IMPLICATIVES,
+    NEGATIVE_WORDS,
+    relative_subject,
+    unbalanced_quotation,
+)
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
@@ -100,6 +115,9 @@ _COMPARISON_VERBS = frozenset("exceed surpass outnumber outweigh outpace outperf
 _NEGATIVE_VERBS = NEGATIVE_IMPLICATIVES | frozenset("deny reject prevent avoid prohibit forbid ban bar exclude".split())
 _DOWNWARD_WORDS = frozenset({"than", "without", "unless", "before", "unlike"})
 _UNIVERSAL_DETERMINERS = frozenset({"any", "every", "each", "all", "no"})
+# prepositions of place or origin that restrict a plural to its members
+# ("activists in A and B"); not "of", "as", "for": arguments, not restrictions
+_SET_PREPOSITIONS = frozenset("in from at across throughout inside outside near within around".split())
 _CONDITION_WORDS = (("if", "not"), ("if", "so"), ("otherwise",), ("or", "else"))
 
 
@@ -145,6 +163,8 @@ def _sentence_refusal(sent: Span, text: str) -> str:
         return "contracted negation"
     if unbalanced_quotation(text):
         return "quotation across sentences"
+    if any(t.dep_ == "ROOT" and any(c.dep_ in SUBJECT_DEPS and relative_subject(c) for c in t.children) for t in sent):
+        return "relative clause"  # cut from its noun: "Only two of which were built here, and all of which are"
     return ""
 
 
@@ -184,7 +204,33 @@ def _refusal(sent: Span, token: Token) -> str:
         return "downward operator"
     if _negated(sent, token):
         return "negated"
+    if sent.root.pos_ not in ("VERB", "AUX") and any(c.dep_ in SUBJECT_DEPS and relative_subject(c) for c in head.children):
+        return "relative clause"  # a list entry: "Nine boats, only two of which were built here, and all of which are"
+    if _set_modifier(token):
+        return "modifier of a plural"
     return ""
+
+
+def _set_modifier(token: Token) -> bool:
+    """The two-member coordination at `token` restricts a plural noun, as the
+    object of its preposition or as its noun modifiers ("activists in Europe
+    and the US", "circuit and district courts"): the plural names the members
+    that meet either condition, so "or" names the same set. Adjectives are
+    left alone: most hold at once ("complex and contentious talks")."""
+    first = token.head
+    while first.dep_ == "conj" and first.head.i != first.i:
+        first = first.head
+    after = token.nbor() if token.i + 1 < len(token.doc) else token
+    siblings = after.head.i == first.head.i and after.dep_ == first.dep_  # "current and former members": two amod
+    if len(first.conjuncts) + siblings != 1:
+        return False  # a list of three or more reads as a list (the protocol's C)
+    if first.dep_ == "pobj" and first.head.dep_ == "prep" and first.head.lower_ in _SET_PREPOSITIONS:
+        noun = first.head.head
+    elif first.dep_ in ("compound", "nmod") and first.pos_ in ("NOUN", "PROPN") or first.ent_type_ == "ORDINAL":
+        noun = first.head  # "circuit and district courts", "the second and fourth cars"; not "complex and costly repairs"
+    else:
+        return False
+    return noun.tag_ in ("NNS", "NNPS")
 
 
 def _subject_coordination(head: Token) -> bool:

@@ -25,11 +25,19 @@ edit is made only for a reason (`refusal` says which check refused):
     (that) Y", '"...," X said'): "did not say" leaves the report standing
     and denies only the saying; so is a root outside a quotation of its own
     sentence that holds a finite verb (the verb that frames the quotation);
+  * a verb that labels its object ("described X as", "called it") with a
+    quotation after it: the quoted words are someone's ('did not describe
+    the plan as "a disaster"' denies only that they were said);
+  * an existential with a definite noun phrase ("Then there is the matter of
+    X", "there is Smith's plan"): it presents a known thing, and "there is
+    not the matter of X" denies nothing;
   * a comparative subject ("Fewer ships docked than...") or a comparative
     correlative ("the more ..., the more liquid it is");
   * sentences whose root is not a finite main-clause verb: no verbal root,
     no subject, inversion, an infinitive, a root that carries a subordinator
-    ("Because the river flooded the town."), a root inside a name (an entity
+    ("Because the river flooded the town."), a subject that is a relative
+    word or holds one ("only one of which was built": a relative clause cut
+    from its noun, or a list entry), a root inside a name (an entity
     token; for do-support, a lemma that is no verb of the lexicon: "van" of
     "Pieter van der Laan" taken as the verb), and a past form that the parser took as the
     root although it is a reduced relative ("The security brought about by
@@ -93,6 +101,17 @@ REPORTING_VERBS = frozenset(
     # then X's quotation; "Y echoed that view")
     "agree concur echo".split()
 )
+# verbs that put a label or description on their object (VerbNet's
+# characterize-29.2, dub-29.3 and judgement classes): with a quotation after
+# them, the quoted words are the subject's
+LABELLING_VERBS = frozenset(
+    "describe characterize characterise portray depict call label term dub brand name hail denounce condemn "
+    "praise slam blast criticize criticise quote cite refer".split()
+)
+_DEFINITE_DETERMINERS = frozenset({"the", "this", "that", "these", "those"})
+# clauses of their own under a verb: a quotation in one is not what the verb labels its object with
+_OWN_CLAUSE_DEPS = frozenset({"relcl", "acl", "advcl", "conj", "ccomp", "parataxis"})
+_RELATIVE_WORDS = frozenset({"which", "whom", "whose"})
 # the predicate's own words: what a negative prefix would make a double negative
 _PREDICATE_DEPS = frozenset({"acomp", "attr", "oprd", "xcomp"})
 _NEGATIVE_PREFIXES = ("non-", "non", "un", "in", "im", "il", "ir", "dis")
@@ -168,8 +187,10 @@ def _negation(sent: Span, opened: str | None) -> tuple[TextEdit | None, str]:
     text = sentence_text(sent)
     if opened is None:
         opened = quote_open_before(sent)
-    if _frames_quotation(sent, text, _offset(sent, root), opened):
+    if _frames_quotation(sent, text, _offset(sent, root), opened) or _labels_with_quotation(root):
         return None, "verb framing a quotation"
+    if _definite_existential(root, subjects):
+        return None, "existential with a definite noun phrase"
     if unbalanced_quotation(text):
         return None, "quotation across sentences"
     if any(t.lower_ == "than" for t in sent) and any(t.tag_ in ("JJR", "RBR") for s in subjects for t in s.subtree):
@@ -224,12 +245,75 @@ def _main_clause(sent: Span, root: Token) -> bool:
             return False  # "Because the river flooded the town."
         if child.dep_ == "advmod" and child.lower_ in _ODD_UNDER_NEGATION:
             return False
-        if child.dep_ in SUBJECT_DEPS and child.tag_ in ("WDT", "WP"):
-            return False  # "which was built..." split off as its own sentence
+        if child.dep_ in SUBJECT_DEPS and (child.tag_ in ("WDT", "WP") or relative_subject(child)):
+            return False  # "which was built..." or "only one of which was built" split off as its own sentence
     return not any(  # "as well" (not "as well as")
         t.lower_ == "well" and t.i > sent.start and t.nbor(-1).lower_ == "as" and (t.i + 1 >= sent.end or t.nbor().lower_ != "as")
         for t in sent
     )
+
+
+def relative_subject(subject: Token) -> bool:
+    """The subject holds a relative word of its own clause ("only one of
+    which was built", "most of whom are"), reached without crossing a
+    relative clause inside it ("the house which he built is"): the clause is a
+    relative one, cut from its sentence or from a list entry."""
+    for t in subject.subtree:
+        if t.lower_ not in _RELATIVE_WORDS:
+            continue
+        node = t
+        while node.i != subject.i and node.dep_ not in ("relcl", "acl") and node.head.i != node.i:
+            node = node.head
+        if node.i == subject.i:
+            return True
+    return False
+
+
+def _labels_with_quotation(root: Token) -> bool:
+    """A verb that puts a label or description on its object ("described the
+    plan as "a disaster"", "called it "a betrayal"") with a quotation after it:
+    the quoted words are someone's, and "did not describe" denies only that
+    they were said of it. A quotation in a clause of its own ("condemned by
+    critics, who call them "traitors"") is not the verb's."""
+    if root.lemma_.lower() not in LABELLING_VERBS:
+        return False
+    marks = [t for t in root.sent if any(m in t.text for m in _QUOTE_MARKS)]
+    for mark in marks[::2]:  # the opening marks; their first word says where the quotation hangs
+        if mark.i < root.i or mark.i + 1 >= root.sent.end:
+            continue
+        node = root.doc[mark.i + 1]  # the quotation must complete this verb, not a clause of its own below it
+        while node.i != root.i and node.dep_ not in _OWN_CLAUSE_DEPS and node.head.i != node.i:
+            node = node.head
+        if node.i == root.i:
+            return True
+    return False
+
+
+def _definite_existential(root: Token, subjects: list[Token]) -> bool:
+    """An existential "there is" whose noun phrase is definite ("there is the
+    matter of X", "then there is Smith's plan"): it presents a known thing,
+    and "there is not the matter of X" is no denial of it."""
+    if not any(s.dep_ == "expl" for s in subjects):
+        return False
+    for noun in root.children:
+        if noun.dep_ not in ("attr", "nsubj", "nsubjpass") or noun.i < root.i:
+            continue
+        children = list(noun.children)
+        if noun.tag_ == "PRP" or noun.pos_ == "PROPN" and not any(d.dep_ in ("det", "nummod") for d in children):
+            return True
+        if any(d.dep_ == "det" and d.lower_ in _DEFINITE_DETERMINERS for d in children):
+            return True
+        if any(d.dep_ == "poss" and _definite_possessor(d) for d in children) and not any(d.dep_ in ("det", "nummod") for d in children):
+            return True  # "Smith's plan", "its plan", not "44,520 sailors' names"
+    return False
+
+
+def _definite_possessor(possessor: Token) -> bool:
+    """A possessor that makes its noun phrase definite: a name, a possessive
+    pronoun, or a noun with a definite determiner ("the city's plan")."""
+    if possessor.pos_ == "PROPN" or possessor.tag_ == "PRP$":
+        return True
+    return any(d.dep_ == "det" and d.lower_ in _DEFINITE_DETERMINERS for d in possessor.children)
 
 
 def _reports(sent: Span, root: Token) -> bool:
