@@ -37,6 +37,7 @@ class Workload:
     env: dict = field(default_factory=dict)  # for the engine's processes, e.g. VLLM_CPU_KVCACHE_SPACE
     base_urls: list = field(default_factory=list)  # vLLM servers: an openai-compatible judge over them
     judge_options: dict = field(default_factory=dict)  # extra options of that judge (e.g. replica_balance)
+    prefix_gate: bool = False  # the judge's `prefix_gate` key (engine.run.prefix_gate)
 
     def judge(self) -> str:
         if not self.base_urls:
@@ -72,6 +73,7 @@ negative = 0
 [[judges]]
 name = "judge"
 concurrency = {self.concurrency}
+prefix_gate = {str(self.prefix_gate).lower()}
 {self.judge()}
 """
 
