@@ -110,6 +110,7 @@ def run_engine(workload: Workload, tree: Path, folder: Path, template: Path) -> 
             print(done.stderr[-4000:], file=sys.stderr)
             raise SystemExit(f"needlejudge run ({tree}) printed a traceback")
         rows = [json.loads(line) for line in (output / "results.jsonl").read_text().splitlines()]
+        summary = json.loads(done.stdout[done.stdout.index("{"):])
         fresh, calls = call_results(store, rows)
     finally:
         shutil.rmtree(run_dir)
@@ -123,6 +124,7 @@ def run_engine(workload: Workload, tree: Path, folder: Path, template: Path) -> 
         "cached_tokens": sum(c.usage.cached_tokens for c in calls),
         "achieved": sum(c.usage.cached_tokens for c in calls) / prompt,
         "load": [load_before, os.getloadavg()[0]],
+        "gate_holds": summary.get("gate_holds", 0),  # absent in trees older than the prefix_gate key
         "rows": [{k: v for k, v in row.items() if k not in TIMING_FIELDS} for row in rows],
         "order": [[fresh[n][k] for k in ("needle", "hay", "i", "j", "doc_index")] for n in started_order],
     }  # fmt: skip

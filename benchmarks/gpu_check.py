@@ -138,6 +138,7 @@ def gate_verdict(off: dict, on: dict, attainable: float) -> dict:
         "achieved_of_attainable_off": round(off["achieved"] / attainable, 4) if attainable else None,
         "achieved_of_attainable_on": round(on["achieved"] / attainable, 4) if attainable else None,
         "rows_identical": same_rows(off["rows"], on["rows"]), "calls_off": off["calls"], "calls_on": on["calls"],
+        "gate_holds_off": off["gate_holds"], "gate_holds_on": on["gate_holds"],  # items the gate set aside (run summary)
     }  # fmt: skip
 
 

@@ -54,6 +54,7 @@ def test_the_tiny_gpu_check_runs_and_reports(tmp_path, prepared_store, corpus_sl
     gate = report["prefix_gate"]
     assert gated["calls"] == engine["calls"] == gate["calls_on"] == gate["calls_off"] and gated["prompt_tokens"] == engine["prompt_tokens"]
     assert gate["rows_identical"] is True
+    assert gate["gate_holds_off"] == 0 < gate["gate_holds_on"]  # at the start every item waits for the first call's instructions
     assert gate["calls_per_s_off"] == engine["calls_per_s"] and gate["calls_per_s_on"] == gated["calls_per_s"] > 0
     assert gate["calls_per_s_on_to_off"] == pytest.approx(gated["calls_per_s"] / engine["calls_per_s"], rel=0.01)
     for side, run in (("off", engine), ("on", gated)):

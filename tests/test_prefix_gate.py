@@ -19,7 +19,7 @@ from engine.contracts import CallRequest, CallResult, Capabilities, Usage
 from engine.prompts.prefix import prefix_key
 from engine.run.prefix_gate import PrefixGate
 from engine.config import parse_config
-from engine.run.results import RESULTS_JSONL
+from engine.run.results import MANIFEST_JSON, RESULTS_JSONL
 from reliability_fixtures import RunProcess, fresh_experiment, results, server_fixture
 from scheduler_harness import SCRIPTED_JUDGE, design_toml, make_design, outcomes, run_scheduler, scripted_design
 
@@ -136,9 +136,13 @@ def gated_config(config: Path, on: bool) -> Path:
 
 
 def shown_run(config: Path) -> tuple[int, dict | None, str]:
-    """`needlejudge run CONFIG --json`, the display on: (exit code, summary, stderr)."""
-    code, out, err = RunProcess(config, "--json", quiet=False).wait(180)
-    return code, (json.loads(out[out.index("{"):]) if code == 0 else None), err
+    """`needlejudge run CONFIG`, the display on: (exit code, the manifest's counts and
+    run id with the summary printed under `printed`, stderr)."""
+    code, out, err = RunProcess(config, quiet=False).wait(180)
+    if code:
+        return code, None, err
+    manifest = json.loads((config.parent / "out" / MANIFEST_JSON).read_text())
+    return code, {**manifest["counts"], "run_id": manifest["run_id"], "printed": out}, err
 
 
 def timeless(path: Path) -> list[dict]:
@@ -163,6 +167,7 @@ def test_prefix_gate_true_pays_each_call_once_for_the_rows_of_a_run_without_it(g
         assert stats["repeated_completions"] == 0, stats["repeated"]  # each call paid once
     (off, off_stats), (on, on_stats) = runs["off"], runs["on"]
     assert on["gate_holds"] > 0 and off["gate_holds"] == 0  # the key reached the scheduler, and only when set
+    assert f"prefix gate: items held back {on['gate_holds']:,} time(s)" in on["printed"] and "prefix gate" not in off["printed"]
     assert on["run_id"] == off["run_id"]  # the key is in no run id...
     rows_off, rows_on = timeless(tmp_path / "off" / "out" / RESULTS_JSONL), timeless(tmp_path / "on" / "out" / RESULTS_JSONL)
     assert rows_on == rows_off and len(rows_on) > 100  # ...and changes no row: same documents, scores, raw texts, cache keys
