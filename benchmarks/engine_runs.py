@@ -110,7 +110,7 @@ def run_engine(workload: Workload, tree: Path, folder: Path, template: Path) -> 
             print(done.stderr[-4000:], file=sys.stderr)
             raise SystemExit(f"needlejudge run ({tree}) printed a traceback")
         rows = [json.loads(line) for line in (output / "results.jsonl").read_text().splitlines()]
-        summary = json.loads(done.stdout[done.stdout.index("{"):])
+        summary = printed_summary(done.stdout)
         fresh, calls = call_results(store, rows)
     finally:
         shutil.rmtree(run_dir)
@@ -128,6 +128,12 @@ def run_engine(workload: Workload, tree: Path, folder: Path, template: Path) -> 
         "rows": [{k: v for k, v in row.items() if k not in TIMING_FIELDS} for row in rows],
         "order": [[fresh[n][k] for k in ("needle", "hay", "i", "j", "doc_index")] for n in started_order],
     }  # fmt: skip
+
+
+def printed_summary(stdout: str) -> dict:
+    """The run's --json summary: the last object printed from a line "{" on (vLLM logs to stdout too)."""
+    text = "\n" + stdout
+    return json.JSONDecoder().raw_decode(text, text.rindex("\n{\n") + 1)[0]
 
 
 def call_results(store_path: Path, rows: list[dict]) -> tuple[list[dict], list]:
