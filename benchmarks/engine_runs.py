@@ -51,6 +51,7 @@ class Workload:
 
     def config(self, store: Path, output: Path) -> str:
         settings = ", ".join(f"{k} = {json.dumps(v)}" for k, v in self.corpus["settings"].items())
+        gate = "\nprefix_gate = true" if self.prefix_gate else ""  # only when on: a tree older than the key refuses it
         return f"""# the quickstart-shaped design on one in-process vLLM judge
 store = {json.dumps(str(store))}
 output = {json.dumps(str(output))}
@@ -73,8 +74,7 @@ negative = 0
 [[judges]]
 name = "judge"
 concurrency = {self.concurrency}
-prefix_gate = {str(self.prefix_gate).lower()}
-{self.judge()}
+{self.judge()}{gate}
 """
 
 
