@@ -37,6 +37,7 @@ class Workload:
     env: dict = field(default_factory=dict)  # for the engine's processes, e.g. VLLM_CPU_KVCACHE_SPACE
     base_urls: list = field(default_factory=list)  # vLLM servers: an openai-compatible judge over them
     judge_options: dict = field(default_factory=dict)  # extra options of that judge (e.g. replica_balance)
+    prefix_gate: bool = False  # the judge's `prefix_gate` key (engine.run.prefix_gate)
 
     def judge(self) -> str:
         if not self.base_urls:
@@ -50,6 +51,7 @@ class Workload:
 
     def config(self, store: Path, output: Path) -> str:
         settings = ", ".join(f"{k} = {json.dumps(v)}" for k, v in self.corpus["settings"].items())
+        gate = "\nprefix_gate = true" if self.prefix_gate else ""  # only when on: a tree older than the key refuses it
         return f"""# the quickstart-shaped design on one in-process vLLM judge
 store = {json.dumps(str(store))}
 output = {json.dumps(str(output))}
@@ -72,7 +74,7 @@ negative = 0
 [[judges]]
 name = "judge"
 concurrency = {self.concurrency}
-{self.judge()}
+{self.judge()}{gate}
 """
 
 
@@ -108,6 +110,7 @@ def run_engine(workload: Workload, tree: Path, folder: Path, template: Path) -> 
             print(done.stderr[-4000:], file=sys.stderr)
             raise SystemExit(f"needlejudge run ({tree}) printed a traceback")
         rows = [json.loads(line) for line in (output / "results.jsonl").read_text().splitlines()]
+        summary = printed_summary(done.stdout)
         fresh, calls = call_results(store, rows)
     finally:
         shutil.rmtree(run_dir)
@@ -121,9 +124,16 @@ def run_engine(workload: Workload, tree: Path, folder: Path, template: Path) -> 
         "cached_tokens": sum(c.usage.cached_tokens for c in calls),
         "achieved": sum(c.usage.cached_tokens for c in calls) / prompt,
         "load": [load_before, os.getloadavg()[0]],
+        "gate_holds": summary.get("gate_holds", 0),  # absent in trees older than the prefix_gate key
         "rows": [{k: v for k, v in row.items() if k not in TIMING_FIELDS} for row in rows],
         "order": [[fresh[n][k] for k in ("needle", "hay", "i", "j", "doc_index")] for n in started_order],
     }  # fmt: skip
+
+
+def printed_summary(stdout: str) -> dict:
+    """The run's --json summary: the last object printed from a line "{" on (vLLM logs to stdout too)."""
+    text = "\n" + stdout
+    return json.JSONDecoder().raw_decode(text, text.rindex("\n{\n") + 1)[0]
 
 
 def call_results(store_path: Path, rows: list[dict]) -> tuple[list[dict], list]:

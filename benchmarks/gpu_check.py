@@ -12,23 +12,31 @@ real model's work, nothing downloaded. Then, on the quickstart-shaped design
 documents, the `bands` prompt with its guided score regex):
 
 1. engine: `needlejudge run` with the in-process vLLM judge (adapters/vllm.py,
-   `concurrency` calls in flight, the prefix gate), one whole CLI process;
-2. bare: vLLM alone, `LLM.generate` on the same prompts (tokenized as the
-   adapter tokenizes them, in the order the engine's calls started, the same
-   sampling parameters), in this process once the engine's run has ended.
+   `concurrency` calls in flight), one whole CLI process, the judge's
+   `prefix_gate` off (the default);
+2. engine with the gate: the same run with `prefix_gate = true`
+   (engine/run/prefix_gate.py: an item waits while the call it shares the
+   longest prefix with is being prefilled), a fresh process and store;
+3. bare: vLLM alone, `LLM.generate` on the same prompts (tokenized as the
+   adapter tokenizes them, in the order the gateless engine's calls started,
+   the same sampling parameters), in this process once the engine's runs
+   have ended.
 
-It writes (and prints) one JSON: calls/s both ways (the engine's over the
-span of its calls, from the call cache; bare over `generate`) and their
-ratio, prompt and output tokens/s, the prefix-cache share each achieved
-(vLLM's `num_cached_tokens` over prompt tokens) beside the share attainable
-from the prompts at the engine's KV block size and at 16
-(benchmarks/prefix_share.py), and the GPU memory in use at its peak
-(nvidia-smi, sampled; null on a CPU).
+It writes (and prints) one JSON: calls/s all three ways (the engine's over
+the span of its calls, from the call cache; bare over `generate`) and the
+engine's ratio to bare, prompt and output tokens/s, the prefix-cache share
+each achieved (vLLM's `num_cached_tokens` over prompt tokens) beside the
+share attainable from the prompts at the engine's KV block size and at 16
+(benchmarks/prefix_share.py), the GPU memory in use at its peak
+(nvidia-smi, sampled; null on a CPU), and under `prefix_gate` whether to
+turn the gate on: calls/s and achieved / attainable with it off and on,
+and whether the two runs' rows are identical (apart from timing fields).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import platform
@@ -121,6 +129,28 @@ def rates(run: dict, seconds: float) -> dict:
     }  # fmt: skip
 
 
+def gate_verdict(off: dict, on: dict, attainable: float) -> dict:
+    """The gate off against on, on the same prompts: turn it on where it lifts
+    calls/s (on a GPU, through a larger achieved share) with identical rows."""
+    return {
+        "calls_per_s_off": round(off["calls"] / off["span_s"], 3), "calls_per_s_on": round(on["calls"] / on["span_s"], 3),
+        "calls_per_s_on_to_off": round((on["calls"] / on["span_s"]) / (off["calls"] / off["span_s"]), 4),
+        "achieved_of_attainable_off": round(off["achieved"] / attainable, 4) if attainable else None,
+        "achieved_of_attainable_on": round(on["achieved"] / attainable, 4) if attainable else None,
+        "rows_identical": same_rows(off["rows"], on["rows"]), "calls_off": off["calls"], "calls_on": on["calls"],
+        "gate_holds_off": off["gate_holds"], "gate_holds_on": on["gate_holds"],  # items the gate set aside (run summary)
+    }  # fmt: skip
+
+
+def same_rows(a: list[dict], b: list[dict]) -> bool:
+    """Identical apart from timing: of two identical requests in flight at once, which
+    one is marked `cached` (answered by the other's call) depends on arrival too."""
+    def strip(rows: list[dict]) -> list[dict]:
+        return [{k: v for k, v in row.items() if k != "cached"} for row in rows]
+
+    return strip(a) == strip(b)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", help="a local model folder with real weights (default: the 4B-shaped folder, dummy weights)")
@@ -160,21 +190,26 @@ def main() -> None:
 
     with GpuMemory() as memory_engine:
         engine = run_engine(workload, ROOT, folder, template)
+    with GpuMemory() as memory_gated:
+        gated = run_engine(dataclasses.replace(workload, prefix_gate=True), ROOT, folder, template)
     prompts, decodings = prompts_in_order(workload, template, engine["order"])
     with GpuMemory() as memory_bare:
         bare_run = bare(workload, prompts, decodings)
     block = bare_run["block_size"]
-    peaks = [m.peak for m in (memory_engine, memory_bare) if m.peak is not None]
+    attainable = {str(size): round(attainable_share(prompts, size).share, 4) for size in sorted({block, 16})}
+    peaks = [m.peak for m in (memory_engine, memory_gated, memory_bare) if m.peak is not None]
     report = {
         "model": model if args.model else ("tiny Gemma-3 (CPU)" if args.tiny else "Gemma-3-4B-shaped, dummy weights"),
         "options": options,
         "machine": f"{platform.node()}: {os.cpu_count()} CPUs, Python {platform.python_version()}",
         "design": {"needles": 4, "hays": 2, "positions": len(workload.positions), "docs": args.docs, "concurrency": args.concurrency},
         "engine": rates(engine, engine["span_s"]),
+        "engine_prefix_gate": rates(gated, gated["span_s"]),
         "bare": rates(bare_run, bare_run["seconds"]),
         "ratio_engine_to_bare": round((engine["calls"] / engine["span_s"]) / bare_run["calls_per_s"], 4),
         "block_size": block,
-        "prefix_cache_attainable": {str(size): round(attainable_share(prompts, size).share, 4) for size in sorted({block, 16})},
+        "prefix_cache_attainable": attainable,
+        "prefix_gate": gate_verdict(engine, gated, attainable[str(block)]),
         "gpu_memory_used_mib": max(peaks) if peaks else None,
         "identical_prompts": engine["calls"] == bare_run["calls"] and engine["prompt_tokens"] == bare_run["prompt_tokens"],
         "wall_s": round(time.perf_counter() - started, 1),

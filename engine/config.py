@@ -315,6 +315,11 @@ def _describe(exc: msgspec.ValidationError, raw: dict[str, Any]) -> str:
         elif path == "stopping" and what.startswith("Object contains unknown field"):
             kind = raw["stopping"]["kind"]
             what += f"; a {kind} rule takes {', '.join(settings_of(kind))}"
+        judge = re.fullmatch(r"judges\[(\d+)\]\.(\w+)", path)
+        if judge is not None and what.startswith("Expected"):  # a judge key of the wrong type: say which judge, and the value
+            table = raw["judges"][int(judge.group(1))]
+            what = what.replace("Expected `bool`", "Expected `bool` (true or false)")
+            return f"`{path}` (judge {table.get('name')!r}): {what}: {table.get(judge.group(2))!r}"
         return f"`{path}`: {what}"
     return message
 

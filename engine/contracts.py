@@ -174,6 +174,11 @@ class JudgeSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only
     base_urls: tuple[str, ...] = ()
     api_key_env: str | None = None  # name of the env var holding the key, never the key
     concurrency: int = 16  # in-flight calls for this judge
+    # Hold an item while the call it shares the longest prompt prefix with is
+    # in flight (engine.run.prefix_gate); only send times change, never a
+    # result, so like `concurrency` it is in no cache key or run id. Only for a
+    # backend that caches prompt prefixes (engine.run.experiment refuses others).
+    prefix_gate: bool = False
     rpm: float | None = None  # requests per minute
     tpm: float | None = None  # tokens per minute
     prices: Prices = Prices()

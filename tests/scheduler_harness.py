@@ -40,11 +40,14 @@ concurrency = {concurrency}
 max_attempts = {max_attempts}
 timeout_s = 2.0
 options = {{ backoff_base_s = 0.005, backoff_cap_s = 0.02{options} }}
+prefix_gate = {prefix_gate}
 """
 
 
-def server_config(tmp_path: Path, url: str, *, stopping: str = 'kind = "fixed"\nn = 5', concurrency: int = 8, max_attempts: int = 1, options: str = "") -> ExperimentConfig:
-    text = design_toml(seed=11, stopping=stopping, window=2) + SERVER_JUDGE.format(url=url, concurrency=concurrency, max_attempts=max_attempts, options=options)
+def server_config(tmp_path: Path, url: str, *, stopping: str = 'kind = "fixed"\nn = 5', concurrency: int = 8, max_attempts: int = 1, options: str = "",
+                  prefix_gate: bool = False) -> ExperimentConfig:
+    text = design_toml(seed=11, stopping=stopping, window=2) + SERVER_JUDGE.format(
+        url=url, concurrency=concurrency, max_attempts=max_attempts, options=options, prefix_gate=str(prefix_gate).lower())
     return parse_config(text, base_dir=tmp_path)
 
 

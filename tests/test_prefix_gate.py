@@ -1,19 +1,26 @@
 """engine/run/prefix_gate.py: an item waits while the sibling that owns its
 prefix is in flight, alone and inside the real scheduler (in-memory corpus,
-real prompts, real LMDB, an in-process judge double)."""
+real prompts, real LMDB, an in-process judge double); and the judge's
+`prefix_gate` key that turns it on, through `needlejudge run` against the
+fake server (same rows, each call paid once, bad values refused in one line)."""
 
 from __future__ import annotations
 
 import itertools
+import json
 import random
+from pathlib import Path
 
 import anyio
+import pytest
 
 from engine.cache.store import Store
 from engine.contracts import CallRequest, CallResult, Capabilities, Usage
 from engine.prompts.prefix import prefix_key
 from engine.run.prefix_gate import PrefixGate
 from engine.config import parse_config
+from engine.run.results import MANIFEST_JSON, RESULTS_JSONL
+from reliability_fixtures import RunProcess, fresh_experiment, results, server_fixture
 from scheduler_harness import SCRIPTED_JUDGE, design_toml, make_design, outcomes, run_scheduler, scripted_design
 
 
@@ -79,13 +86,14 @@ class PrefixJudge:
         pass
 
 
-def run_with(tmp_path, name: str, *, prompt_caching: bool) -> tuple[PrefixJudge, list[tuple]]:
+def run_with(tmp_path, name: str, *, prefix_gate: bool, prompt_caching: bool = True) -> tuple[PrefixJudge, list[tuple]]:
     # positions whose windows are 4 sentences: siblings share Document 1 and more beyond the instructions
     text = design_toml(seed=5, stopping='kind = "fixed"\nn = 4', window=3, needles='["none", "neg"]', positions="[[1, 2], [2, 1]]")
-    design = make_design(parse_config(text + SCRIPTED_JUDGE.format(concurrency=6), base_dir=tmp_path))
+    judge_table = SCRIPTED_JUDGE.format(concurrency=6) + f"prefix_gate = {str(prefix_gate).lower()}\n"
+    design = make_design(parse_config(text + judge_table, base_dir=tmp_path))
     judge = PrefixJudge(prompt_caching=prompt_caching, concurrency=6)
     with Store(tmp_path / name / "store") as store:
-        run_scheduler(design, store, {"sim": judge}, prefix_gate=True)
+        run_scheduler(design, store, {"sim": judge})
         return judge, outcomes(store)
 
 
@@ -100,9 +108,93 @@ def early_siblings(calls: list[tuple[bytes | None, int, int]]) -> int:
 
 
 def test_the_scheduler_holds_siblings_without_changing_a_row_or_idling_the_judge(tmp_path):
-    ungated, rows_ungated = run_with(tmp_path, "ungated", prompt_caching=False)
-    gated, rows_gated = run_with(tmp_path, "gated", prompt_caching=True)
+    ungated, rows_ungated = run_with(tmp_path, "ungated", prefix_gate=False)
+    gated, rows_gated = run_with(tmp_path, "gated", prefix_gate=True)
+    uncacheable, _ = run_with(tmp_path, "uncacheable", prefix_gate=True, prompt_caching=False)
     assert early_siblings(ungated.calls) > 0  # without the gate siblings overlap their owner
+    assert early_siblings(uncacheable.calls) > 0  # nor on a backend that caches no prefixes
     assert early_siblings(gated.calls) == 0
     assert rows_gated == rows_ungated and len(rows_gated) == 8 * 4  # same documents, same rows
     assert gated.max_in_flight == 6  # other items went ahead while siblings waited
+
+
+# ---------------------------------------------------------------------------
+# The judge's `prefix_gate` key, as a user meets it: `needlejudge run` in its
+# own process, with its progress display on, against the fake server's process.
+
+# Row fields that depend on when calls were sent: the latency; which of two
+# identical requests in flight together is marked `cached`; the fake server's
+# simulated prefix-cache hits.
+TIMING_FIELDS = ("latency_s", "cached", "cached_tokens")
+
+
+def gated_config(config: Path, on: bool) -> Path:
+    text = config.read_text()
+    assert "concurrency = 8\n" in text
+    config.write_text(text.replace("concurrency = 8\n", f"concurrency = 8\nprefix_gate = {str(on).lower()}\n", 1))
+    return config
+
+
+def shown_run(config: Path) -> tuple[int, dict | None, str]:
+    """`needlejudge run CONFIG`, the display on: (exit code, the manifest's counts and
+    run id with the summary printed under `printed`, stderr)."""
+    code, out, err = RunProcess(config, quiet=False).wait(180)
+    if code:
+        return code, None, err
+    manifest = json.loads((config.parent / "out" / MANIFEST_JSON).read_text())
+    return code, {**manifest["counts"], "run_id": manifest["run_id"], "printed": out}, err
+
+
+def timeless(path: Path) -> list[dict]:
+    return [{k: v for k, v in row.items() if k not in TIMING_FIELDS} for row in results(path)]
+
+
+gate_server = server_fixture("fixed:0.01")
+
+
+def test_prefix_gate_true_pays_each_call_once_for_the_rows_of_a_run_without_it(gate_server, prepared_store, corpus_slice_path, corpus_settings, tmp_path):
+    def experiment(name: str, on: bool) -> Path:
+        config = fresh_experiment(tmp_path / name, prepared_store, corpus_slice_path, corpus_settings.min_chars_per_sentence, gate_server.url)
+        return gated_config(config, on)
+
+    runs = {}
+    for name, on in (("off", False), ("on", True)):
+        gate_server.reset()
+        code, summary, err = shown_run(experiment(name, on))
+        assert code == 0 and "Traceback" not in err, err
+        stats = gate_server.stats()
+        runs[name] = summary, stats
+        assert stats["repeated_completions"] == 0, stats["repeated"]  # each call paid once
+    (off, off_stats), (on, on_stats) = runs["off"], runs["on"]
+    assert on["gate_holds"] > 0 and off["gate_holds"] == 0  # the key reached the scheduler, and only when set
+    assert f"prefix gate: items held back {on['gate_holds']:,} time(s)" in on["printed"] and "prefix gate" not in off["printed"]
+    assert on["run_id"] == off["run_id"]  # the key is in no run id...
+    rows_off, rows_on = timeless(tmp_path / "off" / "out" / RESULTS_JSONL), timeless(tmp_path / "on" / "out" / RESULTS_JSONL)
+    assert rows_on == rows_off and len(rows_on) > 100  # ...and changes no row: same documents, scores, raw texts, cache keys
+    assert on_stats["completed"] == off_stats["completed"] == len({key for row in rows_on for key in row["cache_keys"]})
+    gate_server.reset()  # ...nor what resumes: the finished run, asked again with the gate on, makes no call
+    config = tmp_path / "off" / "exp.toml"
+    config.write_text(config.read_text().replace("prefix_gate = false", "prefix_gate = true", 1))
+    code, again, err = shown_run(config)
+    assert code == 0 and again["run_id"] == off["run_id"] and again["calls_network"] == 0 and gate_server.stats()["requests"] == 0, err
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        (lambda text: text.replace("concurrency = 8\n", 'concurrency = 8\nprefix_gate = "yes"\n', 1),
+         ("`judges[0].prefix_gate`", "judge 'sim'", "true or false", "'yes'")),
+        (lambda text: text.replace("concurrency = 8\n", "concurrency = 8\nprefix_gate = 1\n", 1),
+         ("`judges[0].prefix_gate`", "judge 'sim'", "true or false", ": 1")),
+        (lambda text: text.replace('adapter = "openai-compatible"', 'adapter = "gemini"\nprefix_gate = true', 1),
+         ("`judges[0]` ('sim')", "`prefix_gate = true`", "'gemini'", "caches no prompt prefixes")),
+    ],
+    ids=["string", "number", "no prompt caching"],
+)
+def test_a_bad_prefix_gate_is_one_line_naming_the_file_judge_key_and_value(change, named, prepared_store, corpus_slice_path, corpus_settings, tmp_path):
+    config = fresh_experiment(tmp_path, prepared_store, corpus_slice_path, corpus_settings.min_chars_per_sentence, "http://127.0.0.1:9")
+    config.write_text(change(config.read_text()))
+    code, _, err = shown_run(config)
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code not in (0, None) and "Traceback" not in err and len(lines) == 1, err
+    assert str(config) in lines[0] and all(word in lines[0] for word in named), lines[0]

@@ -61,12 +61,12 @@ async def test_an_item_held_by_the_prefix_gate_pays_no_call_its_twin_made_and_co
     from scheduler_harness import RUN_ID, make_design, outcomes, run_scheduler, server_config
 
     server.reset()
-    design = make_design(server_config(tmp_path, server.url, concurrency=4))
+    design = make_design(server_config(tmp_path, server.url, concurrency=4, prefix_gate=True))
     adapter = create_adapter(design.judges["sim"].spec())
     with Store(tmp_path / "store") as store:
         async with GroupCommitWriter(store) as writer:
             scheduler = Scheduler(design, cache=CallCache(store), writer=writer, adapters={"sim": adapter}, run_id=RUN_ID,
-                                  prompt_versions={name: p.version for name, p in design.prompts.items()}, prefix_gate=True)
+                                  prompt_versions={name: p.version for name, p in design.prompts.items()})
             scheduler.restore()
             assert scheduler.policy.start("sim")
             workers = scheduler._workers("sim")
@@ -79,6 +79,7 @@ async def test_an_item_held_by_the_prefix_gate_pays_no_call_its_twin_made_and_co
                     ready.append(item)  # ...but its own twin, which shares it in flight
             held = [item.keys[0] for waiting in gate._waiting.values() for item in waiting]
             assert len(held) == gate.held and len(set(held)) < len(held)  # twins among the held items
+            assert scheduler.progress.gate_holds == gate.held  # each hold counted for the run summary
             for item in ready:
                 assert await workers.serve(item)
             await writer.flush()
@@ -95,8 +96,9 @@ async def test_an_item_held_by_the_prefix_gate_pays_no_call_its_twin_made_and_co
     assert stats["repeated_completions"] == 0, stats["repeated"]
     assert len(rows) == len(design.cells) * 5 and all(row.status == "ok" for row in rows)
     assert stats["completed"] == len({row.cache_keys for row in rows}) < len(rows)  # twins' rows share a call
+    ungated = make_design(server_config(tmp_path, server.url, concurrency=4))
     with Store(tmp_path / "ungated") as store:  # the same rows without the gate
-        await anyio.to_thread.run_sync(lambda: run_scheduler(design, store, prefix_gate=False))
+        await anyio.to_thread.run_sync(lambda: run_scheduler(ungated, store))
         assert outcomes(store) == gated
 
 

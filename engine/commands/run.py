@@ -366,6 +366,8 @@ def _run(args: argparse.Namespace, config: ExperimentConfig) -> int:
     print(f"statuses: {summary.status_counts}; cells ended by: {summary.stop_reasons}")
     if summary.batch_waves:
         print(f"batch judges: {summary.batch_waves:,} wave(s), {summary.batches_submitted:,} batch(es) submitted")
+    if summary.gate_holds:
+        print(f"prefix gate: items held back {summary.gate_holds:,} time(s) for a call sharing their prefix")
     print(f"results: {summary.results_jsonl}" + (f", {summary.results_parquet}" if summary.results_parquet else ""))
     if summary.parquet_note:
         print(f"note: {summary.parquet_note}")

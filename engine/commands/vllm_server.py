@@ -88,6 +88,8 @@ def judge_table(spec: JudgeSpec, base_urls: list[str] | None = None) -> str:
         elif value:
             lines.append(f"{key} = {json.dumps(value)}")
     lines.append(f"concurrency = {spec.concurrency}")
+    if spec.prefix_gate:  # the server caches prefixes as the in-process engine does
+        lines.append("prefix_gate = true")
     if spec.options:
         pairs = ", ".join(f"{key} = {json.dumps(value)}" for key, value in spec.options.items())
         lines.append(f"options = {{ {pairs} }}")

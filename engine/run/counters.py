@@ -39,6 +39,7 @@ class Progress:
         self.batch_waves = 0  # waves of batch judges (engine.run.batch.judge)
         self.batches_submitted = 0
         self.batches_resumed = 0  # recorded by an interrupted run, fetched by this one
+        self.gate_holds = 0  # items the prefix gate set aside (`prefix_gate = true`), each time it did
         self.planned_items = 0  # upper bound of items still to consume at start
         self.health: dict[str, Any] = {}  # judge -> its engine.judge_health.JudgeHealth (the scheduler's)
 

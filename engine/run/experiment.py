@@ -39,6 +39,7 @@ class Experiment:
             self.prompt_versions = {name: prompt.version for name, prompt in self.prompts.items()}
             check_panels(config, self.prompts)
             check_tournament_prompt(config, self.prompts)
+            check_prefix_gates(config)
             self.corpus_summary = prepare_corpus(
                 [Path(p) for p in config.corpus.inputs], self.store, config.corpus.settings, progress=prepare_progress
             )
@@ -114,6 +115,28 @@ def _check_held(config: ExperimentConfig, key: str, positions: Any, longest: int
             f"longest document has {longest} sentences and a position [i, j] needs i + j + 1. Remove them, or prepare a "
             "corpus with longer documents"
         )
+
+
+def check_prefix_gates(config: ExperimentConfig) -> None:
+    """`prefix_gate = true` only where the gate can act: a judge's own
+    synchronous calls to a backend that caches prompt prefixes. Refused, not
+    ignored, elsewhere: the key changes no result, so a silent no-op would only
+    let a user believe (and report) that the gate ran."""
+    from engine.registry import capabilities
+
+    for n, judge in enumerate(config.judges):
+        if not judge.prefix_gate:
+            continue
+        at = f"{config.source or '<config>'}: `judges[{n}]` ({judge.name!r}): `prefix_gate = true`"
+        if judge.panel is not None:
+            raise ConfigError(f"{at}: a panel makes no calls of its own; set it on the members that answer alone")
+        if not judge.alone:
+            raise ConfigError(f"{at}: with `alone = false` the judge answers only inside its panels, whose calls are not held; remove it")
+        if judge.mode == "batch":
+            raise ConfigError(f"{at}: a batch judge sends its calls in waves, nothing to hold back; remove it or use mode = \"sync\"")
+        if not capabilities(judge.spec()).prompt_caching:
+            raise ConfigError(f"{at}: adapter {judge.adapter!r} caches no prompt prefixes, so holding calls back gains nothing; "
+                              "remove it (it is for vllm, openai-compatible servers and other prefix-caching backends)")
 
 
 def check_tournament_prompt(config: ExperimentConfig, prompts: dict[str, Prompt]) -> None:

@@ -85,13 +85,8 @@ class Scheduler:
         stop: StopRequest | None = None,
         waves: frozenset[str] = frozenset(),
         only: frozenset[str] | None = None,
-        prefix_gate: bool = False,
     ) -> None:
         self.design = design
-        # for judges whose backend caches prompt prefixes (engine.run.prefix_gate); off in runs:
-        # 0.935 vs 0.933 of attainable in-process on the tiny Gemma-3, whose sliding window, not
-        # overlap, holds the rest; its CPU is ~1.03x on fake-server runs (RESULTS, issue 31)
-        self.prefix_gate = prefix_gate
         # judges run in waves besides `mode = "batch"` ones (an executor's: engine.run.executor)
         self.waves = waves
         self.only = only  # the judges this run runs (None: all)
@@ -198,8 +193,16 @@ class Scheduler:
             writer=self.writer,
             progress=self.progress,
             stopped=lambda: self.stop.requested,
-            gate=PrefixGate() if self.prefix_gate and self.dispatcher.adapters[judge].capabilities.prompt_caching else None,
+            gate=PrefixGate() if self._gated(judge) else None,
         )
+
+    def _gated(self, judge: str) -> bool:
+        """The judge asked for the prefix gate (`prefix_gate = true`, off by default: on
+        the tiny Gemma-3 it gains 0.002 of attainable at ~1.03x CPU, its sliding
+        window holding the rest; RESULTS, issue 31) and its backend caches
+        prompt prefixes (a run refuses the key otherwise: engine.run.experiment;
+        an embedding caller's adapter may still cache nothing)."""
+        return self.design.judges[judge].prefix_gate and self.dispatcher.adapters[judge].capabilities.prompt_caching
 
     def _batch_judge(self, judge: str) -> Any:
         from engine.run.batch.judge import BatchJudge

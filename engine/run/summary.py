@@ -66,6 +66,7 @@ class RunCounts(msgspec.Struct, kw_only=True):
     completion_tokens: int
     batch_waves: int = 0  # waves of the batch judges (mode = "batch") in this run
     batches_submitted: int = 0
+    gate_holds: int = 0  # times the prefix gate held an item back (`prefix_gate = true` judges; 0 without)
 
 
 def rows_sentence(counts: RunCounts) -> str:
@@ -220,6 +221,7 @@ def summarize(experiment: Experiment, progress: Progress, cells: int, states: di
         completion_tokens=progress.completion_tokens,
         batch_waves=progress.batch_waves,
         batches_submitted=progress.batches_submitted,
+        gate_holds=progress.gate_holds,
         parquet_note=exported.parquet_note,
     )
 

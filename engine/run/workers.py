@@ -8,8 +8,8 @@ tasks), and waits only when no cell of its judge has room for another
 document (or the next retry is not due). An item the cache answers
 completely is consumed on the spot. While the judge is down
 (engine.run.judge_health) the workers stop dispatching and one of them probes.
-A judge whose backend caches prompt prefixes has a prefix gate
-(engine.run.prefix_gate): an item it holds for the sibling that owns its
+A judge with `prefix_gate = true` whose backend caches prompt prefixes has a
+prefix gate (engine.run.prefix_gate): an item it holds for the sibling that owns its
 prefix is put aside and the worker takes the next one; once released, it
 goes before anything else, looked up in the cache again first (as is a
 retry): an identical call of another item may have been answered while it
@@ -97,8 +97,10 @@ class JudgeWorkers:
         judge, policy, gate = self.judge, self.policy, self.gate
         if gate is not None:
             while (item := gate.released()) is not None:
-                if self._needs_calls(item) and gate.admit(item):
-                    return item
+                if self._needs_calls(item):
+                    if gate.admit(item):
+                        return item
+                    self.progress.gate_holds += 1
         if policy.retries[judge]:
             item = policy.next_retry(judge, any_due=probing)
             if item is not None and self._needs_calls(item):
@@ -112,6 +114,7 @@ class JudgeWorkers:
             if lookup(item):
                 if gate is None or gate.admit(item):
                     return item
+                self.progress.gate_holds += 1
                 continue  # held until its prefix's owner answers: take the next one meanwhile
             output.consume(item.cell.cell_no, item.doc_index, output.judge(item))
         return _YIELD
