@@ -19,7 +19,7 @@ mark that prose does not use; none depends on one outlet's wording.
 - "caps_heading": an all-capitals heading of two or more words, one of them
   of five letters or more, run into the capitalised word that opens the
   sentence ("HARBOUR REVENUE I shall now turn ...", "PUBLIC WORKS The board
-  ..."); an acronym and a name ("UUP MP Danny Kinahan said") is not one.
+  ..."); an acronym and a name ("UUP MP Danny Byrne said") is not one.
 - "caption": a photo caption or credit: a parenthesised position word
   ("Ann Walsh (second left) cuts the ribbon", "(pictured)"; not a party
   "(R)"), a sentence opening with "Pictured", or a credit ("Photo:",
