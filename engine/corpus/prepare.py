@@ -196,6 +196,7 @@ RULE_MODULES = (
     "engine.corpus.boilerplate",
     "engine.corpus.segmentation",
     "engine.corpus.sentence_gate",
+    "engine.corpus.page_rows",
     "engine.corpus.sentence_guards",
     "engine.corpus.run_on_headings",
     "engine.corpus.fused_headings",

@@ -14,7 +14,9 @@ the position by one. So, after parsing:
    dash, an opening quote or bracket) goes to the next one first;
 3. a "sentence" that is not one (engine.corpus.sentence_gate.not_a_sentence: no
    sentence end, no finite verb, a fragment, a list entry, a link label, web
-   residue, a template hole such as "born in ." or "( years ago)") is
+   residue, a template hole such as "born in ." or "( years ago)", a row of
+   a table, a list, a caption or a teaser, also by its place after a bare
+   list numeral or around a teaser's date stamp: engine.corpus.page_rows) is
    dropped: it cannot be repaired, and dropping it is the only way to keep
    it out of every needle and every window. The experiment's (i, j) count
    only the sentences a document is stored with, so a window never holds
@@ -38,6 +40,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from engine.corpus.cleaning import has_word
+from engine.corpus.page_rows import row_neighbours
 from engine.corpus.sentence_gate import not_a_sentence
 
 if TYPE_CHECKING:
@@ -123,10 +126,10 @@ def document_sentences(doc: Doc) -> Sentences:
     bounds: list[tuple[int, int]] = []
     dropped: dict[str, int] = {}
     seen: set[str] = set()
-    for start, end in ranges:
-        span = doc[start:end]
-        a, b = _bounds(text, span.start_char, span.end_char)
-        reason = not_a_sentence(span, text[a:b])
+    found = [(span, *_bounds(text, span.start_char, span.end_char)) for span in (doc[a:b] for a, b in ranges)]
+    by_place = row_neighbours([text[a:b] for _, a, b in found])
+    for k, (span, a, b) in enumerate(found):
+        reason = not_a_sentence(span, text[a:b]) or by_place.get(k)
         key = " ".join(text[a:b].split())
         if reason is None and key in seen:
             reason = REPEATED

@@ -26,6 +26,9 @@ never a needle and never part of a hay window. A sentence
 - holds no web residue: a URL, an @handle, an e-mail address, a #hashtag
   (embedded posts, share rows, contact lines);
 - holds no template hole (engine.corpus.cleaning.template_hole);
+- is not a row of a table, a numbered list, a photo caption or a teaser
+  (engine.corpus.page_rows.row_kind: dot leaders, "II. ...", an all-capitals
+  heading run into it, "(left)", "Photo:", a "(04.05.2016)" date stamp);
 - holds no second sentence run into it after a heading or a caption: a
   word that only opens sentences, capitalised right after a lowercase word
   ("run_on_heading": engine.corpus.run_on_headings.opener_after_word).
@@ -61,6 +64,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from engine.corpus.cleaning import template_hole
+from engine.corpus.page_rows import row_kind
 from engine.corpus.run_on_headings import heading_opening, opener_after_word
 from engine.needles.quotation import DOUBLE_MARKS, PARAGRAPH, inside_after, quotation_marks
 
@@ -96,6 +100,9 @@ def not_a_sentence(span: Span, text: str) -> str | None:
         return "legend"
     if template_hole(text) is not None:
         return "template_hole"
+    row = row_kind(text)
+    if row is not None:
+        return row
     first = next((t for t in span if not (t.is_punct or t.is_space)), None)
     if first is None or (first.is_lower and first.is_alpha):
         return "fragment"

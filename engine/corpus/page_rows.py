@@ -1,0 +1,101 @@
+"""Rows of a printed or web page that the parser reads as sentences.
+
+Tables, numbered lists, photo captions and related-article teasers lose
+their layout when a text is shipped as running prose, and their rows come
+out as "sentences" that hold a verb and end in a period. Each rule reads a
+mark that prose does not use; none depends on one outlet's wording.
+
+`row_kind(text)`, for one sentence, why it is such a row, or None:
+
+- "table_row": dot leaders (five dots or more: "Harbour dues..........pence
+  4.5"), or three decimal numbers in a row with nothing but spaces between
+  ("1.20 1.35 1.40"): a table's rows run together. A prose ellipsis ("...",
+  "....") is kept, and so are lists of years ("in 1980, 1984, 1988") and
+  telephone numbers ("1800 666 111").
+- "list_entry": the sentence opens with a Roman list numeral ("II. Pilots
+  are paid ...", "I. No vessel ..."; a lone "I." only before a function
+  word or an all-capitals word, so an initial "I. M. Pei" is not taken).
+  Arabic numerals and letters are engine.corpus.sentence_gate's.
+- "caps_heading": an all-capitals heading of two or more words, one of them
+  of five letters or more, run into the capitalised word that opens the
+  sentence ("HARBOUR REVENUE I shall now turn ...", "PUBLIC WORKS The board
+  ..."); an acronym and a name ("UUP MP Danny Byrne said") is not one.
+- "caption": a photo caption or credit: a parenthesised position word
+  ("Ann Walsh (second left) cuts the ribbon", "(pictured)"; not a party
+  "(R)"), a sentence opening with "Pictured", or a credit ("Photo:",
+  "Photos provided to ...", "Image courtesy of ...").
+- "teaser": a numeric date stamp in brackets ("(04.05.2016)"), the mark of
+  a related-article teaser; or a one-line dispatch byline ("Mary Doyle
+  reports from Kinsale.").
+
+`row_neighbours(texts)`, for a document's parsed sentences in order (before
+any is dropped), the indices of sentences that are rows only by their
+place: the entry after a bare list numeral the parser split off ("II." |
+"Pilots are paid by the day."), and the teasers around date stamps (the
+sentence before each stamp, and all between two stamps at most
+MAX_TEASER_SENTENCES apart; before the first stamp of such a run, as many
+sentences as the run's longest teaser).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+MAX_TEASER_SENTENCES = 4
+
+_DECIMAL = r"\d+\.\d+"
+_TABLE_ROW = re.compile(rf"\.{{5,}}|(?<![\w.,$])(?:{_DECIMAL}\s+){{2}}{_DECIMAL}(?![\w])")
+# a Roman numeral of two letters or more, or "I" before a function word or an all-capitals word
+_ROMAN_ENTRY = re.compile(
+    r"^(?:[IVXLC]{2,}|I(?=\.\s+(?:[A-Z]{2,}\b|(?:No|The|A|An|In|It|We|Our|All|Every|Each|Any|That|This|There)\b)))\.\s+\S"
+)
+_CAPS_HEADING = re.compile(r"^(?=(?:[A-Z'&-]+\s+)*[A-Z'&-]{5,}\s)(?:[A-Z][A-Z'&-]*\s+){2,}(?:I\s|[A-Z][a-z])")
+_POSITION = re.compile(
+    r"\((?:(?:second|third|far|top|bottom|front|back|centre|center)\s+)?(?:from\s+)?"
+    r"(?:left|right|cent(?:er|re)|top|bottom|foreground|background|inset|pictured|l-r|left to right)\)",
+    re.IGNORECASE,
+)
+_CREDIT = re.compile(
+    r"^Pictured\b|\b(?:Photo|Photograph|Picture|Image)s?(?:\s+credit)?\s*:|"
+    r"\b(?:Photo|Photograph|Image)s?\s+(?:by|courtesy|provided)\b|\bProvided to [A-Z]"
+)
+_DATE_STAMP = re.compile(r"\(\d{1,2}[./]\d{1,2}[./](?:\d{2}|\d{4})\)")
+_BYLINE = re.compile(r"^[A-Z][\w.'\u2019-]*(?:\s+[A-Z][\w.'\u2019-]*){0,3}\s+reports?\s+from\s+[A-Z][^.!?]{0,60}\.$")
+_BARE_NUMERAL = re.compile(r"^\(?(?:[IVXLC]+|\d{1,3}|[a-z])[.)]$")
+
+
+def row_kind(text: str) -> str | None:
+    """Why the sentence `text` is a row of a table, a list, a caption or a teaser, or None (module docstring)."""
+    if _TABLE_ROW.search(text):
+        return "table_row"
+    if _ROMAN_ENTRY.match(text):
+        return "list_entry"
+    if _CAPS_HEADING.match(text):
+        return "caps_heading"
+    if _POSITION.search(text) or _CREDIT.search(text):
+        return "caption"
+    if _DATE_STAMP.search(text) or _BYLINE.match(text):
+        return "teaser"
+    return None
+
+
+def row_neighbours(texts: Sequence[str]) -> dict[int, str]:
+    """{index: reason} of the sentences that are rows by their place (module docstring)."""
+    found: dict[int, str] = {}
+    for k, text in enumerate(texts[:-1]):
+        if _BARE_NUMERAL.match(text):
+            found[k + 1] = "list_entry"
+    stamps = [k for k, text in enumerate(texts) if _DATE_STAMP.search(text)]
+    runs: list[list[int]] = []
+    for k in stamps:
+        if runs and k - runs[-1][-1] - 1 <= MAX_TEASER_SENTENCES:
+            runs[-1].append(k)
+        else:
+            runs.append([k])
+    for run in runs:
+        longest = max([b - a - 1 for a, b in zip(run, run[1:])] + [1])
+        for k in range(max(0, run[0] - longest), run[-1]):
+            if k not in run:
+                found[k] = "teaser"
+    return found

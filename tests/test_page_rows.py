@@ -1,0 +1,111 @@
+"""Rows of tables, numbered lists, photo captions and teasers read as
+sentences (engine.corpus.page_rows), on sentences written for these tests;
+the segmentation tests at the end parse them with the real model."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.corpus.cleaning import clean_text
+from engine.corpus.page_rows import row_kind, row_neighbours
+from engine.corpus.segmentation import document_sentences
+
+
+@pytest.mark.parametrize(
+    "row, kind",
+    [
+        # a table's rows run together: dot leaders, or numbers in a row
+        ("..........pence 4.5 On each ton landed at the quay a levy is paid.", "table_row"),
+        ("Pilot fees on the upper river.......12 shillings a day were paid.", "table_row"),
+        ("Harbour dues 1.20 1.35 1.40 were charged in the three years.", "table_row"),
+        # a numbered list's entries, Roman numerals (Arabic ones are sentence_gate's "list_entry")
+        ("IV. The board shall publish its accounts every year.", "list_entry"),
+        ("I. No vessel shall enter the harbour after dark.", "list_entry"),
+        ("I. PUBLIC WORKS The board has raised the dues twice.", "list_entry"),
+        # an all-capitals heading run into the sentence under it
+        ("HARBOUR REVENUE I shall now turn to the debt of the board.", "caps_heading"),
+        ("PUBLIC WORKS AND DOCKS The board has raised the dues twice this year.", "caps_heading"),
+        # photo captions and credits
+        ("Harbour master Tom Byrne (left) and skipper Ann Walsh (center) inspect the new slipway.", "caption"),
+        ("Skipper Ann Walsh (second from left) cuts the ribbon at the new quay.", "caption"),
+        ("Pictured, a trawler unloads its catch at dawn in Kinsale.", "caption"),
+        ("Photos provided to the Cork Echo Trawlers unload their catch at dawn.", "caption"),
+        ("Image courtesy of the harbour board The old pier in 1901.", "caption"),
+        # a related article's teaser, and a dispatch's byline
+        ("(04.05.2016) Fishermen in Kinsale fear the new quotas will end their trade.", "teaser"),
+        ("Mary Doyle reports from Kinsale.", "teaser"),
+    ],
+)
+def test_rows_of_tables_lists_captions_and_teasers_are_named(row, kind):
+    assert row_kind(row) == kind
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The harbour grew... and then it grew again.",  # a prose ellipsis
+        "The storm lasted all night....",
+        "By 2017 ... the quay had been rebuilt twice.",
+        "The pier was rebuilt in 1980, 1984, 1988 and 1993.",
+        "Anyone who saw the crash should call the harbour police on 1800 666 111.",
+        "The pier was named Best Picture by the harbour board.",  # a prize, not a credit
+        "In 2016, 2,000 boats called at Cork and 300 at Kinsale.",
+        "Governor Ann Walsh (D) signed the harbour bill on Monday.",  # a party, not a position
+        "UUP MP Danny Byrne said the pier would close in May.",  # acronyms before a name
+        "I. M. Pei designed the new ferry terminal.",  # an initial, not a numeral
+        "I think the pier will close.",
+        "The photo shows the pier as it stood in 1901.",
+        "Mary Doyle reported the storm from Kinsale on Monday.",
+        "The left bank (west of the river) floods every spring.",
+    ],
+)
+def test_prose_is_not_a_row(sentence):
+    assert row_kind(sentence) is None
+
+
+def test_rows_by_their_place_after_a_bare_numeral_and_around_date_stamps():
+    texts = [
+        "The board met in May.",  # 0
+        "II.",  # 1: a numeral the parser split off
+        "Pilots are paid by the day.",  # 2: its entry
+        "The crew rested.",  # 3
+        "The ferry left at noon.",  # 4: a teaser as long as the run's longest (two sentences)
+        "Kinsale had a storm.",  # 5: its last sentence, before its stamp
+        "(04.05.2016)",  # 6
+        "Quotas were cut.",  # 7: a teaser between two stamps
+        "Kinsale fears for its fleet.",  # 8
+        "(11.05.2016) The pier closed.",  # 9: a stamp opening the next teaser (row_kind's)
+        "The crossing took two hours.",  # 10
+    ]
+    assert row_neighbours(texts) == {2: "list_entry", 4: "teaser", 5: "teaser", 7: "teaser", 8: "teaser"}
+    # a lone stamp takes only the sentence before it
+    assert row_neighbours(["The ferry left at noon.", "The pier closed.", "(04.05.2016)", "The crew rested."]) == {1: "teaser"}
+
+
+def stored(nlp, text: str) -> tuple[str, ...]:
+    return document_sentences(nlp(clean_text(text))).texts
+
+
+def test_a_numbered_list_is_dropped_entry_by_entry(nlp):
+    text = (
+        "The ferry left Cork at noon. I. No vessel shall enter the harbour after dark. "
+        "II. The pilots must be paid by the day. 3. Fees rose. The crossing took two hours."
+    )
+    assert stored(nlp, text) == ("The ferry left Cork at noon.", "The crossing took two hours.")
+
+
+def test_table_rows_captions_and_teasers_are_dropped_from_the_stored_sentences(nlp):
+    text = (
+        "The ferry left Cork at noon. Harbour dues..........pence 4.5 On each ton landed a levy of two pence "
+        "is paid. Skipper Ann Walsh (second left) cuts the ribbon at the new quay. HARBOUR REVENUE I shall "
+        "now turn to the debt of the board. The crossing took two hours. Kinsale fears for its fleet. "
+        "(04.05.2016) The council voted to close the old pier in May. The crew stayed in Cork."
+    )
+    # the row's label after its number is prose; a stamp closes the teaser before it, not the sentence after
+    assert stored(nlp, text) == (
+        "The ferry left Cork at noon.",
+        "On each ton landed a levy of two pence is paid.",
+        "The crossing took two hours.",
+        "The council voted to close the old pier in May.",
+        "The crew stayed in Cork.",
+    )
