@@ -275,6 +275,11 @@ def test_other_collective_predicates_stay_refused(nlp, text):
         # a "co-" word inside one conjunct makes no joint claim
         ("He wrote eight acts as principal author and six others as co-author.",
          "He wrote eight acts as principal author or six others as co-author."),
+        # the modal of a main clause does not reach into an adjunct; a subject's "including" names no examples of verbs
+        ("Given the economic and political weight of the firm, the trial could be long.",
+         "Given the economic or political weight of the firm, the trial could be long."),
+        ("In 1837 seven professors including two brothers staged a protest and lost their jobs.",
+         "In 1837 seven professors including two brothers staged a protest or lost their jobs."),
     ],
 )
 def test_coordinations_near_but_outside_those_classes_are_still_swapped(nlp, text, expected):

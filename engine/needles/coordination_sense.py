@@ -76,12 +76,16 @@ def _members(head: Token) -> int:
 
 
 def _clause_verbs(token: Token) -> list[Token]:
-    """The verbs and adjectives above `token` up to its clause's root, with
-    `token` itself: where a modal or an "able to" would scope over it."""
+    """The verbs and adjectives of `token`'s own clause and of the clauses it
+    is the infinitive or conjunct of ("able to vote", "allowed to borrow"):
+    where a modal or an "able to" scopes over it. Not a main clause above an
+    adjunct ("Given A and B, it could be ...")."""
     out = []
     for t in [token, *token.ancestors]:
         if t.pos_ in ("VERB", "AUX", "ADJ"):
             out.append(t)
+            if t.dep_ not in ("xcomp", "conj", "acomp", "amod"):
+                break
     return out
 
 
@@ -107,6 +111,8 @@ def _examples(head: Token) -> bool:
     first = head
     while first.dep_ == "conj" and first.head.i != first.i:
         first = first.head
+    if first.pos_ in ("VERB", "AUX"):
+        return False  # clauses name no examples; their subject may ("seven men including X staged ... and lost")
     doc = first.doc
     start = first.left_edge.i
     words = [t.lower_ for t in doc[max(first.sent.start, start - 2) : first.i]]  # "for example apples": "example" inside
