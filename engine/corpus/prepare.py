@@ -206,6 +206,7 @@ RULE_MODULES = (
     "engine.needles.places",
     "engine.needles.negation",
     "engine.needles.conjunctions",
+    "engine.needles.coordination_sense",
     "engine.corpus.nlp",
     __name__,
 )

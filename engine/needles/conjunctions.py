@@ -53,6 +53,8 @@ A conjunction is left alone when it is
   = "no tax in 1978 or 1979"), a comparison ("more than X or Y", "exceeded
   that of A, B or C"), "any"/"every", or between complementary conditions
   ("X if A and Y if not", "otherwise");
+- free choice, examples, a shared complement, a collective predicate or a
+  post's title (engine.needles.coordination_sense);
 - with two models (engine.needles.agreement), a coordination whose
   conjuncts or head the second model parses differently.
 """
@@ -63,6 +65,7 @@ import zlib
 from typing import TYPE_CHECKING
 
 from engine.needles.agreement import coordination_agrees
+from engine.needles.coordination_sense import sense_refusal
 from engine.needles.edits import SUBJECT_DEPS, TextEdit, _inside_quotes, _match_case, _offset, quote_open_before, sentence_text
 from engine.needles.entities import SECOND_MODEL_ENTS
 from engine.needles.negation import (
@@ -208,7 +211,7 @@ def _refusal(sent: Span, token: Token) -> str:
         return "relative clause"  # a list entry: "Nine boats, only two of which were built here, and all of which are"
     if _set_modifier(token):
         return "modifier of a plural"
-    return ""
+    return sense_refusal(token)
 
 
 def _set_modifier(token: Token) -> bool:

@@ -1,0 +1,189 @@
+"""Coordinations whose "and" <-> "or" swap is no needle (the con rule's
+issue-27 held-out classes), each a pure check of the parse.
+
+- free choice: under an ability or permission modal "or" already reads as
+  "and" ("visitors can pay by card or in cash", "members are able to vote
+  by post and online");
+- examples: a list after "such as", "including", "for example" names
+  examples, which either conjunction names alike;
+- shared complement: auxiliaries that share one complement ("what the town
+  is and might become");
+- collective: the claim needs the members together ("co-authors of A and
+  B", "born to A and B", "the son of a baker and a nurse");
+- title: the coordination names a post or a body ("director of trade and
+  industrial policy", "the committee on roads and bridges", "the culture
+  and sport minister"): "or" names no post.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
+# ability and permission: "or" under them offers each option ("can pay by card or in cash")
+_FREE_CHOICE_MODALS = frozenset({"can", "could", "may"})
+_FREE_CHOICE_WORDS = frozenset("able allow permit free entitle let possible eligible".split())
+_EXAMPLE_MARKERS = (("such", "as"), ("including",), ("for", "example"), ("for", "instance"), ("e.g.",), ("like",))
+_EXAMPLE_ADVERBS = frozenset({"notably", "especially", "particularly", "chiefly", "mainly"})
+_KIN_NOUNS = frozenset("son daughter child children sons daughters offspring heir heirs".split())
+# the heads of posts and bodies: a coordination in their "of"/"for"/"on" phrase or modifiers names one post
+_TITLE_NOUNS = frozenset(
+    "director minister secretary head chief chair chairman chairwoman chairperson president commissioner "
+    "professor editor officer manager spokesman spokeswoman spokesperson correspondent governor "
+    "department ministry committee subcommittee commission office bureau council board agency institute "
+    "school faculty division unit directorate secretariat portfolio".split()
+)
+_TITLE_PREPOSITIONS = frozenset({"of", "for", "on"})
+
+
+def sense_refusal(token: Token) -> str:
+    """Why the swap of the conjunction `token` would say the same or name
+    no claim ("" when none of these classes holds)."""
+    head = token.head
+    # a list of three or more reads as a list (the reading scheme's C); two options or examples say the same
+    pair = _members(head) == 2
+    if pair and _free_choice(token):
+        return "free choice"
+    if pair and _examples(head):
+        return "examples"
+    if head.pos_ == "AUX" and not any(c.dep_ not in ("nsubj", "nsubjpass", "cc", "conj", "punct", "neg") for c in head.children):
+        return "shared complement"  # "what the town is and might become"
+    if _collective(head):
+        return "collective"
+    if _title(head):
+        return "title"
+    return ""
+
+
+def _members(head: Token) -> int:
+    """How many members the coordination of `head` has, counting the
+    modifiers the parser hangs beside or under the first instead of as
+    conjuncts ("steep, curvy and snowy")."""
+    first = head
+    while first.dep_ == "conj" and first.head.i != first.i:
+        first = first.head
+    group = {first.i, *(c.i for c in first.conjuncts)}
+    doc = first.doc
+    # "steep, curvy and snowy": "steep" under "curvy", followed by a comma
+    before = sum(1 for c in first.children if c.dep_ == first.dep_ and c.i < first.i and doc[c.right_edge.i + 1].text == ",")
+    if first.head.i == first.i:
+        return len(group) + before
+    last = max(group)
+    beside = sum(1 for c in first.head.children if c.dep_ == first.dep_ and first.i < c.i < last and c.i not in group)
+    return len(group) + before + beside
+
+
+def _clause_verbs(token: Token) -> list[Token]:
+    """The verbs and adjectives of `token`'s own clause and of the clauses it
+    is the infinitive or conjunct of ("able to vote", "allowed to borrow"):
+    where a modal or an "able to" scopes over it. Not a main clause above an
+    adjunct ("Given A and B, it could be ...")."""
+    out = []
+    for t in [token, *token.ancestors]:
+        if t.pos_ in ("VERB", "AUX", "ADJ"):
+            out.append(t)
+            if t.dep_ not in ("xcomp", "conj", "acomp", "amod"):
+                break
+    return out
+
+
+def _free_choice(token: Token) -> bool:
+    """The coordination lies under "can"/"could"/"may" or "able to",
+    "allowed to", "free to", ...: unless it joins a clause with a subject
+    of its own ("you can go, and I will stay")."""
+    head = token.head
+    conjuncts = [c for c in head.children if c.dep_ == "conj" and c.i > token.i]
+    if head.pos_ in ("VERB", "AUX") and conjuncts and any(c.dep_ in ("nsubj", "nsubjpass") for c in conjuncts[0].children):
+        return False
+    for t in _clause_verbs(head):
+        if t.lemma_.lower() in _FREE_CHOICE_WORDS:
+            return True
+        if any(c.dep_ == "aux" and c.lower_ in _FREE_CHOICE_MODALS for c in t.children):
+            return True
+    return False
+
+
+def _examples(head: Token) -> bool:
+    """The first conjunct follows "such as", "including", "for example", ...
+    (or is the object of such a preposition)."""
+    first = head
+    while first.dep_ == "conj" and first.head.i != first.i:
+        first = first.head
+    if first.pos_ in ("VERB", "AUX"):
+        return False  # clauses name no examples; their subject may ("seven men including X staged ... and lost")
+    doc = first.doc
+    start = first.left_edge.i
+    words = [t.lower_ for t in doc[max(first.sent.start, start - 2) : first.i]]  # "for example apples": "example" inside
+    if any(words[k : k + len(m)] == list(m) for m in _EXAMPLE_MARKERS for k in range(len(words))):
+        return True
+    if start > 0 and doc[start - 1].lower_ == "," and start > 1 and doc[start - 2].lower_ in ("example", "instance"):
+        return True  # "for example, A and B"
+    if any(c.lower_ in _EXAMPLE_ADVERBS for c in first.children):
+        return True
+    return first.dep_ == "pobj" and (first.head.lower_ == "including" or first.head.lower_ == "as" and any(
+        c.lower_ == "such" for c in [*first.head.children, *first.head.head.children]
+    ))
+
+
+def _co_word(token: Token) -> bool:
+    """A "co-" word: "co-author", "co-guarantors", "cofounder" (as one
+    token, or "co" "-" "author" as the tokenizer splits it)."""
+    text = token.lower_
+    if text.startswith("co-") and len(text) > 4:
+        return True
+    doc = token.doc
+    return text == "co" and token.i + 2 < len(doc) and doc[token.i + 1].text == "-"
+
+
+def _collective(head: Token) -> bool:
+    """The claim needs every member: a "co-" word in the coordination's
+    clause, "born to A and B", or "the son of A and B"."""
+    first = head
+    while first.dep_ == "conj" and first.head.i != first.i:
+        first = first.head
+    if first.dep_ == "pobj":
+        preposition = first.head
+        if preposition.lower_ == "to" and preposition.head.lemma_.lower() == "bear":
+            return True  # "born to a baker and a nurse"
+        if preposition.lower_ == "of" and preposition.head.lower_ in _KIN_NOUNS:
+            return True  # "the son of a baker and a nurse"
+    clause = first
+    while clause.pos_ not in ("VERB", "AUX") and clause.head.i != clause.i:
+        clause = clause.head
+    start, end = first.left_edge.i, max(c.right_edge.i for c in [first, *first.conjuncts])
+    # a "co-" word in the clause but outside the conjuncts ("8 acts as author and 36 as co-author" is no joint claim)
+    return any(_co_word(t) for t in first.sent if clause.left_edge.i <= t.i <= clause.right_edge.i and not start <= t.i <= end)
+
+
+def _title(head: Token) -> bool:
+    """The coordination sits in the name of a post or a body: in the
+    "of"/"for"/"on" phrase or among the modifiers of a title noun
+    ("director of trade and industrial policy", "the culture and sport
+    minister"), of a capitalised noun ("the Director of ..."), or of a bare
+    singular noun in a post's position ("appointed head of A and B")."""
+    for t in [head, *head.ancestors]:
+        if t.pos_ in ("VERB", "AUX"):
+            return False
+        if t.dep_ == "pobj" and t.head.lower_ in _TITLE_PREPOSITIONS:
+            noun = t.head.head
+            if noun.pos_ not in ("NOUN", "PROPN") and t.head.i > 0:
+                noun = t.doc[t.head.i - 1]  # "chaired the committee on A and B": the phrase attached to the verb
+        elif t.dep_ in ("compound", "amod", "nmod") and t.head.i > t.i:
+            noun = t.head
+        else:
+            continue
+        if noun.pos_ in ("NOUN", "PROPN") and _post(noun):
+            return True
+    return False
+
+
+def _post(noun: Token) -> bool:
+    if noun.lemma_.lower() in _TITLE_NOUNS or noun.lower_ in _TITLE_NOUNS:
+        return True
+    if noun.text[:1].isupper() and noun.i > noun.sent.start and noun.pos_ == "NOUN":
+        return True  # "the Director of", "the Ministry of"
+    bare = noun.tag_ == "NN" and not any(c.dep_ in ("det", "poss", "nummod") for c in noun.children)
+    role = noun.dep_ in ("attr", "oprd", "appos") or noun.dep_ == "pobj" and noun.head.lower_ == "as"
+    return bare and role
