@@ -447,3 +447,33 @@ def test_the_needle_scan_skips_sentences_inside_a_quotation(nlp):
     assert (unquoted.neg.sentence, unquoted.con.sentence) == (5, 5)
     assert (quoted.neg.sentence, quoted.con.sentence) == (3, 7)
     assert quoted.ner_sentence not in (4, 5, 6)
+
+
+def test_every_rule_module_the_listed_ones_import_is_fingerprinted():
+    """A module of engine.corpus or engine.needles that a fingerprinted rule
+    module imports shapes the stored needles too: editing it must re-prepare,
+    or stores keep needles the current rules would not make."""
+    import ast
+    import importlib.util
+
+    from engine.corpus.prepare import RULE_MODULES
+
+    def imported(name: str) -> set[str]:
+        spec = importlib.util.find_spec(name)
+        assert spec is not None and spec.origin is not None, name
+        modules: set[str] = set()
+        for node in ast.walk(ast.parse(Path(spec.origin).read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                modules.add(node.module)
+            elif isinstance(node, ast.Import):
+                modules.update(alias.name for alias in node.names)
+        return {m for m in modules if m.startswith(("engine.corpus.", "engine.needles."))}
+
+    rules = [m for m in RULE_MODULES if m != "engine.corpus.prepare"]
+    seen: set[str] = set()
+    while rules:
+        name = rules.pop()
+        if name not in seen:
+            seen.add(name)
+            rules.extend(imported(name))
+    assert seen - set(RULE_MODULES) == set()
