@@ -63,3 +63,61 @@ def article_alone(span: Span, slot: str) -> bool:
         return [c.i for c in left] == [span.start - 1]
     before = doc[span.start - 1] if span.start > span.sent.start else None
     return not left and (before is None or (before.pos_ in ("ADP", "VERB", "AUX", "SCONJ", "PUNCT") and before.tag_ != "POS"))
+
+
+# nouns by which a document says a place belongs to another: on an old document the
+# gazetteers' modern kinds are wrong for it (a territory then, a state now; a colony, a country now)
+DEPENDENT_NOUNS = frozenset("territory colony possession dependency protectorate province district dominion".split())
+# words that, between two places of a sentence, say one lies in or belongs to the other
+# ("X, at present a part of Y", "X, annexed to Y", "X, a province of Y")
+CONTAINMENT_LEMMAS = DEPENDENT_NOUNS | frozenset("part portion within inside belong belonging annex include comprise".split())
+CONTAINMENT_GAP = 8  # tokens between two places linked by those words
+
+
+def called_a_dependency(span: Span) -> bool:
+    """Whether the sentence calls the place a territory, colony, possession,
+    province, district or dependency (`DEPENDENT_NOUNS`): "the Territory of
+    X", "our possessions in X", "the X territory", "X, then a colony of
+    Spain", "X is now a possession of Y", and each place listed with one
+    ("our possessions, X and Z"). The owner is not one: "a colony of Spain",
+    "the possessions of Spain"."""
+    token = span.root
+
+    def dependent(t) -> bool:
+        return t.lemma_.lower() in DEPENDENT_NOUNS or t.lower_ in DEPENDENT_NOUNS
+
+    for _ in range(8):  # up a list or an apposition
+        if any(c.dep_ == "appos" and dependent(c) for c in token.children):
+            return True
+        if token.dep_ not in ("conj", "appos") or token.head.i == token.i:
+            break
+        token = token.head
+        if dependent(token):
+            return True
+    head = token.head
+    if token.dep_ in ("compound", "nmod", "amod") and dependent(head):
+        return True
+    if token.dep_ == "pobj" and head.lower_ in ("of", "in") and dependent(head.head):
+        singular_the = head.head.tag_ in ("NN", "NNP") and any(c.lower_ == "the" for c in head.head.children)
+        return head.lower_ == "in" or singular_the
+    if token.dep_ in ("nsubj", "nsubjpass") and head.lemma_ == "be":
+        return any(c.dep_ == "attr" and dependent(c) for c in head.children)
+    return False
+
+
+def places_linked_by_containment(sent: Span, places: list[Span]) -> list[tuple[str, str]]:
+    """The pairs of places of `sent` that the sentence itself says lie one in
+    the other (`CONTAINMENT_LEMMAS` between them, or "in": "X, at present a
+    part of Y", "X in Y"): a document may relate places the gazetteers do
+    not, or relate them as they stood then."""
+    doc = sent.doc
+    pairs = []
+    for i, a in enumerate(places):
+        for b in places[i + 1 :]:
+            between = doc[a.end : b.start]
+            if not 0 < len(between) <= CONTAINMENT_GAP:
+                continue
+            words = [t.lower_ for t in between]
+            if {t.lemma_.lower() for t in between} & CONTAINMENT_LEMMAS or words in (["in"], [",", "in"]):
+                pairs.append((a.text, b.text))
+    return pairs
