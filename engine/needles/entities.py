@@ -67,16 +67,9 @@ import msgspec
 
 from engine.needles.edits import EntityOption, sentence_bounds
 from engine.needles.edits import _inside_quotes as inside_quotes
-from engine.needles.entity_form import NAME_PARTICLES, entity_shape, shaped
-from engine.needles.place_syntax import (
-    article_alone,
-    called_a_dependency,
-    described_by_nationality,
-    is_country,
-    of_polities,
-    party_of_states,
-    places_linked_by_containment,
-)
+from engine.needles.entity_form import NAME_PARTICLES, NAMED_AFTER_A_PLACE, date_in_a_name, entity_shape, shaped
+from engine.needles.place_syntax import article_alone, called_a_dependency, contained_places, described_by_nationality
+from engine.needles.place_syntax import is_country, of_polities, party_of_states
 from engine.needles.places import place_of, same_kind_places
 
 if TYPE_CHECKING:  # spaCy objects come in as arguments
@@ -114,15 +107,8 @@ TITLE_WORDS = frozenset(
     "king queen prince princess duke duchess earl count countess baron baroness lord lady marquess marquis "
     "viscount emperor empress sultan emir shah pope bishop archbishop abbot mayor governor president".split()
 )
-# nouns that, with "of" and a place, name one event or agreement ("the treaty of Paris"): the place is part of a name
-NAMED_AFTER_A_PLACE = frozenset(
-    "treaty battle siege peace congress convention conference accord accords agreement protocol declaration "
-    "capitulation armistice massacre sack".split()
-)
 # nouns a country's name modifies to name one instrument ("United States notes", a currency): part of a name
 INSTRUMENT_NOUNS = frozenset("notes note bonds bond bills securities certificates currency coin coins coinage".split())
-# nouns that, with "of" and a year, name a law ("the act of 1947"): the year is part of the name
-NAMED_AFTER_A_YEAR = NAMED_AFTER_A_PLACE | frozenset("act acts law laws statute statutes ordinance tariff".split())
 ALIAS_WORDS = frozenset("known called nicknamed née nee born alias aka".split())
 ANIMATE_VERBS = frozenset("die bear marry say".split())  # a place is never born, married, dead or saying
 SPEECH_VERBS = frozenset({"say"})  # ... but a country says, by its government
@@ -230,24 +216,12 @@ def _contradicted_by_syntax(span: Span, label: str) -> bool:
     return label in PLACE_LABELS and head.lower_ == "by" and not country
 
 
-def _date_in_a_name(span: Span) -> bool:
-    """A year that is part of a law's, treaty's or other capitalised name:
-    "the Clean Water Act of 1972", "the treaty of 1783", "the 1972 Act"."""
-    root = span.root
-    if root.dep_ == "pobj" and root.head.lower_ == "of":
-        noun = root.head.head
-        named = noun.text[:1].isupper() and noun.i > span.sent.start
-        return noun.i < span.start and (named or noun.lemma_.lower() in NAMED_AFTER_A_YEAR)
-    head = root.head
-    return root.dep_ in _MODIFIER_DEPS and head.i >= span.end and head.text[:1].isupper() and head.pos_ == "PROPN"
-
-
 def _fits_label(span: Span, label: str) -> bool:
     if not shaped(span.text, label) or "\n" in span.text_with_ws.strip():
         return False
     if label == "DATE":  # "the 1870's" is a decade, "1976 kg/m3" a quantity: no year fits there
         decade = span.end < len(span.doc) and span.doc[span.end].lower_ in ("'s", "’s", "s")
-        return not decade and span.root.dep_ != "nummod" and not _date_in_a_name(span)
+        return not decade and span.root.dep_ != "nummod" and not date_in_a_name(span)
     if _runs_into_a_name(span) or _contradicted_by_syntax(span, label):
         return False
     if label in PLACE_LABELS and of_polities(span) and is_country(span.text):
@@ -308,18 +282,6 @@ def _aliases(doc: Doc) -> dict[str, set[str]]:
                 group = []
         _link(aliases, group)
     return aliases
-
-
-def _contained(doc: Doc) -> dict[str, tuple[str, ...]]:
-    """place text -> the places the document says it lies in or holds
-    (`places_linked_by_containment`): never a replacement for it."""
-    linked: dict[str, set[str]] = {}
-    for sent in doc.sents:
-        places = [s for s in map(_without_article, sent.ents) if s.label_ in PLACE_LABELS or place_of(s.text)]
-        for a, b in places_linked_by_containment(sent, places):
-            linked.setdefault(a, set()).add(b)
-            linked.setdefault(b, set()).add(a)
-    return {k: tuple(sorted(v)) for k, v in linked.items()}
 
 
 def _link(aliases: dict[str, set[str]], group: list[Span]) -> None:
@@ -431,7 +393,7 @@ def document_entity_texts(doc: Doc) -> DocumentEntities:
         names={k: tuple(sorted(v - misfits)) for k, v in names.items()},
         articles=articles,
         aliases={k: tuple(sorted(v)) for k, v in _aliases(doc).items()},
-        contained=_contained(doc),
+        contained=contained_places(doc, [_without_article(e) for e in doc.ents if e.label_ in PLACE_LABELS or place_of(e.text)]),
         disputed_at=disputed_starts(doc),
     )
 

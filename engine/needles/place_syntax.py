@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from engine.needles.places import place_of
 
 if TYPE_CHECKING:
-    from spacy.tokens import Span
+    from spacy.tokens import Doc, Span
 
 # plural nouns of polities: "the nations of America" is a continent, whatever the name reads as
 POLITY_NOUNS = frozenset("nations states republics countries powers kingdoms colonies governments".split())
@@ -105,19 +105,22 @@ def called_a_dependency(span: Span) -> bool:
     return False
 
 
-def places_linked_by_containment(sent: Span, places: list[Span]) -> list[tuple[str, str]]:
-    """The pairs of places of `sent` that the sentence itself says lie one in
-    the other (`CONTAINMENT_LEMMAS` between them, or "in": "X, at present a
-    part of Y", "X in Y"): a document may relate places the gazetteers do
-    not, or relate them as they stood then."""
-    doc = sent.doc
-    pairs = []
+def contained_places(doc: Doc, places: list[Span]) -> dict[str, tuple[str, ...]]:
+    """place text -> the places its document says it lies in or holds: two
+    of `places` (the document's place mentions) in one sentence with
+    `CONTAINMENT_LEMMAS` between them, or "in" ("X, at present a part of Y",
+    "X in Y"). A document may relate places the gazetteers do not, or as
+    they stood then; neither is ever the other's replacement."""
+    linked: dict[str, set[str]] = {}
     for i, a in enumerate(places):
         for b in places[i + 1 :]:
+            if b.start - a.end > CONTAINMENT_GAP:
+                break  # mentions come in document order
             between = doc[a.end : b.start]
-            if not 0 < len(between) <= CONTAINMENT_GAP:
+            if not between or a.sent.start != b.sent.start:
                 continue
             words = [t.lower_ for t in between]
             if {t.lemma_.lower() for t in between} & CONTAINMENT_LEMMAS or words in (["in"], [",", "in"]):
-                pairs.append((a.text, b.text))
-    return pairs
+                linked.setdefault(a.text, set()).add(b.text)
+                linked.setdefault(b.text, set()).add(a.text)
+    return {k: tuple(sorted(v)) for k, v in linked.items()}
