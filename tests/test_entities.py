@@ -145,4 +145,5 @@ def test_a_year_inside_the_name_of_a_law_or_treaty_is_no_date_to_swap(history):
     assert "1789" not in history["The Tariff Act of 1789 raised duties."]
     assert "1794" not in history["The Jay Treaty of 1794 settled debts with Britain."]
     assert "1783" not in history["The treaty of 1783 ended the war."]
-    assert history["Britain sold cloth in 1811."]["1811"][0] == "1802"  # a year in prose is still swapped
+    # a year in prose is still swapped, and a name's year is still a year to put there
+    assert {"1789", "1802"} <= set(history["Britain sold cloth in 1811."]["1811"])

@@ -221,7 +221,7 @@ def _fits_label(span: Span, label: str) -> bool:
         return False
     if label == "DATE":  # "the 1870's" is a decade, "1976 kg/m3" a quantity: no year fits there
         decade = span.end < len(span.doc) and span.doc[span.end].lower_ in ("'s", "’s", "s")
-        return not decade and span.root.dep_ != "nummod" and not date_in_a_name(span)
+        return not decade and span.root.dep_ != "nummod"
     if _runs_into_a_name(span) or _contradicted_by_syntax(span, label):
         return False
     if label in PLACE_LABELS and of_polities(span) and is_country(span.text):
@@ -393,7 +393,7 @@ def document_entity_texts(doc: Doc) -> DocumentEntities:
         names={k: tuple(sorted(v - misfits)) for k, v in names.items()},
         articles=articles,
         aliases={k: tuple(sorted(v)) for k, v in _aliases(doc).items()},
-        contained=contained_places(doc, [_without_article(e) for e in doc.ents if e.label_ in PLACE_LABELS or place_of(e.text)]),
+        contained=contained_places(doc, [_without_article(e) for e in doc.ents if e.label_ in PLACE_LABELS]),
         disputed_at=disputed_starts(doc),
     )
 
@@ -439,6 +439,8 @@ def entity_options(sent: Span, entities: DocumentEntities) -> tuple[EntityOption
         if label is None or not _fits_label(span, label) or span.text.endswith(("'s", "’s")):
             continue
         start = span.start_char - base
+        if label == "DATE" and date_in_a_name(span):
+            continue  # "the Act of 1947": the year of a name (still a year to put elsewhere)
         if span.start_char in entities.disputed_at or inside_quotes(text, start):  # titles and quoted names ("United States v. X")
             continue
         slot = "date" if label == "DATE" else _slot(span)

@@ -67,16 +67,17 @@ def article_alone(span: Span, slot: str) -> bool:
 
 # nouns by which a document says a place belongs to another: on an old document the
 # gazetteers' modern kinds are wrong for it (a territory then, a state now; a colony, a country now)
-DEPENDENT_NOUNS = frozenset("territory colony possession dependency protectorate province district dominion".split())
+DEPENDENT_NOUNS = frozenset("territory colony possession dependency protectorate dominion".split())
 # words that, between two places of a sentence, say one lies in or belongs to the other
 # ("X, at present a part of Y", "X, annexed to Y", "X, a province of Y")
-CONTAINMENT_LEMMAS = DEPENDENT_NOUNS | frozenset("part portion within inside belong belonging annex include comprise".split())
+# ("the District of Arizona" names a court's district, "the province of X" a region still: no dependency)
+CONTAINMENT_LEMMAS = DEPENDENT_NOUNS | frozenset("province district part portion within inside belong annex include comprise".split())
 CONTAINMENT_GAP = 8  # tokens between two places linked by those words
 
 
 def called_a_dependency(span: Span) -> bool:
-    """Whether the sentence calls the place a territory, colony, possession,
-    province, district or dependency (`DEPENDENT_NOUNS`): "the Territory of
+    """Whether the sentence calls the place a territory, colony, possession
+    or dependency (`DEPENDENT_NOUNS`): "the Territory of
     X", "our possessions in X", "the X territory", "X, then a colony of
     Spain", "X is now a possession of Y", and each place listed with one
     ("our possessions, X and Z"). The owner is not one: "a colony of Spain",
