@@ -147,3 +147,8 @@ def test_a_year_inside_the_name_of_a_law_or_treaty_is_no_date_to_swap(history):
     assert "1783" not in history["The treaty of 1783 ended the war."]
     # a year in prose is still swapped, and a name's year is still a year to put there
     assert {"1789", "1802"} <= set(history["Britain sold cloth in 1811."]["1811"])
+
+
+def test_the_land_of_a_country_is_no_dependency(nlp):
+    land = options_by_sentence(nlp, "Settlers crossed the territory of the United States in 1806. Spain sold wine to the United States in 1807.")
+    assert "the United States" in land["Settlers crossed the territory of the United States in 1806."]  # the option spans "the"

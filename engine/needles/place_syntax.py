@@ -99,8 +99,9 @@ def called_a_dependency(span: Span) -> bool:
     if token.dep_ in ("compound", "nmod", "amod") and dependent(head):
         return True
     if token.dep_ == "pobj" and head.lower_ in ("of", "in") and dependent(head.head):
-        singular_the = head.head.tag_ in ("NN", "NNP") and any(c.lower_ == "the" for c in head.head.children)
-        return head.lower_ == "in" or singular_the
+        # "the Territory of X" names one; "the territory of the United States" is its land
+        named = head.head.tag_ == "NNP" and head.head.text[:1].isupper() and any(c.lower_ == "the" for c in head.head.children)
+        return head.lower_ == "in" or named
     if token.dep_ in ("nsubj", "nsubjpass") and head.lemma_ == "be":
         return any(c.dep_ == "attr" and dependent(c) for c in head.children)
     return False
