@@ -67,8 +67,9 @@ import msgspec
 
 from engine.needles.edits import EntityOption, sentence_bounds
 from engine.needles.edits import _inside_quotes as inside_quotes
-from engine.needles.entity_form import NAME_PARTICLES, entity_shape, shaped
-from engine.needles.place_syntax import article_alone, described_by_nationality, is_country, of_polities, party_of_states
+from engine.needles.entity_form import NAME_PARTICLES, NAMED_AFTER_A_PLACE, date_in_a_name, entity_shape, shaped
+from engine.needles.place_syntax import article_alone, called_a_dependency, contained_places, described_by_nationality
+from engine.needles.place_syntax import is_country, of_polities, party_of_states
 from engine.needles.places import place_of, same_kind_places
 
 if TYPE_CHECKING:  # spaCy objects come in as arguments
@@ -106,11 +107,8 @@ TITLE_WORDS = frozenset(
     "king queen prince princess duke duchess earl count countess baron baroness lord lady marquess marquis "
     "viscount emperor empress sultan emir shah pope bishop archbishop abbot mayor governor president".split()
 )
-# nouns that, with "of" and a place, name one event or agreement ("the treaty of Paris"): the place is part of a name
-NAMED_AFTER_A_PLACE = frozenset(
-    "treaty battle siege peace congress convention conference accord accords agreement protocol declaration "
-    "capitulation armistice massacre sack".split()
-)
+# nouns a country's name modifies to name one instrument ("United States notes", a currency): part of a name
+INSTRUMENT_NOUNS = frozenset("notes note bonds bond bills securities certificates currency coin coins coinage".split())
 ALIAS_WORDS = frozenset("known called nicknamed née nee born alias aka".split())
 ANIMATE_VERBS = frozenset("die bear marry say".split())  # a place is never born, married, dead or saying
 SPEECH_VERBS = frozenset({"say"})  # ... but a country says, by its government
@@ -127,6 +125,7 @@ class DocumentEntities(msgspec.Struct, frozen=True):
     names: dict[str, tuple[str, ...]]  # label -> texts usable as replacements, sorted
     articles: dict[str, str]  # text -> "the" | "bare": how the document uses it as a noun phrase
     aliases: dict[str, tuple[str, ...]] = {}  # text -> words of the other names of its referent
+    contained: dict[str, tuple[str, ...]] = {}  # place text -> places the document says it lies in or holds
     disputed_at: frozenset[int] = frozenset()  # start offsets of mentions two models tag otherwise
 
 
@@ -205,8 +204,8 @@ def _contradicted_by_syntax(span: Span, label: str) -> bool:
         verb = root.head.lemma_
         if root.dep_ in ("nsubj", "nsubjpass") and verb in ANIMATE_VERBS and not (country and verb in SPEECH_VERBS):
             return True
-    if label in PLACE_LABELS and not country and party_of_states(span):
-        return True
+    if label in PLACE_LABELS and ((not country and party_of_states(span)) or called_a_dependency(span)):
+        return True  # a former state of that name, or a territory or colony then: the modern kind is wrong
     head = root.head if root.dep_ == "pobj" else None
     if head is None:
         return False
@@ -238,6 +237,8 @@ def _fits_label(span: Span, label: str) -> bool:
             return False
         if len(span) > 2 and span[0].lower_ in TITLE_WORDS and span[1].lower_ == "of":
             return False  # a title ("Earl of Westmorland")
+    if label in PLACE_LABELS and _slot(span) == "mod" and span.root.head.lower_ in INSTRUMENT_NOUNS:
+        return False  # "United States notes": a currency's name
     if label == "GPE" and span[-1].lower_ in WATER_AND_LAND_FEATURES:
         return False  # "New York Harbor", "Salt Creek": a natural feature, not a polity
     return True
@@ -392,6 +393,7 @@ def document_entity_texts(doc: Doc) -> DocumentEntities:
         names={k: tuple(sorted(v - misfits)) for k, v in names.items()},
         articles=articles,
         aliases={k: tuple(sorted(v)) for k, v in _aliases(doc).items()},
+        contained=contained_places(doc, [_without_article(e) for e in doc.ents if e.label_ in PLACE_LABELS]),
         disputed_at=disputed_starts(doc),
     )
 
@@ -415,7 +417,8 @@ def _pool(span: Span, label: str, sent: Span, entities: DocumentEntities) -> lis
     # "Havant, Hampshire": a place set beside another by a comma says where it lies
     apposed = [o.text for o in others if doc[o.end : span.start].text == "," or doc[span.end : o.start].text == ","]
     candidates = [n for k in sorted(PLACE_LABELS) for n in entities.names.get(k, ())]
-    kept = same_kind_places(span.text, {o.text for o in others}, candidates, apposed=apposed)
+    linked = set(entities.contained.get(span.text, ()))  # "X, at present a part of Y": Y never replaces X
+    kept = same_kind_places(span.text, {o.text for o in others}, [c for c in candidates if c not in linked], apposed=apposed)
     if kept and described_by_nationality(span):  # "the Kazakh capital of X": X stays in its country
         place = place_of(span.text)
         country = {k for k in place.within if k.startswith("C:")} if place and place.kind in ("city", "region") else set()
@@ -436,6 +439,8 @@ def entity_options(sent: Span, entities: DocumentEntities) -> tuple[EntityOption
         if label is None or not _fits_label(span, label) or span.text.endswith(("'s", "’s")):
             continue
         start = span.start_char - base
+        if label == "DATE" and date_in_a_name(span):
+            continue  # "the Act of 1947": the year of a name (still a year to put elsewhere)
         if span.start_char in entities.disputed_at or inside_quotes(text, start):  # titles and quoted names ("United States v. X")
             continue
         slot = "date" if label == "DATE" else _slot(span)

@@ -1,14 +1,26 @@
 """The form of entity texts (engine.needles.entities): whether a text is
-shaped like a name or a date, and the shape a DATE's replacement must share."""
+shaped like a name or a date, the shape a DATE's replacement must share,
+and whether a date is part of a name."""
 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from spacy.tokens import Span
 
 # lower-case words that may sit inside a name ("Sea of Marmara", "Estrela da Amadora")
 NAME_PARTICLES = frozenset(
     "of de da das do dos del della der den di du la le les van von ter y al el bin ibn upon on".split()
 )
+# nouns that, with "of" and a place, name one event or agreement ("the treaty of Paris"): the place is part of a name
+NAMED_AFTER_A_PLACE = frozenset(
+    "treaty battle siege peace congress convention conference accord accords agreement protocol declaration "
+    "capitulation armistice massacre sack".split()
+)
+# ... and with "of" and a year, a law too ("the act of 1947"): the year is part of the name
+NAMED_AFTER_A_YEAR = NAMED_AFTER_A_PLACE | frozenset("act acts law laws statute statutes ordinance tariff".split())
 _ABBREVIATION = re.compile(r"^(?:(?:\w\.)+|Jr\.|Sr\.|St\.|Mt\.|Ft\.|Dr\.)$")
 _NAME_WORD = re.compile(r"^[^\W\d_][\w'’.-]*$")
 
@@ -69,3 +81,15 @@ def name_shaped(text: str) -> bool:
 
 def shaped(text: str, label: str) -> bool:
     return date_shaped(text) if label == "DATE" else name_shaped(text)
+
+
+def date_in_a_name(span: Span) -> bool:
+    """A year that is part of a law's, treaty's or other capitalised name:
+    "the Clean Water Act of 1972", "the treaty of 1783", "the 1972 Act"."""
+    root = span.root
+    if root.dep_ == "pobj" and root.head.lower_ == "of":
+        noun = root.head.head
+        named = noun.text[:1].isupper() and noun.i > span.sent.start
+        return noun.i < span.start and (named or noun.lemma_.lower() in NAMED_AFTER_A_YEAR)
+    head = root.head
+    return root.dep_ in ("compound", "amod", "nmod") and head.i >= span.end and head.text[:1].isupper() and head.pos_ == "PROPN"

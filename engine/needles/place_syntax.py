@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from engine.needles.places import place_of
 
 if TYPE_CHECKING:
-    from spacy.tokens import Span
+    from spacy.tokens import Doc, Span
 
 # plural nouns of polities: "the nations of America" is a continent, whatever the name reads as
 POLITY_NOUNS = frozenset("nations states republics countries powers kingdoms colonies governments".split())
@@ -63,3 +63,66 @@ def article_alone(span: Span, slot: str) -> bool:
         return [c.i for c in left] == [span.start - 1]
     before = doc[span.start - 1] if span.start > span.sent.start else None
     return not left and (before is None or (before.pos_ in ("ADP", "VERB", "AUX", "SCONJ", "PUNCT") and before.tag_ != "POS"))
+
+
+# nouns by which a document says a place belongs to another: on an old document the
+# gazetteers' modern kinds are wrong for it (a territory then, a state now; a colony, a country now)
+DEPENDENT_NOUNS = frozenset("territory colony possession dependency protectorate dominion".split())
+# words that, between two places of a sentence, say one lies in or belongs to the other
+# ("X, at present a part of Y", "X, annexed to Y", "X, a province of Y")
+# ("the District of Arizona" names a court's district, "the province of X" a region still: no dependency)
+CONTAINMENT_LEMMAS = DEPENDENT_NOUNS | frozenset("province district part portion within inside belong annex include comprise".split())
+CONTAINMENT_GAP = 8  # tokens between two places linked by those words
+
+
+def called_a_dependency(span: Span) -> bool:
+    """Whether the sentence calls the place a territory, colony, possession
+    or dependency (`DEPENDENT_NOUNS`): "the Territory of
+    X", "our possessions in X", "the X territory", "X, then a colony of
+    Spain", "X is now a possession of Y", and each place listed with one
+    ("our possessions, X and Z"). The owner is not one: "a colony of Spain",
+    "the possessions of Spain"."""
+    token = span.root
+
+    def dependent(t) -> bool:
+        return t.lemma_.lower() in DEPENDENT_NOUNS or t.lower_ in DEPENDENT_NOUNS
+
+    for _ in range(8):  # up a list or an apposition
+        if any(c.dep_ == "appos" and dependent(c) for c in token.children):
+            return True
+        if token.dep_ not in ("conj", "appos") or token.head.i == token.i:
+            break
+        token = token.head
+        if dependent(token):
+            return True
+    head = token.head
+    if token.dep_ in ("compound", "nmod", "amod") and dependent(head):
+        return True
+    if token.dep_ == "pobj" and head.lower_ in ("of", "in") and dependent(head.head):
+        # "the Territory of X" names one; "the territory of the United States" is its land
+        named = head.head.tag_ == "NNP" and head.head.text[:1].isupper() and any(c.lower_ == "the" for c in head.head.children)
+        return head.lower_ == "in" or named
+    if token.dep_ in ("nsubj", "nsubjpass") and head.lemma_ == "be":
+        return any(c.dep_ == "attr" and dependent(c) for c in head.children)
+    return False
+
+
+def contained_places(doc: Doc, places: list[Span]) -> dict[str, tuple[str, ...]]:
+    """place text -> the places its document says it lies in or holds: two
+    of `places` (the document's place mentions) in one sentence with
+    `CONTAINMENT_LEMMAS` between them, or "in" ("X, at present a part of Y",
+    "X in Y"). A document may relate places the gazetteers do not, or as
+    they stood then; neither is ever the other's replacement."""
+    linked: dict[str, set[str]] = {}
+    for i, a in enumerate(places):
+        for b in places[i + 1 :]:
+            if b.start - a.end > CONTAINMENT_GAP:
+                break  # mentions come in document order
+            between = doc[a.end : b.start]
+            if not between or a.sent.start != b.sent.start:
+                continue
+            words = [t.lower_ for t in between]
+            if {t.lemma_.lower() for t in between} & CONTAINMENT_LEMMAS or words in (["in"], [",", "in"]):
+                linked.setdefault(a.text, set()).add(b.text)
+                linked.setdefault(b.text, set()).add(a.text)
+    return {k: tuple(sorted(v)) for k, v in linked.items()}
