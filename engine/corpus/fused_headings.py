@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 MAX_HEADING_TOKENS = 20
 SHORT_HEADING_TOKENS = 8
 MAX_SENTENCE_TOKENS = 80  # how far a sentence after a heading is read
-_FINITE_TAGS = frozenset({"VBD", "VBZ", "VBP", "MD"})
+FINITE_TAGS = frozenset({"VBD", "VBZ", "VBP", "MD"})
 _SENTENCE_ENDS = frozenset(".!?:")  # where a heading may start (not ";": that is mid-sentence)
 # what a heading may end in before a determiner that opens a name: a noun, an adjective, a number
 _CONTENT_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "JJ", "JJR", "JJS", "CD"})
@@ -51,12 +51,12 @@ _TITLE_END_TAGS = _CONTENT_TAGS | {"VBN"}  # "Report of new type of passport dis
 _COPULAS = frozenset({"is", "are", "was", "were"})  # (the lemmatizer runs after the parser)
 _PRONOUN_TAGS = frozenset({"PRP", "EX", "WP", "WDT"})
 _PRONOUN_WORDS = frozenset({"it", "this", "that", "there", "what", "which"})
-_CLAUSE_OPENING_TAGS = frozenset({"IN", "RB", "RBR", "RBS", "WRB", "TO", "CC"})
+CLAUSE_OPENING_TAGS = frozenset({"IN", "RB", "RBR", "RBS", "WRB", "TO", "CC"})
 _FUNCTION_TAGS = frozenset({"IN", "TO", "DT", "CC", "PRP$", "POS", "WDT"})
 _OPENER_TAGS = frozenset({"CC", "RB", "IN", "WRB"})  # "But", "Yet", "However", "With", "When"
 _DETERMINER_TAGS = frozenset({"DT", "PRP$", "POS"})
 _STEM = 5  # content words compared by their first letters: "recall" ~ "recalls", "approved" ~ "approval"
-_MIN_RESTATED = 2
+MIN_RESTATED = 2
 
 
 def opens_sentences(token: Token) -> bool:
@@ -87,7 +87,7 @@ def _words_before(doc: Doc, i: int) -> tuple[int, bool, bool] | None:
         token = doc[k]
         if _ends_sentence(token):
             break
-        finite = finite or token.tag_ in _FINITE_TAGS
+        finite = finite or token.tag_ in FINITE_TAGS
         comma = comma or token.text == ","
         k -= 1
     else:
@@ -129,7 +129,7 @@ def _heading_opening(doc: Doc, i: int) -> bool:
     2030, ...", "Now the man The Washingtonian once called ...": a title of a
     work, a relative clause)."""
     found = _words_before(doc, i)
-    return found is not None and doc[i - found[0]].tag_ not in _CLAUSE_OPENING_TAGS
+    return found is not None and doc[i - found[0]].tag_ not in CLAUSE_OPENING_TAGS
 
 
 def _copula_heading_before(doc: Doc, i: int) -> bool:
@@ -150,7 +150,7 @@ def _copula_heading_before(doc: Doc, i: int) -> bool:
 def _finite_verb_from(doc: Doc, i: int) -> bool:
     """Whether a finite verb follows token i before the next sentence end."""
     for token in doc[i : i + MAX_SENTENCE_TOKENS]:
-        if token.tag_ in _FINITE_TAGS:
+        if token.tag_ in FINITE_TAGS:
             return True
         if _may_end_sentence(token):
             return False
@@ -233,7 +233,7 @@ def _restated_start(doc: Doc, start: int) -> int | None:
         if not _title_ends_before(doc, i, heading):
             continue
         restated = sum(1 for s in heading if rest[s] > 0)
-        if restated >= _MIN_RESTATED and 2 * restated >= len(heading):
+        if restated >= MIN_RESTATED and 2 * restated >= len(heading):
             score = restated / len(heading)
             if best is None or score >= best[0]:
                 best = (score, i)

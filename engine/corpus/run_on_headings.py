@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine.corpus.fused_headings import content_stem
+from engine.corpus.fused_headings import CLAUSE_OPENING_TAGS, FINITE_TAGS, MIN_RESTATED, content_stem
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
@@ -44,13 +44,10 @@ if TYPE_CHECKING:
 MAX_HEADING_TOKENS = 12
 MAX_RESTATED_TOKENS = 20
 RESTATED_WITHIN = 15
-_MIN_RESTATED = 2
-_FINITE_TAGS = frozenset({"VBD", "VBZ", "VBP", "MD"})
 _FUNCTION_TAGS = frozenset({"IN", "TO", "DT", "PDT", "PRP$", "POS", "WDT", "WP", "WP$", "CC", "EX", "MD"})
 _NAME_TYPES = frozenset({"PERSON", "GPE", "ORG", "LOC", "FAC", "NORP", "WORK_OF_ART", "LAW", "EVENT", "PRODUCT", "LANGUAGE"})
 # what a word modifying the next one is (a role before a name, an adjective)
 _MODIFIER_DEPS = frozenset({"compound", "amod", "nmod", "appos", "nummod", "poss"})
-_CLAUSE_OPENING_TAGS = frozenset({"IN", "RB", "RBR", "RBS", "WRB", "TO", "CC"})
 _STOPS = frozenset('"\u201c\u201d()[]:;')
 
 
@@ -115,11 +112,11 @@ def _restated_heading(span: Span) -> bool:
             return False
         if stems[k - 1] and before.is_lower:
             heading.add(stems[k - 1])
-        if len(heading) < _MIN_RESTATED or not (_capitalised(span[k]) and _content_word_before(span[k])):
+        if len(heading) < MIN_RESTATED or not (_capitalised(span[k]) and _content_word_before(span[k])):
             continue
         rest = set(stems[k : k + RESTATED_WITHIN])
         restated = len(heading & rest)
-        if restated >= _MIN_RESTATED and 3 * restated >= len(heading):
+        if restated >= MIN_RESTATED and 3 * restated >= len(heading):
             return True
     return False
 
@@ -135,9 +132,9 @@ def _verbless_heading_before_name(span: Span) -> bool:
         if token.tag_ == "JJ" or token.ent_type_ in ("NORP", "LANGUAGE") or _modifies(before, token):
             continue
         prefix = doc[span.start : token.i]
-        if prefix[0].tag_ in _CLAUSE_OPENING_TAGS and not any(t.text == "," for t in prefix):
+        if prefix[0].tag_ in CLAUSE_OPENING_TAGS and not any(t.text == "," for t in prefix):
             return False  # "After the war Johnen studied ...": an adverbial, then the subject
-        if any(t.tag_ in _FINITE_TAGS for t in prefix):
+        if any(t.tag_ in FINITE_TAGS for t in prefix):
             return False
-        return any(t.tag_ in _FINITE_TAGS for t in doc[token.i : span.end])
+        return any(t.tag_ in FINITE_TAGS for t in doc[token.i : span.end])
     return False
