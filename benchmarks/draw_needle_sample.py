@@ -9,9 +9,10 @@ The reading scheme is docs/needle_reading_protocol.md. What it does:
 1. reads the corpus (`wiki`: the bundled sample, engine/data/wiki_sample.json;
    `news`, `sotu`: ../shared/data/{news_articles,sotu}.json, in the nearest
    ancestor folder that has one; or a path);
-   `--heldout exclude` (the default) drops the ids listed in
-   tests/data/heldout/<corpus>.json, `--heldout only` keeps only them (the
-   final read, once, after the merge; never for tuning);
+   `--heldout exclude` (the default) drops the ids of every set-aside part
+   (tests/data/heldout/<corpus>.json and part<N>/<corpus>.json),
+   `--heldout only --part N` keeps only part N's (the final read, once,
+   after the merge; never for tuning);
 2. `--docs N` keeps a seeded random N of those documents (`--docs-seed`), so a
    news or speech sample prepares in minutes on a shared machine;
 3. prepares them with the default corpus settings (or the flags given) into
@@ -51,8 +52,8 @@ NEEDLE_TYPES = ("neg", "con", "ner")
 HAY_POSITION = (9, 9)
 
 
-def corpus_records(corpus: str, heldout: str) -> tuple[str, list[dict]]:
-    """(name, records) of `corpus` after the held-out rule."""
+def corpus_records(corpus: str, heldout: str, part: int = 1) -> tuple[str, list[dict]]:
+    """(name, records) of `corpus` after the held-out rule: every part excluded, or one part only."""
     if corpus == "wiki":
         from engine.corpus.prepare import BUNDLED_CORPUS
 
@@ -64,14 +65,25 @@ def corpus_records(corpus: str, heldout: str) -> tuple[str, list[dict]]:
         path = Path(corpus)
         name = path.stem
     records = json.loads(path.read_text(encoding="utf-8"))
-    listing = HELDOUT / f"{name}.json"
-    if not listing.is_file():
-        if heldout == "only":
-            raise SystemExit(f"--heldout only: no held-out list {listing} for corpus {corpus!r}")
-        return name, records
-    held = set(json.loads(listing.read_text(encoding="utf-8"))["held_out_ids"])
-    keep = (lambda i: i in held) if heldout == "only" else (lambda i: i not in held)
-    return name, [r for r in records if keep(str(r["id"]))]
+    parts = held_out_parts(name)
+    if heldout == "only":
+        if part not in parts:
+            raise SystemExit(f"--heldout only --part {part}: no held-out list of part {part} for corpus {corpus!r}")
+        held = parts[part]
+        return name, [r for r in records if str(r["id"]) in held]
+    held = set().union(*parts.values())
+    return name, [r for r in records if str(r["id"]) not in held]
+
+
+def held_out_parts(name: str) -> dict[int, set[str]]:
+    """Each set-aside part's ids: part 1 in tests/data/heldout/<name>.json, part N in part<N>/<name>.json."""
+    listings = {1: HELDOUT / f"{name}.json"} | {
+        int(folder.name.removeprefix("part")): folder / f"{name}.json" for folder in HELDOUT.glob("part*")
+    }
+    return {
+        n: set(json.loads(path.read_text(encoding="utf-8"))["held_out_ids"])
+        for n, path in listings.items() if path.is_file()
+    }  # fmt: skip
 
 
 def subsample(records: list[dict], docs: int | None, seed: int) -> list[dict]:
@@ -145,6 +157,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", default="wiki", help="wiki, news, sotu, or a JSON array file")
     parser.add_argument("--heldout", choices=("exclude", "only"), default="exclude")
+    parser.add_argument("--part", type=int, default=1, help="with --heldout only: which set-aside part")
     parser.add_argument("--docs", type=int, default=None, help="a seeded random sample of this many documents")
     parser.add_argument("--docs-seed", type=int, default=27)
     parser.add_argument("--n", type=int, default=30, help="needles per type, and rand-hay windows")
@@ -160,7 +173,7 @@ def main() -> int:
     from engine.corpus.prepare import prepare_corpus
     from engine.cache.store import Store
 
-    name, records = corpus_records(args.corpus, args.heldout)
+    name, records = corpus_records(args.corpus, args.heldout, args.part)
     records = subsample(records, args.docs, args.docs_seed)
     settings = CorpusSettings(model=args.model, min_chars_per_sentence=args.min_chars_per_sentence)
     with tempfile.TemporaryDirectory() as tmp:
@@ -172,7 +185,7 @@ def main() -> int:
             corpus = Corpus.open(store)
             drawn = draw(corpus, name, args.n, args.seed, args.context)
     head = {
-        "kind": "summary", "corpus": name, "heldout": args.heldout, "documents": len(records),
+        "kind": "summary", "corpus": name, "heldout": args.heldout, "part": args.part, "documents": len(records),
         "read": summary.read, "kept_length": summary.kept_length, "kept_screening": summary.kept_screening,
         "retention": round(summary.screening_rate, 4), "drops": summary.drops, "model": summary.model,
         "settings": {"min_chars_per_sentence": settings.min_chars_per_sentence, "model": settings.model},
