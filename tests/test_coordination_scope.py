@@ -33,6 +33,7 @@ REFUSED = {
     "count of a union": [
         "The number of letters and parcels sent from the village was 4,210.",
         "The total of wages and pensions paid that year reached two million.",
+        "The total sale of stamps and postcards for the year amounted to 9,000 dollars.",
     ],
     # a rank behind others needs every one of them ahead, even in a list of three
     "rank": [

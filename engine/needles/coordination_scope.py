@@ -13,8 +13,8 @@ engine.needles.coordination_sense after its own classes.
 - category union: "bread and other baked goods" / "bread or other baked
   goods" name one category with an example (two members; not "A and two
   other B", who are counted people);
-- count of a union: "the number of letters and parcels was N" counts the
-  same items as "letters or parcels";
+- count of a union: "the number of letters and parcels was N" (or "the
+  total sale of A and B") counts the same items as "letters or parcels";
 - rank: a rank behind a list ("third-largest behind A, B and C") needs
   every member ahead, whatever the length of the list;
 - members of a plural: capitalised modifiers of one plural head ("the Dutch
@@ -43,6 +43,7 @@ _NEGATIVE_PRONOUNS = frozenset({"nothing", "nobody", "none", "noone", "no-one"})
 _COUNT_NOUNS = frozenset(
     "number total sum count tally share proportion percentage percent majority amount quantity volume value".split()
 )
+_TOTAL_WORDS = frozenset({"total", "combined", "aggregate", "overall"})
 # prepositions that place a rank behind or after others
 _RANK_PREPOSITIONS = frozenset({"behind", "after", "trailing", "below", "ahead", "above"})
 _ORDINAL_WORDS = frozenset("second third fourth fifth sixth seventh eighth ninth tenth".split())
@@ -65,7 +66,7 @@ def scope_refusal(token: Token) -> str:
         return "negative operator"
     if len(first.conjuncts) == 1 and first.pos_ in ("NOUN", "PROPN") and _other(token):
         return "category union"
-    if first.dep_ == "pobj" and first.head.lower_ == "of" and first.head.head.lemma_.lower() in _COUNT_NOUNS:
+    if first.dep_ == "pobj" and first.head.lower_ == "of" and _counting(first.head.head):
         return "count of a union"
     if _rank(first):
         return "rank"
@@ -109,6 +110,11 @@ def _other(token: Token) -> bool:
     if not later or any(c.dep_ == "nummod" for c in later[0].children):
         return False
     return any(c.lower_ == "other" and c.i < later[0].i for c in later[0].children)
+
+
+def _counting(noun: Token) -> bool:
+    """A noun that counts or sums: "the number of", "the total issue of"."""
+    return noun.lemma_.lower() in _COUNT_NOUNS or any(c.dep_ == "amod" and c.lower_ in _TOTAL_WORDS for c in noun.children)
 
 
 def _rank(first: Token) -> bool:
