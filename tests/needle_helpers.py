@@ -42,3 +42,12 @@ class ParsedOnce:
         for item, text in zip(items, plain):
             doc = Doc(self.nlp.vocab).from_bytes(self._parsed[text])
             yield (doc, item[1]) if as_tuples else doc
+
+
+def con_refusal(nlp, text):
+    """(whether the con rule refuses the first sentence of `text`, the set of
+    reasons it gives for its conjunctions)."""
+    from engine.needles.conjunctions import conjunction_refusals, swap_conjunction
+
+    sent = first_sentence(nlp, text)
+    return swap_conjunction(sent) is None, {reason for _token, reason in conjunction_refusals(sent)}

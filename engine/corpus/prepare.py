@@ -211,6 +211,7 @@ RULE_MODULES = (
     "engine.needles.negation",
     "engine.needles.conjunctions",
     "engine.needles.coordination_sense",
+    "engine.needles.coordination_scope",
     "engine.corpus.nlp",
     __name__,
 )

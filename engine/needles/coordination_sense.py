@@ -12,12 +12,16 @@ issue-27 held-out classes), each a pure check of the parse.
   B", "born to A and B", "the son of a baker and a nurse");
 - title: the coordination names a post or a body ("director of trade and
   industrial policy", "the committee on roads and bridges", "the culture
-  and sport minister"): "or" names no post.
+  and sport minister"): "or" names no post;
+- and then engine.needles.coordination_scope's classes (questions, negative
+  operators, category unions, counts, ranks, members of a plural).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+from engine.needles.coordination_scope import scope_refusal
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -54,7 +58,7 @@ def sense_refusal(token: Token) -> str:
         return "collective"
     if _title(head):
         return "title"
-    return ""
+    return scope_refusal(token)  # questions, negative operators, unions, counts, ranks
 
 
 def _members(head: Token) -> int:

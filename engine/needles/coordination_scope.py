@@ -1,0 +1,169 @@
+"""Coordinations whose "and" <-> "or" swap is no needle because of what
+scopes over them or what they count (the con rule's issue-27 session-4
+classes), each a pure check of the parse; called by
+engine.needles.coordination_sense after its own classes.
+
+- question: a sentence that asks ("Did the mayor open the harbour and the
+  market?", "..., or did she?") states no claim to flip, and a tag "or was
+  it?" turns ungrammatical as "and was it?";
+- negative operator: a negative noun above the coordination ("the failure
+  to repair the bridges and roads" = "... bridges or roads") or a negative
+  existential over the whole sentence ("There is nothing that shows A, and
+  B"): under both, "and" and "or" say the same;
+- category union: "bread and other baked goods" / "bread or other baked
+  goods" name one category with an example (two members; not "A and two
+  other B", who are counted people);
+- count of a union: "the number of letters and parcels was N" (or "the
+  total sale of A and B") counts the same items as "letters or parcels";
+- rank: a rank behind a list ("third-largest behind A, B and C") needs
+  every member ahead, whatever the length of the list;
+- members of a plural: capitalised modifiers of one plural head ("the Dutch
+  and Belgian governments", two governments, one each), an apposition to a
+  plural ("the twins Anna and Maria") or the complement of a plural subject
+  ("the reasons are the weather and the strike"): the plural names every
+  member, and "or" breaks it;
+- free choice under a noun: "the ability to recruit nurses and teachers"
+  (as coordination_sense's "able to");
+- enumeration: "firstly because A, and secondly because B" lists both.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
+# nouns that negate their complement ("failure to comply with A and B" = "with A or B")
+_NEGATIVE_NOUNS = frozenset(
+    "failure refusal inability lack absence reluctance unwillingness avoidance prohibition ban denial rejection".split()
+)
+_NEGATIVE_PRONOUNS = frozenset({"nothing", "nobody", "none", "noone", "no-one"})
+# nouns that count or sum the members of what their "of" phrase names
+_COUNT_NOUNS = frozenset(
+    "number total sum count tally share proportion percentage percent majority amount quantity volume value".split()
+)
+_TOTAL_WORDS = frozenset({"total", "combined", "aggregate", "overall"})
+# prepositions that place a rank behind or after others
+_RANK_PREPOSITIONS = frozenset({"behind", "after", "trailing", "below", "ahead", "above"})
+_ORDINAL_WORDS = frozenset("second third fourth fifth sixth seventh eighth ninth tenth".split())
+_PLURAL_TAGS = frozenset({"NNS", "NNPS"})
+# nouns whose infinitive offers each option ("the right to sell A or B" = "A and B")
+_FREE_CHOICE_NOUNS = frozenset("ability right freedom opportunity chance option permission capacity".split())
+_ENUMERATION_WORDS = frozenset({"secondly", "thirdly", "fourthly", "lastly"})
+
+
+def scope_refusal(token: Token) -> str:
+    """Why the swap of the conjunction `token` says the same or flips no
+    claim ("" when none of these classes holds)."""
+    head = token.head
+    first = head
+    while first.dep_ == "conj" and first.head.i != first.i:
+        first = first.head
+    if _question(token):
+        return "question"
+    if _negative_scope(first):
+        return "negative operator"
+    if len(first.conjuncts) == 1 and first.pos_ in ("NOUN", "PROPN") and _other(token):
+        return "category union"
+    if first.dep_ == "pobj" and first.head.lower_ == "of" and _counting(first.head.head):
+        return "count of a union"
+    if _rank(first):
+        return "rank"
+    if _capitalised_members(first) or _plural_members(first):
+        return "members of a plural"
+    if len(first.conjuncts) == 1 and _free_choice_noun(first):
+        return "free choice"
+    following = next((t for t in token.doc[token.i + 1 : token.sent.end] if not t.is_punct), None)
+    if following is not None and following.lower_ in _ENUMERATION_WORDS:
+        return "enumeration"
+    return ""
+
+
+def _question(token: Token) -> bool:
+    """The sentence ends in a question mark (before closing quotes or brackets)."""
+    for t in reversed(token.sent):
+        if t.is_space or t.is_quote or t.is_bracket:
+            continue
+        return "?" in t.text
+    return False
+
+
+def _negative_scope(first: Token) -> bool:
+    """A negative noun above the coordination's first conjunct, or a
+    negative existential root ("There is nothing ...", "There was no ...")."""
+    if any(t.lemma_.lower() in _NEGATIVE_NOUNS for t in first.ancestors):
+        return True
+    root = first.sent.root
+    if root.lemma_.lower() != "be" or not any(c.dep_ == "expl" for c in root.children):
+        return False
+    return any(
+        c.dep_ in ("attr", "nsubj") and (c.lower_ in _NEGATIVE_PRONOUNS or any(d.dep_ == "det" and d.lower_ == "no" for d in c.children))
+        for c in root.children
+    )
+
+
+def _other(token: Token) -> bool:
+    """The conjunct after the conjunction is "other B" ("A and other B"), not
+    counted ("Severin and two other MEPs" are three people, not a category)."""
+    later = [c for c in token.head.children if c.dep_ == "conj" and c.i > token.i]
+    if not later or any(c.dep_ == "nummod" for c in later[0].children):
+        return False
+    return any(c.lower_ == "other" and c.i < later[0].i for c in later[0].children)
+
+
+def _counting(noun: Token) -> bool:
+    """A noun that counts or sums: "the number of", "the total issue of"."""
+    return noun.lemma_.lower() in _COUNT_NOUNS or any(c.dep_ == "amod" and c.lower_ in _TOTAL_WORDS for c in noun.children)
+
+
+def _rank(first: Token) -> bool:
+    """The coordination is the object of "behind"/"after"/... under an
+    ordinal or a superlative ("the fourth-largest behind A, B and C")."""
+    if first.dep_ != "pobj" or first.head.lower_ not in _RANK_PREPOSITIONS:
+        return False
+    if first.head.lower_ == "ahead" and first.head.i + 1 < len(first.doc) and first.doc[first.head.i + 1].lower_ != "of":
+        return False
+    ranked = first.head.head
+    if ranked.lower_ == "ahead":  # "ahead of": the rank is above "ahead"
+        ranked = ranked.head
+    words = ranked.doc[ranked.left_edge.i : ranked.i + 1]
+    return any(t.tag_ in ("JJS", "RBS") or t.lower_ in _ORDINAL_WORDS or t.ent_type_ == "ORDINAL" for t in words)
+
+
+def _capitalised_members(first: Token) -> bool:
+    """Two capitalised modifiers (not sentence-initial) of one plural head:
+    "the Dutch and Belgian governments" are one government each."""
+    if first.dep_ not in ("amod", "compound", "nmod") or first.head.tag_ not in _PLURAL_TAGS:
+        return False
+    members = [first, *first.conjuncts]
+    if len(members) != 2 or first.head.i < max(m.i for m in members):
+        return False
+    return all(m.i > m.sent.start and m.text[:1].isupper() and m.pos_ in ("ADJ", "PROPN") for m in members)
+
+
+def _plural_members(first: Token) -> bool:
+    """The coordination spells out a plural: in apposition to it ("the twins
+    Anna and Maria") or as the complement of a plural subject of "be" ("the
+    reasons are the weather and the strike"); two members only: a longer
+    list reads as a list (the reading scheme's C)."""
+    if len(first.conjuncts) != 1:
+        return False
+    if first.dep_ == "appos":  # after a comma it may be the parser's list of three ("mothers, heroes and martyrs")
+        between = first.doc[first.head.i + 1 : first.left_edge.i]
+        return first.head.tag_ in _PLURAL_TAGS and first.head.i < first.i and not any(t.text == "," for t in between)
+    if first.dep_ != "attr" or first.head.lemma_.lower() != "be":
+        return False
+    return any(c.dep_ == "nsubj" and c.tag_ in _PLURAL_TAGS for c in first.head.children)
+
+
+def _free_choice_noun(first: Token) -> bool:
+    """The coordination lies in the infinitive of "ability", "right",
+    "freedom", "chance", ... ("the right to sell tickets and programmes")."""
+    for t in first.ancestors:
+        if t.pos_ in ("NOUN", "PROPN"):
+            return False  # another noun in between: "the right to a share of A and B" is no option
+        if t.pos_ in ("VERB", "AUX") and t.dep_ not in ("xcomp", "conj"):  # "the right to try to sell A and B"
+            infinitive = t.dep_ == "acl" and any(c.lower_ == "to" for c in t.children)
+            return infinitive and t.head.lemma_.lower() in _FREE_CHOICE_NOUNS
+    return False

@@ -1,0 +1,88 @@
+"""The con rule's scope and counting classes (engine.needles.coordination_scope),
+on real spaCy parses (the `nlp` session fixture), sentences of our own.
+
+Each refused sentence is a swap a reader takes as saying the same or as no
+claim at all; each near miss is a coordination just outside the class that
+the rule must still swap."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.needles.conjunctions import swap_conjunction
+from needle_helpers import con_refusal, edited, first_sentence
+
+
+# each class with sentences of our own: swaps a reader takes as saying the same, or as no claim at all
+REFUSED = {
+    # questions and question tags: no claim to flip; "and was it?" is no English
+    "question": [
+        "Did the mayor open the harbour and the market?",
+        "The mayor opened the harbour, or did she?",
+        "That was never the plan of the mayor or was it?",
+    ],
+    # negative operators beyond "not"/"no": a negative noun, a negative existential
+    "negative operator": [
+        "The failure to repair the bridges and roads cost the town dearly.",
+        "Their refusal to pay the tolls and fees angered the council.",
+        "There is nothing that explains more plainly what the club stands for, and what it hopes to win.",
+    ],
+    # "A and other B": one category and an example of it
+    "category union": ["The shop sells bread and other baked goods on Sundays.", "Farmers grew barley or other grains on the hill."],
+    # a count or total of the union
+    "count of a union": [
+        "The number of letters and parcels sent from the village was 4,210.",
+        "The total of wages and pensions paid that year reached two million.",
+        "The total sale of stamps and postcards for the year amounted to 9,000 dollars.",
+    ],
+    # a rank behind others needs every one of them ahead, even in a list of three
+    "rank": [
+        "The harbour was the country's third-largest behind Rotterdam, Antwerp and Hamburg.",
+        "The harbour was the third busiest after Rotterdam and Antwerp.",
+    ],
+    # a plural spelt out by its members: capitalised modifiers, an apposition, the complement of a plural subject
+    "members of a plural": [
+        "The Dutch and Belgian governments will be keen to host the talks.",
+        "The French and German navies held drills off the coast.",
+        "The book features the twins Anna and Maria.",
+        "The reasons for the delay are the weather and the strike.",
+    ],
+    # free choice under a noun, as under "able to": "the ability to recruit nurses or teachers" says the same
+    "free choice": [
+        "The ban would harm the town's ability to recruit nurses and teachers.",
+        "The clubs lost the right to sell tickets and programmes.",
+    ],
+    # an enumeration lists both: "or secondly because" is incoherent
+    "enumeration": ["The move angered the council, firstly because it was costly, and secondly because it was secret."],
+}
+
+
+@pytest.mark.parametrize(("why", "text"), [(why, text) for why, texts in REFUSED.items() for text in texts])
+def test_swaps_under_a_scope_or_in_a_count_are_refused_with_their_reason(nlp, why, text):
+    refused, reasons = con_refusal(nlp, text)
+    assert refused and why in reasons
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("The shop sells bread and cakes on Sundays.", "The shop sells bread or cakes on Sundays."),  # no "other"
+        ("She visited other towns and the capital in May.", "She visited other towns or the capital in May."),
+        ("The team arrived after the mayor and the bishop.", "The team arrived after the mayor or the bishop."),  # no rank
+        ("There is a school and a church in the village.", "There is a school or a church in the village."),  # not negative
+        ("The large and small boats left the harbour at dawn.", "The large or small boats left the harbour at dawn."),
+        ("The Dutch and Belgian border was closed in May.", "The Dutch or Belgian border was closed in May."),  # singular
+        ("The price of bread and milk rose in the spring.", "The price of bread or milk rose in the spring."),  # no count
+        ("The prize went to the twins and their coach.", "The prize went to the twins or their coach."),  # no apposition
+        # the infinitive of "chance" is a clause apart from the coordination
+        ("He had the chance to visit Rome, and he sold the house and the farm.",
+         "He had the chance to visit Rome, and he sold the house or the farm."),
+    ],
+)
+def test_coordinations_just_outside_those_classes_are_still_swapped(nlp, text, expected):
+    assert edited(nlp, swap_conjunction, text) == expected
+
+
+def test_and_or_is_never_swapped(nlp):
+    sent = first_sentence(nlp, "Pilots and/or engineers must sign the log.")
+    assert swap_conjunction(sent) is None
