@@ -426,6 +426,35 @@ def test_ner_looks_further_from_the_middle_than_neg_and_con(nlp):
     assert paper is None and reason == "no_ner"
 
 
+def test_the_scan_goes_past_its_radius_only_to_sentences_with_room_for_every_window(nlp):
+    """The only "and" sentence lies 5 above the middle of 31 sentences: past a
+    radius of 2 it is still found (9 sentences above it, 20 below), unless
+    scan_beyond_radius is off (the paper's scan); 10 above the middle it has
+    5 above it, no room for a (9, 9) window, and the document is dropped."""
+    from engine.corpus.prepare import WINDOW_ROOM, screen_document
+
+    nouns = ("heron", "barge", "willow", "ferry", "otter", "lantern", "orchard", "quarry", "tannery", "granary",
+             "chapel", "kiln", "smithy", "sawmill", "dovecote", "brewery", "tollhouse", "boathouse", "wharf",
+             "stable", "windmill", "cottage", "bakery", "forge", "mooring", "pasture", "meadow")  # fmt: skip
+    plain = [f"The old mill stood by the {noun} for many years." for noun in nouns]
+    names = "Anna Berg was born in Oslo in 1901. Anna Berg moved to Bergen in 1925. Anna Berg lived in Oslo."
+    coordination = "The miller sold flour and bread to the town."
+    settings = CorpusSettings(min_sentences=2, min_chars_per_sentence=10, scan_radius=2, ner_scan_radius=30)
+
+    def screened(at: int, **changed):
+        body = plain[:at - 3] + [coordination] + plain[at - 3 :]
+        return screen_document("d", "t", nlp(" ".join([names, *body])), msgspec.structs.replace(settings, **changed))
+
+    kept, _ = screened(10)
+    assert kept is not None and kept.middle == 15 and kept.con.sentence == 10
+    assert kept.con.perturbed == "The miller sold flour or bread to the town."
+    assert abs(kept.neg.sentence - kept.middle) <= 2  # the others still come from the radius first
+    paper, reason = screened(10, scan_beyond_radius=False)
+    assert paper is None and reason == "no_con"
+    near_the_start, reason = screened(5)
+    assert 5 < WINDOW_ROOM and near_the_start is None and reason == "no_con"
+
+
 def test_the_needle_scan_skips_sentences_inside_a_quotation(nlp):
     """engine.corpus.sentence_gate refuses the quoted middle sentences before any
     type's rule sees them: every type moves on to the nearest unquoted one."""
