@@ -56,9 +56,7 @@ SUMMARY_KEY = b"summary"
 CORPUS_DB = "corpus"
 META_DB = "corpus_meta"
 BUNDLED_CORPUS = Path(__file__).resolve().parents[1] / "data" / "wiki_sample.json"
-# sentences above and below a needle found beyond the scan radius: the largest
-# window of the default position grid (config `k` = 9, engine.corpus.pairs.DEFAULT_K)
-WINDOW_ROOM = 9
+WINDOW_ROOM = 9  # sentences either side of a needle found past the radius: the default grid's (9, 9)
 _WRITE_BATCH = 256
 
 
@@ -85,11 +83,8 @@ class CorpusSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw
     # paper's rule: 5). Tuning parts of news, sotu and the bundled sample (issue
     # 27, benchmarks/RESULTS.md): no_ner drops 9/91, 4/18, 8/97 at 12; 4, 2, 6 at 20
     ner_scan_radius: int = 20
-    # after the radius, every type scans the rest of the document, nearest the
-    # middle first, but only the sentences with WINDOW_ROOM sentences above and
-    # below (so every position of the default grid, up to (9, 9), holds the
-    # needle's window): a document is then dropped only when no such sentence
-    # is safe to edit (issue 27). False: the radius alone (the paper's scan)
+    # then the rest of the document, nearest first, where WINDOW_ROOM sentences lie
+    # either side (every default position holds the window); False: the paper's scan
     scan_beyond_radius: bool = True
 
     def validate(self) -> None:
