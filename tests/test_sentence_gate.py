@@ -239,3 +239,6 @@ def test_an_elision_apostrophe_opens_no_quotation_for_the_rest_of_the_paragraph(
     found = refusals(nlp, text)
     assert found["The council met on Monday and voted on the plan."] == ""
     assert found["The pier will reopen in May.'"] == "quoted"
+    # an unclosed single mark on a capital is not an elision: what follows stays quoted
+    heading = refusals(nlp, "The ferry ran until December. 'Harbour ventures' The council met on Monday and voted on the plan.")
+    assert heading["Harbour ventures' The council met on Monday and voted on the plan."] == "quoted"

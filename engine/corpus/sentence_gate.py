@@ -150,21 +150,28 @@ def needle_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
 
 def _unclosed_single_openings(doc: Doc, events: Sequence[tuple[int, str]]) -> set[int]:
     """The events that are single marks opening a quotation no single mark
-    closes before the paragraph ends: an elision ("'til", "'90s"), not a
-    quotation, which would otherwise hold every later sentence of a
-    one-line document (the sentence holding it is still refused as unclear)."""
+    closes before the paragraph ends, written on a lowercase word or a
+    figure: an elision ("'til", "'90s"), not a quotation, which would
+    otherwise hold every later sentence of a one-line document (the sentence
+    holding it is still refused as unclear). One on a capital ("'Rogue
+    ventures' Knoepfler said", its close read as a possessive) still opens."""
     unclosed: set[int] = set()
     pending: list[int] = []
+
+    def elided(i: int) -> bool:
+        word = doc[i + 1].text[:1] if i + 1 < len(doc) and not doc[i].whitespace_ else ""
+        return word.islower() or word.isdigit()
+
     for n, (i, role) in enumerate(events):
         if role == PARAGRAPH:
-            unclosed.update(pending)
+            unclosed.update(k for k in pending if elided(events[k][0]))
             pending = []
         elif not DOUBLE_MARKS.intersection(doc[i].text):
             if role == "open":
                 pending.append(n)
             elif role == "close" and pending:
                 pending.pop()  # closes the latest: an earlier unclosed one is still an elision
-    unclosed.update(pending)
+    unclosed.update(k for k in pending if elided(events[k][0]))
     return unclosed
 
 
