@@ -78,6 +78,17 @@ def test_prepare_cli_reuses_the_prepared_store(prepared_store, corpus_slice_path
     assert summary.fingerprint == before.fingerprint
 
 
+def test_prepare_cli_can_stop_the_scan_at_its_radius(tmp_path):
+    path = _write(tmp_path / "tiny.jsonl", TINY)
+    done = _cli(
+        "prepare", str(path), "--store", str(tmp_path / "store"), "--json", "--model", "en_core_web_sm",
+        "--min-sentences", "2", "--min-chars-per-sentence", "10", "--no-scan-beyond-radius",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    summary = msgspec.json.decode(done.stdout, type=PrepareSummary)
+    assert summary.settings.scan_beyond_radius is False and CorpusSettings().scan_beyond_radius is True
+
+
 # one short document that admits all three needle types, and one that is
 # cleaned away (a lone short line without a finite verb reads as a heading)
 TINY = [
@@ -105,6 +116,8 @@ def test_changed_settings_or_input_prepare_again(tmp_path, nlp):
         assert same.reused
         other = prepare_corpus([path], store, msgspec.structs.replace(TINY_SETTINGS, scan_radius=4), nlp=nlp)
         assert not other.reused and other.fingerprint != first.fingerprint
+        paper = prepare_corpus([path], store, msgspec.structs.replace(TINY_SETTINGS, scan_beyond_radius=False), nlp=nlp)
+        assert not paper.reused and paper.fingerprint not in (first.fingerprint, other.fingerprint)
         _write(path, TINY + [{"id": "c", "title": "C", "text": "It is new."}])
         changed = prepare_corpus([path], store, TINY_SETTINGS, nlp=nlp)
         assert not changed.reused and changed.read == 3
