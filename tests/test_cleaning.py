@@ -240,3 +240,38 @@ def test_a_document_shipped_as_one_line_is_prose_whatever_it_starts_with():
     first = "The harbour was rebuilt after the storm of that winter by the town council."
     last = "The ferry now sails twice a day from the new pier to the island and back."
     assert clean_text("\n".join([first, speech.strip(), last])) == first + "\n" + last
+
+
+@pytest.mark.parametrize(
+    ("shipped", "repaired"),
+    [
+        # the dataset's '"' for the apostrophe of a plural possessive, in text that shows its mojibake ('"?')
+        ('The vote was close,"?he said. The growers" union met in the hall.', "The growers' union met in the hall."),
+        ('The vote was close,"?he said. It cost the brothers" $40 million.', "It cost the brothers' $40 million."),
+        ('The vote was close,"?he said. The pupils" and the teachers" rooms were shut.', "The pupils' and the teachers' rooms were shut."),
+        # a closing mark stays: a quotation open at it, or a mark before it in its sentence
+        ('The vote was close,"?he said. He called them "the old hands" and left.', 'He called them "the old hands" and left.'),
+        ('The vote was close,"?he said. Some senators-"lame ducks" for him.', 'Some senators-"lame ducks" for him.'),
+        ('The vote was close,"?he said. "We help the growers" said the mayor.', '"We help the growers" said the mayor.'),
+    ],
+)
+def test_a_plural_possessive_written_as_a_quotation_mark_is_an_apostrophe(shipped, repaired):
+    assert repaired in clean_text(shipped)
+
+
+def test_a_plural_possessive_mark_is_kept_in_text_without_the_mojibake():
+    # no '"?' anywhere: the marks may be what they look like
+    from engine.corpus.cleaning import repair_mojibake
+
+    assert repair_mojibake('The growers" union met in the hall.') == 'The growers" union met in the hall.'
+
+
+def test_a_plural_possessive_mark_no_longer_makes_its_sentence_quoted(nlp):
+    from engine.corpus.segmentation import document_sentences
+    from engine.corpus.sentence_gate import needle_refusals
+
+    text = clean_text('The vote was close,"?he said. The growers" union met in the hall and voted on the plan.')
+    doc = nlp(text)
+    spans = document_sentences(doc).spans
+    refusals = dict(zip((s.text.strip() for s in spans), needle_refusals(doc, spans)))
+    assert refusals["The growers' union met in the hall and voted on the plan."] == ""

@@ -473,6 +473,16 @@ def test_scan_order_alternates_and_stays_inside():
     assert scan_order(4, 10, 0) == [4]
 
 
+def test_scan_order_goes_on_beyond_the_radius_only_where_a_window_has_room():
+    # 30 sentences, middle 15, radius 2: then 12..18 and beyond, but no closer than 9 to either end
+    assert scan_order(15, 30, 2, room=9) == [15, 14, 16, 13, 17, 12, 18, 11, 19, 10, 20, 9]
+    # inside the radius the scan is the paper's, room or not
+    assert scan_order(10, 20, 3, room=9) == [10, 9, 11, 8, 12, 7, 13]
+    # an uneven document: the longer side goes on alone
+    assert scan_order(12, 40, 1, room=9) == [12, 11, 13, 10, 14, 9, 15] + list(range(16, 31))
+    assert scan_order(5, 10, 2, room=9) == scan_order(5, 10, 2)  # no room anywhere: the radius alone
+
+
 def test_fallback_scans_to_the_nearest_admitting_sentence(nlp):
     plain = "The museum opened in 1990."
     text = " ".join([plain] * 4 + ["The team won the league and the cup."] + [plain] * 6)

@@ -48,13 +48,18 @@ def test_orig_hay_window_is_the_document_text_around_the_needle(corpus):
     assert single.original == single.needle_before
 
 
-def test_needle_sentence_is_near_the_middle(corpus, corpus_settings):
+def test_needle_sentence_is_near_the_middle_or_has_room_for_every_window(corpus, corpus_settings):
+    from engine.corpus.prepare import WINDOW_ROOM
+
+    def room(d, k: int) -> bool:  # a sentence found beyond the radius holds a (9, 9) window
+        return WINDOW_ROOM <= k < len(d.sentences) - WINDOW_ROOM and corpus.documents.window(d, k, 9, 9, None) is not None
+
     for doc_id in corpus.doc_ids:
         d = corpus.document(doc_id)
         assert d.middle == len(d.sentences) // 2
         for k in (d.neg.sentence, d.con.sentence):
-            assert abs(k - d.middle) <= corpus_settings.scan_radius == 12
-        assert abs(d.ner_sentence - d.middle) <= corpus_settings.ner_scan_radius == 10
+            assert abs(k - d.middle) <= corpus_settings.scan_radius == 12 or room(d, k)
+        assert abs(d.ner_sentence - d.middle) <= corpus_settings.ner_scan_radius == 10 or room(d, d.ner_sentence)
 
 
 def test_rand_hay_takes_the_donor_middle_window(corpus):

@@ -78,6 +78,17 @@ def test_prepare_cli_reuses_the_prepared_store(prepared_store, corpus_slice_path
     assert summary.fingerprint == before.fingerprint
 
 
+def test_prepare_cli_can_stop_the_scan_at_its_radius(tmp_path):
+    path = _write(tmp_path / "tiny.jsonl", TINY)
+    done = _cli(
+        "prepare", str(path), "--store", str(tmp_path / "store"), "--json", "--model", "en_core_web_sm",
+        "--min-sentences", "2", "--min-chars-per-sentence", "10", "--no-scan-beyond-radius",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    summary = msgspec.json.decode(done.stdout, type=PrepareSummary)
+    assert summary.settings.scan_beyond_radius is False and CorpusSettings().scan_beyond_radius is True
+
+
 # one short document that admits all three needle types, and one that is
 # cleaned away (a lone short line without a finite verb reads as a heading)
 TINY = [
@@ -105,6 +116,8 @@ def test_changed_settings_or_input_prepare_again(tmp_path, nlp):
         assert same.reused
         other = prepare_corpus([path], store, msgspec.structs.replace(TINY_SETTINGS, scan_radius=4), nlp=nlp)
         assert not other.reused and other.fingerprint != first.fingerprint
+        paper = prepare_corpus([path], store, msgspec.structs.replace(TINY_SETTINGS, scan_beyond_radius=False), nlp=nlp)
+        assert not paper.reused and paper.fingerprint not in (first.fingerprint, other.fingerprint)
         _write(path, TINY + [{"id": "c", "title": "C", "text": "It is new."}])
         changed = prepare_corpus([path], store, TINY_SETTINGS, nlp=nlp)
         assert not changed.reused and changed.read == 3
@@ -376,8 +389,10 @@ def test_the_default_settings_prepare_the_whole_sample_with_both_models(whole_sa
     from engine.corpus.pairs import Corpus
 
     corpus = Corpus.open(whole_sample_store)
-    distances = [abs(d.ner_sentence - d.middle) for d in map(corpus.document, corpus.doc_ids)]
-    assert max(distances) <= 20 and len(distances) == summary.kept_screening
+    documents = list(map(corpus.document, corpus.doc_ids))
+    # within the ner radius, or past it with room for a (9, 9) window (scan_beyond_radius)
+    assert all(abs(d.ner_sentence - d.middle) <= 20 or 9 <= d.ner_sentence < len(d.sentences) - 9 for d in documents)
+    assert len(documents) == summary.kept_screening
 
 
 @pytest.mark.slow
@@ -424,6 +439,35 @@ def test_ner_looks_further_from_the_middle_than_neg_and_con(nlp):
     paper, reason = screen_document("d", "t", doc, msgspec.structs.replace(settings, ner_scan_radius=5))
     assert kept is not None and abs(kept.ner_sentence - kept.middle) > 5
     assert paper is None and reason == "no_ner"
+
+
+def test_the_scan_goes_past_its_radius_only_to_sentences_with_room_for_every_window(nlp):
+    """The only "and" sentence lies 5 above the middle of 31 sentences: past a
+    radius of 2 it is still found (9 sentences above it, 20 below), unless
+    scan_beyond_radius is off (the paper's scan); 10 above the middle it has
+    5 above it, no room for a (9, 9) window, and the document is dropped."""
+    from engine.corpus.prepare import WINDOW_ROOM, screen_document
+
+    nouns = ("heron", "barge", "willow", "ferry", "otter", "lantern", "orchard", "quarry", "tannery", "granary",
+             "chapel", "kiln", "smithy", "sawmill", "dovecote", "brewery", "tollhouse", "boathouse", "wharf",
+             "stable", "windmill", "cottage", "bakery", "forge", "mooring", "pasture", "meadow")  # fmt: skip
+    plain = [f"The old mill stood by the {noun} for many years." for noun in nouns]
+    names = "Anna Berg was born in Oslo in 1901. Anna Berg moved to Bergen in 1925. Anna Berg lived in Oslo."
+    coordination = "The miller sold flour and bread to the town."
+    settings = CorpusSettings(min_sentences=2, min_chars_per_sentence=10, scan_radius=2, ner_scan_radius=30)
+
+    def screened(at: int, **changed):
+        body = plain[:at - 3] + [coordination] + plain[at - 3 :]
+        return screen_document("d", "t", nlp(" ".join([names, *body])), msgspec.structs.replace(settings, **changed))
+
+    kept, _ = screened(10)
+    assert kept is not None and kept.middle == 15 and kept.con.sentence == 10
+    assert kept.con.perturbed == "The miller sold flour or bread to the town."
+    assert abs(kept.neg.sentence - kept.middle) <= 2  # the others still come from the radius first
+    paper, reason = screened(10, scan_beyond_radius=False)
+    assert paper is None and reason == "no_con"
+    near_the_start, reason = screened(5)
+    assert 5 < WINDOW_ROOM and near_the_start is None and reason == "no_con"
 
 
 def test_the_needle_scan_skips_sentences_inside_a_quotation(nlp):

@@ -227,3 +227,18 @@ def test_a_spaced_ellipsis_does_not_end_a_sentence_before_a_lowercase_word(nlp):
         "Smith describes the old harbour. . . as a museum of the fishing trade.",
         "The ferry left Cork at noon.",
     )
+
+
+def test_an_elision_apostrophe_opens_no_quotation_for_the_rest_of_the_paragraph(nlp):
+    # "'til" reads as an opening single mark that nothing closes: without the rule every later
+    # sentence of a one-line document was "quoted"; a single quotation that closes still counts
+    text = (
+        "The ferry ran 'til the ice came in December. The council met on Monday and voted on the plan. "
+        "The mayor called it 'a fair start. The pier will reopen in May.' The council paid for the repairs."
+    )
+    found = refusals(nlp, text)
+    assert found["The council met on Monday and voted on the plan."] == ""
+    assert found["The pier will reopen in May.'"] == "quoted"
+    # an unclosed single mark on a capital is not an elision: what follows stays quoted
+    heading = refusals(nlp, "The ferry ran until December. 'Harbour ventures' The council met on Monday and voted on the plan.")
+    assert heading["Harbour ventures' The council met on Monday and voted on the plan."] == "quoted"

@@ -51,6 +51,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "rules need to keep a needle in >= 90%% of length-kept documents of news, speeches and the bundled sample; "
         "paper: 5, as for neg/con)",
     )  # fmt: skip
+    parser.add_argument(
+        "--no-scan-beyond-radius", dest="scan_beyond_radius", action="store_false",
+        help="stop each needle scan at its radius (the paper's scan); by default it goes on to the farther "
+        "sentences that have room for a (9, 9) window",
+    )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument("--no-progress", action="store_true", help="no progress display")
 
@@ -90,6 +95,7 @@ def main(args: argparse.Namespace) -> int:
         n_process=args.n_process,
         scan_radius=args.scan_radius,
         ner_scan_radius=args.ner_scan_radius,
+        scan_beyond_radius=args.scan_beyond_radius,
     )
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
     settings.validate()

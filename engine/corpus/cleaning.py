@@ -43,6 +43,8 @@ from __future__ import annotations
 import html
 import re
 
+from engine.needles.quotation import inside_after, mark_role
+
 # Sections that only ever hold apparatus (lists of links, citations, notes),
 # and by Wikipedia's layout guideline (MOS:ORDER) come after the article's
 # prose. The first one found ends the article. Titles that also name real
@@ -112,11 +114,14 @@ _APOSTROPHE_AS_QUOTE = re.compile(r'(?<=[A-Za-z])"(?=[a-z])')
 _NEGATION_APOSTROPHE = re.compile(r'n"t\b')
 _DASH_AS_QUOTE = re.compile(r'(?<=\w) "(?= \w)')  # between two words, a space each side: a dash, not a quotation
 _BREAK_AS_DASH = re.compile(r'(?<=[.!?"])[ \t]*-+(?:[ \t]+|(?=[A-Z"]))(?=[A-Z"])')
+# after a plural's "s", before a lowercase word, a figure or "$": the apostrophe of
+# a plural possessive ('the farmers" union') when no quotation is open there
+_PLURAL_POSSESSIVE = re.compile(r'(?<=[a-z]s)"(?= (?:[a-z]|\$|\d))')
 
 
 def repair_mojibake(text: str) -> str:
     """Undo the dataset mojibake above: '"?said' -> '" said', '"\ufffdOr' ->
-    '"Or', 'don"t' -> "don't", 'word " word' -> 'word \u2014 word', '.- Unlike' -> '. Unlike'.
+    '"Or', 'don"t' -> "don't", 'the farmers" union' -> "the farmers' union", 'word " word' -> 'word \u2014 word', '.- Unlike' -> '. Unlike'.
     Text without these forms (the Wikipedia sample) is unchanged."""
     if _SPACE_LOST_AFTER_QUOTE.search(text) or _MARK_BEFORE_LOST.search(text):
         # only in text that shows the mojibake: elsewhere 'the "kathaa"s' is a quotation
@@ -124,9 +129,31 @@ def repair_mojibake(text: str) -> str:
         text = _MARK_BEFORE_LOST.sub('"', text)
         text = _APOSTROPHE_AS_QUOTE.sub("'", text)
         text = _DASH_AS_QUOTE.sub(" \u2014", text)
+        text = _plural_possessives(text)  # after the dashes: ' " ' is no mark
     else:
         text = _NEGATION_APOSTROPHE.sub("n't", text)  # 'don"t' is never a quotation
     return _BREAK_AS_DASH.sub(" ", text)
+
+
+def _plural_possessives(text: str) -> str:
+    """'the farmers" union' -> "the farmers' union", where no quotation is open
+    at the mark (each mark read by its spacing, engine.needles.quotation) and
+    its sentence holds no mark before it that it could close ('called them
+    "the bosses" and left', 'senators-"wacko birds" for': kept). A lone
+    closing mark in a sentence otherwise makes the sentence read as quoted."""
+    chars, inside, since = list(text), False, 0  # since: marks left in this sentence before the mark
+    possessive = {m.start() for m in _PLURAL_POSSESSIVE.finditer(text)}
+    for found in re.finditer(r'"|\n|[.!?] ', text):
+        at = found.start()
+        if text[at] == "\n":
+            inside, since = False, 0
+        elif text[at] != '"':
+            since = 0
+        elif at in possessive and not inside and since % 2 == 0:
+            chars[at] = "'"
+        else:
+            inside, since = inside_after(inside, mark_role(text, at)), since + 1
+    return "".join(chars)
 
 
 # Titles written before a name, and lowercase abbreviations that run on

@@ -23,12 +23,12 @@ from typing import Literal
 from engine.contracts import HAYS, NEEDLES, Pair
 from engine.needles.edits import TextEdit, apply_entity
 from engine.needles.oracle import check_pair, check_sentence, check_window
-from engine.corpus.prepare import StoredDocument
+from engine.corpus.prepare import WINDOW_ROOM, StoredDocument
 from engine.corpus.prepared_corpus import PreparedCorpus
 from engine.seeding import item_rng
 from engine.cache.store import Store
 
-DEFAULT_K = 9
+DEFAULT_K = WINDOW_ROOM  # the default position grid: 0 <= i, j <= 9 (config `k`)
 
 
 def document_order(doc_ids: Sequence[str], seed: int, i: int, j: int) -> list[str]:

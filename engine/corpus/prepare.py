@@ -6,8 +6,9 @@ the pieces), parsed once with `nlp.pipe`, split into the sentences it is
 stored as (engine.corpus.segmentation: wordless fragments merged, spans that are
 not sentences dropped), length-filtered and screened: a document is kept
 only if its needle sentence search (the middle sentence, then up to
-`scan_radius` sentences above and below; `ner_scan_radius` for ner) finds a
-sentence for each of neg, con and ner. The search skips every sentence
+`scan_radius` sentences above and below; `ner_scan_radius` for ner; then,
+with `scan_beyond_radius`, the farther sentences with room for a (9, 9)
+window) finds a sentence for each of neg, con and ner. The search skips every sentence
 engine.corpus.sentence_gate.needle_refusals refuses (quoted speech, lost
 characters) before any type's rule sees it.
 Everything pair generation needs is stored per document as a
@@ -55,6 +56,7 @@ SUMMARY_KEY = b"summary"
 CORPUS_DB = "corpus"
 META_DB = "corpus_meta"
 BUNDLED_CORPUS = Path(__file__).resolve().parents[1] / "data" / "wiki_sample.json"
+WINDOW_ROOM = 9  # sentences either side of a needle found past the radius: the default grid's (9, 9)
 _WRITE_BATCH = 256
 
 
@@ -81,6 +83,9 @@ class CorpusSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw
     # paper's rule: 5). Tuning parts of news, sotu and the bundled sample (issue
     # 27, benchmarks/RESULTS.md): no_ner drops 9/91, 4/18, 8/97 at 12; 4, 2, 6 at 20
     ner_scan_radius: int = 20
+    # then the rest of the document, nearest first, where WINDOW_ROOM sentences lie
+    # either side (every default position holds the window); False: the paper's scan
+    scan_beyond_radius: bool = True
 
     def validate(self) -> None:
         if self.min_sentences < 1:
@@ -272,6 +277,7 @@ def inputs_fingerprint(inputs: list[Path], settings: CorpusSettings) -> str:
                 settings.model,
                 settings.scan_radius,
                 settings.ner_scan_radius,
+                settings.scan_beyond_radius,
             ]
         )
     )
@@ -413,15 +419,16 @@ def screen_document(
     middle = n // 2
     # a refused sentence (engine.corpus.sentence_gate) is None here: no type's rule sees it
     candidates = [None if why else span for span, why in zip(sents, needle_refusals(doc, sents))]
-    neg = find_needle_sentence(candidates, middle, settings.scan_radius, _unless_refused(negate))
+    room = WINDOW_ROOM if settings.scan_beyond_radius else None
+    neg = find_needle_sentence(candidates, middle, settings.scan_radius, _unless_refused(negate), room=room)
     if neg is None:
         return None, "no_neg"
-    con = find_needle_sentence(candidates, middle, settings.scan_radius, _unless_refused(swap_conjunction))
+    con = find_needle_sentence(candidates, middle, settings.scan_radius, _unless_refused(swap_conjunction), room=room)
     if con is None:
         return None, "no_con"
     entity_texts = document_entity_texts(doc)
     ner = find_needle_sentence(
-        candidates, middle, settings.ner_scan_radius, _unless_refused(lambda s: entity_options(s, entity_texts))
+        candidates, middle, settings.ner_scan_radius, _unless_refused(lambda s: entity_options(s, entity_texts)), room=room
     )
     if ner is None:
         return None, "no_ner"

@@ -48,7 +48,9 @@ on to the next one:
   state is tracked across sentences from engine.needles.quotation's marks
   (each mark's role read from its spacing, so one stray mark changes it
   only until the next clear one), double and single quotations apart: a
-  single quotation closing inside a double one leaves the double one open.
+  single quotation closing inside a double one leaves the double one open,
+  and a single mark opening one that no single mark closes before the
+  paragraph ends is an elision ("'til", "'90s") and opens nothing.
 - "lost_characters": it holds U+FFFD, a character the dataset could not
   decode (a name cut mid-word: "Sinn F\\ufffd\\ufffdin").
 - "heading_opening": it opens with a short verbless phrase run into a
@@ -125,12 +127,14 @@ def needle_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
     """For each of `spans` (the document's sentences, in order): "" if it may
     be a needle sentence, else the reason (module docstring)."""
     events = quotation_marks(doc)
+    elisions = _unclosed_single_openings(doc, events)
     refusals: list[str] = []
     double = single = False
     e = 0
     for span in spans:
         while e < len(events) and events[e][0] < span.start:
-            double, single = _state_after(doc, double, single, *events[e])
+            if e not in elisions:
+                double, single = _state_after(doc, double, single, *events[e])
             e += 1
         marks = [(i, role) for i, role in _events_in(events, e, span.end) if role != PARAGRAPH]
         if double or single or not _quotations_closed_inside(doc, span, marks):
@@ -142,6 +146,33 @@ def needle_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
         else:
             refusals.append("")
     return tuple(refusals)
+
+
+def _unclosed_single_openings(doc: Doc, events: Sequence[tuple[int, str]]) -> set[int]:
+    """The events that are single marks opening a quotation no single mark
+    closes before the paragraph ends, written on a lowercase word or a
+    figure: an elision ("'til", "'90s"), not a quotation, which would
+    otherwise hold every later sentence of a one-line document (the sentence
+    holding it is still refused as unclear). One on a capital ("'Rogue
+    ventures' Knoepfler said", its close read as a possessive) still opens."""
+    unclosed: set[int] = set()
+    pending: list[int] = []
+
+    def elided(i: int) -> bool:
+        word = doc[i + 1].text[:1] if i + 1 < len(doc) and not doc[i].whitespace_ else ""
+        return word.islower() or word.isdigit()
+
+    for n, (i, role) in enumerate(events):
+        if role == PARAGRAPH:
+            unclosed.update(k for k in pending if elided(events[k][0]))
+            pending = []
+        elif not DOUBLE_MARKS.intersection(doc[i].text):
+            if role == "open":
+                pending.append(n)
+            elif role == "close" and pending:
+                pending.pop()  # closes the latest: an earlier unclosed one is still an elision
+    unclosed.update(k for k in pending if elided(events[k][0]))
+    return unclosed
 
 
 def _state_after(doc: Doc, double: bool, single: bool, i: int, role: str) -> tuple[bool, bool]:

@@ -105,19 +105,24 @@ def apply_entity(text: str, option: EntityOption, replacement: str) -> str:
 # The needle sentence
 
 
-def scan_order(middle: int, n_sentences: int, radius: int) -> list[int]:
-    """middle, then middle-1, middle+1, ..., up to `radius` away, inside the document."""
+def scan_order(middle: int, n_sentences: int, radius: int, *, room: int | None = None) -> list[int]:
+    """middle, then middle-1, middle+1, ..., up to `radius` away, inside the document;
+    with `room`, then the farther sentences that have at least `room` sentences
+    above and below them, in the same alternating order."""
     order = [middle]
     for d in range(1, radius + 1):
         order.extend(k for k in (middle - d, middle + d) if 0 <= k < n_sentences)
+    if room is not None:
+        for d in range(radius + 1, max(middle, n_sentences - 1 - middle) + 1):
+            order.extend(k for k in (middle - d, middle + d) if room <= k < n_sentences - room)
     return [k for k in order if 0 <= k < n_sentences]
 
 
 def find_needle_sentence(
-    sentences: Sequence[Span], middle: int, radius: int, admits: Callable[[Span], object]
+    sentences: Sequence[Span], middle: int, radius: int, admits: Callable[[Span], object], *, room: int | None = None
 ) -> tuple[int, object] | None:
-    """The first sentence in scan order whose perturbation is not None/empty."""
-    for k in scan_order(middle, len(sentences), radius):
+    """The first sentence in scan order (`scan_order`) whose perturbation is not None/empty."""
+    for k in scan_order(middle, len(sentences), radius, room=room):
         result = admits(sentences[k])
         if result:
             return k, result

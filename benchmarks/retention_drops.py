@@ -1,0 +1,152 @@
+"""Why screening drops a document: every candidate sentence of each needle type and the check that refused it.
+
+    # parse a draw's documents once with the default models (ner_screen.py's DocBin)
+    python benchmarks/ner_screen.py parse news: OUT.spacy          # the whole news tuning part
+    python benchmarks/ner_screen.py parse sotu:60:3131 OUT.spacy   # = draw --docs 60 --docs-seed 3131
+    # per screening drop at the default settings: for neg, con and ner, each
+    # sentence of the WHOLE document in scan order (distance from the middle,
+    # inside the scan radius or not, whether a (9, 9) window fits around it),
+    # the sentence gate's refusal, else each rule's: negation.refusal, each
+    # "and"/"or" with conjunction_refusals' reason, each entity with the first
+    # entity-rule check that refuses it
+    python benchmarks/retention_drops.py OUT.spacy [--json OUT.jsonl] [--show neg,con,ner]
+
+Screening is at the default settings with the scan stopped at its radius
+(`scan_beyond_radius = false`): the drops the radius alone makes; each row
+says whether its sentence lies beyond the radius and has room for a (9, 9)
+window. Never run it on held-out documents.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # draw_needle_sample, ner_screen
+
+GRID = 9  # the position grid's largest i and j (engine.corpus.pairs.DEFAULT_K)
+
+
+def ner_refusal(ent, sent, entities, disputed: frozenset[str]) -> str:
+    """The first check of engine.needles.entities.entity_options that refuses `ent` ("" if it is an option)."""
+    from engine.needles import entities as E
+    from engine.needles.edits import sentence_bounds
+    from engine.needles.entity_form import date_in_a_name
+
+    if ent.label_ not in E.NER_LABELS:
+        return f"kind not used ({ent.label_})"
+    span = E._without_article(ent)
+    label = entities.labels.get(span.text)
+    text = sent.text.strip()
+    start = span.start_char - sentence_bounds(sent)[0]
+    if label is None:
+        return "disputed by the second model" if span.text in disputed else "no document label (votes, support, person evidence)"
+    if not E._fits_label(span, label):
+        return "form or syntax (_fits_label)"
+    if span.text.endswith(("'s", "’s")):
+        return "possessive"
+    if label == "DATE" and date_in_a_name(span):
+        return "date in a name"
+    if span.start_char in entities.disputed_at:
+        return "this mention disputed"
+    if E.inside_quotes(text, start):
+        return "inside quotes"
+    if label != "DATE" and E._slot(span) is None:
+        return "determiner (slot)"
+    if label in E.PLACE_LABELS and E.place_of(span.text) is None:
+        return "place unknown to the gazetteers"
+    pool = E._pool(span, label, sent, entities)
+    if not pool:
+        return "no same-kind place" if label in E.PLACE_LABELS else f"no other {label} in the document"
+    options = E.entity_options(sent, entities)
+    if any(o.start <= start < o.end for o in options):
+        return ""
+    return f"every one of {len(pool)} candidates filtered (shape, shared word, article)"
+
+
+def diagnose(doc, settings) -> dict:
+    from engine.corpus.sentence_gate import needle_refusals
+    from engine.corpus.segmentation import document_sentences
+    from engine.needles import entities as E
+    from engine.needles.conjunctions import conjunction_refusals
+    from engine.needles.edits import scan_order
+    from engine.needles.negation import refusal
+
+    sentences = document_sentences(doc)
+    spans, texts = sentences.spans, sentences.texts
+    n, middle = len(spans), len(spans) // 2
+    gate = needle_refusals(doc, spans)
+    entities, disputed = E.document_entity_texts(doc), E.disputed_texts(doc)
+    radius = {"neg": settings.scan_radius, "con": settings.scan_radius, "ner": settings.ner_scan_radius}
+    out = {"n": n, "middle": middle, "types": {}}
+    for needle in ("neg", "con", "ner"):
+        rows = []
+        for k in scan_order(middle, n, n):
+            row = {"k": k, "d": k - middle, "in_radius": abs(k - middle) <= radius[needle],
+                   "fits_grid": GRID <= k <= n - 1 - GRID, "gate": gate[k], "text": texts[k]}  # fmt: skip
+            if not gate[k]:
+                sent = spans[k]
+                if needle == "neg":
+                    row["why"] = [refusal(sent)]
+                elif needle == "con":
+                    row["why"] = [f"{t.text}@{t.i - sent.start}: {why}" if why else f"{t.text}@{t.i - sent.start}: OK" for t, why in conjunction_refusals(sent)] or ["no and/or"]
+                else:
+                    row["why"] = [f"{e.label_} {e.text!r}: {ner_refusal(e, sent, entities, disputed) or 'OK'}" for e in sent.ents] or ["no entity"]
+                row["safe"] = any(w == "" or w.endswith(": OK") for w in row["why"])
+            else:
+                row["safe"] = False
+            rows.append(row)
+        out["types"][needle] = rows
+    return out
+
+
+def why(path: str, json_out: str | None, show: set[str]) -> None:
+    from ner_screen import load
+
+    from engine.corpus.prepare import CorpusSettings, screen_document
+
+    settings = CorpusSettings(scan_beyond_radius=False)  # the drops of the radius alone; rows say what lies beyond
+    summary: Counter[str] = Counter()
+    lines = []
+    for doc in load(path):
+        doc_id = doc.user_data["doc_id"]
+        stored, reason = screen_document(doc_id, "", doc, settings)
+        if stored is not None or reason not in ("no_neg", "no_con", "no_ner"):
+            continue
+        found = diagnose(doc, settings)
+        found.update(doc_id=doc_id, drop=reason)
+        lines.append(found)
+        print(f"## {doc_id} {reason} (n={found['n']}, middle={found['middle']})")
+        for needle, rows in found["types"].items():
+            safe = [r for r in rows if r["safe"]]
+            gate = Counter(r["gate"] for r in rows if r["in_radius"] and r["gate"])
+            where = ", ".join(f"k={r['k']} d={r['d']:+d}{'' if r['fits_grid'] else ' (no 9,9 window)'}" for r in safe[:4])
+            print(f"  {needle}: safe in radius {sum(r['in_radius'] for r in safe)}, outside {sum(not r['in_radius'] for r in safe)} [{where}]; gate in radius {dict(gate)}")
+            if safe and any(r["in_radius"] for r in safe):
+                continue
+            summary[f"{reason}: {needle} safe only outside radius" if safe else f"{reason}: {needle} no safe sentence anywhere"] += 1
+            if needle in show:
+                for r in rows:
+                    if r["in_radius"] and not r["gate"]:
+                        print(f"    k={r['k']} d={r['d']:+d}: {' | '.join(r['why'])}")
+                        print(f"        {r['text'][:220]}")
+    print(json.dumps(summary.most_common()))
+    if json_out:
+        Path(json_out).write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), encoding="utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("docbin", help="a DocBin written by ner_screen.py parse")
+    parser.add_argument("--json", default=None, help="every drop's rows as JSONL")
+    parser.add_argument("--show", default="neg,con,ner", help="types whose refused sentences are printed")
+    args = parser.parse_args()
+    why(args.docbin, args.json, set(args.show.split(",")))
+
+
+if __name__ == "__main__":
+    main()
