@@ -21,6 +21,7 @@ from needle_helpers import edited, first_sentence
         ("It will be seen from the figures in the report that the harvest doubled.", "impersonal frame"),
         ("It can be shown by a reference to the old maps that the road ran north.", "impersonal frame"),
         ("It is clear that the river has risen since May.", "impersonal frame"),
+        ("It is clear the new ferry serves the island well.", "impersonal frame"),  # no "that"
         # a question (here one without inversion) asserts nothing to negate
         ("So the council approved the plan in secret?", "question"),
         ("The ferry leaves the harbour at noon?", "question"),
@@ -68,7 +69,27 @@ def test_a_reduced_relative_with_an_object_is_not_taken_for_the_finite_verb(nlp)
         ("It rained heavily in the valley that week.", "It did not rain heavily in the valley that week."),
         ("The workers stopped cutting the hedges in May.", "The workers did not stop cutting the hedges in May."),
         ("The ferry could reach the island in an hour.", "The ferry could not reach the island in an hour."),
+        # a closing curly quote as a dataset ships it ('"?') does not make a question
+        ('The mayor opened the "Harbour Festival."?', 'The mayor did not open the "Harbour Festival."?'),
+        # "be supposed to" is deontic, not a report
+        ("The hall is supposed to hold 400 people.", "The hall is not supposed to hold 400 people."),
+        # with an object, a later past form (parsed as a finite "focused") is the participle, not a verb of its own
+        (
+            "Jones launched a review of Smith's reports focused on exports, drawing attention to the fees charged by the ports.",
+            "Jones did not launch a review of Smith's reports focused on exports, drawing attention to the fees charged by the ports.",
+        ),
     ],
 )
 def test_ordinary_sentences_are_still_negated(nlp, text, expected):
     assert edited(nlp, negate, text) == expected
+
+
+def test_a_verb_of_saying_before_the_speakers_quotation_is_not_negated(nlp):
+    # the next sentence is the report itself: "did not outline" would be contradicted by the quotation
+    quoted = 'On the radio, the captain outlined the changes to the timetable. "We will add two boats," she said.'
+    sent = first_sentence(nlp, quoted)
+    assert negate(sent) is None
+    assert refusal(sent) == "verb introducing the next quotation"
+    plain = "On the radio, the captain outlined the changes to the timetable. The boats will leave at noon."
+    assert edited(nlp, negate, plain) == "On the radio, the captain did not outline the changes to the timetable."
+

@@ -54,7 +54,11 @@ edit is made only for a reason (`refusal` says which check refused):
     "already", which read oddly under negation ("has not also introduced",
     "could not still be challenged");
   * with two models (engine.needles.agreement), a sentence whose root,
-    auxiliaries or subject the second model parses differently.
+    auxiliaries or subject the second model parses differently;
+  * a root that frames a claim made elsewhere ("denied cutting", "is
+    believed to lie", "It will be seen ... that ..."), a question, and a
+    "not" that would break a fixed expression ("may well", "had better",
+    "have but to", "rather small"): engine.needles.negation_frames.
 """
 
 from __future__ import annotations

@@ -12,6 +12,9 @@ Each returns the refusal's reason ("" when the check passes), for
   * an impersonal frame, "it" with an extraposed "that" clause ("It will be
     seen from the figures that the harvest doubled", "It is known that"): the
     claim is the "that" clause, wherever the parser hangs it;
+  * a verb of saying whose report is the quotation opening the next
+    sentence ("He outlined the changes." then his words): "did not outline"
+    denies the saying, and the quotation goes on to say it;
   * a question ("Who could have foreseen it?", "You think it is safe?"): a
     negated question asks something else and asserts nothing.
 - `idiom_refusal`: "not" would land inside a fixed expression ("may well",
@@ -26,6 +29,7 @@ Each returns the refusal's reason ("" when the check passes), for
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from engine.needles.edits import SUBJECT_DEPS, TextEdit, _offset
@@ -40,9 +44,17 @@ if TYPE_CHECKING:
 FRAMING_VERBS = frozenset(
     "say tell report announce state claim allege assert declare affirm maintain insist contend argue "
     "admit acknowledge concede confess deny confirm dispute recall remember recount mention "
-    "believe think know understand suppose presume assume reckon consider estimate rumour rumor "
+    "believe think know understand presume assume reckon consider estimate rumour rumor "
     "see observe note show find".split()
 )
+# verbs that name what someone said ("outlined the changes", "denied the
+# claims", "described the plan"): with a quotation opening the next sentence,
+# it is that report, and "did not outline" denies only the saying
+SPEAKING_VERBS = frozenset(
+    "outline describe detail explain discuss address stress emphasise emphasize highlight warn urge predict "
+    "suggest propose recommend reject defend criticise criticize praise welcome agree reply respond add".split()
+)
+_OPENING_QUOTES = ('"', "“", "‘", "«")
 # after a modal: "may well", "would rather", "would sooner", "had better"
 _MODAL_IDIOMS = frozenset({"well", "rather", "sooner", "better"})
 # after any verb: "have but to" (= only have to), "is but a stream",
@@ -50,21 +62,45 @@ _MODAL_IDIOMS = frozenset({"well", "rather", "sooner", "better"})
 _IDIOM_WORDS = frozenset({"but", "rather", "somewhat", "fairly"})
 _CLAUSE_DEPS = frozenset({"conj", "advcl", "ccomp", "parataxis"})
 FINITE_TAGS = frozenset({"VBD", "VBZ", "VBP", "MD"})
-_CLOSERS = "\"'”’)]»"
+# closing quotes and brackets at the end, with a dataset's mojibake of a
+# curly quote ('"?': '... "Apposition party."?' is no question)
+_ENDING_CLOSERS = re.compile(r"(?:\"\?|[\"'”’)\]»])+$")
 
 
 def frame_refusal(sent: Span, root: Token, text: str) -> str:
     """Why the root frames a claim rather than making one ("" if it does not)."""
-    if text.rstrip().rstrip(_CLOSERS).endswith("?"):
+    if _ENDING_CLOSERS.sub("", text.rstrip()).endswith("?"):
         return "question"
-    if root.lemma_.lower() in FRAMING_VERBS and any(_clausal_complement(c) for c in root.children):
+    lemma = root.lemma_.lower()
+    if lemma in FRAMING_VERBS and any(_clausal_complement(c) for c in root.children):
         return "verb framing a claim"
+    if lemma in FRAMING_VERBS | SPEAKING_VERBS and _quotation_follows(sent):
+        return "verb introducing the next quotation"
     subjects = [c for c in root.children if c.dep_ in SUBJECT_DEPS]
-    if any(s.lower_ == "it" for s in subjects) and any(
-        t.lower_ == "that" and t.dep_ == "mark" and t.i > root.i for t in sent
-    ):
+    if any(s.lower_ == "it" for s in subjects) and any(_extraposed(t, root) for t in sent if t.i > root.i):
         return "impersonal frame"
     return ""
+
+
+def _extraposed(token: Token, root: Token) -> bool:
+    """A clause after the root of an "it" subject that holds the claim: one
+    opened by "that" (wherever the parser hangs it: "seen from the figures in
+    the report that ...") or a clausal complement of the root or of its
+    predicate ("It is clear the program works")."""
+    if token.lower_ == "that" and token.dep_ == "mark":
+        return True
+    if token.dep_ != "ccomp":
+        return False
+    head = token.head
+    return head.i == root.i or head.head.i == root.i and head.dep_ in ("acomp", "attr", "oprd")
+
+
+def _quotation_follows(sent: Span) -> bool:
+    """The next sentence of the document opens with a quotation mark: the
+    words the root's speaker is reported to have said."""
+    following = (t for t in sent.doc[sent.end :] if not t.is_space)
+    first = next(following, None)
+    return first is not None and first.text.startswith(_OPENING_QUOTES)
 
 
 def _clausal_complement(child: Token) -> bool:
@@ -96,16 +132,20 @@ def reduced_relative(root: Token) -> bool:
     subject ("His videos recorded as X while quarantined received...",
     "Abortions carried out after 12 weeks are illegal"): a later finite verb
     hanging off it has no noun subject of its own and no conjunction or
-    punctuation before it. An object of the root does not clear it: the
-    parser gives the participle one where a time or amount follows it."""
+    punctuation before it. An object of the root does not clear it (the
+    parser gives the participle one where a time or amount follows it)
+    unless the later verb is itself a past form, the participle's likelier place."""
     if root.tag_ != "VBD":
         return False
+    has_object = any(c.dep_ in ("dobj", "attr") for c in root.children)
     for verb in root.children:
         if verb.i < root.i or verb.dep_ not in _CLAUSE_DEPS or verb.pos_ not in ("VERB", "AUX"):
             continue
-        finite = verb.tag_ in FINITE_TAGS or any(c.dep_ in ("aux", "auxpass") and c.tag_ in FINITE_TAGS for c in verb.children)
-        if not finite:
+        finite_aux = any(c.dep_ in ("aux", "auxpass") and c.tag_ in FINITE_TAGS for c in verb.children)
+        if not (verb.tag_ in FINITE_TAGS or finite_aux):
             continue
+        if has_object and verb.tag_ == "VBD" and not finite_aux:
+            continue  # "launched a defense of the tweets centered around X": the later past form is the participle
         subjects = [c for c in verb.children if c.dep_ in SUBJECT_DEPS]
         if subjects and all(s.pos_ in ("NOUN", "PROPN", "PRON") for s in subjects):
             continue
