@@ -90,6 +90,10 @@ def test_a_verb_of_saying_before_the_speakers_quotation_is_not_negated(nlp):
     sent = first_sentence(nlp, quoted)
     assert negate(sent) is None
     assert refusal(sent) == "verb introducing the next quotation"
+    reported = "Several mayors praised the new timetable. One of them said that the boats had never been so punctual."
+    assert edited(nlp, negate, reported) is None  # the next sentence is the praise, reported without marks
+    parenthetical = "The engineer disputed the survey. In part, the engineer said, its maps were out of date."
+    assert edited(nlp, negate, parenthetical) is None
     plain = "On the radio, the captain outlined the changes to the timetable. The boats will leave at noon."
     assert edited(nlp, negate, plain) == "On the radio, the captain did not outline the changes to the timetable."
 

@@ -12,9 +12,10 @@ Each returns the refusal's reason ("" when the check passes), for
   * an impersonal frame, "it" with an extraposed "that" clause ("It will be
     seen from the figures that the harvest doubled", "It is known that"): the
     claim is the "that" clause, wherever the parser hangs it;
-  * a verb of saying whose report is the quotation opening the next
-    sentence ("He outlined the changes." then his words): "did not outline"
-    denies the saying, and the quotation goes on to say it;
+  * a verb of saying whose report is the next sentence ("He outlined the
+    changes." then his words in quotation marks; "Others praised the
+    ruling." then "A professor said that ..."): "did not outline" denies the
+    saying, and the next sentence goes on to say it;
   * a question ("Who could have foreseen it?", "You think it is safe?"): a
     negated question asks something else and asserts nothing.
 - `idiom_refusal`: "not" would land inside a fixed expression ("may well",
@@ -55,6 +56,7 @@ SPEAKING_VERBS = frozenset(
     "suggest propose recommend reject defend criticise criticize praise welcome agree reply respond add".split()
 )
 _OPENING_QUOTES = ('"', "“", "‘", "«")
+_SAYING = frozenset({"say", "tell", "add", "write"})
 # after a modal: "may well", "would rather", "would sooner", "had better"
 _MODAL_IDIOMS = frozenset({"well", "rather", "sooner", "better"})
 # after any verb: "have but to" (= only have to), "is but a stream",
@@ -96,11 +98,18 @@ def _extraposed(token: Token, root: Token) -> bool:
 
 
 def _quotation_follows(sent: Span) -> bool:
-    """The next sentence of the document opens with a quotation mark: the
-    words the root's speaker is reported to have said."""
+    """The next sentence of the document reports speech: it opens with a
+    quotation mark, or its root or a parenthetical is a verb of saying
+    ("Others praised the ruling." then "A professor said that ...", "X
+    disputed it." then "In part, X said, ..."): the reports the root frames."""
     following = (t for t in sent.doc[sent.end :] if not t.is_space)
     first = next(following, None)
-    return first is not None and first.text.startswith(_OPENING_QUOTES)
+    if first is None:
+        return False
+    if first.text.startswith(_OPENING_QUOTES):
+        return True
+    clause_heads = (t for t in first.sent if t.dep_ in ("ROOT", "parataxis"))  # "In part, Margulies said, X ..."
+    return any(t.lemma_.lower() in _SAYING for t in clause_heads)
 
 
 def _clausal_complement(child: Token) -> bool:
