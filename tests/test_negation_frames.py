@@ -94,6 +94,8 @@ def test_a_verb_of_saying_before_the_speakers_quotation_is_not_negated(nlp):
     assert edited(nlp, negate, reported) is None  # the next sentence is the praise, reported without marks
     parenthetical = "The engineer disputed the survey. In part, the engineer said, its maps were out of date."
     assert edited(nlp, negate, parenthetical) is None
+    light_verb = 'The harbour master launched a defense of the new fees. "Every boat pays the same," she said.'
+    assert edited(nlp, negate, light_verb) is None  # "launched a defense" names the speech the quotation gives
     plain = "On the radio, the captain outlined the changes to the timetable. The boats will leave at noon."
     assert edited(nlp, negate, plain) == "On the radio, the captain did not outline the changes to the timetable."
 

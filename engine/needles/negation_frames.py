@@ -15,7 +15,8 @@ Each returns the refusal's reason ("" when the check passes), for
   * a verb of saying whose report is the next sentence ("He outlined the
     changes." then his words in quotation marks; "Others praised the
     ruling." then "A professor said that ..."): "did not outline" denies the
-    saying, and the next sentence goes on to say it;
+    saying, and the next sentence goes on to say it; so is a light verb with
+    a noun of speech ("launched a defense of the plan." then his words);
   * a question ("Who could have foreseen it?", "You think it is safe?"): a
     negated question asks something else and asserts nothing.
 - `idiom_refusal`: "not" would land inside a fixed expression ("may well",
@@ -55,6 +56,13 @@ SPEAKING_VERBS = frozenset(
     "outline describe detail explain discuss address stress emphasise emphasize highlight warn urge predict "
     "suggest propose recommend reject defend criticise criticize praise welcome agree reply respond add".split()
 )
+# nouns of a speech act that a light verb reports ("launched a defense of",
+# "issued a warning", "made an appeal"): with the next sentence reporting
+# speech, as much a frame as the verb they are named after
+SPEECH_NOUNS = frozenset(
+    "defense defence statement speech remark comment warning appeal plea denial apology pledge vow promise "
+    "argument criticism rebuttal response reply announcement".split()
+)
 _OPENING_QUOTES = ('"', "“", "‘", "«")
 _SAYING = frozenset({"say", "tell", "add", "write"})
 # after a modal: "may well", "would rather", "would sooner", "had better"
@@ -76,7 +84,10 @@ def frame_refusal(sent: Span, root: Token, text: str) -> str:
     lemma = root.lemma_.lower()
     if lemma in FRAMING_VERBS and any(_clausal_complement(c) for c in root.children):
         return "verb framing a claim"
-    if lemma in FRAMING_VERBS | SPEAKING_VERBS and _quotation_follows(sent):
+    speaking = lemma in FRAMING_VERBS | SPEAKING_VERBS or any(
+        c.dep_ == "dobj" and c.lemma_.lower() in SPEECH_NOUNS for c in root.children
+    )
+    if speaking and _quotation_follows(sent):
         return "verb introducing the next quotation"
     subjects = [c for c in root.children if c.dep_ in SUBJECT_DEPS]
     if any(s.lower_ == "it" for s in subjects) and any(_extraposed(t, root) for t in sent if t.i > root.i):
