@@ -53,7 +53,7 @@ FRAMING_VERBS = frozenset(
 # claims", "described the plan"): with a quotation opening the next sentence,
 # it is that report, and "did not outline" denies only the saying
 SPEAKING_VERBS = frozenset(
-    "outline describe detail explain discuss address stress emphasise emphasize highlight warn urge predict "
+    "point outline describe detail explain discuss address stress emphasise emphasize highlight warn urge predict "
     "suggest propose recommend reject defend criticise criticize praise welcome agree reply respond add".split()
 )
 # nouns of a speech act that a light verb reports ("launched a defense of",
@@ -68,8 +68,8 @@ _SAYING = frozenset({"say", "tell", "add", "write"})
 # after a modal: "may well", "would rather", "would sooner", "had better"
 _MODAL_IDIOMS = frozenset({"well", "rather", "sooner", "better"})
 # after any verb: "have but to" (= only have to), "is but a stream",
-# positive-polarity degree words ("was rather small", "somewhat better")
-_IDIOM_WORDS = frozenset({"but", "rather", "somewhat", "fairly"})
+# positive-polarity degree words ("was rather small", "somewhat better", "slightly harder")
+_IDIOM_WORDS = frozenset({"but", "rather", "somewhat", "fairly", "slightly"})
 _CLAUSE_DEPS = frozenset({"conj", "advcl", "ccomp", "parataxis"})
 FINITE_TAGS = frozenset({"VBD", "VBZ", "VBP", "MD"})
 # closing quotes and brackets at the end, with a dataset's mojibake of a
