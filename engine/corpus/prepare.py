@@ -214,6 +214,7 @@ RULE_MODULES = (
     "engine.needles.entity_form",
     "engine.needles.places",
     "engine.needles.negation",
+    "engine.needles.negation_frames",
     "engine.needles.conjunctions",
     "engine.needles.coordination_sense",
     "engine.needles.coordination_scope",

@@ -54,7 +54,11 @@ edit is made only for a reason (`refusal` says which check refused):
     "already", which read oddly under negation ("has not also introduced",
     "could not still be challenged");
   * with two models (engine.needles.agreement), a sentence whose root,
-    auxiliaries or subject the second model parses differently.
+    auxiliaries or subject the second model parses differently;
+  * a root that frames a claim made elsewhere ("denied cutting", "is
+    believed to lie", "It will be seen ... that ..."), a question, and a
+    "not" that would break a fixed expression ("may well", "had better",
+    "have but to", "rather small"): engine.needles.negation_frames.
 """
 
 from __future__ import annotations
@@ -64,6 +68,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.needles.agreement import verb_agrees
 from engine.needles.edits import SUBJECT_DEPS, TextEdit, _inside_quotes, _offset, quote_open_before, sentence_text
+from engine.needles.negation_frames import FINITE_TAGS, frame_refusal, idiom_refusal, reduced_relative
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
@@ -84,8 +89,6 @@ SENTENCE_ADVERBS = frozenset(
     "certainly probably clearly obviously surely evidently apparently undoubtedly presumably perhaps".split()
 )
 DO_FORMS = {"VBD": "did", "VBZ": "does", "VBP": "do"}
-FINITE_TAGS = frozenset({"VBD", "VBZ", "VBP", "MD"})
-_CLAUSE_DEPS = frozenset({"conj", "advcl", "ccomp", "parataxis"})
 # "also", "too", "still", "already" hold only of a positive ("could not still be challenged")
 _ODD_UNDER_NEGATION = frozenset({"also", "too", "instead", "still", "already"})
 # the reported or believed content of the root ("said (that) ...", "thinks ...")
@@ -189,6 +192,9 @@ def _negation(sent: Span, opened: str | None) -> tuple[TextEdit | None, str]:
         opened = quote_open_before(sent)
     if _frames_quotation(sent, text, _offset(sent, root), opened) or _labels_with_quotation(root):
         return None, "verb framing a quotation"
+    framing = frame_refusal(sent, root, text)
+    if framing:
+        return None, framing
     if _definite_existential(root, subjects):
         return None, "existential with a definite noun phrase"
     if unbalanced_quotation(text):
@@ -202,6 +208,8 @@ def _negation(sent: Span, opened: str | None) -> tuple[TextEdit | None, str]:
     edit = _edit(sent, root, auxiliaries, min(s.left_edge.i for s in subjects), subject_end)
     if edit is None:
         return None, "no clean edit"
+    if idiom_refusal(sent, edit):
+        return None, "idiom broken by not"
     if any(_inside_quotes(text, at, opened=mark) for at in (_offset(sent, root), edit.start) for mark in {opened, ""}):
         return None, "inside a quotation"  # under the quotation state read, or under none: a wrong state cannot let it through
     if not verb_agrees(sent, root, auxiliaries):
@@ -228,7 +236,7 @@ def _edit(sent: Span, root: Token, auxiliaries: list[Token], subject_start: int,
         return TextEdit(at, at, "", " not", "neg:copula")
     do_form = DO_FORMS.get(root.tag_)
     lemma = root.lemma_.lower()
-    if do_form is None or not lemma.isalpha() or not _known_verb(root, lemma) or _reduced_relative(root):
+    if do_form is None or not lemma.isalpha() or not _known_verb(root, lemma) or reduced_relative(root):
         return None
     if any(not t.is_punct for t in sent.doc[subject_end + 1 : root.i]):
         return None  # "strongly confirmed": "strongly did not confirm"
@@ -422,26 +430,3 @@ def _known_verb(root: Token, lemma: str) -> bool:
     the lexicon ("van" of "Antonius van den Broek" tagged as a verb is not)."""
     index = _lemma_index(root, "verb")
     return index is None or lemma in index
-
-
-def _reduced_relative(root: Token) -> bool:
-    """Whether a past-tense root is more likely a participle modifying its
-    subject ("His videos recorded as X while quarantined received..."): it
-    has no object, and a later finite verb hanging off it has no noun subject
-    of its own and no conjunction or punctuation before it."""
-    if root.tag_ != "VBD" or any(c.dep_ in ("dobj", "attr") for c in root.children):
-        return False
-    for verb in root.children:
-        if verb.i < root.i or verb.dep_ not in _CLAUSE_DEPS or verb.pos_ not in ("VERB", "AUX"):
-            continue
-        finite = verb.tag_ in FINITE_TAGS or any(c.dep_ in AUX_DEPS and c.tag_ in FINITE_TAGS for c in verb.children)
-        if not finite:
-            continue
-        subjects = [c for c in verb.children if c.dep_ in SUBJECT_DEPS]
-        if subjects and all(s.pos_ in ("NOUN", "PROPN", "PRON") for s in subjects):
-            continue
-        between = root.doc[root.i + 1 : verb.left_edge.i]
-        if not subjects and any(t.pos_ == "CCONJ" or t.text in (",", ";", ":") for t in between):
-            continue  # "He left the house and went home."
-        return True
-    return False
