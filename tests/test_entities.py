@@ -152,3 +152,44 @@ def test_a_year_inside_the_name_of_a_law_or_treaty_is_no_date_to_swap(history):
 def test_the_land_of_a_country_is_no_dependency(nlp):
     land = options_by_sentence(nlp, "Settlers crossed the territory of the United States in 1806. Spain sold wine to the United States in 1807.")
     assert "the United States" in land["Settlers crossed the territory of the United States in 1806."]  # the option spans "the"
+
+
+# a fifth, dated by its record: an old document names as countries places that were not states then
+OLD_LETTER = (
+    "Our affairs with France remain as they were, and the President of the United States has received the envoy "
+    "of Spain. Troops marched toward Canada in the spring of 1813. Merchants from France bought grain in Greece. The "
+    "United States bought wine from Spain in 1814. Traders in Canada sold furs to France in 1815. Sailors from Greece "
+    "reached Spain in 1816."
+)
+
+
+def test_an_old_document_swaps_only_countries_it_treats_as_states(nlp):
+    doc = nlp(OLD_LETTER)
+
+    def places(year):
+        entities = document_entity_texts(doc, year)
+        found = {}
+        for sent in doc.sents:
+            for option in entity_options(sent, entities):
+                if option.label != "DATE":
+                    found.setdefault(option.text, set()).update(option.replacements)
+        return found
+
+    then = places(1816)  # Canada and Greece are named, never as states: neither span nor replacement
+    assert {"France", "Spain"} <= then.keys() and not {"Canada", "Greece"} & then.keys()
+    assert not {"Canada", "Greece"} & set().union(*then.values())
+    assert "France" in then["Spain"] and "Spain" in then["France"]
+    undated = places(None)  # read as of now (as a recent document): all four are states
+    assert {"Canada", "Greece"} <= undated.keys() and places(2005) == undated
+
+
+def test_a_place_naming_an_act_or_agreement_is_no_option(nlp):
+    acts = options_by_sentence(
+        nlp,
+        "Traders in Berlin and Milan sold silk to Paris in 1805. The Berlin and Milan decrees closed the ports in 1807. "
+        "The Louisiana Purchase doubled the land in 1803. Farmers in Louisiana and Ohio grew corn in 1810. Paris "
+        "bought silk from Milan in 1808.",
+    )
+    assert not {"Berlin", "Milan"} & acts["The Berlin and Milan decrees closed the ports in 1807."].keys()
+    assert "Louisiana" not in acts["The Louisiana Purchase doubled the land in 1803."]
+    assert "Milan" in acts["Paris bought silk from Milan in 1808."]  # the city in prose still is one

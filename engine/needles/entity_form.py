@@ -93,3 +93,8 @@ def date_in_a_name(span: Span) -> bool:
         return noun.i < span.start and (named or noun.lemma_.lower() in NAMED_AFTER_A_YEAR)
     head = root.head
     return root.dep_ in ("compound", "amod", "nmod") and head.i >= span.end and head.text[:1].isupper() and head.pos_ == "PROPN"
+
+
+def name_words(text: str) -> set[str]:
+    """A name's words, lower-cased, without particles and "the": two names sharing one may share a referent."""
+    return {w.lower().strip(".'’") for w in text.split() if w not in NAME_PARTICLES and w.lower() != "the"}

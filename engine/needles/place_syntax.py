@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engine.needles.entity_form import NAMED_AFTER_A_PLACE
 from engine.needles.places import place_of
 
 if TYPE_CHECKING:
@@ -43,6 +44,20 @@ def described_by_nationality(span: Span) -> bool:
     noun = root.head.head
     modifiers = [c for c in noun.children if c.dep_ in ("amod", "compound", "nmod") and c.i < noun.i]
     return noun.pos_ == "NOUN" and any(c.ent_type_ == "NORP" or (c.text[:1].isupper() and c.i > span.sent.start) for c in modifiers)
+
+
+# nouns a place before them names an act, event or agreement by ("the Berlin decree", "the Missouri
+# Compromise", "the Ghent treaty"): the place is part of that name
+ACT_NOUNS = NAMED_AFTER_A_PLACE | frozenset("decree edict proclamation compromise purchase doctrine".split())
+
+
+def names_an_act(span: Span) -> bool:
+    """"the Berlin and Milan decrees", "the Louisiana Purchase": the place
+    (or the first of places listed together) modifies an `ACT_NOUNS` noun."""
+    root = span.root
+    while root.dep_ == "conj" and root.head.i < root.i:
+        root = root.head
+    return root.dep_ in ("compound", "nmod", "amod") and root.head.i > root.i and root.head.lemma_.lower() in ACT_NOUNS
 
 
 def is_country(text: str) -> bool:
