@@ -193,3 +193,13 @@ def test_a_place_naming_an_act_or_agreement_is_no_option(nlp):
     assert not {"Berlin", "Milan"} & acts["The Berlin and Milan decrees closed the ports in 1807."].keys()
     assert "Louisiana" not in acts["The Louisiana Purchase doubled the land in 1803."]
     assert "Milan" in acts["Paris bought silk from Milan in 1808."]  # the city in prose still is one
+
+
+def test_a_place_coordinated_with_colonies_is_not_called_one(nlp):
+    # "its colonies and the United States": two parties, not a list in apposition to "colonies"
+    trade = options_by_sentence(
+        nlp,
+        "Spain closed the trade between its colonies and the United States in 1816. France sold wine to the United "
+        "States in 1817. Portugal sold cork to France in 1818.",
+    )
+    assert "the United States" in trade["France sold wine to the United States in 1817."]

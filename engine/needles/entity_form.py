@@ -30,9 +30,12 @@ _MONTHS = frozenset(
 )
 # words a date-shaped DATE may hold beside numbers and month names
 _DATE_WORDS = frozenset(
-    "the early mid late century centuries s th st nd rd season spring summer autumn fall winter "
+    "the early mid late century centuries year s th st nd rd season spring summer autumn fall winter "
     "bc ad bce ce of".split()
 )
+_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+# a weekday alone or with these ("on Tuesday", "last Friday"): a day a report dates by, of shape "D"
+_WEEKDAY_SHAPES = frozenset({("D",), ("last", "D"), ("next", "D")})
 _SHAPE_PIECES = re.compile(r"\d+|[^\W\d_]+|\S")
 
 
@@ -40,7 +43,8 @@ def entity_shape(text: str, label: str) -> str:
     """What a replacement must share with the entity it replaces to read fluently.
 
     DATE: the token pattern with years as Y, other numbers as 9 and month
-    names as M ("15 May 1873" -> "9 M Y", "the 1970s" -> "the Y s"). Other
+    names as M, weekdays as D ("15 May 1873" -> "9 M Y", "the 1970s" ->
+    "the Y s", "last Friday" -> "last D"). Other
     labels: "" (their fit is decided by articles and position instead).
     """
     if label != "DATE":
@@ -51,14 +55,19 @@ def entity_shape(text: str, label: str) -> str:
             pieces.append("Y" if len(piece) == 4 else "9")
         elif piece in _MONTHS:
             pieces.append("M")
+        elif piece in _WEEKDAYS:
+            pieces.append("D")
         else:
             pieces.append(piece)
     return " ".join(pieces)
 
 
 def date_shaped(text: str) -> bool:
-    """A year, month, day, decade or century with only date words around it."""
+    """A year, month, day, decade or century with only date words around it,
+    or a weekday alone ("Tuesday", "last Friday"; never "Good Friday")."""
     shape = entity_shape(text, "DATE").split()
+    if "D" in shape:
+        return tuple(shape) in _WEEKDAY_SHAPES
     allowed = all(p in ("Y", "M", "9", "-", "–", ",", "'s", "'") or p in _DATE_WORDS for p in shape)
     anchored = "Y" in shape or "M" in shape or ("century" in shape and "9" in shape)
     return allowed and anchored

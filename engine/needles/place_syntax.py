@@ -107,8 +107,11 @@ def called_a_dependency(span: Span) -> bool:
             return True
         if token.dep_ not in ("conj", "appos") or token.head.i == token.i:
             break
-        token = token.head
-        if dependent(token):
+        step, token = token.dep_, token.head
+        # "our possessions, X and Z" (a list set beside the noun, however parsed); never
+        # "a trade between its colonies and the United States": a place coordinated with them
+        beside = token.i + 1 < len(token.doc) and token.doc[token.i + 1].text in (",", ":")
+        if dependent(token) and (step == "appos" or beside):
             return True
     head = token.head
     if token.dep_ in ("compound", "nmod", "amod") and dependent(head):

@@ -14,10 +14,12 @@ replacement only when the document itself treats it as a state
 
 - a party to what states have with one another: "the treaty with X",
   "relations between X and Y", "our affairs with X", "peace with X", "the
-  rupture between X and Y";
-- the holder of a state's organs, offices or policy: "the Government of X",
-  "the King of X", "our minister to X", "the Republic of X", "the policy of
-  X", "X's government", "the X Government";
+  rupture between X and Y", "claims upon X", "war against X", "negotiated
+  with X";
+- the holder of a state's organs, offices, policy or foreign relations:
+  "the Government of X", "the King of X", "our minister to X", "the
+  Republic of X", "the policy of X", "the relations of X", "the Navy of
+  X", "citizens of X", "X's government", "the X Government";
 - one of the powers: "X and other powers", "X and the other nations".
 
 A document with no date is read as of now: the rule never applies (news
@@ -39,13 +41,17 @@ if TYPE_CHECKING:
 # the Soviet Union and Yugoslavia dissolved in 1991: since then the list of
 # states ISO 3166 gives is, but for a few, the list of the document's time
 PRESENT_STATES_SINCE = 1992
-# what two states have between them ("our affairs with France", "peace with Mexico")
-PEER_NOUNS = STATE_PARTY_NOUNS | frozenset("affair peace rupture hostility dispute controversy amity friendship".split())
+# what two states have between them ("our affairs with France", "peace with Mexico", "claims upon Peru",
+# "war against Turkey", "negotiated with Great Britain"), and "the foreign relations of X"
+PEER_WORDS = STATE_PARTY_NOUNS | frozenset(
+    "relation affair peace rupture hostility dispute controversy amity friendship claim declaration negotiate".split()
+)
+PEER_PREPOSITIONS = frozenset("with between against upon".split())
 # a state's organs and offices ("the Government of X", "our minister to X", "the Emperor of X");
 # never a governor's or a consul's (colonies and provinces have those), nor "sovereignty" ("restore the sovereignty of Korea")
 STATE_NOUNS = frozenset(
     "government ministry minister ambassador envoy legation embassy king queen emperor empress sultan czar tsar "
-    "shah mikado republic empire kingdom monarchy sovereign president cabinet policy".split()
+    "shah mikado republic empire kingdom monarchy sovereign president cabinet policy relation navy army citizen subject".split()
 )
 # "France and other powers", "the United States and the other nations": a state among states
 POWERS = frozenset("power nation government state".split())
@@ -57,19 +63,19 @@ def treated_as_a_state(token: Token) -> bool:
     while root.dep_ == "conj" and root.head.i < root.i:  # "treaties with France and Spain"
         root = root.head
     head = root.head
-    if any(c.dep_ == "conj" and _noun(c) in POWERS and any(a.lower_ == "other" for a in c.children) for c in root.children):
+    if any(c.dep_ == "conj" and _word(c) in POWERS and any(a.lower_ == "other" for a in c.children) for c in root.children):
         return True
-    if root.dep_ == "pobj" and head.lower_ in ("with", "between"):
-        return _noun(head.head) in PEER_NOUNS
+    if root.dep_ == "pobj" and head.lower_ in PEER_PREPOSITIONS:
+        return _word(head.head) in PEER_WORDS
     if root.dep_ == "pobj" and head.lower_ in ("of", "to", "from"):
-        return _noun(head.head) in STATE_NOUNS
+        return _word(head.head) in STATE_NOUNS
     if root.dep_ in ("poss", "compound", "nmod") and head.i > root.i:  # "Mexico's government", "the X Government"
-        return _noun(head) in STATE_NOUNS
+        return _word(head) in STATE_NOUNS
     return False
 
 
-def _noun(token: Token) -> str:
-    return token.lemma_.lower() if token.pos_ in ("NOUN", "PROPN") else ""
+def _word(token: Token) -> str:
+    return token.lemma_.lower() if token.pos_ in ("NOUN", "PROPN", "VERB") else ""
 
 
 def _name_ending_at(token: Token) -> str:
