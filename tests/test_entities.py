@@ -203,3 +203,22 @@ def test_a_place_coordinated_with_colonies_is_not_called_one(nlp):
         "States in 1817. Portugal sold cork to France in 1818.",
     )
     assert "the United States" in trade["France sold wine to the United States in 1817."]
+
+
+def test_a_us_state_is_a_place_to_swap_only_from_its_admission(nlp):
+    # the `us` package's statehood years: Oregon was a territory until 1859, Ohio a state from 1803
+    doc = nlp(
+        "Miners in Oregon sold gold in Ohio. Farmers in Ohio sold corn in Kentucky. Traders in Kentucky bought furs in "
+        "Oregon."
+    )
+
+    def spans(year):
+        entities = document_entity_texts(doc, year)
+        found: dict[str, set[str]] = {}
+        for sent in doc.sents:
+            for option in entity_options(sent, entities):
+                found.setdefault(option.text, set()).update(option.replacements)
+        return found
+
+    assert "Oregon" not in spans(1850) and spans(1850)["Ohio"] == {"Kentucky"}
+    assert spans(1860) == spans(None) and spans(None)["Ohio"] == {"Kentucky", "Oregon"}

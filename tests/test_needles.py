@@ -127,6 +127,7 @@ def test_a_weekday_alone_is_a_date_to_swap_for_another_weekday(nlp):
     assert date_shaped("Tuesday") and date_shaped("last Friday") and entity_shape("Monday", "DATE") == entity_shape("Friday", "DATE")
     assert not date_shaped("Good Friday") and not date_shaped("Super Tuesday") and not date_shaped("Tuesday, March 3")
     assert entity_shape("last Friday", "DATE") != entity_shape("Friday", "DATE")
+    assert date_shaped("the 9th day of November, 1887") and date_shaped("the fiscal year 1885")
     assert date_shaped("the year 1816") and entity_shape("the year 1816", "DATE") == entity_shape("the year 1790", "DATE")
     _, per_sentence = options_by_sentence(
         nlp, "The council met on Monday and voted on the budget. The mayor signed the budget on Friday. Good Friday fell late."

@@ -71,7 +71,7 @@ from engine.needles.entity_form import NAME_PARTICLES, NAMED_AFTER_A_PLACE, date
 from engine.needles.place_syntax import article_alone, called_a_dependency, contained_places, described_by_nationality
 from engine.needles.place_syntax import is_country, names_an_act, of_polities, party_of_states
 from engine.needles.places import place_of, same_kind_places
-from engine.needles.states_then import countries_not_states_then
+from engine.needles.states_then import countries_not_states_then, states_not_yet_admitted
 
 if TYPE_CHECKING:  # spaCy objects come in as arguments
     from spacy.tokens import Doc, Span
@@ -353,7 +353,8 @@ def document_entity_texts(doc: Doc, year: int | None = None) -> DocumentEntities
     text every mention of which fits its label. On a document written in
     `year`, a country it never treats as a state then is neither (engine.needles.states_then)."""
     spans = [_without_article(ent) for ent in doc.ents]
-    not_states = countries_not_states_then(doc, [s for s in spans if s.label_ in PLACE_LABELS], year)
+    places = [s for s in spans if s.label_ in PLACE_LABELS]
+    not_states = countries_not_states_then(doc, places, year) | states_not_yet_admitted(places, year)
     disputed = disputed_texts(doc)
     full_names = {s.text for s in spans if s.label_ == "PERSON" and len(s) > 1}
     words = {

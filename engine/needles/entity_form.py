@@ -30,7 +30,7 @@ _MONTHS = frozenset(
 )
 # words a date-shaped DATE may hold beside numbers and month names
 _DATE_WORDS = frozenset(
-    "the early mid late century centuries year s th st nd rd season spring summer autumn fall winter "
+    "the early mid late century centuries year fiscal day s th st nd rd season spring summer autumn fall winter "
     "bc ad bce ce of".split()
 )
 _WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())

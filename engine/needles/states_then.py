@@ -22,6 +22,11 @@ replacement only when the document itself treats it as a state
   X", "citizens of X", "X's government", "the X Government";
 - one of the powers: "X and other powers", "X and the other nations".
 
+A US state is a span or a replacement only from the year it was admitted
+(the `us` package's statehood years, maintained with its state metadata):
+"no mint in California" in 1850 never becomes "in Oregon", a territory
+until 1859 (`states_not_yet_admitted`).
+
 A document with no date is read as of now: the rule never applies (news
 of 2017, the bundled Wikipedia sample). A document's date comes from its
 record (engine.corpus.reading: a "date" field, or a dated title).
@@ -29,8 +34,11 @@ record (engine.corpus.reading: a "date" field, or a dated title).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
+
+import us
 
 from engine.needles.place_syntax import STATE_PARTY_NOUNS, is_country
 from engine.needles.places import place_of
@@ -103,3 +111,24 @@ def countries_not_states_then(doc: Doc, places: Iterable[Span], year: int | None
             place = place_of(_name_ending_at(token))
             stated |= place.keys if place is not None else set()
     return frozenset(text for text, place in countries.items() if place is not None and not place.keys & stated)
+
+
+@functools.cache
+def _admitted() -> dict[str, int]:
+    """ISO 3166-2 key of each US state -> the year it was admitted (the thirteen: ratification)."""
+    return {f"S:US-{s.abbr}": s.statehood_year for s in us.states.STATES if s.statehood_year}
+
+
+def states_not_yet_admitted(places: Iterable[Span], year: int | None) -> frozenset[str]:
+    """The names of `places` that read as US states admitted after `year`
+    (then a territory, a foreign land or a kingdom: "Oregon" in 1850,
+    "Hawaii" in 1888); none on an undated document."""
+    if year is None:
+        return frozenset()
+    admitted = _admitted()
+    late = set()
+    for span in places:
+        place = place_of(span.text)
+        if place is not None and any(admitted.get(key, 0) > year for key in place.keys):
+            late.add(span.text)
+    return frozenset(late)
