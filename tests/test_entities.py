@@ -188,8 +188,10 @@ def test_a_place_naming_an_act_or_agreement_is_no_option(nlp):
         nlp,
         "Traders in Berlin and Milan sold silk to Paris in 1805. The Berlin and Milan decrees closed the ports in 1807. "
         "The Louisiana Purchase doubled the land in 1803. Farmers in Louisiana and Ohio grew corn in 1810. Paris "
-        "bought silk from Milan in 1808.",
+        "bought silk from Milan in 1808. The envoys met aboard the Italy steamer Vesta in 1809. Italy and France "
+        "traded in 1811.",
     )
+    assert "Italy" not in acts["The envoys met aboard the Italy steamer Vesta in 1809."]  # a ship's designation
     assert not {"Berlin", "Milan"} & acts["The Berlin and Milan decrees closed the ports in 1807."].keys()
     assert "Louisiana" not in acts["The Louisiana Purchase doubled the land in 1803."]
     assert "Milan" in acts["Paris bought silk from Milan in 1808."]  # the city in prose still is one

@@ -53,11 +53,18 @@ ACT_NOUNS = NAMED_AFTER_A_PLACE | frozenset("decree edict proclamation compromis
 
 def names_an_act(span: Span) -> bool:
     """"the Berlin and Milan decrees", "the Louisiana Purchase": the place
-    (or the first of places listed together) modifies an `ACT_NOUNS` noun."""
+    (or the first of places listed together) modifies an `ACT_NOUNS` noun,
+    or a noun that classes the name after it ("the United States steamer Alert")."""
     root = span.root
     while root.dep_ == "conj" and root.head.i < root.i:
         root = root.head
-    return root.dep_ in ("compound", "nmod", "amod") and root.head.i > root.i and root.head.lemma_.lower() in ACT_NOUNS
+    if root.dep_ not in ("compound", "nmod", "amod") or root.head.i < root.i:
+        return False
+    doc, after = span.doc, span.end
+    # "the United States steamer Alert": a common word set between the place and a name classes the name
+    named = after + 1 < len(doc) and doc[after].pos_ in ("NOUN", "ADJ") and doc[after].is_lower
+    named = named and doc[after + 1].pos_ == "PROPN" and doc[after + 1].ent_type_ != "DATE"
+    return root.head.lemma_.lower() in ACT_NOUNS or named
 
 
 def is_country(text: str) -> bool:
