@@ -58,13 +58,13 @@ def names_an_act(span: Span) -> bool:
     root = span.root
     while root.dep_ == "conj" and root.head.i < root.i:
         root = root.head
-    if root.dep_ not in ("compound", "nmod", "amod") or root.head.i < root.i:
-        return False
     doc, after = span.doc, span.end
-    # "the United States steamer Alert": a common word set between the place and a name classes the name
-    named = after + 1 < len(doc) and doc[after].pos_ in ("NOUN", "ADJ") and doc[after].is_lower
-    named = named and doc[after + 1].pos_ == "PROPN" and doc[after + 1].ent_type_ != "DATE"
-    return root.head.lemma_.lower() in ACT_NOUNS or named
+    # "the United States steamer Alert": a common word set between the place and a name classes the
+    # name (read from the words: the parse often makes the place an object and "steamer" a PROPN)
+    named = after + 1 < len(doc) and doc[after].pos_ in ("NOUN", "ADJ", "PROPN") and doc[after].is_lower
+    if named and doc[after + 1].pos_ == "PROPN" and doc[after + 1].ent_type_ != "DATE" and doc[after + 1].text[:1].isupper():
+        return True
+    return root.dep_ in ("compound", "nmod", "amod") and root.head.i > root.i and root.head.lemma_.lower() in ACT_NOUNS
 
 
 def is_country(text: str) -> bool:
