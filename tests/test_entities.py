@@ -141,10 +141,12 @@ def test_a_country_naming_a_currency_is_no_replacement(history):
     assert "Canada" not in history["The banks paid in Canada bonds, and Canada sold timber in 1810."]
 
 
-def test_a_year_inside_the_name_of_a_law_or_treaty_is_no_date_to_swap(history):
+def test_a_year_inside_the_name_of_a_law_or_treaty_is_no_date_to_swap(history, nlp):
     assert "1789" not in history["The Tariff Act of 1789 raised duties."]
     assert "1794" not in history["The Jay Treaty of 1794 settled debts with Britain."]
     assert "1783" not in history["The treaty of 1783 ended the war."]
+    cited = options_by_sentence(nlp, "The act of Congress approved March 3, 1869, cut the army. A law passed in 1882 and a law of May 4, 1880, followed.")
+    assert "March 3, 1869" not in cited["The act of Congress approved March 3, 1869, cut the army."]
     # a year in prose is still swapped, and a name's year is still a year to put there
     assert {"1789", "1802"} <= set(history["Britain sold cloth in 1811."]["1811"])
 

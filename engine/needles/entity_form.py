@@ -94,13 +94,16 @@ def shaped(text: str, label: str) -> bool:
 
 def date_in_a_name(span: Span) -> bool:
     """A year that is part of a law's, treaty's or other capitalised name:
-    "the Clean Water Act of 1972", "the treaty of 1783", "the 1972 Act"."""
+    "the Clean Water Act of 1972", "the treaty of 1783", "the 1972 Act",
+    or the date a statute is cited by ("the act approved March 3, 1869")."""
     root = span.root
     if root.dep_ == "pobj" and root.head.lower_ == "of":
         noun = root.head.head
         named = noun.text[:1].isupper() and noun.i > span.sent.start
         return noun.i < span.start and (named or noun.lemma_.lower() in NAMED_AFTER_A_YEAR)
     head = root.head
+    if head.lemma_ == "approve" and head.i < span.start and root.dep_ in ("npadvmod", "dobj", "nmod"):
+        return True  # "the act of Congress approved March 3, 1869": a statute cited by its date
     return root.dep_ in ("compound", "amod", "nmod") and head.i >= span.end and head.text[:1].isupper() and head.pos_ == "PROPN"
 
 
