@@ -102,6 +102,18 @@ def test_a_possessive_written_as_a_bare_apostrophe_takes_only_a_name_ending_in_s
     assert all("Japan" not in o.replacements for o in entity_options(last, entities) if o.label == "GPE")
 
 
+def test_a_possessive_s_never_takes_a_plural_form_name(nlp):
+    # "Peru's plan" never becomes "the Philippines's plan"; a name ending in s written bare still may ("Laos's")
+    doc = nlp(
+        "Ships from the Philippines reached Peru in 2015. Traders in Laos sold rice to Chile in 2015. "
+        "Officials said Chile's plan for the port would cost more."
+    )
+    entities = document_entity_texts(doc)
+    last = list(doc.sents)[-1]
+    replacements = {r for o in entity_options(last, entities) if o.label == "GPE" for r in o.replacements}
+    assert "Peru" in replacements and not {"Philippines", "the Philippines"} & replacements
+
+
 # a fourth, of an old document: places as the document relates them then, a currency and laws named with a year
 HISTORY = (
     "Maine, at present a part of Massachusetts, asked for a separate court in 1802. Farmers in Maine sold timber "

@@ -67,7 +67,7 @@ import msgspec
 
 from engine.needles.edits import EntityOption, sentence_bounds
 from engine.needles.edits import _inside_quotes as inside_quotes
-from engine.needles.entity_form import NAME_PARTICLES, NAMED_AFTER_A_PLACE, date_in_a_name, entity_shape, name_words, shaped
+from engine.needles.entity_form import NAME_PARTICLES, NAMED_AFTER_A_PLACE, date_in_a_name, entity_shape, name_words, possessive_misfit, shaped
 from engine.needles.place_syntax import article_alone, called_a_dependency, contained_places, described_by_nationality
 from engine.needles.place_syntax import is_country, names_an_act, of_polities, party_of_states
 from engine.needles.places import place_of, same_kind_places
@@ -451,10 +451,9 @@ def entity_options(sent: Span, entities: DocumentEntities) -> tuple[EntityOption
         written_with_the = span.start > 0 and span.doc[span.start - 1].lower_ == "the"
         article = "the" if slot == "mod" and written_with_the and entities.articles.get(span.text) == "the" else slot
         replacements, bare_ones = [], []
-        # "the US' fight": a possessive written as a bare apostrophe fits only a name ending in s
-        apostrophe = span.end < len(span.doc) and span.doc[span.end].text in ("'", "’")
+        after = span.doc[span.end].text if span.end < len(span.doc) else ""  # a possessive's form (`possessive_misfit`)
         for candidate in _pool(span, label, sent, entities):
-            if candidate == span.text or candidate in text or span.text in candidate or (apostrophe and not candidate.endswith("s")):
+            if candidate == span.text or candidate in text or span.text in candidate or possessive_misfit(after, candidate, entities.articles.get(candidate)):
                 continue
             if label == "DATE":
                 if entity_shape(candidate, label) != entity_shape(span.text, label):

@@ -110,3 +110,13 @@ def date_in_a_name(span: Span) -> bool:
 def name_words(text: str) -> set[str]:
     """A name's words, lower-cased, without particles and "the": two names sharing one may share a referent."""
     return {w.lower().strip(".'’") for w in text.split() if w not in NAME_PARTICLES and w.lower() != "the"}
+
+
+def possessive_misfit(after: str, candidate: str, article: str | None) -> bool:
+    """Whether `candidate` cannot take the possessive written after the name
+    it would replace: a bare apostrophe ("the US' fight") fits only a name
+    ending in s; "'s" ("China's aim") never a plural-form name the document
+    writes with "the" ("the United States", "the Philippines": "the United States's aim")."""
+    if after in ("'", "’"):
+        return not candidate.endswith("s")
+    return after in ("'s", "’s") and candidate.endswith("s") and article == "the"
