@@ -44,6 +44,7 @@ def parse(corpus: str, out: str) -> None:
 
     from engine.corpus.boilerplate import corpus_boilerplate, remove_pieces
     from engine.corpus.prepare import CorpusSettings
+    from engine.corpus.reading import record_year
     from draw_needle_sample import corpus_records, subsample
 
     if ":" in corpus or corpus == "wiki":  # the draw's sample: news:220:3127
@@ -61,10 +62,10 @@ def parse(corpus: str, out: str) -> None:
     for record in records:
         text = remove_pieces(clean_text(record["text"], record.get("title", "")), boilerplate)[0]
         if settings.min_sentences * settings.min_chars_per_sentence <= len(text) <= getattr(nlp, "max_length", 1_000_000):
-            texts.append((text, str(record["id"])))
+            texts.append((text, (str(record["id"]), record_year(corpus, record.get("date"), record.get("title", "")))))
     docs = DocBin(store_user_data=True)
-    for doc, doc_id in nlp.pipe(texts, as_tuples=True, batch_size=16):
-        doc.user_data["doc_id"] = doc_id
+    for doc, (doc_id, year) in nlp.pipe(texts, as_tuples=True, batch_size=16):
+        doc.user_data["doc_id"], doc.user_data["year"] = doc_id, year
         docs.add(doc)
     docs.to_disk(out)
 
@@ -88,7 +89,7 @@ def screen(path: str, min_chars: float | None, radius: int | None, show: int) ->
     kept_length = shown = 0
     for doc in load(path):
         doc_id = doc.user_data["doc_id"]
-        stored, reason = screen_document(doc_id, "", doc, settings)
+        stored, reason = screen_document(doc_id, "", doc, settings, year=doc.user_data.get("year"))
         if reason in LENGTH_DROPS:
             drops[reason] += 1
             continue
@@ -124,9 +125,9 @@ def why(path: str, min_chars: float | None) -> None:
     settings = CorpusSettings(**({} if min_chars is None else {"min_chars_per_sentence": min_chars}))
     reasons: Counter[str] = Counter()
     for doc in load(path):
-        if screen_document(doc.user_data["doc_id"], "", doc, settings)[1] != "no_ner":
+        if screen_document(doc.user_data["doc_id"], "", doc, settings, year=doc.user_data.get("year"))[1] != "no_ner":
             continue
-        entities, disputed = E.document_entity_texts(doc), E.disputed_texts(doc)
+        entities, disputed = E.document_entity_texts(doc, doc.user_data.get("year")), E.disputed_texts(doc)
         sentences = document_sentences(doc).spans
         print(f"## {doc.user_data['doc_id']}")
         for k in scan_order(len(sentences) // 2, len(sentences), settings.ner_scan_radius):

@@ -83,6 +83,7 @@ def test_a_txt_first_line_is_a_title_only_when_it_looks_like_one(tmp_path, bundl
         ("data.csv", "id,text\n1,x\n", "unknown corpus file type"),
         ("empty.json", "", "empty file"),
         ("blank.jsonl", "\n\n", "empty file"),
+        ("bad.json", '[{"id": "1", "text": "x", "date": "June 1812"}]', "record 0: field 'date' must be a year or an ISO date"),
     ],
 )
 def test_errors_name_the_file_and_record(tmp_path, name, content, message):
@@ -96,6 +97,21 @@ def test_errors_name_the_file_and_record(tmp_path, name, content, message):
             check_inputs([path])
     else:
         check_inputs([path])
+
+
+def test_a_document_is_dated_by_its_record_or_by_a_dated_title(tmp_path):
+    # the year it was written, for the ner rules on old documents (engine.needles.states_then)
+    records = [
+        {"id": "a", "title": "Annual Message, 1821 (James Monroe)", "text": "x"},
+        {"id": "b", "title": "Report (1901)", "text": "x"},
+        {"id": "c", "title": "The 1812 Overture", "text": "x"},  # a year the title is about, not its date
+        {"id": "d", "title": "Annual Message, 1821", "text": "x", "date": "1999-05-02"},  # the record's own date wins
+        {"id": "e", "title": "Notes", "text": "x", "date": 1877},
+        {"id": "f", "title": "Letters, 1820 and 1821", "text": "x"},  # two years: no date
+    ]
+    (tmp_path / "dated.json").write_text(json.dumps(records))
+    years = {doc.doc_id: doc.year for doc in read_documents([tmp_path / "dated.json"])}
+    assert years == {"a": 1821, "b": 1901, "c": None, "d": 1999, "e": 1877, "f": None}
 
 
 def test_input_check_reads_only_the_start(tmp_path):

@@ -102,6 +102,18 @@ def test_a_possessive_written_as_a_bare_apostrophe_takes_only_a_name_ending_in_s
     assert all("Japan" not in o.replacements for o in entity_options(last, entities) if o.label == "GPE")
 
 
+def test_a_possessive_s_never_takes_a_plural_form_name(nlp):
+    # "Peru's plan" never becomes "the Philippines's plan"; a name ending in s written bare still may ("Laos's")
+    doc = nlp(
+        "Ships from the Philippines reached Peru in 2015. Traders in Laos sold rice to Chile in 2015. "
+        "Officials said Chile's plan for the port would cost more."
+    )
+    entities = document_entity_texts(doc)
+    last = list(doc.sents)[-1]
+    replacements = {r for o in entity_options(last, entities) if o.label == "GPE" for r in o.replacements}
+    assert "Peru" in replacements and not {"Philippines", "the Philippines"} & replacements
+
+
 # a fourth, of an old document: places as the document relates them then, a currency and laws named with a year
 HISTORY = (
     "Maine, at present a part of Massachusetts, asked for a separate court in 1802. Farmers in Maine sold timber "
@@ -141,10 +153,12 @@ def test_a_country_naming_a_currency_is_no_replacement(history):
     assert "Canada" not in history["The banks paid in Canada bonds, and Canada sold timber in 1810."]
 
 
-def test_a_year_inside_the_name_of_a_law_or_treaty_is_no_date_to_swap(history):
+def test_a_year_inside_the_name_of_a_law_or_treaty_is_no_date_to_swap(history, nlp):
     assert "1789" not in history["The Tariff Act of 1789 raised duties."]
     assert "1794" not in history["The Jay Treaty of 1794 settled debts with Britain."]
     assert "1783" not in history["The treaty of 1783 ended the war."]
+    cited = options_by_sentence(nlp, "The act of Congress approved March 3, 1869, cut the army. A law passed in 1882 and a law of May 4, 1880, followed.")
+    assert "March 3, 1869" not in cited["The act of Congress approved March 3, 1869, cut the army."]
     # a year in prose is still swapped, and a name's year is still a year to put there
     assert {"1789", "1802"} <= set(history["Britain sold cloth in 1811."]["1811"])
 
@@ -152,3 +166,75 @@ def test_a_year_inside_the_name_of_a_law_or_treaty_is_no_date_to_swap(history):
 def test_the_land_of_a_country_is_no_dependency(nlp):
     land = options_by_sentence(nlp, "Settlers crossed the territory of the United States in 1806. Spain sold wine to the United States in 1807.")
     assert "the United States" in land["Settlers crossed the territory of the United States in 1806."]  # the option spans "the"
+
+
+# a fifth, dated by its record: an old document names as countries places that were not states then
+OLD_LETTER = (
+    "Our affairs with France remain as they were, and the President of the United States has received the envoy "
+    "of Spain. Troops marched toward Canada in the spring of 1813. Merchants from France bought grain in Greece. The "
+    "United States bought wine from Spain in 1814. Traders in Canada sold furs to France in 1815. Sailors from Greece "
+    "reached Spain in 1816."
+)
+
+
+def test_an_old_document_swaps_only_countries_it_treats_as_states(nlp):
+    doc = nlp(OLD_LETTER)
+
+    def places(year):
+        entities = document_entity_texts(doc, year)
+        found = {}
+        for sent in doc.sents:
+            for option in entity_options(sent, entities):
+                if option.label != "DATE":
+                    found.setdefault(option.text, set()).update(option.replacements)
+        return found
+
+    then = places(1816)  # Canada and Greece are named, never as states: neither span nor replacement
+    assert {"France", "Spain"} <= then.keys() and not {"Canada", "Greece"} & then.keys()
+    assert not {"Canada", "Greece"} & set().union(*then.values())
+    assert "France" in then["Spain"] and "Spain" in then["France"]
+    undated = places(None)  # read as of now (as a recent document): all four are states
+    assert {"Canada", "Greece"} <= undated.keys() and places(2005) == undated
+
+
+def test_a_place_naming_an_act_or_agreement_is_no_option(nlp):
+    acts = options_by_sentence(
+        nlp,
+        "Traders in Berlin and Milan sold silk to Paris in 1805. The Berlin and Milan decrees closed the ports in 1807. "
+        "The Louisiana Purchase doubled the land in 1803. Farmers in Louisiana and Ohio grew corn in 1810. Paris "
+        "bought silk from Milan in 1808. The envoys met aboard the Italy steamer Vesta in 1809. Italy and France "
+        "traded in 1811.",
+    )
+    assert "Italy" not in acts["The envoys met aboard the Italy steamer Vesta in 1809."]  # a ship's designation
+    assert not {"Berlin", "Milan"} & acts["The Berlin and Milan decrees closed the ports in 1807."].keys()
+    assert "Louisiana" not in acts["The Louisiana Purchase doubled the land in 1803."]
+    assert "Milan" in acts["Paris bought silk from Milan in 1808."]  # the city in prose still is one
+
+
+def test_a_place_coordinated_with_colonies_is_not_called_one(nlp):
+    # "its colonies and the United States": two parties, not a list in apposition to "colonies"
+    trade = options_by_sentence(
+        nlp,
+        "Spain closed the trade between its colonies and the United States in 1816. France sold wine to the United "
+        "States in 1817. Portugal sold cork to France in 1818.",
+    )
+    assert "the United States" in trade["France sold wine to the United States in 1817."]
+
+
+def test_a_us_state_is_a_place_to_swap_only_from_its_admission(nlp):
+    # the `us` package's statehood years: Oregon was a territory until 1859, Ohio a state from 1803
+    doc = nlp(
+        "Miners in Oregon sold gold in Ohio. Farmers in Ohio sold corn in Kentucky. Traders in Kentucky bought furs in "
+        "Oregon."
+    )
+
+    def spans(year):
+        entities = document_entity_texts(doc, year)
+        found: dict[str, set[str]] = {}
+        for sent in doc.sents:
+            for option in entity_options(sent, entities):
+                found.setdefault(option.text, set()).update(option.replacements)
+        return found
+
+    assert "Oregon" not in spans(1850) and spans(1850)["Ohio"] == {"Kentucky"}
+    assert spans(1860) == spans(None) and spans(None)["Ohio"] == {"Kentucky", "Oregon"}

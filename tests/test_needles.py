@@ -122,6 +122,19 @@ def test_date_swaps_are_date_shaped(nlp):
     assert entity_shape("September 1988", "DATE") != entity_shape("October 13, 1985", "DATE")
 
 
+def test_a_weekday_alone_is_a_date_to_swap_for_another_weekday(nlp):
+    # news dates by weekday ("signed on Friday"); a feast or a named day is no weekday to swap
+    assert date_shaped("Tuesday") and date_shaped("last Friday") and entity_shape("Monday", "DATE") == entity_shape("Friday", "DATE")
+    assert not date_shaped("Good Friday") and not date_shaped("Super Tuesday") and not date_shaped("Tuesday, March 3")
+    assert entity_shape("last Friday", "DATE") != entity_shape("Friday", "DATE")
+    assert date_shaped("the 9th day of November, 1887") and date_shaped("the fiscal year 1885")
+    assert date_shaped("the year 1816") and entity_shape("the year 1816", "DATE") == entity_shape("the year 1790", "DATE")
+    _, per_sentence = options_by_sentence(
+        nlp, "The council met on Monday and voted on the budget. The mayor signed the budget on Friday. Good Friday fell late."
+    )
+    assert [(o.text, o.replacements) for o in per_sentence[1]] == [("Friday", ("Monday",))]
+
+
 @pytest.mark.parametrize(
     ("text", "ok"),
     [

@@ -213,6 +213,7 @@ RULE_MODULES = (
     "engine.needles.entities",
     "engine.needles.entity_form",
     "engine.needles.places",
+    "engine.needles.states_then",
     "engine.needles.negation",
     "engine.needles.negation_frames",
     "engine.needles.conjunctions",
@@ -374,7 +375,7 @@ def prepare_corpus(
             summary.hole_sentences_dropped += sentences.holes
             for why, n in sentences.dropped.items():
                 summary.non_sentences_dropped[why] = summary.non_sentences_dropped.get(why, 0) + n
-            stored, reason = screen_document(raw.doc_id, raw.title, doc, settings, sentences)
+            stored, reason = screen_document(raw.doc_id, raw.title, doc, settings, sentences, year=raw.year)
             if reason in LENGTH_DROPS:
                 drops[reason] += 1
                 continue
@@ -399,10 +400,11 @@ def prepare_corpus(
 
 
 def screen_document(
-    doc_id: str, title: str, doc: Any, settings: CorpusSettings, sentences: Sentences | None = None
+    doc_id: str, title: str, doc: Any, settings: CorpusSettings, sentences: Sentences | None = None, *, year: int | None = None
 ) -> tuple[StoredDocument | None, str]:
     """Length filter and needle screening of one parsed document, on the
-    sentences it is stored as (`sentences`: document_sentences(doc)).
+    sentences it is stored as (`sentences`: document_sentences(doc)); `year`:
+    when it was written, if its record says (engine.needles.states_then).
 
     Returns (document, "") when kept, else (None, first failing reason).
     """
@@ -427,7 +429,7 @@ def screen_document(
     con = find_needle_sentence(candidates, middle, settings.scan_radius, _unless_refused(swap_conjunction), room=room)
     if con is None:
         return None, "no_con"
-    entity_texts = document_entity_texts(doc)
+    entity_texts = document_entity_texts(doc, year)
     ner = find_needle_sentence(
         candidates, middle, settings.ner_scan_radius, _unless_refused(lambda s: entity_options(s, entity_texts)), room=room
     )

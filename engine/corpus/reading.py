@@ -2,6 +2,7 @@
 
 Readers accept, per input path (a file or a folder of files):
 - JSON arrays of {id, title, text} objects (the Plain Text Wikipedia shape),
+  with an optional "date" (a year or an ISO date: when the text was written),
 - JSON Lines with the same fields (.jsonl / .ndjson, or a .json file whose
   first character is "{"),
 - WikiExtractor files of `<doc id=... url=... title=...>` records,
@@ -31,6 +32,7 @@ class RawDocument(msgspec.Struct, frozen=True, kw_only=True):
     title: str
     text: str
     source: str  # "file" or "file:record" for error messages
+    year: int | None = None  # when it was written: the record's "date", else a dated title's (`title_year`)
 
 
 # ---------------------------------------------------------------------------
@@ -117,7 +119,31 @@ def _record(path: Path, where: str, obj: object) -> RawDocument:
     title = obj.get("title", "")
     if not isinstance(title, str):
         raise ConfigError(f"{source}: field 'title' must be a string, got {type(title).__name__}")
-    return RawDocument(doc_id=str(doc_id), title=title, text=text, source=source)
+    return RawDocument(doc_id=str(doc_id), title=title, text=text, source=source, year=record_year(source, obj.get("date"), title))
+
+
+# a title that dates its text: "State of the Union Address, 1790 (George Washington)", "Report (1901)"
+_DATED_TITLE = re.compile(r"(?:,\s*|\()(\d{4})(?:\)|\s*\(|\s*$)")
+_ISO_YEAR = re.compile(r"^\s*(\d{4})(?:-\d{2}(?:-\d{2})?(?:[T ].*)?)?\s*$")
+
+
+def title_year(title: str) -> int | None:
+    """The year a title dates its text with (", 1790" or "(1790)" after the
+    name; never a year the title is about: "1812 Overture", "Brexit in 2017" have none)."""
+    found = {int(m.group(1)) for m in _DATED_TITLE.finditer(title)}
+    return found.pop() if len(found) == 1 else None
+
+
+def record_year(source: str, date: object, title: str) -> int | None:
+    """The year a record was written: its "date" (a year or an ISO date), else its title's (`title_year`)."""
+    if date is None:
+        return title_year(title)
+    match = _ISO_YEAR.match(date) if isinstance(date, str) else None
+    if isinstance(date, int) and not isinstance(date, bool):
+        return date
+    if match is None:
+        raise ConfigError(f"{source}: field 'date' must be a year or an ISO date (1812, \"1812-06-01\"), got {date!r}")
+    return int(match.group(1))
 
 
 def _read_json_array(path: Path, text: str) -> Iterator[RawDocument]:

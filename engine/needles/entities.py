@@ -67,10 +67,11 @@ import msgspec
 
 from engine.needles.edits import EntityOption, sentence_bounds
 from engine.needles.edits import _inside_quotes as inside_quotes
-from engine.needles.entity_form import NAME_PARTICLES, NAMED_AFTER_A_PLACE, date_in_a_name, entity_shape, shaped
+from engine.needles.entity_form import NAME_PARTICLES, NAMED_AFTER_A_PLACE, date_in_a_name, entity_shape, name_words, possessive_misfit, shaped
 from engine.needles.place_syntax import article_alone, called_a_dependency, contained_places, described_by_nationality
-from engine.needles.place_syntax import is_country, of_polities, party_of_states
+from engine.needles.place_syntax import is_country, names_an_act, of_polities, party_of_states
 from engine.needles.places import place_of, same_kind_places
+from engine.needles.states_then import countries_not_states_then, states_not_yet_admitted
 
 if TYPE_CHECKING:  # spaCy objects come in as arguments
     from spacy.tokens import Doc, Span
@@ -237,8 +238,8 @@ def _fits_label(span: Span, label: str) -> bool:
             return False
         if len(span) > 2 and span[0].lower_ in TITLE_WORDS and span[1].lower_ == "of":
             return False  # a title ("Earl of Westmorland")
-    if label in PLACE_LABELS and _slot(span) == "mod" and span.root.head.lower_ in INSTRUMENT_NOUNS:
-        return False  # "United States notes": a currency's name
+    if label in PLACE_LABELS and (_slot(span) == "mod" and span.root.head.lower_ in INSTRUMENT_NOUNS or names_an_act(span)):
+        return False  # "United States notes": a currency's name; "the Berlin and Milan decrees": acts' names
     if label == "GPE" and span[-1].lower_ in WATER_AND_LAND_FEATURES:
         return False  # "New York Harbor", "Salt Creek": a natural feature, not a polity
     return True
@@ -288,7 +289,7 @@ def _link(aliases: dict[str, set[str]], group: list[Span]) -> None:
     for span in group:
         for other in group:
             if other.text != span.text:
-                aliases.setdefault(span.text, set()).update(_words(other.text))
+                aliases.setdefault(span.text, set()).update(name_words(other.text))
 
 
 def _not_a_person(text: str, one_word: bool, full_names: set[str], words: dict[str, set[str]]) -> bool:
@@ -342,15 +343,18 @@ def disputed_starts(doc: Doc) -> frozenset[int]:
     return frozenset(start for start, *_ in _disagreements(doc)[0])
 
 
-def document_entity_texts(doc: Doc) -> DocumentEntities:
+def document_entity_texts(doc: Doc, year: int | None = None) -> DocumentEntities:
     """Each entity text's document label, and the texts usable as replacements.
 
     A span's text needs MIN_SUPPORT votes for its label (a name the document
     mentions once is too often a mis-tagged club, band, title or work), a
     one-word name too for being a replacement; a label any mention
     contradicts (`_contradicted_by_syntax`) is dropped; a replacement is a
-    text every mention of which fits its label."""
+    text every mention of which fits its label. On a document written in
+    `year`, a country it never treats as a state then is neither (engine.needles.states_then)."""
     spans = [_without_article(ent) for ent in doc.ents]
+    places = [s for s in spans if s.label_ in PLACE_LABELS]
+    not_states = countries_not_states_then(doc, places, year) | states_not_yet_admitted(places, year)
     disputed = disputed_texts(doc)
     full_names = {s.text for s in spans if s.label_ == "PERSON" and len(s) > 1}
     words = {
@@ -380,7 +384,7 @@ def document_entity_texts(doc: Doc) -> DocumentEntities:
     uses: dict[str, Counter[str]] = {}
     for span in spans:
         label = labels.get(span.text)
-        if label is None or span.text.endswith(("'s", "’s")) or not _fits_label(span, label):
+        if label is None or span.text in not_states or span.text.endswith(("'s", "’s")) or not _fits_label(span, label):
             misfits.add(span.text)
             continue
         names.setdefault(label, set()).add(span.text)
@@ -389,7 +393,7 @@ def document_entity_texts(doc: Doc) -> DocumentEntities:
             uses.setdefault(span.text, Counter())[slot] += 1
     articles = {text: counts.most_common(1)[0][0] for text, counts in uses.items()}
     return DocumentEntities(
-        labels={t: k for t, k in labels.items() if k == "DATE" or support[t] >= _support_needed(t, k)},
+        labels={t: k for t, k in labels.items() if t not in not_states and (k == "DATE" or support[t] >= _support_needed(t, k))},
         names={k: tuple(sorted(v - misfits)) for k, v in names.items()},
         articles=articles,
         aliases={k: tuple(sorted(v)) for k, v in _aliases(doc).items()},
@@ -400,10 +404,6 @@ def document_entity_texts(doc: Doc) -> DocumentEntities:
 
 # ---------------------------------------------------------------------------
 # Options of one sentence
-
-
-def _words(text: str) -> set[str]:
-    return {w.lower().strip(".'’") for w in text.split() if w not in NAME_PARTICLES and w.lower() != "the"}
 
 
 def _pool(span: Span, label: str, sent: Span, entities: DocumentEntities) -> list[str] | tuple[str, ...]:
@@ -432,7 +432,7 @@ def entity_options(sent: Span, entities: DocumentEntities) -> tuple[EntityOption
     text = sent.text.strip()
     # every capitalised word of the sentence: a replacement sharing one names
     # a referent the sentence already holds ("Leskovac was signed to play Rachel Leskovac")
-    sentence_words = _words(" ".join(t.text for t in sent if t.text[:1].isupper() and t.i > sent.start))
+    sentence_words = name_words(" ".join(t.text for t in sent if t.text[:1].isupper() and t.i > sent.start))
     for ent in sent.ents:
         span = _without_article(ent)
         label = entities.labels.get(span.text)
@@ -451,18 +451,17 @@ def entity_options(sent: Span, entities: DocumentEntities) -> tuple[EntityOption
         written_with_the = span.start > 0 and span.doc[span.start - 1].lower_ == "the"
         article = "the" if slot == "mod" and written_with_the and entities.articles.get(span.text) == "the" else slot
         replacements, bare_ones = [], []
-        # "the US' fight": a possessive written as a bare apostrophe fits only a name ending in s
-        apostrophe = span.end < len(span.doc) and span.doc[span.end].text in ("'", "’")
+        after = span.doc[span.end].text if span.end < len(span.doc) else ""  # a possessive's form (`possessive_misfit`)
         for candidate in _pool(span, label, sent, entities):
-            if candidate == span.text or candidate in text or span.text in candidate or (apostrophe and not candidate.endswith("s")):
+            if candidate == span.text or candidate in text or span.text in candidate or possessive_misfit(after, candidate, entities.articles.get(candidate)):
                 continue
             if label == "DATE":
                 if entity_shape(candidate, label) != entity_shape(span.text, label):
                     continue
             else:
-                if _words(candidate) & (sentence_words | _words(span.text) | set(entities.aliases.get(span.text, ()))):
+                if name_words(candidate) & (sentence_words | name_words(span.text) | set(entities.aliases.get(span.text, ()))):
                     continue  # same referent ("Galt" / "John Galt") or a name the sentence already holds
-                if _words(span.text) & set(entities.aliases.get(candidate, ())):
+                if name_words(span.text) & set(entities.aliases.get(candidate, ())):
                     continue  # the span is another name of the candidate
                 use = entities.articles.get(candidate)
                 if article != "mod" and use != article:

@@ -30,9 +30,12 @@ _MONTHS = frozenset(
 )
 # words a date-shaped DATE may hold beside numbers and month names
 _DATE_WORDS = frozenset(
-    "the early mid late century centuries s th st nd rd season spring summer autumn fall winter "
+    "the early mid late century centuries year fiscal day s th st nd rd season spring summer autumn fall winter "
     "bc ad bce ce of".split()
 )
+_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+# a weekday alone or with these ("on Tuesday", "last Friday"): a day a report dates by, of shape "D"
+_WEEKDAY_SHAPES = frozenset({("D",), ("last", "D"), ("next", "D")})
 _SHAPE_PIECES = re.compile(r"\d+|[^\W\d_]+|\S")
 
 
@@ -40,7 +43,8 @@ def entity_shape(text: str, label: str) -> str:
     """What a replacement must share with the entity it replaces to read fluently.
 
     DATE: the token pattern with years as Y, other numbers as 9 and month
-    names as M ("15 May 1873" -> "9 M Y", "the 1970s" -> "the Y s"). Other
+    names as M, weekdays as D ("15 May 1873" -> "9 M Y", "the 1970s" ->
+    "the Y s", "last Friday" -> "last D"). Other
     labels: "" (their fit is decided by articles and position instead).
     """
     if label != "DATE":
@@ -51,14 +55,19 @@ def entity_shape(text: str, label: str) -> str:
             pieces.append("Y" if len(piece) == 4 else "9")
         elif piece in _MONTHS:
             pieces.append("M")
+        elif piece in _WEEKDAYS:
+            pieces.append("D")
         else:
             pieces.append(piece)
     return " ".join(pieces)
 
 
 def date_shaped(text: str) -> bool:
-    """A year, month, day, decade or century with only date words around it."""
+    """A year, month, day, decade or century with only date words around it,
+    or a weekday alone ("Tuesday", "last Friday"; never "Good Friday")."""
     shape = entity_shape(text, "DATE").split()
+    if "D" in shape:
+        return tuple(shape) in _WEEKDAY_SHAPES
     allowed = all(p in ("Y", "M", "9", "-", "–", ",", "'s", "'") or p in _DATE_WORDS for p in shape)
     anchored = "Y" in shape or "M" in shape or ("century" in shape and "9" in shape)
     return allowed and anchored
@@ -85,11 +94,29 @@ def shaped(text: str, label: str) -> bool:
 
 def date_in_a_name(span: Span) -> bool:
     """A year that is part of a law's, treaty's or other capitalised name:
-    "the Clean Water Act of 1972", "the treaty of 1783", "the 1972 Act"."""
+    "the Clean Water Act of 1972", "the treaty of 1783", "the 1972 Act",
+    or the date a statute is cited by ("the act approved March 3, 1869")."""
     root = span.root
     if root.dep_ == "pobj" and root.head.lower_ == "of":
         noun = root.head.head
         named = noun.text[:1].isupper() and noun.i > span.sent.start
         return noun.i < span.start and (named or noun.lemma_.lower() in NAMED_AFTER_A_YEAR)
     head = root.head
+    if head.lemma_ == "approve" and head.i < span.start and root.dep_ in ("npadvmod", "dobj", "nmod"):
+        return True  # "the act of Congress approved March 3, 1869": a statute cited by its date
     return root.dep_ in ("compound", "amod", "nmod") and head.i >= span.end and head.text[:1].isupper() and head.pos_ == "PROPN"
+
+
+def name_words(text: str) -> set[str]:
+    """A name's words, lower-cased, without particles and "the": two names sharing one may share a referent."""
+    return {w.lower().strip(".'’") for w in text.split() if w not in NAME_PARTICLES and w.lower() != "the"}
+
+
+def possessive_misfit(after: str, candidate: str, article: str | None) -> bool:
+    """Whether `candidate` cannot take the possessive written after the name
+    it would replace: a bare apostrophe ("the US' fight") fits only a name
+    ending in s; "'s" ("China's aim") never a plural-form name the document
+    writes with "the" ("the United States", "the Philippines": "the United States's aim")."""
+    if after in ("'", "’"):
+        return not candidate.endswith("s")
+    return after in ("'s", "’s") and candidate.endswith("s") and article == "the"

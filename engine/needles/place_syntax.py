@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engine.needles.entity_form import NAMED_AFTER_A_PLACE
 from engine.needles.places import place_of
 
 if TYPE_CHECKING:
@@ -43,6 +44,27 @@ def described_by_nationality(span: Span) -> bool:
     noun = root.head.head
     modifiers = [c for c in noun.children if c.dep_ in ("amod", "compound", "nmod") and c.i < noun.i]
     return noun.pos_ == "NOUN" and any(c.ent_type_ == "NORP" or (c.text[:1].isupper() and c.i > span.sent.start) for c in modifiers)
+
+
+# nouns a place before them names an act, event or agreement by ("the Berlin decree", "the Missouri
+# Compromise", "the Ghent treaty"): the place is part of that name
+ACT_NOUNS = NAMED_AFTER_A_PLACE | frozenset("decree edict proclamation compromise purchase doctrine".split())
+
+
+def names_an_act(span: Span) -> bool:
+    """"the Berlin and Milan decrees", "the Louisiana Purchase": the place
+    (or the first of places listed together) modifies an `ACT_NOUNS` noun,
+    or a noun that classes the name after it ("the United States steamer Alert")."""
+    root = span.root
+    while root.dep_ == "conj" and root.head.i < root.i:
+        root = root.head
+    doc, after = span.doc, span.end
+    # "the United States steamer Alert": a common word set between the place and a name classes the
+    # name (read from the words: the parse often makes the place an object and "steamer" a PROPN)
+    named = after + 1 < len(doc) and doc[after].pos_ in ("NOUN", "ADJ", "PROPN") and doc[after].is_lower
+    if named and doc[after + 1].pos_ == "PROPN" and doc[after + 1].ent_type_ != "DATE" and doc[after + 1].text[:1].isupper():
+        return True
+    return root.dep_ in ("compound", "nmod", "amod") and root.head.i > root.i and root.head.lemma_.lower() in ACT_NOUNS
 
 
 def is_country(text: str) -> bool:
@@ -92,8 +114,11 @@ def called_a_dependency(span: Span) -> bool:
             return True
         if token.dep_ not in ("conj", "appos") or token.head.i == token.i:
             break
-        token = token.head
-        if dependent(token):
+        step, token = token.dep_, token.head
+        # "our possessions, X and Z" (a list set beside the noun, however parsed); never
+        # "a trade between its colonies and the United States": a place coordinated with them
+        beside = token.i + 1 < len(token.doc) and token.doc[token.i + 1].text in (",", ":")
+        if dependent(token) and (step == "appos" or beside):
             return True
     head = token.head
     if token.dep_ in ("compound", "nmod", "amod") and dependent(head):
