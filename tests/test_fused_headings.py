@@ -38,6 +38,12 @@ def stored(nlp, text: str) -> tuple[str, ...]:
         ("IT HAPPENED BEFORE", "This delay has a recent precedent."),
         # a verbless subheading before a sentence opening with a conjunction and an acronym
         ("Legal and ethical questions", "For CNA to report the story, it will need the council's consent."),
+        # an all-capitals section heading of a speech, before "I", a name, after a list numeral,
+        # and made of Roman letters ("CIVIL" is not a list numeral)
+        ("HARBOUR DUES AND TOLLS", "I shall now turn to the dues the board collects."),
+        ("THE WESTERN PIERS", "Cork Harbour Lines has rebuilt two of them this year."),
+        ("II. PUBLIC WORKS", "Dredging of the channel was finished in May."),
+        ("CIVIL WORKS", "In May the board rebuilt the old quay."),
     ],
 )
 def test_a_fused_heading_is_split_off_and_dropped(nlp, heading, sentence):
@@ -63,6 +69,7 @@ def test_a_fused_heading_is_split_off_and_dropped(nlp, heading, sentence):
         # words come back, but the "title" opens with a preposition and ends in a count
         "At the Cork election in May 1836, 94 Liberals and 34 Tories were elected, and most Cork seats went to Liberals.",
         "At least 1.7 million Cork families eat fish, and 1.35 million Cork children do.",  # numbers restate nothing
+        "ESB CEO Mary Byrne said the quay was safe.",  # acronyms before a name: no all-capitals heading
     ],
 )
 def test_a_sentence_that_only_looks_fused_is_kept_whole(nlp, sentence):

@@ -29,11 +29,20 @@ abstains otherwise:
   several such words, the one whose title comes back best. A name there
   must come from the title ("Ferry firm cuts sailings Ferry firm will ..."),
   else it is more likely an apposition ("the news agency KCNA said").
+- `caps_heading_starts(doc)`: an all-capitals section heading at a sentence
+  start, after a list numeral or none ("II. PUBLIC WORKS The board ...",
+  "HARBOUR REVENUE I shall now turn ..."): two or more all-capitals words,
+  one of five letters or more, then a capitalised word that is not all
+  capitals (or "I" before a lowercase word). A sentence starts at that
+  word, so the sentence under the heading is kept and the heading, without
+  a sentence end, is dropped; an acronym and a name ("UUP MP Danny Byrne
+  said") has no word of five capitals and is left whole.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 from typing import TYPE_CHECKING
 
@@ -288,4 +297,47 @@ def restated_heading_starts(doc: Doc) -> list[int]:
                 starts.append(found)
         # after a sentence end, not a colon ("... around the world: Women's day strikes, or what is called A Day ...")
         at_start = (_ends_sentence(token) and token.text != ":") or (at_start and token.is_space)
+    return starts
+
+
+_CAPS_JOINERS = frozenset({"-", "&", "'", "\u2019", "'S", "\u2019S"})
+_LIST_NUMERAL = re.compile(r"^(?:[IVXLC]+|\d{1,2})$")
+MIN_CAPS_WORD = 5
+
+
+def _caps_heading_end(doc: Doc, start: int) -> int | None:
+    """The token after an all-capitals heading that opens at token `start`, or None."""
+    k = start
+    if k + 1 < len(doc) and _LIST_NUMERAL.match(doc[k].text.removesuffix(".")):
+        if doc[k].text.endswith("."):
+            k += 1  # "II." (not "CIVIL": a word of Roman letters)
+        elif doc[k + 1].text == ".":
+            k += 2  # "2" "."
+    words = longest = 0
+    while k < len(doc) and k - start <= MAX_HEADING_TOKENS and not new_line(doc[k]):
+        token = doc[k]
+        if token.text == "I" and k + 1 < len(doc) and doc[k + 1].is_lower:
+            break  # "HARBOUR REVENUE I shall ..."
+        if token.is_alpha and token.is_upper:
+            words += 1
+            longest = max(longest, len(token.text))
+        elif token.text not in _CAPS_JOINERS:
+            break
+        k += 1
+    if k >= len(doc) or words < 2 or longest < MIN_CAPS_WORD or not doc[k - 1].whitespace_:
+        return None
+    token = doc[k]
+    return k if token.text == "I" or (token.is_title and token.is_alpha) else None
+
+
+def caps_heading_starts(doc: Doc) -> list[int]:
+    """The tokens where a sentence starts after an all-capitals heading (module docstring)."""
+    starts: list[int] = []
+    at_start = True
+    for token in doc:
+        if at_start and not token.is_space:
+            found = _caps_heading_end(doc, token.i)
+            if found is not None:
+                starts.append(found)
+        at_start = _ends_sentence(token) or (at_start and token.is_space)
     return starts

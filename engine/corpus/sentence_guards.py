@@ -25,8 +25,10 @@ the text shows what the model misses:
   engine.corpus.fused_headings says where, from the tagger's output (the
   tagger runs before the parser), and abstains when the words before do not
   read as a heading ("... to join me in offering to Him fervent thanks").
-  The heading is then a "sentence" of its own, without a sentence end, and
-  engine.corpus.sentence_gate drops it.
+  So does one after an all-capitals section heading ("PUBLIC WORKS The
+  board ...", fused_headings.caps_heading_starts), which would otherwise
+  be dropped with the sentence under it. The heading is then a "sentence"
+  of its own, without a sentence end, and engine.corpus.sentence_gate drops it.
 """
 
 from __future__ import annotations
@@ -35,7 +37,13 @@ from spacy.language import Language
 from spacy.tokens import Doc, Token
 
 from engine.corpus.cleaning import ABBREVIATIONS, TITLES
-from engine.corpus.fused_headings import fused_heading, new_line, opens_sentences, restated_heading_starts
+from engine.corpus.fused_headings import (
+    caps_heading_starts,
+    fused_heading,
+    new_line,
+    opens_sentences,
+    restated_heading_starts,
+)
 
 PARSER_GUARDS = "needlejudge_sentence_guards"
 
@@ -100,7 +108,7 @@ def _spaced_ellipsis_end(token: Token) -> bool:
 def sentence_guards(doc: Doc) -> Doc:
     """Set the sentence starts the parser must respect (module docstring)."""
     _bracket_guards(doc)
-    for i in restated_heading_starts(doc):
+    for i in restated_heading_starts(doc) + caps_heading_starts(doc):
         if doc[i].is_sent_start is None:
             doc[i].is_sent_start = True
     for token in doc[:-1]:
