@@ -44,6 +44,7 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -286,18 +287,23 @@ def _title_ends_before(doc: Doc, i: int, heading: set[str]) -> bool:
     return not name or content_stem(token) in heading
 
 
-def restated_heading_starts(doc: Doc) -> list[int]:
-    """The tokens where a sentence starts after a title that it restates (module docstring)."""
+def _found_at_sentence_starts(doc: Doc, find: Callable[[Doc, int], int | None], after_colon: bool) -> list[int]:
+    """What `find(doc, start)` returns, not None, at each token that starts a stretch after a sentence end."""
     starts: list[int] = []
     at_start = True
     for token in doc:
         if at_start and not token.is_space:
-            found = _restated_start(doc, token.i)
+            found = find(doc, token.i)
             if found is not None:
                 starts.append(found)
-        # after a sentence end, not a colon ("... around the world: Women's day strikes, or what is called A Day ...")
-        at_start = (_ends_sentence(token) and token.text != ":") or (at_start and token.is_space)
+        at_start = (_ends_sentence(token) and (after_colon or token.text != ":")) or (at_start and token.is_space)
     return starts
+
+
+def restated_heading_starts(doc: Doc) -> list[int]:
+    """The tokens where a sentence starts after a title that it restates (module docstring)."""
+    # after a sentence end, not a colon ("... around the world: Women's day strikes, or what is called A Day ...")
+    return _found_at_sentence_starts(doc, _restated_start, after_colon=False)
 
 
 _CAPS_JOINERS = frozenset({"-", "&", "'", "\u2019", "'S", "\u2019S"})
@@ -332,12 +338,4 @@ def _caps_heading_end(doc: Doc, start: int) -> int | None:
 
 def caps_heading_starts(doc: Doc) -> list[int]:
     """The tokens where a sentence starts after an all-capitals heading (module docstring)."""
-    starts: list[int] = []
-    at_start = True
-    for token in doc:
-        if at_start and not token.is_space:
-            found = _caps_heading_end(doc, token.i)
-            if found is not None:
-                starts.append(found)
-        at_start = _ends_sentence(token) or (at_start and token.is_space)
-    return starts
+    return _found_at_sentence_starts(doc, _caps_heading_end, after_colon=True)
