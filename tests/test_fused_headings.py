@@ -86,3 +86,23 @@ def test_a_sentence_printed_twice_in_a_document_is_stored_once(nlp):
     quote = "The harbour has never been busier than it is this spring."
     text = f"{quote} Ferries now sail every hour. {quote} The council will add a berth in May."
     assert stored(nlp, text) == (BEFORE, quote, "Ferries now sail every hour.", "The council will add a berth in May.")
+
+
+def test_a_pull_quote_printed_bare_beside_its_quotation_is_dropped(nlp):
+    # the display copy, without marks or attribution, of words quoted in the text
+    quote = "We will not close the harbour to ferries while I chair this board."
+    said = f'"{quote[:-1]}," the chairwoman told the council on Monday.'
+    text = f"{quote} Ferries now sail every hour. {said}"
+    assert stored(nlp, text) == (BEFORE, "Ferries now sail every hour.", said)
+    # a short sentence inside a longer one is prose, not display text
+    short = "Ferries sail every hour."
+    assert stored(nlp, f"{short} In May {short[0].lower()}{short[1:-1]} from Cork.") == (
+        BEFORE, short, f"In May {short[0].lower()}{short[1:-1]} from Cork."
+    )  # fmt: skip
+
+
+def test_a_sentence_copied_into_a_dropped_row_is_kept(nlp):
+    # the copy inside a share row (web residue, dropped) does not make the article's sentence a pull quote
+    sentence = "The harbour board will add a second berth for ferries in May."
+    text = f"Share: {sentence[:-1]} www.corkharbour.ie/berth today. Ferries now sail every hour. {sentence}"
+    assert stored(nlp, text)[-2:] == ("Ferries now sail every hour.", sentence)
