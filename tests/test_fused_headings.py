@@ -44,6 +44,8 @@ def stored(nlp, text: str) -> tuple[str, ...]:
         ("THE WESTERN PIERS", "Cork Harbour Lines has rebuilt two of them this year."),
         ("II. PUBLIC WORKS", "Dredging of the channel was finished in May."),
         ("CIVIL WORKS", "In May the board rebuilt the old quay."),
+        # a name set as a heading over the entry that opens with it (a gallery of people)
+        ("Ann Walsh", "Ann Walsh, the harbour master, has run the port since 2009."),
     ],
 )
 def test_a_fused_heading_is_split_off_and_dropped(nlp, heading, sentence):
@@ -70,6 +72,7 @@ def test_a_fused_heading_is_split_off_and_dropped(nlp, heading, sentence):
         "At the Cork election in May 1836, 94 Liberals and 34 Tories were elected, and most Cork seats went to Liberals.",
         "At least 1.7 million Cork families eat fish, and 1.35 million Cork children do.",  # numbers restate nothing
         "ESB CEO Mary Byrne said the quay was safe.",  # acronyms before a name: no all-capitals heading
+        "Bora Bora lies north-west of Tahiti.",  # a one-word name repeated is a name
     ],
 )
 def test_a_sentence_that_only_looks_fused_is_kept_whole(nlp, sentence):
@@ -94,6 +97,9 @@ def test_a_pull_quote_printed_bare_beside_its_quotation_is_dropped(nlp):
     said = f'"{quote[:-1]}," the chairwoman told the council on Monday.'
     text = f"{quote} Ferries now sail every hour. {said}"
     assert stored(nlp, text) == (BEFORE, "Ferries now sail every hour.", said)
+    # printed again with other capitals: the words repeat, the later copy goes
+    again = f"{quote} Ferries now sail every hour. {quote.replace('harbour', 'Harbour')}"
+    assert stored(nlp, again) == (BEFORE, quote, "Ferries now sail every hour.")
     # a short sentence inside a longer one is prose, not display text
     short = "Ferries sail every hour."
     assert stored(nlp, f"{short} In May {short[0].lower()}{short[1:-1]} from Cork.") == (

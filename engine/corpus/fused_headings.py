@@ -37,6 +37,10 @@ abstains otherwise:
   word, so the sentence under the heading is kept and the heading, without
   a sentence end, is dropped; an acronym and a name ("UUP MP Danny Byrne
   said") has no word of five capitals and is left whole.
+- `name_heading_starts(doc)`: a name of two to four capitalised words set
+  as a heading over the sentence that opens with the same name ("Ann Walsh
+  Ann Walsh, the harbour master, said ..."): a sentence starts at the
+  second copy. A single word is left ("Bora Bora"), as _one_word_heading's.
 """
 
 from __future__ import annotations
@@ -262,6 +266,7 @@ def _one_word_heading(doc: Doc, start: int) -> bool:
         and _capitalised(second)
         and bool(first.whitespace_)
         and len(os.path.commonprefix([first.lower_, second.lower_])) >= _STEM - 1
+        and first.lower_ != second.lower_  # a doubled name: "Bora Bora lies ..."
         and _finite_verb_from(doc, start + 1)
     )
 
@@ -339,3 +344,24 @@ def _caps_heading_end(doc: Doc, start: int) -> int | None:
 def caps_heading_starts(doc: Doc) -> list[int]:
     """The tokens where a sentence starts after an all-capitals heading (module docstring)."""
     return _found_at_sentence_starts(doc, _caps_heading_end, after_colon=True)
+
+
+MAX_NAME_WORDS = 4
+
+
+def _name_heading_end(doc: Doc, start: int) -> int | None:
+    """Where the second copy of a name heading that opens at token `start` starts, or None."""
+    for n in range(2, MAX_NAME_WORDS + 1):
+        if start + 2 * n >= len(doc):
+            return None
+        words = doc[start : start + n]
+        if not all(t.is_title and t.is_alpha and t.whitespace_ for t in words):
+            return None
+        if [t.text for t in doc[start + n : start + 2 * n]] == [t.text for t in words]:
+            return start + n
+    return None
+
+
+def name_heading_starts(doc: Doc) -> list[int]:
+    """The tokens where a sentence starts after a name heading it repeats (module docstring)."""
+    return _found_at_sentence_starts(doc, _name_heading_end, after_colon=False)

@@ -136,14 +136,18 @@ def _word_key(text: str) -> str:
 
 def pull_quotes(texts: Sequence[str]) -> set[int]:
     """The indices of sentences of at least PULL_QUOTE_WORDS words that make up
-    part of a longer sentence among `texts` (step 4)."""
+    part of a longer sentence among `texts`, or repeat an earlier one's words
+    with other capitals or marks (step 4)."""
     keys = [_word_key(t) for t in texts]
     joined = "\n".join(keys)
     found: set[int] = set()
+    first: dict[str, int] = {}
     for k, key in enumerate(keys):
+        first.setdefault(key, k)
         if key.count(" ") - 1 < PULL_QUOTE_WORDS:
             continue
-        if joined.count(key) > keys.count(key):  # inside a sentence that is not a copy of it
+        # inside a sentence that is not a copy of it, or a later copy ("Administration" | "administration")
+        if first[key] != k or joined.count(key) > keys.count(key):
             found.add(k)
     return found
 

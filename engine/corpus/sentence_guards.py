@@ -27,7 +27,8 @@ the text shows what the model misses:
   read as a heading ("... to join me in offering to Him fervent thanks").
   So does one after an all-capitals section heading ("PUBLIC WORKS The
   board ...", fused_headings.caps_heading_starts), which would otherwise
-  be dropped with the sentence under it. The heading is then a "sentence"
+  be dropped with the sentence under it, and after a name set as a heading
+  over the sentence that opens with it (name_heading_starts). The heading is then a "sentence"
   of its own, without a sentence end, and engine.corpus.sentence_gate drops it.
 """
 
@@ -40,6 +41,7 @@ from engine.corpus.cleaning import ABBREVIATIONS, TITLES
 from engine.corpus.fused_headings import (
     caps_heading_starts,
     fused_heading,
+    name_heading_starts,
     new_line,
     opens_sentences,
     restated_heading_starts,
@@ -108,7 +110,7 @@ def _spaced_ellipsis_end(token: Token) -> bool:
 def sentence_guards(doc: Doc) -> Doc:
     """Set the sentence starts the parser must respect (module docstring)."""
     _bracket_guards(doc)
-    for i in restated_heading_starts(doc) + caps_heading_starts(doc):
+    for i in restated_heading_starts(doc) + caps_heading_starts(doc) + name_heading_starts(doc):
         if doc[i].is_sent_start is None:
             doc[i].is_sent_start = True
     for token in doc[:-1]:
