@@ -71,6 +71,9 @@ _OPENER_TAGS = frozenset({"CC", "RB", "IN", "WRB"})  # "But", "Yet", "However", 
 _DETERMINER_TAGS = frozenset({"DT", "PRP$", "POS"})
 _STEM = 5  # content words compared by their first letters: "recall" ~ "recalls", "approved" ~ "approval"
 MIN_RESTATED = 2
+_ATTRIBUTING = frozenset({"says", "said"})
+_SINGLE_QUOTES = frozenset("'\u2018\u2019")
+_PROSE_TAGS = frozenset({"DT", "PDT", "PRP", "PRP$", "POS", "EX", "WDT", "WP", "WP$"})  # what headlinese leaves out
 
 
 def opens_sentences(token: Token) -> bool:
@@ -240,11 +243,15 @@ def _restated_start(doc: Doc, start: int) -> int | None:
     rest = Counter(s for s in stems if s)
     heading: set[str] = set()
     best: tuple[float, int] | None = None
+    finite, headlinese = False, True
     for i in range(start + 1, min(end, start + MAX_HEADING_TOKENS + 1)):
         if stems[i - start - 1]:
             heading.add(stems[i - start - 1])
             rest[stems[i - start - 1]] -= 1
-        if not _title_ends_before(doc, i, heading):
+        finite = finite or _agreeing_finite(doc, i - 1)
+        # headlines quote with single marks ("Ross calls for 'constructive' talks")
+        headlinese = headlinese and doc[i - 1].tag_ not in _PROSE_TAGS and not (doc[i - 1].is_quote and doc[i - 1].text not in _SINGLE_QUOTES)
+        if not _title_ends_before(doc, i, heading, finite and headlinese):
             continue
         restated = sum(1 for s in heading if rest[s] > 0)
         if restated >= MIN_RESTATED and 2 * restated >= len(heading):
@@ -254,6 +261,13 @@ def _restated_start(doc: Doc, start: int) -> int | None:
     if best is None or not _finite_verb_from(doc, best[1]):
         return None
     return best[1]
+
+
+def _agreeing_finite(doc: Doc, k: int) -> bool:
+    """Token k is a finite verb, and a present plural one follows a plural noun
+    ("Ferry firms cut ...", not the noun of "Cork harbour press officer")."""
+    tag = doc[k].tag_
+    return tag in FINITE_TAGS and (tag != "VBP" or (k > 0 and doc[k - 1].tag_ in ("NNS", "NNPS")))
 
 
 def _one_word_heading(doc: Doc, start: int) -> bool:
@@ -266,21 +280,29 @@ def _one_word_heading(doc: Doc, start: int) -> bool:
         and _capitalised(second)
         and bool(first.whitespace_)
         and len(os.path.commonprefix([first.lower_, second.lower_])) >= _STEM - 1
-        and first.lower_ != second.lower_  # a doubled name: "Bora Bora lies ..."
         and _finite_verb_from(doc, start + 1)
     )
 
 
-def _title_ends_before(doc: Doc, i: int, heading: set[str]) -> bool:
+def _title_ends_before(doc: Doc, i: int, heading: set[str], clause: bool) -> bool:
     """Whether a title may end before token i: a capitalised word after a
-    lowercase word (a noun, an adjective, a past participle) or a number, not
-    inside a name ("the Civil Aviation Safety | Authority"); a name must
-    come from the title ("BMW to recall ... vehicles | BMW will recall"),
-    else it is more likely an apposition ("the news agency | KCNA reported",
-    "White House press secretary | Sean Spicer repeated ..." though three
-    of its words come back)."""
+    lowercase word (a noun, an adjective, a past participle) or a number, or
+    after a headline's attribution (", Li says"), not inside a name ("the
+    Civil Aviation Safety | Authority"); a name must come from the title
+    ("BMW to recall ... vehicles | BMW will recall"), else it is more likely
+    an apposition ("the news agency | KCNA reported", "White House press
+    secretary | Sean Spicer repeated ..." though three of its words come
+    back), unless the title is a headline's clause (`clause`: a finite verb,
+    which an apposition lacks, and none of the articles, pronouns, possessives
+    or quotation marks headlines leave out: "Ross calls for new talks |
+    Minister Ann Ross said ... talks", but not "It has been 45 years since
+    US president | Richard Nixon declared ...")."""
     token, before = doc[i], doc[i - 1]
-    if not (_capitalised(token) and _after_word(doc, i) and before.tag_ in _TITLE_END_TAGS):
+    if not (_capitalised(token) and _after_word(doc, i)):
+        return False
+    if _attribution_before(doc, i):
+        return True
+    if before.tag_ not in _TITLE_END_TAGS:
         return False
     if not (before.is_lower or before.like_num):
         return False
@@ -289,7 +311,12 @@ def _title_ends_before(doc: Doc, i: int, heading: set[str]) -> bool:
     if before.tag_.startswith("JJ") and doc[i - 2].tag_ in _DETERMINER_TAGS:
         return False  # "a former | State official": the adjective modifies what follows
     name = token.tag_ in ("NNP", "NNPS") or (token.is_upper and len(token.text) > 1)
-    return not name or content_stem(token) in heading
+    return not name or content_stem(token) in heading or (clause and before.is_lower)
+
+
+def _attribution_before(doc: Doc, i: int) -> bool:
+    """A headline's attribution ends before token i: ", <Name> says" / "said"."""
+    return i >= 3 and doc[i - 1].lower_ in _ATTRIBUTING and doc[i - 2].tag_ in ("NNP", "NNPS") and doc[i - 3].text == ","
 
 
 def _found_at_sentence_starts(doc: Doc, find: Callable[[Doc, int], int | None], after_colon: bool) -> list[int]:
