@@ -50,6 +50,7 @@ def stored(nlp, text: str) -> tuple[str, ...]:
         ("Small ferries should carry freight, Walsh says", "Minister Ann Walsh said small ferries should carry freight."),
         # a name set as a heading over the entry that opens with it (a gallery of people)
         ("Ann Walsh", "Ann Walsh, the harbour master, has run the port since 2009."),
+        ("Ann Walsh", "Ann Walsh's pier was rebuilt by the board in 2009."),
     ],
 )
 def test_a_fused_heading_is_split_off_and_dropped(nlp, heading, sentence):
@@ -93,7 +94,8 @@ def test_a_sentence_printed_twice_in_a_document_is_stored_once(nlp):
     # a pull quote: the outlet repeats a sentence of the article in larger type
     quote = "The harbour has never been busier than it is this spring."
     text = f"{quote} Ferries now sail every hour. {quote} The council will add a berth in May."
-    assert stored(nlp, text) == (BEFORE, quote, "Ferries now sail every hour.", "The council will add a berth in May.")
+    # the pull quote is set before the passage it quotes: the last copy stays, in its place
+    assert stored(nlp, text) == (BEFORE, "Ferries now sail every hour.", quote, "The council will add a berth in May.")
 
 
 def test_a_pull_quote_printed_bare_beside_its_quotation_is_dropped(nlp):
@@ -104,7 +106,7 @@ def test_a_pull_quote_printed_bare_beside_its_quotation_is_dropped(nlp):
     assert stored(nlp, text) == (BEFORE, "Ferries now sail every hour.", said)
     # printed again with other capitals: the words repeat, the later copy goes
     again = f"{quote} Ferries now sail every hour. {quote.replace('harbour', 'Harbour')}"
-    assert stored(nlp, again) == (BEFORE, quote, "Ferries now sail every hour.")
+    assert stored(nlp, again) == (BEFORE, "Ferries now sail every hour.", quote.replace("harbour", "Harbour"))
     # a short sentence inside a longer one is prose, not display text
     short = "Ferries sail every hour."
     assert stored(nlp, f"{short} In May {short[0].lower()}{short[1:-1]} from Cork.") == (
@@ -117,3 +119,8 @@ def test_a_sentence_copied_into_a_dropped_row_is_kept(nlp):
     sentence = "The harbour board will add a second berth for ferries in May."
     text = f"Share: {sentence[:-1]} www.corkharbour.ie/berth today. Ferries now sail every hour. {sentence}"
     assert stored(nlp, text)[-2:] == ("Ferries now sail every hour.", sentence)
+
+
+def test_an_all_capitals_heading_with_a_byline_is_dropped_whole(nlp):
+    # where the name ends and the sentence starts is not known: no sentence starts inside the row
+    assert stored(nlp, "HARBOUR MASTER'S VIEW By Ann Walsh Like everyone else I was shocked by the storm.") == (BEFORE,)

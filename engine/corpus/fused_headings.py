@@ -365,6 +365,8 @@ def _caps_heading_end(doc: Doc, start: int) -> int | None:
     if k >= len(doc) or words < 2 or longest < MIN_CAPS_WORD or not doc[k - 1].whitespace_:
         return None
     token = doc[k]
+    if token.text == "By":
+        return None  # a byline follows ("FILMMAKER'S VIEW By Ann Walsh Like ..."): the whole row is dropped
     return k if token.text == "I" or (token.is_title and token.is_alpha) else None
 
 

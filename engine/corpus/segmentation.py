@@ -21,8 +21,9 @@ the position by one. So, after parsing:
    it out of every needle and every window. The experiment's (i, j) count
    only the sentences a document is stored with, so a window never holds
    one and always holds i + j real sentences around its needle;
-4. a sentence that repeats an earlier one of its document word for word is
-   dropped ("repeated"): a pull quote, or a line the outlet printed twice;
+4. a sentence that a later one of its document repeats word for word is
+   dropped ("repeated"): a pull quote (set before the passage it quotes),
+   or a line the outlet printed twice;
    so is one of at least PULL_QUOTE_WORDS words whose words, in order, make
    up part of another kept sentence of the document ("pull_quote": the display
    copy of a quotation, '"<words>," the minister said.' in the text and
@@ -136,18 +137,17 @@ def _word_key(text: str) -> str:
 
 def pull_quotes(texts: Sequence[str]) -> set[int]:
     """The indices of sentences of at least PULL_QUOTE_WORDS words that make up
-    part of a longer sentence among `texts`, or repeat an earlier one's words
+    part of a longer sentence among `texts`, or whose words a later one repeats
     with other capitals or marks (step 4)."""
     keys = [_word_key(t) for t in texts]
     joined = "\n".join(keys)
     found: set[int] = set()
-    first: dict[str, int] = {}
+    last = {key: k for k, key in enumerate(keys)}
     for k, key in enumerate(keys):
-        first.setdefault(key, k)
         if key.count(" ") - 1 < PULL_QUOTE_WORDS:
             continue
-        # inside a sentence that is not a copy of it, or a later copy ("Administration" | "administration")
-        if first[key] != k or joined.count(key) > keys.count(key):
+        # inside a sentence that is not a copy of it, or an earlier copy ("Administration" | "administration")
+        if last[key] != k or joined.count(key) > keys.count(key):
             found.add(k)
     return found
 
@@ -162,15 +162,13 @@ def document_sentences(doc: Doc) -> Sentences:
     found = [(span, *_bounds(text, span.start_char, span.end_char)) for span in (doc[a:b] for a, b in ranges)]
     by_place = row_neighbours([text[a:b] for _, a, b in found])
     reasons = [not_a_sentence(span, text[a:b]) or by_place.get(k) for k, (span, a, b) in enumerate(found)]
-    # copies are looked for among the sentences kept so far: a teaser or a link row that
-    # repeats an article's sentence is dropped as such, and the article keeps its sentence
-    seen: set[str] = set()
+    # copies are looked for among the kept sentences: a teaser or a link row that repeats an
+    # article's sentence is dropped as such, and the article keeps its sentence; of copies, the
+    # last is kept (a pull quote is set before the passage it quotes)
+    last = {" ".join(text[a:b].split()): k for k, (_, a, b) in enumerate(found) if reasons[k] is None}
     for k, (_, a, b) in enumerate(found):
-        key = " ".join(text[a:b].split())
-        if reasons[k] is None and key in seen:
+        if reasons[k] is None and last[" ".join(text[a:b].split())] != k:
             reasons[k] = REPEATED
-        elif reasons[k] is None:
-            seen.add(key)
     kept = [k for k, reason in enumerate(reasons) if reason is None]
     for q in pull_quotes([text[found[k][1] : found[k][2]] for k in kept]):
         reasons[kept[q]] = PULL_QUOTE

@@ -39,6 +39,7 @@ from spacy.tokens import Doc, Token
 
 from engine.corpus.cleaning import ABBREVIATIONS, TITLES
 from engine.corpus.fused_headings import (
+    MAX_NAME_WORDS,
     caps_heading_starts,
     fused_heading,
     name_heading_starts,
@@ -113,6 +114,10 @@ def sentence_guards(doc: Doc) -> Doc:
     for i in restated_heading_starts(doc) + caps_heading_starts(doc) + name_heading_starts(doc):
         if doc[i].is_sent_start is None:
             doc[i].is_sent_start = True
+    for i in name_heading_starts(doc):
+        for k in range(i + 1, min(i + MAX_NAME_WORDS, len(doc))):
+            if doc[k].is_title:
+                _forbid(doc[k])  # not inside the name that opens the sentence ("Ann Walsh | Ann | Walsh's ...")
     for token in doc[:-1]:
         following = doc[token.i + 1]
         kind = _abbreviation(token)
