@@ -38,6 +38,19 @@ def stored(nlp, text: str) -> tuple[str, ...]:
         ("IT HAPPENED BEFORE", "This delay has a recent precedent."),
         # a verbless subheading before a sentence opening with a conjunction and an acronym
         ("Legal and ethical questions", "For CNA to report the story, it will need the council's consent."),
+        # an all-capitals section heading of a speech, before "I", a name, after a list numeral,
+        # and made of Roman letters ("CIVIL" is not a list numeral)
+        ("HARBOUR DUES AND TOLLS", "I shall now turn to the dues the board collects."),
+        ("THE WESTERN PIERS", "Cork Harbour Lines has rebuilt two of them this year."),
+        ("II. PUBLIC WORKS", "Dredging of the channel was finished in May."),
+        ("CIVIL WORKS", "In May the board rebuilt the old quay."),
+        # a headline with a verb of its own, restated by a sentence that opens with a name
+        ("Harbour board signs ferry deal", "Cork Harbour Lines and the board signed a ferry deal on Monday."),
+        # ... with the headline's attribution
+        ("Small ferries should carry freight, Walsh says", "Minister Ann Walsh said small ferries should carry freight."),
+        # a name set as a heading over the entry that opens with it (a gallery of people)
+        ("Ann Walsh", "Ann Walsh, the harbour master, has run the port since 2009."),
+        ("Ann Walsh", "Ann Walsh's pier was rebuilt by the board in 2009."),
     ],
 )
 def test_a_fused_heading_is_split_off_and_dropped(nlp, heading, sentence):
@@ -63,6 +76,9 @@ def test_a_fused_heading_is_split_off_and_dropped(nlp, heading, sentence):
         # words come back, but the "title" opens with a preposition and ends in a count
         "At the Cork election in May 1836, 94 Liberals and 34 Tories were elected, and most Cork seats went to Liberals.",
         "At least 1.7 million Cork families eat fish, and 1.35 million Cork children do.",  # numbers restate nothing
+        "ESB CEO Mary Byrne said the quay was safe.",  # acronyms before a name: no all-capitals heading
+        # a role before a name in a clause with a pronoun: prose, though "harbour" comes back
+        "It is 40 years since harbour master Ann Walsh said the harbour would grow.",
     ],
 )
 def test_a_sentence_that_only_looks_fused_is_kept_whole(nlp, sentence):
@@ -78,4 +94,33 @@ def test_a_sentence_printed_twice_in_a_document_is_stored_once(nlp):
     # a pull quote: the outlet repeats a sentence of the article in larger type
     quote = "The harbour has never been busier than it is this spring."
     text = f"{quote} Ferries now sail every hour. {quote} The council will add a berth in May."
-    assert stored(nlp, text) == (BEFORE, quote, "Ferries now sail every hour.", "The council will add a berth in May.")
+    # the pull quote is set before the passage it quotes: the last copy stays, in its place
+    assert stored(nlp, text) == (BEFORE, "Ferries now sail every hour.", quote, "The council will add a berth in May.")
+
+
+def test_a_pull_quote_printed_bare_beside_its_quotation_is_dropped(nlp):
+    # the display copy, without marks or attribution, of words quoted in the text
+    quote = "We will not close the harbour to ferries while I chair this board."
+    said = f'"{quote[:-1]}," the chairwoman told the council on Monday.'
+    text = f"{quote} Ferries now sail every hour. {said}"
+    assert stored(nlp, text) == (BEFORE, "Ferries now sail every hour.", said)
+    # printed again with other capitals: the words repeat, the later copy goes
+    again = f"{quote} Ferries now sail every hour. {quote.replace('harbour', 'Harbour')}"
+    assert stored(nlp, again) == (BEFORE, "Ferries now sail every hour.", quote.replace("harbour", "Harbour"))
+    # a short sentence inside a longer one is prose, not display text
+    short = "Ferries sail every hour."
+    assert stored(nlp, f"{short} In May {short[0].lower()}{short[1:-1]} from Cork.") == (
+        BEFORE, short, f"In May {short[0].lower()}{short[1:-1]} from Cork."
+    )  # fmt: skip
+
+
+def test_a_sentence_copied_into_a_dropped_row_is_kept(nlp):
+    # the copy inside a share row (web residue, dropped) does not make the article's sentence a pull quote
+    sentence = "The harbour board will add a second berth for ferries in May."
+    text = f"Share: {sentence[:-1]} www.corkharbour.ie/berth today. Ferries now sail every hour. {sentence}"
+    assert stored(nlp, text)[-2:] == ("Ferries now sail every hour.", sentence)
+
+
+def test_an_all_capitals_heading_with_a_byline_is_dropped_whole(nlp):
+    # where the name ends and the sentence starts is not known: no sentence starts inside the row
+    assert stored(nlp, "HARBOUR MASTER'S VIEW By Ann Walsh Like everyone else I was shocked by the storm.") == (BEFORE,)

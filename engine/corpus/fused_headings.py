@@ -29,12 +29,26 @@ abstains otherwise:
   several such words, the one whose title comes back best. A name there
   must come from the title ("Ferry firm cuts sailings Ferry firm will ..."),
   else it is more likely an apposition ("the news agency KCNA said").
+- `caps_heading_starts(doc)`: an all-capitals section heading at a sentence
+  start, after a list numeral or none ("II. PUBLIC WORKS The board ...",
+  "HARBOUR REVENUE I shall now turn ..."): two or more all-capitals words,
+  one of five letters or more, then a capitalised word that is not all
+  capitals (or "I" before a lowercase word). A sentence starts at that
+  word, so the sentence under the heading is kept and the heading, without
+  a sentence end, is dropped; an acronym and a name ("UUP MP Danny Byrne
+  said") has no word of five capitals and is left whole.
+- `name_heading_starts(doc)`: a name of two to four capitalised words set
+  as a heading over the sentence that opens with the same name ("Ann Walsh
+  Ann Walsh, the harbour master, said ..."): a sentence starts at the
+  second copy. A single word is left ("Bora Bora"), as _one_word_heading's.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -57,6 +71,9 @@ _OPENER_TAGS = frozenset({"CC", "RB", "IN", "WRB"})  # "But", "Yet", "However", 
 _DETERMINER_TAGS = frozenset({"DT", "PRP$", "POS"})
 _STEM = 5  # content words compared by their first letters: "recall" ~ "recalls", "approved" ~ "approval"
 MIN_RESTATED = 2
+_ATTRIBUTING = frozenset({"says", "said"})
+_SINGLE_QUOTES = frozenset("'\u2018\u2019")
+_PROSE_TAGS = frozenset({"DT", "PDT", "PRP", "PRP$", "POS", "EX", "WDT", "WP", "WP$"})  # what headlinese leaves out
 
 
 def opens_sentences(token: Token) -> bool:
@@ -226,11 +243,15 @@ def _restated_start(doc: Doc, start: int) -> int | None:
     rest = Counter(s for s in stems if s)
     heading: set[str] = set()
     best: tuple[float, int] | None = None
+    finite, headlinese = False, True
     for i in range(start + 1, min(end, start + MAX_HEADING_TOKENS + 1)):
         if stems[i - start - 1]:
             heading.add(stems[i - start - 1])
             rest[stems[i - start - 1]] -= 1
-        if not _title_ends_before(doc, i, heading):
+        finite = finite or _agreeing_finite(doc, i - 1)
+        # headlines quote with single marks ("Ross calls for 'constructive' talks")
+        headlinese = headlinese and doc[i - 1].tag_ not in _PROSE_TAGS and not (doc[i - 1].is_quote and doc[i - 1].text not in _SINGLE_QUOTES)
+        if not _title_ends_before(doc, i, heading, finite and headlinese):
             continue
         restated = sum(1 for s in heading if rest[s] > 0)
         if restated >= MIN_RESTATED and 2 * restated >= len(heading):
@@ -240,6 +261,13 @@ def _restated_start(doc: Doc, start: int) -> int | None:
     if best is None or not _finite_verb_from(doc, best[1]):
         return None
     return best[1]
+
+
+def _agreeing_finite(doc: Doc, k: int) -> bool:
+    """Token k is a finite verb, and a present plural one follows a plural noun
+    ("Ferry firms cut ...", not the noun of "Cork harbour press officer")."""
+    tag = doc[k].tag_
+    return tag in FINITE_TAGS and (tag != "VBP" or (k > 0 and doc[k - 1].tag_ in ("NNS", "NNPS")))
 
 
 def _one_word_heading(doc: Doc, start: int) -> bool:
@@ -256,16 +284,25 @@ def _one_word_heading(doc: Doc, start: int) -> bool:
     )
 
 
-def _title_ends_before(doc: Doc, i: int, heading: set[str]) -> bool:
+def _title_ends_before(doc: Doc, i: int, heading: set[str], clause: bool) -> bool:
     """Whether a title may end before token i: a capitalised word after a
-    lowercase word (a noun, an adjective, a past participle) or a number, not
-    inside a name ("the Civil Aviation Safety | Authority"); a name must
-    come from the title ("BMW to recall ... vehicles | BMW will recall"),
-    else it is more likely an apposition ("the news agency | KCNA reported",
-    "White House press secretary | Sean Spicer repeated ..." though three
-    of its words come back)."""
+    lowercase word (a noun, an adjective, a past participle) or a number, or
+    after a headline's attribution (", Li says"), not inside a name ("the
+    Civil Aviation Safety | Authority"); a name must come from the title
+    ("BMW to recall ... vehicles | BMW will recall"), else it is more likely
+    an apposition ("the news agency | KCNA reported", "White House press
+    secretary | Sean Spicer repeated ..." though three of its words come
+    back), unless the title is a headline's clause (`clause`: a finite verb,
+    which an apposition lacks, and none of the articles, pronouns, possessives
+    or quotation marks headlines leave out: "Ross calls for new talks |
+    Minister Ann Ross said ... talks", but not "It has been 45 years since
+    US president | Richard Nixon declared ...")."""
     token, before = doc[i], doc[i - 1]
-    if not (_capitalised(token) and _after_word(doc, i) and before.tag_ in _TITLE_END_TAGS):
+    if not (_capitalised(token) and _after_word(doc, i)):
+        return False
+    if _attribution_before(doc, i):
+        return True
+    if before.tag_ not in _TITLE_END_TAGS:
         return False
     if not (before.is_lower or before.like_num):
         return False
@@ -274,18 +311,86 @@ def _title_ends_before(doc: Doc, i: int, heading: set[str]) -> bool:
     if before.tag_.startswith("JJ") and doc[i - 2].tag_ in _DETERMINER_TAGS:
         return False  # "a former | State official": the adjective modifies what follows
     name = token.tag_ in ("NNP", "NNPS") or (token.is_upper and len(token.text) > 1)
-    return not name or content_stem(token) in heading
+    return not name or content_stem(token) in heading or (clause and before.is_lower)
 
 
-def restated_heading_starts(doc: Doc) -> list[int]:
-    """The tokens where a sentence starts after a title that it restates (module docstring)."""
+def _attribution_before(doc: Doc, i: int) -> bool:
+    """A headline's attribution ends before token i: ", <Name> says" / "said"."""
+    return i >= 3 and doc[i - 1].lower_ in _ATTRIBUTING and doc[i - 2].tag_ in ("NNP", "NNPS") and doc[i - 3].text == ","
+
+
+def _found_at_sentence_starts(doc: Doc, find: Callable[[Doc, int], int | None], after_colon: bool) -> list[int]:
+    """What `find(doc, start)` returns, not None, at each token that starts a stretch after a sentence end."""
     starts: list[int] = []
     at_start = True
     for token in doc:
         if at_start and not token.is_space:
-            found = _restated_start(doc, token.i)
+            found = find(doc, token.i)
             if found is not None:
                 starts.append(found)
-        # after a sentence end, not a colon ("... around the world: Women's day strikes, or what is called A Day ...")
-        at_start = (_ends_sentence(token) and token.text != ":") or (at_start and token.is_space)
+        at_start = (_ends_sentence(token) and (after_colon or token.text != ":")) or (at_start and token.is_space)
     return starts
+
+
+def restated_heading_starts(doc: Doc) -> list[int]:
+    """The tokens where a sentence starts after a title that it restates (module docstring)."""
+    # after a sentence end, not a colon ("... around the world: Women's day strikes, or what is called A Day ...")
+    return _found_at_sentence_starts(doc, _restated_start, after_colon=False)
+
+
+_CAPS_JOINERS = frozenset({"-", "&", "'", "\u2019", "'S", "\u2019S"})
+_LIST_NUMERAL = re.compile(r"^(?:[IVXLC]+|\d{1,2})$")
+MIN_CAPS_WORD = 5
+
+
+def _caps_heading_end(doc: Doc, start: int) -> int | None:
+    """The token after an all-capitals heading that opens at token `start`, or None."""
+    k = start
+    if k + 1 < len(doc) and _LIST_NUMERAL.match(doc[k].text.removesuffix(".")):
+        if doc[k].text.endswith("."):
+            k += 1  # "II." (not "CIVIL": a word of Roman letters)
+        elif doc[k + 1].text == ".":
+            k += 2  # "2" "."
+    words = longest = 0
+    while k < len(doc) and k - start <= MAX_HEADING_TOKENS and not new_line(doc[k]):
+        token = doc[k]
+        if token.text == "I" and k + 1 < len(doc) and doc[k + 1].is_lower:
+            break  # "HARBOUR REVENUE I shall ..."
+        if token.is_alpha and token.is_upper:
+            words += 1
+            longest = max(longest, len(token.text))
+        elif token.text not in _CAPS_JOINERS:
+            break
+        k += 1
+    if k >= len(doc) or words < 2 or longest < MIN_CAPS_WORD or not doc[k - 1].whitespace_:
+        return None
+    token = doc[k]
+    if token.text == "By":
+        return None  # a byline follows ("FILMMAKER'S VIEW By Ann Walsh Like ..."): the whole row is dropped
+    return k if token.text == "I" or (token.is_title and token.is_alpha) else None
+
+
+def caps_heading_starts(doc: Doc) -> list[int]:
+    """The tokens where a sentence starts after an all-capitals heading (module docstring)."""
+    return _found_at_sentence_starts(doc, _caps_heading_end, after_colon=True)
+
+
+MAX_NAME_WORDS = 4
+
+
+def _name_heading_end(doc: Doc, start: int) -> int | None:
+    """Where the second copy of a name heading that opens at token `start` starts, or None."""
+    for n in range(2, MAX_NAME_WORDS + 1):
+        if start + 2 * n >= len(doc):
+            return None
+        words = doc[start : start + n]
+        if not all(t.is_title and t.is_alpha and t.whitespace_ for t in words):
+            return None
+        if [t.text for t in doc[start + n : start + 2 * n]] == [t.text for t in words]:
+            return start + n
+    return None
+
+
+def name_heading_starts(doc: Doc) -> list[int]:
+    """The tokens where a sentence starts after a name heading it repeats (module docstring)."""
+    return _found_at_sentence_starts(doc, _name_heading_end, after_colon=False)

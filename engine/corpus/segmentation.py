@@ -21,8 +21,14 @@ the position by one. So, after parsing:
    it out of every needle and every window. The experiment's (i, j) count
    only the sentences a document is stored with, so a window never holds
    one and always holds i + j real sentences around its needle;
-4. a sentence that repeats an earlier one of its document word for word is
-   dropped ("repeated"): a pull quote, or a line the outlet printed twice.
+4. a sentence that a later one of its document repeats word for word is
+   dropped ("repeated"): a pull quote (set before the passage it quotes),
+   or a line the outlet printed twice;
+   so is one of at least PULL_QUOTE_WORDS words whose words, in order, make
+   up part of another kept sentence of the document ("pull_quote": the display
+   copy of a quotation, '"<words>," the minister said.' in the text and
+   the bare "<words>." in larger type). Words are compared lowercased,
+   without punctuation, so quotation marks and mojibake do not count.
 
 Each stored sentence is a span of the parsed doc (`doc[a:b]`), so the needle
 rules run on it unchanged and its text is `doc.text[start:end]` exactly. The
@@ -37,6 +43,7 @@ of a document is always sentences joined by gaps (engine.corpus.pairs).
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from engine.corpus.cleaning import has_word
@@ -44,9 +51,14 @@ from engine.corpus.page_rows import row_neighbours
 from engine.corpus.sentence_gate import not_a_sentence
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from spacy.tokens import Doc, Span
 
 REPEATED = "repeated"
+PULL_QUOTE = "pull_quote"
+PULL_QUOTE_WORDS = 8
+_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
 # characters that close what precedes them; a token made only of these and
 # written without a space after the previous sentence belongs to it
 _CLOSERS = frozenset("\"'”’»)]}.,;:!?…")
@@ -118,6 +130,28 @@ def _token_ranges(doc: Doc, text: str) -> tuple[list[list[int]], int]:
     return repaired, merged
 
 
+def _word_key(text: str) -> str:
+    """The sentence's words, lowercased, between single spaces and padded with one on each side."""
+    return " " + " ".join(_WORD.findall(text.lower())) + " "
+
+
+def pull_quotes(texts: Sequence[str]) -> set[int]:
+    """The indices of sentences of at least PULL_QUOTE_WORDS words that make up
+    part of a longer sentence among `texts`, or whose words a later one repeats
+    with other capitals or marks (step 4)."""
+    keys = [_word_key(t) for t in texts]
+    joined = "\n".join(keys)
+    found: set[int] = set()
+    last = {key: k for k, key in enumerate(keys)}
+    for k, key in enumerate(keys):
+        if key.count(" ") - 1 < PULL_QUOTE_WORDS:
+            continue
+        # inside a sentence that is not a copy of it, or an earlier copy ("Administration" | "administration")
+        if last[key] != k or joined.count(key) > keys.count(key):
+            found.add(k)
+    return found
+
+
 def document_sentences(doc: Doc) -> Sentences:
     """The stored sentences of a parsed document (see the module docstring)."""
     text = doc.text  # Doc.text rebuilds the string from every token: once only
@@ -125,15 +159,20 @@ def document_sentences(doc: Doc) -> Sentences:
     spans: list[Span] = []
     bounds: list[tuple[int, int]] = []
     dropped: dict[str, int] = {}
-    seen: set[str] = set()
     found = [(span, *_bounds(text, span.start_char, span.end_char)) for span in (doc[a:b] for a, b in ranges)]
     by_place = row_neighbours([text[a:b] for _, a, b in found])
-    for k, (span, a, b) in enumerate(found):
-        reason = not_a_sentence(span, text[a:b]) or by_place.get(k)
-        key = " ".join(text[a:b].split())
-        if reason is None and key in seen:
-            reason = REPEATED
-        seen.add(key)
+    reasons = [not_a_sentence(span, text[a:b]) or by_place.get(k) for k, (span, a, b) in enumerate(found)]
+    # copies are looked for among the kept sentences: a teaser or a link row that repeats an
+    # article's sentence is dropped as such, and the article keeps its sentence; of copies, the
+    # last is kept (a pull quote is set before the passage it quotes)
+    last = {" ".join(text[a:b].split()): k for k, (_, a, b) in enumerate(found) if reasons[k] is None}
+    for k, (_, a, b) in enumerate(found):
+        if reasons[k] is None and last[" ".join(text[a:b].split())] != k:
+            reasons[k] = REPEATED
+    kept = [k for k, reason in enumerate(reasons) if reason is None]
+    for q in pull_quotes([text[found[k][1] : found[k][2]] for k in kept]):
+        reasons[kept[q]] = PULL_QUOTE
+    for (span, a, b), reason in zip(found, reasons):
         if reason is not None:
             dropped[reason] = dropped.get(reason, 0) + 1
             continue

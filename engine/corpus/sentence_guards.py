@@ -25,8 +25,11 @@ the text shows what the model misses:
   engine.corpus.fused_headings says where, from the tagger's output (the
   tagger runs before the parser), and abstains when the words before do not
   read as a heading ("... to join me in offering to Him fervent thanks").
-  The heading is then a "sentence" of its own, without a sentence end, and
-  engine.corpus.sentence_gate drops it.
+  So does one after an all-capitals section heading ("PUBLIC WORKS The
+  board ...", fused_headings.caps_heading_starts), which would otherwise
+  be dropped with the sentence under it, and after a name set as a heading
+  over the sentence that opens with it (name_heading_starts). The heading is then a "sentence"
+  of its own, without a sentence end, and engine.corpus.sentence_gate drops it.
 """
 
 from __future__ import annotations
@@ -35,7 +38,15 @@ from spacy.language import Language
 from spacy.tokens import Doc, Token
 
 from engine.corpus.cleaning import ABBREVIATIONS, TITLES
-from engine.corpus.fused_headings import fused_heading, new_line, opens_sentences, restated_heading_starts
+from engine.corpus.fused_headings import (
+    MAX_NAME_WORDS,
+    caps_heading_starts,
+    fused_heading,
+    name_heading_starts,
+    new_line,
+    opens_sentences,
+    restated_heading_starts,
+)
 
 PARSER_GUARDS = "needlejudge_sentence_guards"
 
@@ -100,9 +111,13 @@ def _spaced_ellipsis_end(token: Token) -> bool:
 def sentence_guards(doc: Doc) -> Doc:
     """Set the sentence starts the parser must respect (module docstring)."""
     _bracket_guards(doc)
-    for i in restated_heading_starts(doc):
+    for i in restated_heading_starts(doc) + caps_heading_starts(doc) + name_heading_starts(doc):
         if doc[i].is_sent_start is None:
             doc[i].is_sent_start = True
+    for i in name_heading_starts(doc):
+        for k in range(i + 1, min(i + MAX_NAME_WORDS, len(doc))):
+            if doc[k].is_title:
+                _forbid(doc[k])  # not inside the name that opens the sentence ("Ann Walsh | Ann | Walsh's ...")
     for token in doc[:-1]:
         following = doc[token.i + 1]
         kind = _abbreviation(token)
