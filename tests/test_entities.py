@@ -238,3 +238,32 @@ def test_a_us_state_is_a_place_to_swap_only_from_its_admission(nlp):
 
     assert "Oregon" not in spans(1850) and spans(1850)["Ohio"] == {"Kentucky"}
     assert spans(1860) == spans(None) and spans(None)["Ohio"] == {"Kentucky", "Oregon"}
+
+
+# a document of our own: an abbreviated country modifying nouns, countries written in full
+MODIFIERS = (
+    "Kenya and Egypt sent ministers to the summit in Cairo. Some US officials said Kenya would sign. "
+    "The US military kept a base in Kenya. Egypt lost to a touring Kenya side in 2018. "
+    "Ghana wrote to US diplomats, and Ghana waited. The talks moved to Ghana, and US forces left Egypt."
+)
+
+
+@pytest.fixture(scope="module")
+def modifiers(nlp):
+    return options_by_sentence(nlp, MODIFIERS), options_by_sentence(nlp, MODIFIERS.replace("Ghana wrote", "The Ghana delegation wrote"))
+
+
+def test_a_country_written_in_full_never_modifies_a_noun_where_english_writes_its_adjective(modifiers):
+    plain, _ = modifiers
+    # "Some Egypt officials", "the Ghana military": no country written in full replaces the modifier "US"
+    assert "US" not in plain["Some US officials said Kenya would sign."]
+    assert "US" not in plain["The US military kept a base in Kenya."]
+    # a national team's noun takes the country's own name: "a touring Ghana side"
+    assert plain["Egypt lost to a touring Kenya side in 2018."]["Kenya"] == ("Ghana", "US")
+
+
+def test_a_country_the_document_writes_as_a_modifier_may_modify_a_noun_anywhere_in_it(modifiers):
+    _, delegation = modifiers
+    # "the Ghana delegation": the document writes Ghana so, and "Some Ghana officials" reads as it does
+    assert delegation["Some US officials said Kenya would sign."]["US"] == ("Ghana",)
+    assert delegation["The US military kept a base in Kenya."]["US"] == ("Ghana",)

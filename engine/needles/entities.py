@@ -69,7 +69,7 @@ from engine.needles.edits import EntityOption, sentence_bounds
 from engine.needles.edits import _inside_quotes as inside_quotes
 from engine.needles.entity_form import NAME_PARTICLES, NAMED_AFTER_A_PLACE, date_in_a_name, entity_shape, name_words, possessive_misfit, shaped
 from engine.needles.place_syntax import article_alone, called_a_dependency, contained_places, described_by_nationality
-from engine.needles.place_syntax import is_country, names_an_act, of_polities, party_of_states
+from engine.needles.place_syntax import country_modifier_fits, is_country, names_an_act, of_polities, party_of_states
 from engine.needles.places import place_of, same_kind_places
 from engine.needles.states_then import countries_not_states_then, states_not_yet_admitted
 
@@ -463,6 +463,8 @@ def entity_options(sent: Span, entities: DocumentEntities) -> tuple[EntityOption
                     continue  # same referent ("Galt" / "John Galt") or a name the sentence already holds
                 if name_words(span.text) & set(entities.aliases.get(candidate, ())):
                     continue  # the span is another name of the candidate
+                if article == "mod" and not country_modifier_fits(span, candidate):
+                    continue  # "Some US officials" -> "Some Libya officials"
                 use = entities.articles.get(candidate)
                 if article != "mod" and use != article:
                     # "with the Europe", "proclaim U.S. as", "the Great Britain preferred": a country

@@ -72,6 +72,40 @@ def is_country(text: str) -> bool:
     return place is not None and place.kind in ("country", "nation")
 
 
+# nouns of a national sports team, which English modifies by the country's own name ("a touring
+# New Zealand side", "his England debut") where other nouns take its adjective ("Libyan officials")
+TEAM_NOUNS = frozenset(
+    "team side squad eleven xi captain coach manager selectors international internationals debut cap caps "
+    "jersey shirt kit fans supporters".split()
+)
+_MODIFIER_DEPS = ("compound", "amod", "nmod")
+
+
+def _initials(text: str) -> bool:
+    """"US", "U.S.", "UAE": a country's abbreviation, which English sets before any noun."""
+    letters = text.replace(".", "")
+    return letters.isalpha() and letters.isupper() and len(letters) <= 4
+
+
+def country_modifier_fits(span: Span, candidate: str) -> bool:
+    """Whether `candidate` may stand for `span` where `span`, written without
+    "the", modifies the noun after it ("Some US officials"). A country's full
+    name does not ("Some Libya officials": English writes its adjective), but
+    before a national team's noun (`TEAM_NOUNS`), or where the document itself
+    writes that name as a modifier of another noun ("the Turkey delegation");
+    abbreviations ("UK officials") and other places ("the Ohio delegation") do."""
+    if _initials(candidate) or not is_country(candidate):
+        return True
+    if span.root.head.lower_ in TEAM_NOUNS:
+        return True
+    for ent in span.doc.ents:
+        words = ent[1:] if len(ent) > 1 and ent[0].lower_ == "the" else ent
+        head = words.root.head
+        if words.text == candidate and words.root.dep_ in _MODIFIER_DEPS and head.i >= words.end and head.lower_ not in TEAM_NOUNS:
+            return True
+    return False
+
+
 def article_alone(span: Span, slot: str) -> bool:
     """Whether a place heading its noun phrase may trade a "the" for none or
     none for a "the": nothing modifies it before it but its own "the" ("the
