@@ -34,7 +34,20 @@ place: the entry after a bare list numeral the parser split off ("II." |
 "Pilots are paid by the day."), and the teasers around date stamps (the
 sentence before each stamp, and all between two stamps at most
 MAX_TEASER_SENTENCES apart; before the first stamp of such a run, as many
-sentences as the run's longest teaser).
+sentences as the run's longest teaser), and the text of a picture gallery
+(engine.corpus.page_rows.gallery_run: the sentences between gallery marks
+at most MAX_GALLERY_SENTENCES apart).
+
+A gallery mark is a caption (row_kind's "caption") or a sentence that
+points at its picture: "This image shows ...", "This picture, taken in
+March, shows ...", "This photo of the temple was taken in 2014", or
+", shown here,". A bracketed "(pictured above)" set in prose is not one: on
+tuning news it marks an article's own sentence as often as a gallery's (only
+"(pictured)" itself is a caption, by row_kind). One mark
+alone is dropped only if it is a caption (prose may say "this photo shows
+how little is left"); two marks close together make a run, and every
+sentence of the run is gallery text, marked or not: a gallery's entries
+are printed as one caption sentence and a few more about the same picture.
 """
 
 from __future__ import annotations
@@ -43,6 +56,7 @@ import re
 from collections.abc import Sequence
 
 MAX_TEASER_SENTENCES = 4
+MAX_GALLERY_SENTENCES = 4
 
 _DECIMAL = r"\d+\.\d+"
 _TABLE_ROW = re.compile(rf"\.{{5,}}|(?<![\w.,$])(?:{_DECIMAL}\s+){{2}}{_DECIMAL}(?![\w])")
@@ -59,6 +73,11 @@ _POSITION = re.compile(
 _CREDIT = re.compile(
     r"^Pictured\b|\b(?:Photo|Photograph|Picture|Image)s?(?:\s+credit)?\s*:|"
     r"\b(?:Photo|Photograph|Image)s?\s+(?:by|courtesy|provided)\b|\bProvided to [A-Z]"
+)
+_POINTS_AT_PICTURE = re.compile(
+    r"\bThis\s+(?:image|picture|photo(?:graph)?)\b[^.!?]{0,80}?\b(?:shows?|was\s+taken)\b|"
+    r",\s+(?:pictured|seen|shown)\s+(?:here|above|below),",
+    re.IGNORECASE,
 )
 _DATE_STAMP = re.compile(r"\(\d{1,2}[./]\d{1,2}[./](?:\d{2}|\d{4})\)")
 _BYLINE = re.compile(r"^[A-Z][\w.'\u2019-]*(?:\s+[A-Z][\w.'\u2019-]*){0,3}\s+reports?\s+from\s+[A-Z][^.!?]{0,60}\.$")
@@ -80,12 +99,23 @@ def row_kind(text: str) -> str | None:
     return None
 
 
+def gallery_run(texts: Sequence[str]) -> dict[int, str]:
+    """{index: "gallery"} of the sentences of a picture gallery's runs (module docstring)."""
+    marks = [k for k, text in enumerate(texts) if _POINTS_AT_PICTURE.search(text) or row_kind(text) == "caption"]
+    found: dict[int, str] = {}
+    for a, b in zip(marks, marks[1:]):
+        if b - a - 1 <= MAX_GALLERY_SENTENCES:
+            found.update(dict.fromkeys(range(a, b + 1), "gallery"))
+    return found
+
+
 def row_neighbours(texts: Sequence[str]) -> dict[int, str]:
     """{index: reason} of the sentences that are rows by their place (module docstring)."""
     found: dict[int, str] = {}
     for k, text in enumerate(texts[:-1]):
         if _BARE_NUMERAL.match(text):
             found[k + 1] = "list_entry"
+    found.update(gallery_run(texts))
     stamps = [k for k, text in enumerate(texts) if _DATE_STAMP.search(text)]
     runs: list[list[int]] = []
     for k in stamps:
