@@ -92,11 +92,14 @@ def test_a_picture_gallery_is_dropped_as_a_run_between_its_marks():
         "Half of its stones were lost.",  # 5
         "The ferry office, shown here, closed in 1962.",  # 6: a mark
         "Skipper Ann Walsh (far left) and her crew unload a catch.",  # 7: a caption, a mark
-        "The board will vote on the new quay in June.",  # 8: the article again
-        "Its members have asked for a survey.",  # 9
+        "Her boat is the oldest in the fleet.",  # 8: the last entry, as long as the run's longest (one sentence)
+        "The board will vote on the new quay in June.",  # 9: the article again
+        "Its members have asked for a survey.",  # 10
     ]
-    assert gallery_run(texts) == dict.fromkeys(range(2, 8), "gallery")
-    assert row_neighbours(texts) == dict.fromkeys(range(2, 8), "gallery")
+    assert gallery_run(texts) == dict.fromkeys(range(2, 9), "gallery")
+    assert row_neighbours(texts) == dict.fromkeys(range(2, 9), "gallery")
+    # two marks side by side: no entry after the last
+    assert gallery_run(texts[6:]) == {0: "gallery", 1: "gallery"}
 
 
 @pytest.mark.parametrize(
@@ -154,7 +157,7 @@ def test_a_gallery_run_is_dropped_from_the_stored_sentences(nlp):
     text = (
         "The harbour board met in Cork on Monday to discuss the old pier. "
         "This image shows the pier at low tide in 1901. Fishing boats crowded its steps every morning. "
-        "This picture, taken in May 1950, shows the pier after the storm. "
+        "This picture, taken in May 1950, shows the pier after the storm. Half of its stones were lost. "
         "The board will vote on the new quay in June."
     )
     assert stored(nlp, text) == (

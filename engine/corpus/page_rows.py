@@ -36,7 +36,7 @@ sentence before each stamp, and all between two stamps at most
 MAX_TEASER_SENTENCES apart; before the first stamp of such a run, as many
 sentences as the run's longest teaser), and the text of a picture gallery
 (engine.corpus.page_rows.gallery_run: the sentences between gallery marks
-at most MAX_GALLERY_SENTENCES apart).
+at most MAX_GALLERY_SENTENCES apart, and the last entry after them).
 
 A gallery mark is a caption (row_kind's "caption") or a sentence that
 points at its picture: "This image shows ...", "This picture, taken in
@@ -46,8 +46,11 @@ tuning news it marks an article's own sentence as often as a gallery's (only
 "(pictured)" itself is a caption, by row_kind). One mark
 alone is dropped only if it is a caption (prose may say "this photo shows
 how little is left"); two marks close together make a run, and every
-sentence of the run is gallery text, marked or not: a gallery's entries
-are printed as one caption sentence and a few more about the same picture.
+sentence of the run is gallery text, marked or not, and so are as many
+sentences after its last mark as the longest gap between two of its marks:
+a gallery's entries are printed as one caption sentence and a few more
+about the same picture (the sentences before the first mark are kept: on
+tuning news an article's prose runs up to its gallery).
 """
 
 from __future__ import annotations
@@ -102,10 +105,17 @@ def row_kind(text: str) -> str | None:
 def gallery_run(texts: Sequence[str]) -> dict[int, str]:
     """{index: "gallery"} of the sentences of a picture gallery's runs (module docstring)."""
     marks = [k for k, text in enumerate(texts) if _POINTS_AT_PICTURE.search(text) or row_kind(text) == "caption"]
+    runs: list[list[int]] = []
+    for k in marks:
+        if runs and k - runs[-1][-1] - 1 <= MAX_GALLERY_SENTENCES:
+            runs[-1].append(k)
+        else:
+            runs.append([k])
     found: dict[int, str] = {}
-    for a, b in zip(marks, marks[1:]):
-        if b - a - 1 <= MAX_GALLERY_SENTENCES:
-            found.update(dict.fromkeys(range(a, b + 1), "gallery"))
+    for run in (run for run in runs if len(run) > 1):
+        # the last picture's entry goes on after its mark as long as the run's longest entry
+        longest = max(b - a - 1 for a, b in zip(run, run[1:]))
+        found.update(dict.fromkeys(range(run[0], min(len(texts), run[-1] + longest + 1)), "gallery"))
     return found
 
 
