@@ -102,17 +102,22 @@ def row_kind(text: str) -> str | None:
     return None
 
 
-def gallery_run(texts: Sequence[str]) -> dict[int, str]:
-    """{index: "gallery"} of the sentences of a picture gallery's runs (module docstring)."""
-    marks = [k for k, text in enumerate(texts) if _POINTS_AT_PICTURE.search(text) or row_kind(text) == "caption"]
+def _runs(marks: Sequence[int], gap: int) -> list[list[int]]:
+    """The ascending indices `marks` grouped into runs whose neighbours have at most `gap` sentences between them."""
     runs: list[list[int]] = []
     for k in marks:
-        if runs and k - runs[-1][-1] - 1 <= MAX_GALLERY_SENTENCES:
+        if runs and k - runs[-1][-1] - 1 <= gap:
             runs[-1].append(k)
         else:
             runs.append([k])
+    return runs
+
+
+def gallery_run(texts: Sequence[str]) -> dict[int, str]:
+    """{index: "gallery"} of the sentences of a picture gallery's runs (module docstring)."""
+    marks = [k for k, text in enumerate(texts) if _POINTS_AT_PICTURE.search(text) or row_kind(text) == "caption"]
     found: dict[int, str] = {}
-    for run in (run for run in runs if len(run) > 1):
+    for run in (run for run in _runs(marks, MAX_GALLERY_SENTENCES) if len(run) > 1):
         # the last picture's entry goes on after its mark as long as the run's longest entry
         longest = max(b - a - 1 for a, b in zip(run, run[1:]))
         found.update(dict.fromkeys(range(run[0], min(len(texts), run[-1] + longest + 1)), "gallery"))
@@ -127,13 +132,7 @@ def row_neighbours(texts: Sequence[str]) -> dict[int, str]:
             found[k + 1] = "list_entry"
     found.update(gallery_run(texts))
     stamps = [k for k, text in enumerate(texts) if _DATE_STAMP.search(text)]
-    runs: list[list[int]] = []
-    for k in stamps:
-        if runs and k - runs[-1][-1] - 1 <= MAX_TEASER_SENTENCES:
-            runs[-1].append(k)
-        else:
-            runs.append([k])
-    for run in runs:
+    for run in _runs(stamps, MAX_TEASER_SENTENCES):
         longest = max([b - a - 1 for a, b in zip(run, run[1:])] + [1])
         for k in range(max(0, run[0] - longest), run[-1]):
             if k not in run:
