@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from engine.corpus.cleaning import clean_text
-from engine.corpus.page_rows import row_kind, row_neighbours
+from engine.corpus.page_rows import gallery_run, row_kind, row_neighbours
 from engine.corpus.segmentation import document_sentences
 
 
@@ -82,6 +82,46 @@ def test_rows_by_their_place_after_a_bare_numeral_and_around_date_stamps():
     assert row_neighbours(["The ferry left at noon.", "The pier closed.", "(04.05.2016)", "The crew rested."]) == {1: "teaser"}
 
 
+def test_a_picture_gallery_is_dropped_as_a_run_between_its_marks():
+    texts = [
+        "The harbour board met in Cork on Monday.",  # 0: the article
+        "The old pier was built by convicts.",  # 1
+        "This image shows the pier at low tide in 1901.",  # 2: a mark
+        "Fishing boats crowded its steps every morning.",  # 3: gallery text, unmarked
+        "This picture, taken on May 4 1950, shows the pier after the storm.",  # 4: a mark
+        "Half of its stones were lost.",  # 5
+        "The ferry office, shown here, closed in 1962.",  # 6: a mark
+        "Skipper Ann Walsh (far left) and her crew unload a catch.",  # 7: a caption, a mark
+        "Her boat is the oldest in the fleet.",  # 8: the last entry, as long as the run's longest (one sentence)
+        "The board will vote on the new quay in June.",  # 9: the article again
+        "Its members have asked for a survey.",  # 10
+    ]
+    assert gallery_run(texts) == dict.fromkeys(range(2, 9), "gallery")
+    assert row_neighbours(texts) == dict.fromkeys(range(2, 9), "gallery")
+    # two marks side by side: no entry after the last
+    assert gallery_run(texts[6:]) == {0: "gallery", 1: "gallery"}
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        # one mark alone: prose may point at a photo
+        ["The pier closed.", "This photo shows how little is left of the pier.", "The crew rested.", "Boats left."],
+        # two marks too far apart: the article between them is kept
+        [
+            "This image shows the pier in 1901.", "The board met.", "It voted.", "The ferry left.", "The crew rested.",
+            "Fees rose.", "This photo of the quay was taken in 1950.",
+        ],
+        # a bracketed "(pictured above)" in an article's sentence is not a mark
+        ["Ann Walsh (pictured above) runs the ferry.", "She took over in 2010.", "This image shows her boat."],
+        # "the photo shows" is a report on a photo, not a caption
+        ["The photo shows the pier as it stood in 1901.", "Experts dated it.", "The photo shows a crowd."],
+    ],
+)
+def test_prose_that_mentions_a_photo_is_not_a_gallery(texts):
+    assert gallery_run(texts) == {}
+
+
 def stored(nlp, text: str) -> tuple[str, ...]:
     return document_sentences(nlp(clean_text(text))).texts
 
@@ -110,4 +150,17 @@ def test_table_rows_captions_and_teasers_are_dropped_from_the_stored_sentences(n
         "The crossing took two hours.",
         "The council voted to close the old pier in May.",
         "The crew stayed in Cork.",
+    )
+
+
+def test_a_gallery_run_is_dropped_from_the_stored_sentences(nlp):
+    text = (
+        "The harbour board met in Cork on Monday to discuss the old pier. "
+        "This image shows the pier at low tide in 1901. Fishing boats crowded its steps every morning. "
+        "This picture, taken in May 1950, shows the pier after the storm. Half of its stones were lost. "
+        "The board will vote on the new quay in June."
+    )
+    assert stored(nlp, text) == (
+        "The harbour board met in Cork on Monday to discuss the old pier.",
+        "The board will vote on the new quay in June.",
     )

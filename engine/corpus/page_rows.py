@@ -34,7 +34,23 @@ place: the entry after a bare list numeral the parser split off ("II." |
 "Pilots are paid by the day."), and the teasers around date stamps (the
 sentence before each stamp, and all between two stamps at most
 MAX_TEASER_SENTENCES apart; before the first stamp of such a run, as many
-sentences as the run's longest teaser).
+sentences as the run's longest teaser), and the text of a picture gallery
+(engine.corpus.page_rows.gallery_run: the sentences between gallery marks
+at most MAX_GALLERY_SENTENCES apart, and the last entry after them).
+
+A gallery mark is a caption (row_kind's "caption") or a sentence that
+points at its picture: "This image shows ...", "This picture, taken in
+March, shows ...", "This photo of the temple was taken in 2014", or
+", shown here,". A bracketed "(pictured above)" set in prose is not one: on
+tuning news it marks an article's own sentence as often as a gallery's (only
+"(pictured)" itself is a caption, by row_kind). One mark
+alone is dropped only if it is a caption (prose may say "this photo shows
+how little is left"); two marks close together make a run, and every
+sentence of the run is gallery text, marked or not, and so are as many
+sentences after its last mark as the longest gap between two of its marks:
+a gallery's entries are printed as one caption sentence and a few more
+about the same picture (the sentences before the first mark are kept: on
+tuning news an article's prose runs up to its gallery).
 """
 
 from __future__ import annotations
@@ -43,6 +59,7 @@ import re
 from collections.abc import Sequence
 
 MAX_TEASER_SENTENCES = 4
+MAX_GALLERY_SENTENCES = 4
 
 _DECIMAL = r"\d+\.\d+"
 _TABLE_ROW = re.compile(rf"\.{{5,}}|(?<![\w.,$])(?:{_DECIMAL}\s+){{2}}{_DECIMAL}(?![\w])")
@@ -59,6 +76,11 @@ _POSITION = re.compile(
 _CREDIT = re.compile(
     r"^Pictured\b|\b(?:Photo|Photograph|Picture|Image)s?(?:\s+credit)?\s*:|"
     r"\b(?:Photo|Photograph|Image)s?\s+(?:by|courtesy|provided)\b|\bProvided to [A-Z]"
+)
+_POINTS_AT_PICTURE = re.compile(
+    r"\bThis\s+(?:image|picture|photo(?:graph)?)\b[^.!?]{0,80}?\b(?:shows?|was\s+taken)\b|"
+    r",\s+(?:pictured|seen|shown)\s+(?:here|above|below),",
+    re.IGNORECASE,
 )
 _DATE_STAMP = re.compile(r"\(\d{1,2}[./]\d{1,2}[./](?:\d{2}|\d{4})\)")
 _BYLINE = re.compile(r"^[A-Z][\w.'\u2019-]*(?:\s+[A-Z][\w.'\u2019-]*){0,3}\s+reports?\s+from\s+[A-Z][^.!?]{0,60}\.$")
@@ -80,20 +102,37 @@ def row_kind(text: str) -> str | None:
     return None
 
 
+def _runs(marks: Sequence[int], gap: int) -> list[list[int]]:
+    """The ascending indices `marks` grouped into runs whose neighbours have at most `gap` sentences between them."""
+    runs: list[list[int]] = []
+    for k in marks:
+        if runs and k - runs[-1][-1] - 1 <= gap:
+            runs[-1].append(k)
+        else:
+            runs.append([k])
+    return runs
+
+
+def gallery_run(texts: Sequence[str]) -> dict[int, str]:
+    """{index: "gallery"} of the sentences of a picture gallery's runs (module docstring)."""
+    marks = [k for k, text in enumerate(texts) if _POINTS_AT_PICTURE.search(text) or row_kind(text) == "caption"]
+    found: dict[int, str] = {}
+    for run in (run for run in _runs(marks, MAX_GALLERY_SENTENCES) if len(run) > 1):
+        # the last picture's entry goes on after its mark as long as the run's longest entry
+        longest = max(b - a - 1 for a, b in zip(run, run[1:]))
+        found.update(dict.fromkeys(range(run[0], min(len(texts), run[-1] + longest + 1)), "gallery"))
+    return found
+
+
 def row_neighbours(texts: Sequence[str]) -> dict[int, str]:
     """{index: reason} of the sentences that are rows by their place (module docstring)."""
     found: dict[int, str] = {}
     for k, text in enumerate(texts[:-1]):
         if _BARE_NUMERAL.match(text):
             found[k + 1] = "list_entry"
+    found.update(gallery_run(texts))
     stamps = [k for k, text in enumerate(texts) if _DATE_STAMP.search(text)]
-    runs: list[list[int]] = []
-    for k in stamps:
-        if runs and k - runs[-1][-1] - 1 <= MAX_TEASER_SENTENCES:
-            runs[-1].append(k)
-        else:
-            runs.append([k])
-    for run in runs:
+    for run in _runs(stamps, MAX_TEASER_SENTENCES):
         longest = max([b - a - 1 for a, b in zip(run, run[1:])] + [1])
         for k in range(max(0, run[0] - longest), run[-1]):
             if k not in run:
