@@ -51,13 +51,14 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from engine.needles.edits import FINITE_TAGS
+
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
 
 MAX_HEADING_TOKENS = 20
 SHORT_HEADING_TOKENS = 8
 MAX_SENTENCE_TOKENS = 80  # how far a sentence after a heading is read
-FINITE_TAGS = frozenset({"VBD", "VBZ", "VBP", "MD"})
 _SENTENCE_ENDS = frozenset(".!?:")  # where a heading may start (not ";": that is mid-sentence)
 # what a heading may end in before a determiner that opens a name: a noun, an adjective, a number
 _CONTENT_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "JJ", "JJR", "JJS", "CD"})

@@ -31,6 +31,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engine.needles.edits import asks
+
 if TYPE_CHECKING:
     from spacy.tokens import Token
 
@@ -60,7 +62,7 @@ def scope_refusal(token: Token) -> str:
     first = head
     while first.dep_ == "conj" and first.head.i != first.i:
         first = first.head
-    if _question(token):
+    if asks(token.sent.text):
         return "question"
     if _negative_scope(first):
         return "negative operator"
@@ -78,15 +80,6 @@ def scope_refusal(token: Token) -> str:
     if following is not None and following.lower_ in _ENUMERATION_WORDS:
         return "enumeration"
     return ""
-
-
-def _question(token: Token) -> bool:
-    """The sentence ends in a question mark (before closing quotes or brackets)."""
-    for t in reversed(token.sent):
-        if t.is_space or t.is_quote or t.is_bracket:
-            continue
-        return "?" in t.text
-    return False
 
 
 def _negative_scope(first: Token) -> bool:

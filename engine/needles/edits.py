@@ -15,6 +15,7 @@ that text. Rules (ARCHITECTURE.md, "The experiment"):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -26,6 +27,10 @@ if TYPE_CHECKING:  # spaCy objects come in as arguments; importing them here is 
     from spacy.tokens import Span, Token
 
 SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})  # neg and con
+FINITE_TAGS = frozenset({"VBD", "VBZ", "VBP", "MD"})  # a finite verb's tags (the modals with them)
+# closing quotes and brackets at a sentence's end, with a dataset's mojibake of a
+# curly quote ('"?': '... "Apposition party."?' is no question)
+_ENDING_CLOSERS = re.compile(r"(?:\"\?|[\"'”’)\]»])+$")
 
 
 class EntityOption(msgspec.Struct, frozen=True, array_like=True):
@@ -58,6 +63,12 @@ class TextEdit(msgspec.Struct, frozen=True, array_like=True):
 
 # ---------------------------------------------------------------------------
 # Sentence text and offsets
+
+
+def asks(text: str) -> bool:
+    """Whether a sentence is a question: it ends in "?" before any closing
+    quotes or brackets (a negated or swapped question asserts nothing)."""
+    return _ENDING_CLOSERS.sub("", text.rstrip()).endswith("?")
 
 
 def sentence_bounds(sent: Span) -> tuple[int, int]:

@@ -67,8 +67,8 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from engine.needles.agreement import verb_agrees
-from engine.needles.edits import SUBJECT_DEPS, TextEdit, _inside_quotes, _offset, quote_open_before, sentence_text
-from engine.needles.negation_frames import FINITE_TAGS, frame_refusal, idiom_refusal, reduced_relative
+from engine.needles.edits import FINITE_TAGS, SUBJECT_DEPS, TextEdit, _inside_quotes, _offset, quote_open_before, sentence_text
+from engine.needles.negation_frames import frame_refusal, idiom_refusal, reduced_relative
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token

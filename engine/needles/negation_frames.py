@@ -31,10 +31,9 @@ Each returns the refusal's reason ("" when the check passes), for
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
-from engine.needles.edits import SUBJECT_DEPS, TextEdit, _offset
+from engine.needles.edits import FINITE_TAGS, SUBJECT_DEPS, TextEdit, _offset, asks
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
@@ -71,15 +70,11 @@ _MODAL_IDIOMS = frozenset({"well", "rather", "sooner", "better"})
 # positive-polarity degree words ("was rather small", "somewhat better", "slightly harder")
 _IDIOM_WORDS = frozenset({"but", "rather", "somewhat", "fairly", "slightly"})
 _CLAUSE_DEPS = frozenset({"conj", "advcl", "ccomp", "parataxis"})
-FINITE_TAGS = frozenset({"VBD", "VBZ", "VBP", "MD"})
-# closing quotes and brackets at the end, with a dataset's mojibake of a
-# curly quote ('"?': '... "Apposition party."?' is no question)
-_ENDING_CLOSERS = re.compile(r"(?:\"\?|[\"'”’)\]»])+$")
 
 
 def frame_refusal(sent: Span, root: Token, text: str) -> str:
     """Why the root frames a claim rather than making one ("" if it does not)."""
-    if _ENDING_CLOSERS.sub("", text.rstrip()).endswith("?"):
+    if asks(text):
         return "question"
     lemma = root.lemma_.lower()
     if lemma in FRAMING_VERBS and any(_clausal_complement(c) for c in root.children):
