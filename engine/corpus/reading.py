@@ -138,9 +138,9 @@ def record_year(source: str, date: object, title: str) -> int | None:
     """The year a record was written: its "date" (a year or an ISO date), else its title's (`title_year`)."""
     if date is None:
         return title_year(title)
-    match = _ISO_YEAR.match(date) if isinstance(date, str) else None
     if isinstance(date, int) and not isinstance(date, bool):
         return date
+    match = _ISO_YEAR.match(date) if isinstance(date, str) else None
     if match is None:
         raise ConfigError(f"{source}: field 'date' must be a year or an ISO date (1812, \"1812-06-01\"), got {date!r}")
     return int(match.group(1))
