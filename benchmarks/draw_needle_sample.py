@@ -103,6 +103,7 @@ def needle_record(corpus, name: str, doc_id: str, needle: str, seed: int, contex
     return {
         "kind": "needle", "corpus": name, "type": needle, "doc_id": doc_id, "title": document.title,
         "sentence": k, "n_sentences": len(document.sentences),
+        "mean_sentence_chars": round(sum(map(len, document.sentences)) / len(document.sentences), 1),
         "before_context": list(document.sentences[max(0, k - context) : k]),
         "needle_before": pair.needle_before, "needle_after": pair.needle_after,
         "edit": None if edit is None else {"rule": edit.rule, "start": edit.start, "end": edit.end,
