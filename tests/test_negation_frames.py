@@ -32,6 +32,9 @@ from needle_helpers import edited, first_sentence
         # the adverbs "sure" and "pretty" after the auxiliary: "I'll not sure sign", "was not pretty close"
         ("I'll sure close the harbour gate tonight.", "idiom broken by not"),
         ("The race was pretty close at the harbour mouth.", "idiom broken by not"),
+        # "not only" and "not once" are expressions of their own: "was not only 40" reads as the correlative
+        ("The harbour master was only 40 when the pier burned down.", "idiom broken by not"),
+        ("The skipper was once a fisherman on the northern coast.", "idiom broken by not"),
         # a verb of accusing or committing whose complement holds the quoted words
         ('The union accused the shipyard of "starving every welder of work".', "verb reporting quoted words"),
         ('The harbour board pledged "a deeper channel within five years".', "verb reporting quoted words"),
@@ -125,6 +128,8 @@ def test_a_verb_of_saying_before_the_speakers_quotation_is_not_negated(nlp):
     assert edited(nlp, negate, parenthetical) is None
     light_verb = 'The harbour master launched a defense of the new fees. "Every boat pays the same," she said.'
     assert edited(nlp, negate, light_verb) is None  # "launched a defense" names the speech the quotation gives
+    cited = 'The harbour master cited the example of the old ferry. "It sank twice in one winter," she said.'
+    assert edited(nlp, negate, cited) is None  # "did not cite the example", then her words
     pointed = 'Both mayors pointed to the cost of the new bridge. "We cannot pay for it twice," one said.'
     assert edited(nlp, negate, pointed) is None
     plain = "On the radio, the captain outlined the changes to the timetable. The boats will leave at noon."

@@ -59,7 +59,7 @@ FRAMING_VERBS = frozenset(
 # it is that report, and "did not outline" denies only the saying
 SPEAKING_VERBS = frozenset(
     "point outline describe detail explain discuss address stress emphasise emphasize highlight warn urge predict "
-    "suggest propose recommend reject defend criticise criticize praise welcome agree reply respond add".split()
+    "suggest propose recommend reject defend criticise criticize praise welcome agree reply respond add cite quote".split()
 )
 # nouns of a speech act that a light verb reports ("launched a defense of",
 # "issued a warning", "made an appeal"): with the next sentence reporting
@@ -74,7 +74,8 @@ _SAYING = frozenset({"say", "tell", "add", "write"})
 _MODAL_IDIOMS = frozenset({"well", "rather", "sooner", "better"})
 # after any verb: "have but to" (= only have to), "is but a stream",
 # positive-polarity degree words ("was rather small", "somewhat better", "slightly harder")
-_IDIOM_WORDS = frozenset({"but", "rather", "somewhat", "fairly", "slightly"})
+# and "not only", "not once" (= never), fixed expressions of their own ("was only 28" -> "was not only 28")
+_IDIOM_WORDS = frozenset({"but", "rather", "somewhat", "fairly", "slightly", "only", "once"})
 # the same as adverbs only (the adjectives negate: "is not sure of it", "was not pretty"):
 # "I'll sure sign" -> "I'll not sure sign", "was pretty close" -> "was not pretty close"
 _IDIOM_ADVERBS = frozenset({"sure", "pretty"})
