@@ -25,9 +25,25 @@ from needle_helpers import edited, first_sentence
         # a question (here one without inversion) asserts nothing to negate
         ("So the council approved the plan in secret?", "question"),
         ("The ferry leaves the harbour at noon?", "question"),
+        # an adverb before the auxiliary or copula that is not the speaker's: "not" would land after it
+        ("The price of coal very largely is set by the mills upriver.", "no clean edit"),  # "very largely is not set"
+        ("The ferry fare mostly was paid by the parish.", "no clean edit"),
+        ("The old mill always has been a bakery.", "no clean edit"),
+        # the adverbs "sure" and "pretty" after the auxiliary: "I'll not sure sign", "was not pretty close"
+        ("I'll sure close the harbour gate tonight.", "idiom broken by not"),
+        ("The race was pretty close at the harbour mouth.", "idiom broken by not"),
+        # "not only" and "not once" are expressions of their own: "was not only 40" reads as the correlative
+        ("The harbour master was only 40 when the pier burned down.", "idiom broken by not"),
+        ("The skipper was once a fisherman on the northern coast.", "idiom broken by not"),
+        # a verb of accusing or committing whose complement holds the quoted words
+        ('The union accused the shipyard of "starving every welder of work".', "verb reporting quoted words"),
+        ('The harbour board pledged "a deeper channel within five years".', "verb reporting quoted words"),
+        # a quoted infinitive complement under any verb: the quoted words are someone's
+        ('The ferry company wanted to "keep the crossing cheap for islanders".', "verb reporting quoted words"),
+        ('The ferry company vowed to "keep the crossing cheap for islanders".', "verb reporting quoted words"),
     ],
 )
-def test_a_verb_that_frames_a_claim_is_not_negated(nlp, text, why):
+def test_no_negation_where_not_would_deny_only_a_frame_or_has_no_clean_place(nlp, text, why):
     sent = first_sentence(nlp, text)
     assert negate(sent) is None
     assert refusal(sent) == why
@@ -79,6 +95,21 @@ def test_a_reduced_relative_with_an_object_is_not_taken_for_the_finite_verb(nlp)
             "Jones launched a review of Smith's reports focused on exports, drawing attention to the fees charged by the ports.",
             "Jones did not launch a review of Smith's reports focused on exports, drawing attention to the fees charged by the ports.",
         ),
+        # the speaker's adverbs stand before "not", after the auxiliary or before it or "did not"
+        ("The ferry will likely sail before the storm.", "The ferry will likely not sail before the storm."),
+        ("The pier is therefore a danger to boats.", "The pier is therefore not a danger to boats."),
+        ("The harbour master probably closed the gate at dusk.", "The harbour master probably did not close the gate at dusk."),
+        ("The lighthouse really is the oldest in the county.", "The lighthouse really is not the oldest in the county."),
+        # other adverbs after the auxiliary follow "not", as before; an adjective "sure" is negated
+        ("The pier has recently been painted.", "The pier has not recently been painted."),
+        ("The skipper was sure of the tide tables.", "The skipper was not sure of the tide tables."),
+        # a quoted title, and a quotation in a clause of its own, are no quoted complement
+        # (the parser takes the title's "Take" for the complement of "recorded"; capitalised, it is a title's)
+        ('The choir recorded "Take Me Home" in the chapel.', 'The choir did not record "Take Me Home" in the chapel.'),
+        (
+            'The council thanked the crew, whose skipper called the gale "a brute".',
+            'The council did not thank the crew, whose skipper called the gale "a brute".',
+        ),
     ],
 )
 def test_ordinary_sentences_are_still_negated(nlp, text, expected):
@@ -97,8 +128,9 @@ def test_a_verb_of_saying_before_the_speakers_quotation_is_not_negated(nlp):
     assert edited(nlp, negate, parenthetical) is None
     light_verb = 'The harbour master launched a defense of the new fees. "Every boat pays the same," she said.'
     assert edited(nlp, negate, light_verb) is None  # "launched a defense" names the speech the quotation gives
+    cited = 'The harbour master cited the example of the old ferry. "It sank twice in one winter," she said.'
+    assert edited(nlp, negate, cited) is None  # "did not cite the example", then her words
     pointed = 'Both mayors pointed to the cost of the new bridge. "We cannot pay for it twice," one said.'
     assert edited(nlp, negate, pointed) is None
     plain = "On the radio, the captain outlined the changes to the timetable. The boats will leave at noon."
     assert edited(nlp, negate, plain) == "On the radio, the captain did not outline the changes to the timetable."
-

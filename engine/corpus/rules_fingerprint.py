@@ -31,6 +31,7 @@ RULE_MODULES = (
     "engine.needles.states_then",
     "engine.needles.negation",
     "engine.needles.negation_frames",
+    "engine.needles.negation_adverbs",
     "engine.needles.conjunctions",
     "engine.needles.coordination_sense",
     "engine.needles.coordination_scope",

@@ -5,8 +5,8 @@ clause, or None when the sentence does not admit a clean negation: each
 edit is made only for a reason (`refusal` says which check refused):
 
 - "not" after the first auxiliary of the root ("has worked" -> "has not
-  worked", rule neg:aux; after a sentence adverb that follows it: "has
-  therefore not been"), after a copula root ("was" -> "was not",
+  worked", rule neg:aux; after a speaker's adverb that follows it: "has
+  therefore not been", "will likely not"), after a copula root ("was" -> "was not",
   neg:copula), otherwise do-support agreeing in tense and person
   ("published" -> "did not publish", "works" -> "does not work", neg:do-support).
 - Skipped (None):
@@ -43,9 +43,11 @@ edit is made only for a reason (`refusal` says which check refused):
     root although it is a reduced relative ("The security brought about by
     the settlement has led..."): another finite verb follows with no subject
     of its own and no conjunction before it;
-  * do-support with a modifier between the subject and the verb ("strongly
-    confirmed" -> "strongly did not confirm", "more than tripled"): the
-    "did not" would land after it;
+  * an adverb before the auxiliary, copula or verb that is not the speaker's
+    ("very largely is fixed", "strongly confirmed" -> "strongly did not
+    confirm"), or for do-support any other word there ("more than tripled"):
+    "not" would land after it; the speaker's adverbs ("probably", "surely")
+    stand before "not" wherever they are (engine.needles.negation_adverbs);
   * any edit inside a quotation, including one opened in an earlier sentence
     of the paragraph (`quote_open_before`), or inside one under the opposite
     guess of that state; a sentence that opens or closes a quotation it
@@ -68,6 +70,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.needles.agreement import verb_agrees
 from engine.needles.edits import FINITE_TAGS, SUBJECT_DEPS, TextEdit, _inside_quotes, _offset, quote_open_before, sentence_text
+from engine.needles.negation_adverbs import adverb_before, not_after
 from engine.needles.negation_frames import frame_refusal, idiom_refusal, reduced_relative
 
 if TYPE_CHECKING:
@@ -82,12 +85,6 @@ NEGATIVE_WORDS = frozenset(
 # "n't" with the apostrophe as datasets ship it: ’ ' " ” ? ` ´ (mojibake of a curly apostrophe)
 CONTRACTED_NOT = re.compile(r"[a-z]n(?:['’”`´?]|\"\??)t\b", re.IGNORECASE)
 AUX_DEPS = frozenset({"aux", "auxpass"})
-# sentence adverbs that stand before the negation: "has therefore not been",
-# not "has not therefore been" ("not for that reason"), "has not nevertheless"
-SENTENCE_ADVERBS = frozenset(
-    "therefore nevertheless nonetheless however thus hence accordingly consequently moreover furthermore indeed "
-    "certainly probably clearly obviously surely evidently apparently undoubtedly presumably perhaps".split()
-)
 DO_FORMS = {"VBD": "did", "VBZ": "does", "VBP": "do"}
 # "also", "too", "still", "already" hold only of a positive ("could not still be challenged")
 _ODD_UNDER_NEGATION = frozenset({"also", "too", "instead", "still", "already"})
@@ -192,7 +189,7 @@ def _negation(sent: Span, opened: str | None) -> tuple[TextEdit | None, str]:
         opened = quote_open_before(sent)
     if _frames_quotation(sent, text, _offset(sent, root), opened) or _labels_with_quotation(root):
         return None, "verb framing a quotation"
-    framing = frame_refusal(sent, root, text)
+    framing = frame_refusal(sent, root, text, opened)
     if framing:
         return None, framing
     if _definite_existential(root, subjects):
@@ -222,23 +219,24 @@ def _edit(sent: Span, root: Token, auxiliaries: list[Token], subject_start: int,
         first = auxiliaries[0]
         if first.i < subject_start or first.lower_ == "to" or first.tag_ not in FINITE_TAGS:
             return None  # inversion ("Had he known"), infinitive, or no finite auxiliary
-        last = first  # past the sentence adverbs after it: "has therefore not been"
-        while last.i + 1 < sent.end and last.nbor().lower_ in SENTENCE_ADVERBS:
-            last = last.nbor()
+        if adverb_before(sent, subject_end, first, do_support=False):
+            return None  # "very largely is fixed": "very largely is not fixed"
+        last = not_after(sent, first)  # past the speaker's adverbs after it: "has therefore not been"
         at = _offset(sent, last) + len(last.text)
         return TextEdit(at, at, "", " not", "neg:aux")
     if root.i < subject_start:
         return None
     if root.pos_ == "AUX" or root.lemma_ == "be":  # copula ("was" -> "was not", "there are" -> "there are not")
-        if root.tag_ not in FINITE_TAGS:
+        if root.tag_ not in FINITE_TAGS or adverb_before(sent, subject_end, root, do_support=False):
             return None
-        at = _offset(sent, root) + len(root.text)
+        last = not_after(sent, root)  # "is therefore not"
+        at = _offset(sent, last) + len(last.text)
         return TextEdit(at, at, "", " not", "neg:copula")
     do_form = DO_FORMS.get(root.tag_)
     lemma = root.lemma_.lower()
     if do_form is None or not lemma.isalpha() or not _known_verb(root, lemma) or reduced_relative(root):
         return None
-    if any(not t.is_punct for t in sent.doc[subject_end + 1 : root.i]):
+    if adverb_before(sent, subject_end, root, do_support=True):
         return None  # "strongly confirmed": "strongly did not confirm"
     at = _offset(sent, root)
     do = do_form[:1].upper() + do_form[1:] if root.text[:1].isupper() else do_form

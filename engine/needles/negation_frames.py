@@ -18,11 +18,17 @@ Each returns the refusal's reason ("" when the check passes), for
     saying, and the next sentence goes on to say it; so is a light verb with
     a noun of speech ("launched a defense of the plan." then his words);
   * a question ("Who could have foreseen it?", "You think it is safe?"): a
-    negated question asks something else and asserts nothing.
+    negated question asks something else and asserts nothing;
+  * a verb of saying, accusing, praising or committing whose complement
+    holds a quotation ('accused the mayor of "selling the harbour"',
+    'pledged "a new bridge"'), or any verb whose infinitive or clausal
+    complement is quoted ('vowed to "finish the job"'): the quoted words are
+    someone's, and "did not accuse" denies only that they were said
+    (`quoted_complement`).
 - `idiom_refusal`: "not" would land inside a fixed expression ("may well",
   "would rather", "had better", "have but to", "is but a stream", "was
-  rather small", "somewhat better"): the result is ungrammatical or a
-  double negative.
+  rather small", "somewhat better", the adverbs "sure" and "pretty": "I'll
+  sure sign"): the result is ungrammatical or a double negative.
 - `reduced_relative`: a past form taken as the root is the participle of a
   reduced relative ("Parcels sent after noon arrive late" parsed with "sent"
   as the finite verb): a later finite verb hangs off it with no subject of
@@ -33,7 +39,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine.needles.edits import FINITE_TAGS, SUBJECT_DEPS, TextEdit, _offset, asks
+from engine.needles.edits import FINITE_TAGS, SUBJECT_DEPS, TextEdit, _inside_quotes, _offset, asks
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
@@ -53,7 +59,7 @@ FRAMING_VERBS = frozenset(
 # it is that report, and "did not outline" denies only the saying
 SPEAKING_VERBS = frozenset(
     "point outline describe detail explain discuss address stress emphasise emphasize highlight warn urge predict "
-    "suggest propose recommend reject defend criticise criticize praise welcome agree reply respond add".split()
+    "suggest propose recommend reject defend criticise criticize praise welcome agree reply respond add cite quote".split()
 )
 # nouns of a speech act that a light verb reports ("launched a defense of",
 # "issued a warning", "made an appeal"): with the next sentence reporting
@@ -68,11 +74,25 @@ _SAYING = frozenset({"say", "tell", "add", "write"})
 _MODAL_IDIOMS = frozenset({"well", "rather", "sooner", "better"})
 # after any verb: "have but to" (= only have to), "is but a stream",
 # positive-polarity degree words ("was rather small", "somewhat better", "slightly harder")
-_IDIOM_WORDS = frozenset({"but", "rather", "somewhat", "fairly", "slightly"})
+# and "not only", "not once" (= never), fixed expressions of their own ("was only 28" -> "was not only 28")
+_IDIOM_WORDS = frozenset({"but", "rather", "somewhat", "fairly", "slightly", "only", "once"})
+# the same as adverbs only (the adjectives negate: "is not sure of it", "was not pretty"):
+# "I'll sure sign" -> "I'll not sure sign", "was pretty close" -> "was not pretty close"
+_IDIOM_ADVERBS = frozenset({"sure", "pretty"})
 _CLAUSE_DEPS = frozenset({"conj", "advcl", "ccomp", "parataxis"})
+# verbs of judging and committing by speech (VerbNet's judgement-33, promise-13.3,
+# advise-37.9, the accuse/charge and thank/praise classes): they report words
+# that a quotation in their complement gives ("accused X of "..."")
+SPEECH_ACT_VERBS = frozenset(
+    "accuse charge blame fault credit thank commend congratulate applaud criticize criticise condemn denounce attack "
+    "slam blast mock ridicule scold rebuke chide accuse promise pledge vow swear threaten demand order ask beg "
+    "implore invite challenge dare call brand dub label".split()
+)
+# a clause of its own below the root: a quotation there is not the root's complement
+_OWN_CLAUSE_DEPS = frozenset({"relcl", "acl", "advcl", "conj", "parataxis", "appos"})
 
 
-def frame_refusal(sent: Span, root: Token, text: str) -> str:
+def frame_refusal(sent: Span, root: Token, text: str, opened: str = "") -> str:
     """Why the root frames a claim rather than making one ("" if it does not)."""
     if asks(text):
         return "question"
@@ -87,7 +107,30 @@ def frame_refusal(sent: Span, root: Token, text: str) -> str:
     subjects = [c for c in root.children if c.dep_ in SUBJECT_DEPS]
     if any(s.lower_ == "it" for s in subjects) and any(_extraposed(t, root) for t in sent if t.i > root.i):
         return "impersonal frame"
+    if quoted_complement(sent, root, text, opened):
+        return "verb reporting quoted words"
     return ""
+
+
+def quoted_complement(sent: Span, root: Token, text: str, opened: str = "") -> bool:
+    """A quotation after the root that completes it: under a verb of saying,
+    judging or committing anywhere in its complement ('accused the mayor of
+    "selling the harbour"'), under any verb as its infinitive or clausal
+    complement ('wanted to "keep things simple"': the complement's verb quoted,
+    in lower case, not a title's). A quotation inside a clause of its own
+    below the root (a relative clause, a conjunct) is not the root's."""
+    speech = root.lemma_.lower() in FRAMING_VERBS | SPEAKING_VERBS | SPEECH_ACT_VERBS
+    for token in sent:
+        if token.i <= root.i or token.is_punct or not _inside_quotes(text, _offset(sent, token), opened=opened):
+            continue
+        node = token
+        while node.head.i != root.i and node.head.i != node.i and node.dep_ not in _OWN_CLAUSE_DEPS:
+            node = node.head
+        if node.head.i != root.i or node.dep_ in _OWN_CLAUSE_DEPS:
+            continue
+        if speech or node.i == token.i and node.dep_ in ("xcomp", "ccomp") and node.pos_ in ("VERB", "AUX") and node.is_lower:
+            return True  # the complement's own verb quoted, in lower case (a title's is capitalised: recorded "Let It Be")
+    return False
 
 
 def _extraposed(token: Token, root: Token) -> bool:
@@ -133,7 +176,7 @@ def idiom_refusal(sent: Span, edit: TextEdit) -> str:
     if after is None:
         return ""
     word = after.lower_
-    if word in _IDIOM_WORDS:
+    if word in _IDIOM_WORDS or word in _IDIOM_ADVERBS and after.pos_ == "ADV":
         return "idiom broken by not"
     before = sent.doc[after.i - 1] if after.i > sent.start else None
     modal = before is not None and (before.tag_ == "MD" or before.lower_ == "had")
