@@ -30,6 +30,14 @@ REFUSED = {
         "The new sea wall gives the village protection from floods and storms.",
         "The council felt powerless against the landlords and the banks.",
     ],
+    # a list of three as the subject, parsed as an apposition and its conjunct: "A, B or C are"
+    "subject": ["The grey heron, the little egret and the spoonbill are common on the marsh."],
+    # fixed phrases: "X and again Y", "or thereabouts", "the ebb and flow"
+    "fixed phrase": [
+        "The river flooded the lower town in 1998 and again in 2007.",
+        "The crossing to the island takes an hour or thereabouts.",
+        "The harbour trade has followed the ebb and flow of the herring shoals.",
+    ],
     # the size of a union of places
     "count of a union": ["The survey counted the population of the town and the valley."],
 }

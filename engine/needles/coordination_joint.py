@@ -13,6 +13,9 @@ the parse; called by engine.needles.coordination_sense.
   meaning. The count is the data's, made once over the corpus before
   parsing (`fixed_pairs`) and read from doc.user_data[FIXED_PAIRS]; without
   it no pair is fixed;
+- listed subject: "A, B and C are" parsed with B as A's apposition and C
+  as B's conjunct: the list is the subject, and "A, B or C are" breaks
+  the agreement (the con rule refuses subjects);
 - protection: a coordination guarded against at once ("protection from
   floods and fires", "powerless against A and B", "immune to A and B"):
   "or" names the same dangers.
@@ -67,9 +70,23 @@ def joint_refusal(token: Token) -> str:
     pairs = doc.user_data.get(FIXED_PAIRS) or ()
     if pairs and f"{before.lower_} {token.lower_} {after.lower_}" in pairs and _single_words(before, token, after):
         return "fixed order"
+    if _listed_subject(token):
+        return "subject"
     if _protection(token):
         return "protection"
     return ""
+
+
+def _listed_subject(token: Token) -> bool:
+    """The coordination continues a subject's apposition after a comma: the
+    parser's "A, B and C are" (B the apposition of A, C the conjunct of B)."""
+    first = token.head
+    while first.dep_ == "conj" and first.head.i != first.i:
+        first = first.head
+    if first.dep_ != "appos" or first.head.dep_ not in ("nsubj", "nsubjpass"):
+        return False
+    between = first.doc[first.head.i + 1 : first.left_edge.i]
+    return any(t.text == "," for t in between)
 
 
 def _bare(token: Token) -> bool:
