@@ -73,18 +73,19 @@ def repeated_pieces(texts: Iterable[str], min_documents: int = MIN_DOCUMENTS) ->
     return frozenset(digest for digest, n in counts.items() if n >= min_documents)
 
 
+def corpus_texts(inputs: Iterable[Path]) -> Iterator[str]:
+    """The text of each document `inputs` hold (the first of each id),
+    cleaned as prepare cleans it: for counts over the corpus before parsing."""
+    seen: set[str] = set()
+    for raw in read_documents(inputs):
+        if raw.doc_id not in seen:
+            seen.add(raw.doc_id)
+            yield clean_text(raw.text, raw.title)
+
+
 def corpus_boilerplate(inputs: Iterable[Path]) -> frozenset[bytes]:
-    """The boilerplate of the documents `inputs` hold (the first of each id,
-    cleaned as prepare cleans them): one pass before parsing."""
-
-    def texts() -> Iterator[str]:
-        seen: set[str] = set()
-        for raw in read_documents(inputs):
-            if raw.doc_id not in seen:
-                seen.add(raw.doc_id)
-                yield clean_text(raw.text, raw.title)
-
-    return repeated_pieces(texts())
+    """The boilerplate of the documents `inputs` hold: one pass before parsing."""
+    return repeated_pieces(corpus_texts(inputs))
 
 
 def remove_pieces(text: str, boilerplate: frozenset[bytes]) -> tuple[str, int]:

@@ -35,6 +35,7 @@ RULE_MODULES = (
     "engine.needles.conjunctions",
     "engine.needles.coordination_sense",
     "engine.needles.coordination_scope",
+    "engine.needles.coordination_joint",
     "engine.corpus.nlp",
     "engine.corpus.prepare",
 )

@@ -92,13 +92,14 @@ FIXED_PHRASES = tuple(
         "and hence", "and therefore", "and yet", "and also", "and so", "and now", "by and large", "by and for",
         "rock and roll", "rhythm and blues", "more and more", "less and less", "over and over", "again and again",
         "back and forth", "up and down", "on and off", "off and on", "each and every", "first and foremost", "here and there", "now and then",
-        "now and again", "odds and ends", "pros and cons", "trial and error", "one and the same", "nice and",
+        "now and again", "odds and ends", "pros and cons", "trial and error", "one and the same", "nice and", "and again",
         "and / or", "or / and", "or more", "or fewer", "or less",
-        "or longer", "and more", "time and again", "or two", "or three", "or if",
+        "or longer", "and more", "time and again", "or thereabouts", "or two", "or three", "or if",
         # binomial idioms: one meaning, not two things
         "wheelers and dealers", "law and order", "rank and file", "checks and balances", "bread and butter",
         "nuts and bolts", "bits and pieces", "ups and downs", "ins and outs", "safe and sound", "peace and quiet",
         "wait and see", "give and take", "hit and run", "cut and dried", "life and death", "touch and go",
+        "ebb and flow", "ebbs and flows",
     )
 )  # fmt: skip
 _RECIPROCALS = (("each", "other"), ("one", "another"), ("together",), ("respectively",), ("jointly",), ("mutually",),

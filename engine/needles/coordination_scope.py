@@ -43,7 +43,8 @@ _NEGATIVE_NOUNS = frozenset(
 _NEGATIVE_PRONOUNS = frozenset({"nothing", "nobody", "none", "noone", "no-one"})
 # nouns that count or sum the members of what their "of" phrase names
 _COUNT_NOUNS = frozenset(
-    "number total sum count tally share proportion percentage percent majority amount quantity volume value".split()
+    "number total sum count tally share proportion percentage percent majority amount quantity volume value population"
+    " census headcount".split()
 )
 _TOTAL_WORDS = frozenset({"total", "combined", "aggregate", "overall"})
 # prepositions that place a rank behind or after others

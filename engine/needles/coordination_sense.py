@@ -13,7 +13,9 @@ issue-27 held-out classes), each a pure check of the parse.
 - title: the coordination names a post or a body ("director of trade and
   industrial policy", "the committee on roads and bridges", "the culture
   and sport minister"): "or" names no post;
-- and then engine.needles.coordination_scope's classes (questions, negative
+- and then engine.needles.coordination_joint's classes (reduplication,
+  particle pairs, pairs the corpus never reverses, protection) and
+  engine.needles.coordination_scope's classes (questions, negative
   operators, category unions, counts, ranks, members of a plural).
 """
 
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engine.needles.coordination_joint import joint_refusal
 from engine.needles.coordination_scope import scope_refusal
 
 if TYPE_CHECKING:
@@ -58,7 +61,7 @@ def sense_refusal(token: Token) -> str:
         return "collective"
     if _title(head):
         return "title"
-    return scope_refusal(token)  # questions, negative operators, unions, counts, ranks
+    return joint_refusal(token) or scope_refusal(token)  # questions, negative operators, unions, counts, ranks
 
 
 def _members(head: Token) -> int:
