@@ -92,6 +92,18 @@ def test_words_after_a_reporting_verb_and_a_colon_are_not_needles(nlp):
 
 
 @pytest.mark.parametrize(
+    "sentence",
+    [
+        "In my report to the board last year I wrote: The bridge needs new cables before the winter.",
+        "The choice before the council may be simply stated: We repair the bridge or we close it.",
+    ],
+)
+def test_the_writers_own_words_after_a_colon_may_be_needles(nlp, sentence):
+    text = f"The council met on Monday evening in the town hall. {sentence} The vote is next week."
+    assert refusals(nlp, text)[sentence] == ""
+
+
+@pytest.mark.parametrize(
     "line",
     [
         "14:05 - Police have closed the coast road between the two villages.",

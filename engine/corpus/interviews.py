@@ -80,10 +80,30 @@ def speech_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
     return tuple(
         INTERVIEW if start is not None and k >= start
         else LIVE_ENTRY if _after_live_label(text, spans, k)
-        else SPEECH_AFTER_COLON if _REPORTED.search(span.text)
+        else SPEECH_AFTER_COLON if _others_words_after_colon(span)
         else ""
         for k, span in enumerate(spans)
     )  # fmt: skip
+
+
+def _others_words_after_colon(span: Span) -> bool:
+    """Whether a reporting verb and a colon give the words after it as
+    someone else's: not the writer's own ("I said: ...", "we can be proud
+    to say: ..."), nor a passive that frames the writer's own statement
+    ("The problem may be thus stated: ...")."""
+    match = _REPORTED.search(span.text)
+    if match is None:
+        return False
+    at = span.char_span(match.start(), match.end(), alignment_mode="expand")
+    verb = at[0] if at is not None else None
+    while verb is not None:
+        if any(c.dep_ in ("nsubjpass", "auxpass") for c in verb.children):
+            return False
+        subjects = [c for c in verb.children if c.dep_ == "nsubj"]
+        if subjects:
+            return subjects[0].lower_ not in ("i", "we")
+        verb = verb.head if verb.dep_ in ("xcomp", "acomp", "conj", "advcl") and verb.head is not verb else None
+    return True
 
 
 def _after_live_label(text: str, spans: Sequence[Span], k: int) -> bool:
