@@ -44,6 +44,20 @@ def test_the_answers_of_an_interview_without_quotation_marks_are_not_needles(nlp
     assert all(got[t] == "interview" for t in answers)
 
 
+def test_an_interviews_earlier_question_that_makes_no_turn_opens_its_part(nlp):
+    # the first answer has no first person; the next two questions make turns
+    opening = "Is the market for bread still growing in the west? Sales of rye bread rose by a tenth last year across the county. "
+    text = INTRO + opening + (
+        "How have rising flour prices changed your business? "
+        "We buy less wheat from abroad now and mill more of it ourselves. "
+        "What would you tell someone who wants to open a bakery? "
+        "I would tell them to start small and to keep their costs low for the first two years."
+    )
+    got = refusals(nlp, text)
+    first_answer = "Sales of rye bread rose by a tenth last year across the county."
+    assert (got[first_answer], got[INTRO.split(". ")[1] + "."]) == ("interview", "")
+
+
 def test_speaker_labels_after_questions_mark_an_interview(nlp):
     text = INTRO + (
         "Gazette: Prices went up twice this year. Do the farmers get any of it? "

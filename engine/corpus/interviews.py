@@ -15,8 +15,10 @@ question 2).
   addresses someone ("you", "your") and holds no first person of its own,
   by a sentence in the first person or opening with "Yes"/"No"/"Well". A
   document with at least MIN_TURNS turns is an interview; its part runs
-  from its first turn's question (or from the speaker label just before
-  it, within LABEL_REACH sentences) to the end of the document: where the
+  from its first question (the first turn's, or an earlier one that is at
+  most QUESTION_REACH sentences before the next question of the part; or
+  from a speaker label just before it, within LABEL_REACH sentences) to the
+  end of the document: where the
   answers end is not marked, so the rule abstains on all of it. A speaker's
   own rhetorical question answered in the same voice ("Do you believe we
   can ...? I do.") holds the first person and is not a turn.
@@ -42,6 +44,7 @@ if TYPE_CHECKING:
 
 MIN_TURNS = 2
 LABEL_REACH = 3
+QUESTION_REACH = 8
 INTERVIEW = "interview"
 SPEECH_AFTER_COLON = "speech_after_colon"
 LIVE_ENTRY = "live_entry"
@@ -122,6 +125,13 @@ def interview_start(text: str, spans: Sequence[Span]) -> int | None:
     if len(turns) < MIN_TURNS:
         return None
     first = turns[0]
+    # the interview's earlier questions, each within QUESTION_REACH sentences of the next
+    # (a question that did not make a turn: "Is there more competition now?" | "Indeed ...")
+    while True:
+        earlier = [q for q in range(max(0, first - QUESTION_REACH), first) if _is_question(spans[q].text)]
+        if not earlier:
+            break
+        first = earlier[0]
     for back in range(first, max(-1, first - LABEL_REACH - 1), -1):
         before = text[spans[back - 1].end_char : spans[back].start_char] if back > 0 else text[: spans[back].start_char]
         if any(_speaker_label(part, text) for part in re.split(r"(?<=[.!?])\s+", before.strip()) if part):
@@ -129,10 +139,16 @@ def interview_start(text: str, spans: Sequence[Span]) -> int | None:
     return first
 
 
+def _is_question(sentence: str) -> bool:
+    """A question outside quotation marks: it ends in "?" and does not open with a mark."""
+    sentence = sentence.strip()
+    return sentence.endswith("?") and sentence[:1] not in _OPENING_QUOTES
+
+
 def _is_turn(text: str, spans: Sequence[Span], k: int) -> bool:
-    question = spans[k].text.strip()
-    if not question.endswith("?") or question[:1] in _OPENING_QUOTES:
+    if not _is_question(spans[k].text):
         return False
+    question = spans[k].text.strip()
     end = spans[k].end_char
     following = text[end : spans[k + 1].start_char] if k + 1 < len(spans) else text[end:]
     if _speaker_label(following.strip(), text) or (k + 1 < len(spans) and _speaker_label(spans[k + 1].text.strip(), text)):
