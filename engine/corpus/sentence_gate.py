@@ -66,6 +66,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from engine.corpus.cleaning import template_hole
+from engine.corpus.interviews import live_entry, speech_refusals
 from engine.corpus.page_rows import row_kind
 from engine.corpus.run_on_headings import heading_opening, opener_after_word
 from engine.needles.quotation import DOUBLE_MARKS, PARAGRAPH, inside_after, quotation_marks
@@ -102,7 +103,7 @@ def not_a_sentence(span: Span, text: str) -> str | None:
         return "legend"
     if template_hole(text) is not None:
         return "template_hole"
-    row = row_kind(text)
+    row = row_kind(text) or live_entry(text)
     if row is not None:
         return row
     first = next((t for t in span if not (t.is_punct or t.is_space)), None)
@@ -128,10 +129,11 @@ def needle_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
     be a needle sentence, else the reason (module docstring)."""
     events = quotation_marks(doc)
     elisions = _unclosed_single_openings(doc, events)
+    speech = speech_refusals(doc, spans)  # interview answers, speech after a colon (engine.corpus.interviews)
     refusals: list[str] = []
     double = single = False
     e = 0
-    for span in spans:
+    for k, span in enumerate(spans):
         while e < len(events) and events[e][0] < span.start:
             if e not in elisions:
                 double, single = _state_after(doc, double, single, *events[e])
@@ -139,6 +141,8 @@ def needle_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
         marks = [(i, role) for i, role in _events_in(events, e, span.end) if role != PARAGRAPH]
         if double or single or not _quotations_closed_inside(doc, span, marks):
             refusals.append("quoted")
+        elif speech[k]:
+            refusals.append(speech[k])
         elif LOST_CHARACTER in span.text:
             refusals.append("lost_characters")
         elif span.doc.has_annotation("DEP") and heading_opening(span):

@@ -1,0 +1,180 @@
+"""Words a news document gives as someone else's without quotation marks,
+and live-blog entry lines: found from the document's own form.
+
+`speech_refusals(doc, spans)`: for each kept sentence, "" or why it may not
+be a needle sentence (it stays in hay: it is a real sentence). Called from
+engine.corpus.sentence_gate.needle_refusals. Editing such a sentence edits
+what someone said, not the document's claim (the reading protocol's
+question 2).
+
+- "interview": the sentence is in the question-and-answer part of an
+  interview printed without quotation marks. A *turn* is a question
+  sentence (it ends in "?" outside quotation marks) followed either by a
+  speaker label ("Name: ..." with one to four capitalised words, not an
+  all-capitals kicker such as "READ MORE:") or, for a question that
+  addresses someone ("you", "your") and holds no first person of its own,
+  by a sentence in the first person or opening with "Yes"/"No"/"Well". A
+  document with at least MIN_TURNS turns is an interview; its part runs
+  from its first question (the first turn's, or an earlier one that is at
+  most QUESTION_REACH sentences before the next question of the part; or
+  from a speaker label just before it, within LABEL_REACH sentences) to the
+  end of the document: where the
+  answers end is not marked, so the rule abstains on all of it. A speaker's
+  own rhetorical question answered in the same voice ("Do you believe we
+  can ...? I do.") holds the first person and is not a turn.
+- "live_entry": the sentence follows a live-entry label that the parser
+  split off as a "sentence" of its own ("BREAKING:" | "The council ...").
+- "speech_after_colon": a reporting verb, a colon and words without an
+  opening quotation mark ("the pledge simply says: I promise to ...").
+
+`live_entry(text)`: "live_entry" if a sentence opens as a timestamped entry
+of a live blog or live sports text ("14:05 - ...", "9.30am: ...",
+"UPDATE 3: ...", "BREAKING: ...", "45' ...", "90+2 min: ..."), else None.
+Such a line is not prose: engine.corpus.sentence_gate.not_a_sentence drops it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Span
+
+MIN_TURNS = 2
+LABEL_REACH = 3
+QUESTION_REACH = 8
+INTERVIEW = "interview"
+SPEECH_AFTER_COLON = "speech_after_colon"
+LIVE_ENTRY = "live_entry"
+
+FIRST_PERSON = frozenset({"me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves"})
+SECOND_PERSON = frozenset({"you", "your", "yours", "yourself", "yourselves"})
+ANSWER_OPENINGS = frozenset({"yes", "no", "well", "yeah", "sure", "absolutely", "certainly"})
+_OPENING_QUOTES = "\"'\u201c\u2018"
+_QUOTES = _OPENING_QUOTES + "\u201d\u2019"
+_WORD = re.compile(r"[A-Za-z]+")
+
+# "Name:", "Al Jazeera:", "DW:", "Q:" at the start of what follows a question
+_SPEAKER = re.compile(r"^([A-Z][\w.'\u2019-]*(?:\s[A-Z][\w.'\u2019-]*){0,3}):(?:\s|$)")
+_KICKER = re.compile(r"[A-Z]{4,}")
+_REPORTED = re.compile(
+    r"\b(?:says|said|say|saying|told\s+(?:[A-Z][\w-]*\s?){1,3}|tells\s+(?:[A-Z][\w-]*\s?){1,3}|adds|added|writes|wrote|"
+    r"tweets|tweeted|declares|declared|states|stated|asks|asked|replies|replied|answers|answered)\s*:\s+(?![" + _QUOTES + r"])[A-Z]"
+)
+_LIVE = re.compile(
+    r"^(?:(?:[01]?\d|2[0-3])[:.][0-5]\d\s*(?:[ap]\.?m\.?)?\s*(?:GMT|UTC|BST|CET|CEST|[ECMP][SD]?T|local(?:\s+time)?)?\s*[-\u2013\u2014:|]"
+    r"|(?:UPDATE|Update|BREAKING|Breaking|LATEST|Latest)\b[\s\d]*[:\u2013\u2014-]"
+    r"|\d{1,3}(?:\+\d{1,2})?(?:['\u2019]|\s?min\.?)\s*[-\u2013\u2014:]?\s+[A-Z])"
+)
+
+
+def live_entry(text: str) -> str | None:
+    """LIVE_ENTRY if `text` opens as a timestamped live-blog or live-text entry."""
+    return LIVE_ENTRY if _LIVE.match(text.lstrip()) else None
+
+
+def speech_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
+    """For each of `spans` (the document's kept sentences, in order): "" or
+    INTERVIEW or SPEECH_AFTER_COLON (module docstring)."""
+    text = doc.text
+    start = interview_start(text, spans)
+    return tuple(
+        INTERVIEW if start is not None and k >= start
+        else LIVE_ENTRY if _after_live_label(text, spans, k)
+        else SPEECH_AFTER_COLON if _others_words_after_colon(span)
+        else ""
+        for k, span in enumerate(spans)
+    )  # fmt: skip
+
+
+def _others_words_after_colon(span: Span) -> bool:
+    """Whether a reporting verb and a colon give the words after it as
+    someone else's: not the writer's own ("I said: ...", "we can be proud
+    to say: ..."), nor a passive that frames the writer's own statement
+    ("The problem may be thus stated: ...")."""
+    match = _REPORTED.search(span.text)
+    if match is None:
+        return False
+    at = span.char_span(match.start(), match.end(), alignment_mode="expand")
+    verb = at[0] if at is not None else None
+    while verb is not None:
+        if any(c.dep_ in ("nsubjpass", "auxpass") for c in verb.children):
+            return False
+        subjects = [c for c in verb.children if c.dep_ == "nsubj"]
+        if subjects:
+            return subjects[0].lower_ not in ("i", "we")
+        verb = verb.head if verb.dep_ in ("xcomp", "acomp", "conj", "advcl") and verb.head is not verb else None
+    return True
+
+
+def _after_live_label(text: str, spans: Sequence[Span], k: int) -> bool:
+    """Whether the sentence follows a live-entry label the parser split off
+    and segmentation dropped ("BREAKING:" | "The council has voted ...")."""
+    before = text[spans[k - 1].end_char if k else 0 : spans[k].start_char].strip()
+    last = re.split(r"(?<=[.!?])\s+", before)[-1] if before else ""
+    match = _LIVE.match(f"{last} A")  # the label, given a capital to open an entry, and nothing after it
+    return bool(last) and match is not None and match.end() >= len(last)
+
+
+def interview_start(text: str, spans: Sequence[Span]) -> int | None:
+    """The index of the first sentence of `spans` in the document's interview
+    part, or None when there are fewer than MIN_TURNS turns."""
+    turns = [k for k in range(len(spans)) if _is_turn(text, spans, k)]
+    if len(turns) < MIN_TURNS:
+        return None
+    first = turns[0]
+    # the interview's earlier questions, each within QUESTION_REACH sentences of the next
+    # (a question that did not make a turn: "Is there more competition now?" | "Indeed ...")
+    while True:
+        earlier = [q for q in range(max(0, first - QUESTION_REACH), first) if _is_question(spans[q].text)]
+        if not earlier:
+            break
+        first = earlier[0]
+    for back in range(first, max(-1, first - LABEL_REACH - 1), -1):
+        before = text[spans[back - 1].end_char : spans[back].start_char] if back > 0 else text[: spans[back].start_char]
+        if any(_speaker_label(part, text) for part in re.split(r"(?<=[.!?])\s+", before.strip()) if part):
+            return back
+    return first
+
+
+def _is_question(sentence: str) -> bool:
+    """A question outside quotation marks: it ends in "?" and does not open with a mark."""
+    sentence = sentence.strip()
+    return sentence.endswith("?") and sentence[:1] not in _OPENING_QUOTES
+
+
+def _is_turn(text: str, spans: Sequence[Span], k: int) -> bool:
+    if not _is_question(spans[k].text):
+        return False
+    question = spans[k].text.strip()
+    end = spans[k].end_char
+    following = text[end : spans[k + 1].start_char] if k + 1 < len(spans) else text[end:]
+    if _speaker_label(following.strip(), text) or (k + 1 < len(spans) and _speaker_label(spans[k + 1].text.strip(), text)):
+        return True
+    words = _words(question)
+    if not SECOND_PERSON.intersection(words) or FIRST_PERSON.intersection(words) or "I" in words:
+        return False
+    if k + 1 >= len(spans):
+        return False
+    answer = spans[k + 1].text.strip()
+    if answer[:1] in _OPENING_QUOTES:
+        return False
+    said = _words(answer)
+    return bool(said) and (said[0].lower() in ANSWER_OPENINGS or "I" in said or bool(FIRST_PERSON.intersection(w.lower() for w in said)))
+
+
+def _speaker_label(opening: str, text: str) -> bool:
+    """Whether `opening` starts with a speaker's label that the document
+    `text` uses again (its last word and a colon at least twice: "Mohammed
+    Hanif:" and later "Hanif:")."""
+    match = _SPEAKER.match(opening)
+    if match is None or _KICKER.search(match.group(1)):
+        return False
+    return text.count(match.group(1).split()[-1] + ":") >= 2
+
+
+def _words(text: str) -> list[str]:
+    """The words of `text`, "I" kept as written and the rest lowercased."""
+    return [w if w == "I" else w.lower() for w in _WORD.findall(text)]

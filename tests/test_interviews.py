@@ -1,0 +1,154 @@
+"""Speech a document gives as someone else's without quotation marks, and
+live-blog entry lines (engine.corpus.interviews, through
+engine.corpus.sentence_gate), on sentences written for these tests, parsed
+by the real model."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.corpus.cleaning import clean_text
+from engine.corpus.interviews import live_entry
+from engine.corpus.segmentation import document_sentences
+from engine.corpus.sentence_gate import needle_refusals
+
+INTRO = (
+    "The baker Ines Marlow opened her third shop in Galway last spring after a decade of selling bread at markets. "
+    "She spoke to the paper about flour prices and her plans for the coming year. "
+)
+
+
+def refusals(nlp, text: str) -> dict[str, str]:
+    sentences = document_sentences(nlp(clean_text(text)))
+    return dict(zip(sentences.texts, needle_refusals(sentences.spans[0].doc, sentences.spans)))
+
+
+def stored(nlp, text: str) -> tuple[str, ...]:
+    return document_sentences(nlp(clean_text(text))).texts
+
+
+def test_the_answers_of_an_interview_without_quotation_marks_are_not_needles(nlp):
+    text = INTRO + (
+        "How have rising flour prices changed your business? "
+        "We buy less wheat from abroad now and mill more of it ourselves. "
+        "Our rye comes from a small mill in Athenry. "
+        "What would you tell someone who wants to open a bakery? "
+        "I would tell them to start small and to keep their costs low for the first two years. "
+        "Most new shops close because they grow too fast."
+    )
+    got = refusals(nlp, text)
+    assert got[INTRO.split(". ")[0] + "."] == ""  # the writer's own introduction
+    assert got["She spoke to the paper about flour prices and her plans for the coming year."] == ""
+    answers = [t for t in got if not t.startswith(("The baker", "She spoke"))]
+    assert len(answers) == 6
+    assert all(got[t] == "interview" for t in answers)
+
+
+def test_an_interviews_earlier_question_that_makes_no_turn_opens_its_part(nlp):
+    # the first answer has no first person; the next two questions make turns
+    opening = "Is the market for bread still growing in the west? Sales of rye bread rose by a tenth last year across the county. "
+    text = INTRO + opening + (
+        "How have rising flour prices changed your business? "
+        "We buy less wheat from abroad now and mill more of it ourselves. "
+        "What would you tell someone who wants to open a bakery? "
+        "I would tell them to start small and to keep their costs low for the first two years."
+    )
+    got = refusals(nlp, text)
+    first_answer = "Sales of rye bread rose by a tenth last year across the county."
+    assert (got[first_answer], got[INTRO.split(". ")[1] + "."]) == ("interview", "")
+
+
+def test_speaker_labels_after_questions_mark_an_interview(nlp):
+    text = INTRO + (
+        "Gazette: Prices went up twice this year. Do the farmers get any of it? "
+        "Marlow: Very little of it reaches them. The millers and the shipping firms take most of the margin. "
+        "Gazette: The town has four bakeries already. Is there room for another one? "
+        "Marlow: There is room, because the supermarket stopped baking on site in March. "
+        "Its customers came to the markets instead."
+    )
+    got = refusals(nlp, text)
+    assert got["She spoke to the paper about flour prices and her plans for the coming year."] == ""
+    for sentence in ("Do the farmers get any of it?", "The millers and the shipping firms take most of the margin.",
+                     "Is there room for another one?", "Its customers came to the markets instead."):  # fmt: skip
+        assert got[sentence] == "interview"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a speaker's own rhetorical questions, answered in the same voice: the document's claim
+        "The minister spoke for an hour in the chamber on Tuesday and set out the plan for the harbour. "
+        "Do you believe we can build the new quay without closing the old one? I do. "
+        "Do you believe we can pay for it without a new tax on fishing boats? I know we can. "
+        "The work starts in May and ends before the winter storms arrive on the coast.",
+        # an explainer's question subheads answered in the third person
+        "The council will vote on the harbour plan next week after a long consultation with the town. "
+        "What does the plan mean for your street? The council says that traffic on the quay will fall by half. "
+        "Will your rates go up? The plan is paid for by a grant from the national government, not by rates. "
+        "The vote is on Thursday evening in the town hall, and the public may attend it.",
+        # one question and answer only
+        "The mayor took questions from readers in the library on Saturday morning for two hours. "
+        "Why did you close the pool? We closed it because the roof was no longer safe to stand under. "
+        "The pool will reopen in the autumn after repairs paid for by the county.",
+    ],
+)
+def test_questions_that_are_not_an_interview_refuse_nothing(nlp, text):
+    assert set(refusals(nlp, text).values()) == {""}
+
+
+def test_words_after_a_reporting_verb_and_a_colon_are_not_needles(nlp):
+    text = (
+        "The union printed a card for every driver in the depot last winter. "
+        "The card simply says: I will not drive a bus with broken brakes. "
+        "The company replaced the brakes on all of its buses by March."
+    )
+    assert list(refusals(nlp, text).values()) == ["", "speech_after_colon", ""]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "In my report to the board last year I wrote: The bridge needs new cables before the winter.",
+        "The choice before the council may be simply stated: We repair the bridge or we close it.",
+    ],
+)
+def test_the_writers_own_words_after_a_colon_may_be_needles(nlp, sentence):
+    text = f"The council met on Monday evening in the town hall. {sentence} The vote is next week."
+    assert refusals(nlp, text)[sentence] == ""
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "14:05 - Police have closed the coast road between the two villages.",
+        "9.30am: The first ferry of the day has left the harbour on time.",
+        "10:15 GMT | The minister has arrived at the summit in the capital.",
+        "UPDATE 3: The fire brigade says the blaze in the warehouse is under control.",
+        "Update: The road has reopened to traffic in both directions.",
+        "BREAKING: The council has voted to close the old bridge.",
+        "67' Murphy heads the ball over the bar from six yards out.",
+        "90+2 min: The referee blows for full time in the rain.",
+    ],
+)
+def test_timestamped_live_entries_are_neither_needles_nor_hay(nlp, line):
+    assert live_entry(line) == "live_entry"
+    prose = "The council met in the town hall on Monday evening to discuss the new harbour wall."
+    text = f"{prose} {line} {prose.replace('Monday', 'Friday')}"
+    got = refusals(nlp, text)
+    assert got[prose] == got[prose.replace("Monday", "Friday")] == ""
+    # dropped; or, where the parser split the label off as a "sentence" of its own, kept in hay only
+    assert set(got) - {prose, prose.replace("Monday", "Friday")} <= {line.split(": ", 1)[-1]}
+    assert all(why == "live_entry" for t, why in got.items() if t in line)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "At 14:05 the police closed the coast road between the two villages.",
+        "3.50 euros is what a loaf costs at the market now.",
+        "Updated figures show that the harbour took in more fish this year.",
+        "45 minutes later the ferry left the harbour.",
+    ],
+)
+def test_times_and_figures_in_prose_are_not_live_entries(sentence):
+    assert live_entry(sentence) is None
