@@ -186,6 +186,9 @@ HOLES = [
     ("The field reached peak production in 1950 with over of oil pumped that year.", "missing quantity"),
     ("Locals at the coast near Değirmendere observed the sea receding by about in less than two minutes.", "missing quantity"),
     ("It hangs in the [[Walker Art Gallery, Liverpool.", "wiki markup"),
+    # sentences of our own: a name or a title removed between an article and a preposition
+    ("The ferry service is run in the by two firms from Cork.", "missing noun"),
+    ("The song was written for the of the same name in 1992.", "missing noun"),
 ]
 
 
@@ -209,6 +212,10 @@ def test_template_holes_are_found(sentence, hole):
         "The handing over of 10,000 silk garments was agreed, and the rudder was put hard over to port.",
         "Visitors come from around the world, and the bill drew crowds both in support of and opposition to it.",
         "He was about to leave when the survey found that some of the hills were higher than in the east.",
+        # an article before a preposition that is not a hole: a hyphenated word, a letter's name
+        "The by-election was held in May, and a by-product of the vote was a new ferry.",
+        "Vitamin A for children was handed out in the town.",
+        "The into-the-wild tour sold out.",
     ],
 )
 def test_sentences_without_holes(sentence):

@@ -28,9 +28,17 @@ from engine.corpus.segmentation import document_sentences
         # photo captions and credits
         ("Harbour master Tom Byrne (left) and skipper Ann Walsh (center) inspect the new slipway.", "caption"),
         ("Skipper Ann Walsh (second from left) cuts the ribbon at the new quay.", "caption"),
+        ("Ann Walsh, left, talks with two deckhands on the new quay at Kinsale.", "caption"),
+        ("Harbour master Tom Byrne, above, inspects a crack in the old pier.", "caption"),
         ("Pictured, a trawler unloads its catch at dawn in Kinsale.", "caption"),
         ("Photos provided to the Cork Echo Trawlers unload their catch at dawn.", "caption"),
         ("Image courtesy of the harbour board The old pier in 1901.", "caption"),
+        # a credit in brackets, and a picture agency's stamp run into the next sentence
+        ("The crew hauls in the nets (Credit: Ann Walsh/Cork Echo) The catch was small.", "caption"),
+        ("Harbour Press Images The new quay at Kinsale opened to ferries on Monday.", "caption"),
+        # a sentence announcing the page's gallery: it points at what the text does not hold
+        ("The gallery below looks back at a century of the harbour.", "gallery"),
+        ("Click through the gallery above to see the old ferries.", "gallery"),
         # a related article's teaser, and a dispatch's byline
         ("(04.05.2016) Fishermen in Kinsale fear the new quotas will end their trade.", "teaser"),
         ("Mary Doyle reports from Kinsale.", "teaser"),
@@ -57,6 +65,13 @@ def test_rows_of_tables_lists_captions_and_teasers_are_named(row, kind):
         "The photo shows the pier as it stood in 1901.",
         "Mary Doyle reported the storm from Kinsale on Monday.",
         "The left bank (west of the river) floods every spring.",
+        "The chapel has a gallery above the nave and another below the organ.",  # a room, not a page's gallery
+        "The gallery below the tower was closed to visitors in 1990.",
+        "Kinsale Studio Pictures Ltd filmed the regatta.",  # a film studio, not a stamp
+        "Harbour Images said on Monday that it would sell its archive.",  # an agency as a subject
+        "The bank extended credit to the ferry firm.",
+        "Ann Walsh, left without a crew, sold her trawler in May.",  # "left" a verb
+        "By the time the ferry arrived, the crew had left, and the pier was empty.",
     ],
 )
 def test_prose_is_not_a_row(sentence):
@@ -122,6 +137,21 @@ def test_prose_that_mentions_a_photo_is_not_a_gallery(texts):
     assert gallery_run(texts) == {}
 
 
+def test_a_gallery_announced_below_the_text_is_everything_after_its_announcement():
+    texts = [
+        "The harbour board met in Cork on Monday.",  # 0: the article
+        "It voted to rebuild the old pier.",  # 1
+        "The gallery below looks back at the pier's first century.",  # 2: the announcement (row_kind's)
+        "Ann Walsh, 61, is the longest-serving skipper in Kinsale.",  # 3: entries without a mark
+        "Her trawler has fished the same grounds since 1979.",  # 4
+        "The old ferry office closed in 1962.",  # 5
+    ]
+    assert gallery_run(texts) == dict.fromkeys(range(3, 6), "gallery")
+    # a gallery above the text: its entries are not in it, so only the announcement goes
+    assert gallery_run([t.replace("below", "above") for t in texts]) == {}
+    assert row_kind(texts[2].replace("below", "above")) == "gallery"
+
+
 def stored(nlp, text: str) -> tuple[str, ...]:
     return document_sentences(nlp(clean_text(text))).texts
 
@@ -163,4 +193,19 @@ def test_a_gallery_run_is_dropped_from_the_stored_sentences(nlp):
     assert stored(nlp, text) == (
         "The harbour board met in Cork on Monday to discuss the old pier.",
         "The board will vote on the new quay in June.",
+    )
+
+
+def test_a_gallery_announced_below_and_a_stamped_sentence_are_dropped_from_the_stored_sentences(nlp):
+    text = (
+        "The harbour board met in Cork on Monday to discuss the old pier. "
+        "Harbour Press Images Kinsale's old pier, the longest in the county, will be rebuilt by next May. "
+        "Its members asked for a survey of the quay. "
+        "The gallery below looks back at a century of the harbour. "
+        "Ann Walsh, 61, is the longest-serving skipper in Kinsale. "
+        "Her trawler has fished the same grounds since 1979."
+    )
+    assert stored(nlp, text) == (
+        "The harbour board met in Cork on Monday to discuss the old pier.",
+        "Its members asked for a survey of the quay.",
     )

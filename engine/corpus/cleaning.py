@@ -320,6 +320,10 @@ HOLE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # "the backup keeper in but did not play": a preposition before "but" and a
     # verb, its object (a year, a name) removed
     ("missing object", re.compile(r"\b(?:in|on|at|from|since|during|of|with|by)\s+but\s+(?:did|was|were|had|has|is|could|would|never)\b", re.IGNORECASE)),
+    # "administered in the by organisations", "featured on the for Crowe's film": an
+    # article with a preposition right after it, the noun phrase between them removed
+    # (lowercase "a" only: "grade A for"; not "a by-election", "the into-the-wild tour")
+    ("missing noun", re.compile(r"(?<![-\w'\u2019])(?:[Tt]he|an|a)\s+(?:of|for|by|from|with|into)\b(?![-\w'\u2019])")),
     # wiki markup that cleaning could not resolve
     ("wiki markup", re.compile(r"\[\[|\]\]|\{\{|\}\}")),
 )

@@ -22,11 +22,18 @@ mark that prose does not use; none depends on one outlet's wording.
   ..."); an acronym and a name ("UUP MP Danny Byrne said") is not one.
 - "caption": a photo caption or credit: a parenthesised position word
   ("Ann Walsh (second left) cuts the ribbon", "(pictured)"; not a party
-  "(R)"), a sentence opening with "Pictured", or a credit ("Photo:",
-  "Photos provided to ...", "Image courtesy of ...").
+  "(R)"), or one set off by commas after the name that opens the sentence
+  ("Ann Walsh, left, cuts the ribbon"), a sentence opening with "Pictured", or a credit ("Photo:",
+  "Photos provided to ...", "Image courtesy of ...", "(Credit: ...)", a
+  picture agency's stamp run into the sentence after it: "Getty Images
+  Lloyd's of London, ..." -- one to three capitalised words and "Images"
+  before a capital).
 - "teaser": a numeric date stamp in brackets ("(04.05.2016)"), the mark of
   a related-article teaser; or a one-line dispatch byline ("Mary Doyle
   reports from Kinsale.").
+- "gallery": a sentence announcing the page's picture gallery ("The gallery
+  below revisits ...", "Click through the gallery above to ..."): it points
+  at what the text does not hold; not a room ("a gallery above the nave").
 
 `row_neighbours(texts)`, for a document's parsed sentences in order (before
 any is dropped), the indices of sentences that are rows only by their
@@ -36,7 +43,8 @@ sentence before each stamp, and all between two stamps at most
 MAX_TEASER_SENTENCES apart; before the first stamp of such a run, as many
 sentences as the run's longest teaser), and the text of a picture gallery
 (engine.corpus.page_rows.gallery_run: the sentences between gallery marks
-at most MAX_GALLERY_SENTENCES apart, and the last entry after them).
+at most MAX_GALLERY_SENTENCES apart, and the last entry after them; and
+every sentence after one announcing "the gallery below").
 
 A gallery mark is a caption (row_kind's "caption") or a sentence that
 points at its picture: "This image shows ...", "This picture, taken in
@@ -50,7 +58,14 @@ sentence of the run is gallery text, marked or not, and so are as many
 sentences after its last mark as the longest gap between two of its marks:
 a gallery's entries are printed as one caption sentence and a few more
 about the same picture (the sentences before the first mark are kept: on
-tuning news an article's prose runs up to its gallery).
+tuning news an article's prose runs up to its gallery). A gallery the text
+announces as below it ("The gallery below revisits the painters of the
+Leipzig School.") is all the text that follows the announcement: a page
+sets its gallery last, and its entries carry no mark of their own
+("Neo Rauch, 55, is regarded as ..."); on tuning news the one such
+announcement is followed by two dozen sentences of gallery entries and the
+author's line, nothing else. A gallery "above" holds no entries in the text (its captions were
+not shipped): only its announcement goes.
 """
 
 from __future__ import annotations
@@ -73,15 +88,34 @@ _POSITION = re.compile(
     r"(?:left|right|cent(?:er|re)|top|bottom|foreground|background|inset|pictured|l-r|left to right)\)",
     re.IGNORECASE,
 )
+# a position word set off by commas after the name that opens a caption ("Ann Walsh,
+# left, cuts the ribbon", "Tom Byrne, above, inspects the quay"): a lowercase verb follows
+_NAME_POSITION = re.compile(
+    r"^(?:[\w'\u2019.-]+\s+){0,4}[A-Z][\w'\u2019.-]*,\s+(?:(?:far|second|third|top|bottom|front|back)\s+)?"
+    r"(?:from\s+)?(?:left|right|above|below|cent(?:er|re)|pictured|l-r|left to right),\s+[a-z]"
+)
 _CREDIT = re.compile(
     r"^Pictured\b|\b(?:Photo|Photograph|Picture|Image)s?(?:\s+credit)?\s*:|"
-    r"\b(?:Photo|Photograph|Image)s?\s+(?:by|courtesy|provided)\b|\bProvided to [A-Z]"
+    r"\b(?:Photo|Photograph|Image)s?\s+(?:by|courtesy|provided)\b|\bProvided to [A-Z]|"
+    # "(Credit: Ann Walsh/Cork Echo)"; a picture agency's stamp run into the sentence
+    # after it ("Harbour Images The pier ...": one to three capitalised words, then
+    # "Images" and a capital; not "Pictures", a film studio's: "Sony Pictures Entertainment said")
+    r"\bCredit\s*:|^(?:[A-Z][\w.&'\u2019-]*\s+){1,3}Images\s+(?=[A-Z\"\u201c])"
 )
 _POINTS_AT_PICTURE = re.compile(
     r"\bThis\s+(?:image|picture|photo(?:graph)?)\b[^.!?]{0,80}?\b(?:shows?|was\s+taken)\b|"
     r",\s+(?:pictured|seen|shown)\s+(?:here|above|below),",
     re.IGNORECASE,
 )
+# a sentence announcing the page's picture gallery: "The gallery below shows ...",
+# "Click through the gallery above to see ...", "in the picture gallery below"
+_NOT_A_PLACE = r"(?!\s+(?:the|a|an|its|his|her|their|this|that|which)\b)"  # not "a gallery above the nave"
+_GALLERY_ANCHOR = re.compile(
+    rf"\b(?:gallery|galleries|slideshow|slide\s+show)\s+(?:below|above)\b{_NOT_A_PLACE}|"
+    r"\b(?:click|scroll|swipe)\s+(?:through|down)\b[^.!?]{0,40}?\b(?:gallery|slideshow|pictures|photos|images)\b",
+    re.IGNORECASE,
+)
+_GALLERY_BELOW = re.compile(rf"\b(?:gallery|galleries|slideshow|slide\s+show)\s+below\b{_NOT_A_PLACE}", re.IGNORECASE)
 _DATE_STAMP = re.compile(r"\(\d{1,2}[./]\d{1,2}[./](?:\d{2}|\d{4})\)")
 _BYLINE = re.compile(r"^[A-Z][\w.'\u2019-]*(?:\s+[A-Z][\w.'\u2019-]*){0,3}\s+reports?\s+from\s+[A-Z][^.!?]{0,60}\.$")
 _BARE_NUMERAL = re.compile(r"^\(?(?:[IVXLC]+|\d{1,3}|[a-z])[.)]$")
@@ -95,10 +129,12 @@ def row_kind(text: str) -> str | None:
         return "list_entry"
     if _CAPS_HEADING.match(text):
         return "caps_heading"
-    if _POSITION.search(text) or _CREDIT.search(text):
+    if _POSITION.search(text) or _NAME_POSITION.match(text) or _CREDIT.search(text):
         return "caption"
     if _DATE_STAMP.search(text) or _BYLINE.match(text):
         return "teaser"
+    if _GALLERY_ANCHOR.search(text):
+        return "gallery"
     return None
 
 
@@ -121,6 +157,10 @@ def gallery_run(texts: Sequence[str]) -> dict[int, str]:
         # the last picture's entry goes on after its mark as long as the run's longest entry
         longest = max(b - a - 1 for a, b in zip(run, run[1:]))
         found.update(dict.fromkeys(range(run[0], min(len(texts), run[-1] + longest + 1)), "gallery"))
+    # a gallery announced as below the text is all that follows its announcement
+    below = next((k for k, text in enumerate(texts) if _GALLERY_BELOW.search(text)), None)
+    if below is not None:
+        found.update(dict.fromkeys(range(below + 1, len(texts)), "gallery"))
     return found
 
 
