@@ -90,6 +90,12 @@ def test_a_mark_inside_a_name_does_not_end_the_sentence(nlp):
     assert stored(nlp, sentence) == (BEFORE, sentence)
 
 
+def test_a_quoted_title_ending_in_a_mark_does_not_end_the_sentence(nlp):
+    # "!" closed by a quotation mark before a lowercase word: a title's mark, not a sentence end
+    sentence = 'The group ran its "Stop Now!" campaign across the county last spring, and it worked.'
+    assert stored(nlp, sentence) == (BEFORE, sentence)
+
+
 def test_a_sentence_printed_twice_in_a_document_is_stored_once(nlp):
     # a pull quote: the outlet repeats a sentence of the article in larger type
     quote = "The harbour has never been busier than it is this spring."

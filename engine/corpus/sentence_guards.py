@@ -16,7 +16,9 @@ the text shows what the model misses:
   "Brig." is one token as "Gen." already is;
 - none before a lowercase word after "!", "?", an ellipsis (also a spaced
   one, ". . .", inside which none starts either) or an abbreviation ("the
-  band Neu! | having split", "Centre a.s. | in 2009");
+  band Neu! | having split", "Centre a.s. | in 2009"), also where a
+  quotation mark closes between them (a quoted title: 'its "Stop Now!" |
+  campaign');
 - none after a "?" written against a number ("over ?2bn": a currency sign a
   dataset lost to mojibake);
 - one does start where a heading was fused onto the next sentence in text
@@ -107,6 +109,22 @@ def _spaced_ellipsis_end(token: Token) -> bool:
     return token.i >= 2 and all(doc[k].text == "." and doc[k].whitespace_ == " " for k in (token.i - 2, token.i - 1)) and token.text == "."
 
 
+def _closed_title_goes_on(token: Token) -> bool:
+    """"!" or "?" closing a quotation whose next word is lowercase: a quoted
+    title or exclamation inside the sentence ('the "Stop Now!" campaign',
+    'shouted "Go!" and ran'), not a sentence end."""
+    doc = token.doc
+    k = token.i + 1
+    return (
+        k + 1 < len(doc)
+        and not token.whitespace_
+        and doc[k].is_quote
+        and bool(doc[k].whitespace_)
+        and doc[k + 1].is_lower
+        and doc[k + 1].is_alpha
+    )
+
+
 @Language.component(PARSER_GUARDS)
 def sentence_guards(doc: Doc) -> Doc:
     """Set the sentence starts the parser must respect (module docstring)."""
@@ -131,6 +149,9 @@ def sentence_guards(doc: Doc) -> Doc:
             _forbid(following)  # "... comparative theology. . . as truly constructive"
         elif (token.text in _ENDS or _dotted(token)) and following.is_lower and following.is_alpha:
             _forbid(following)  # a mark inside a name ("the band Neu! having split"), or "etc. and"
+        elif token.text in _ENDS and _closed_title_goes_on(token):
+            _forbid(following)  # a quoted title: 'its "Stop Now!" campaign'
+            _forbid(doc[following.i + 1])
         elif following.is_sent_start is None and fused_heading(doc, token.i + 1):
             following.is_sent_start = True
     return doc
