@@ -129,13 +129,19 @@ def _closed_title_goes_on(token: Token) -> bool:
 def sentence_guards(doc: Doc) -> Doc:
     """Set the sentence starts the parser must respect (module docstring)."""
     _bracket_guards(doc)
-    for i in restated_heading_starts(doc) + caps_heading_starts(doc) + name_heading_starts(doc):
+    restated, names = restated_heading_starts(doc), name_heading_starts(doc)
+    for i in restated + caps_heading_starts(doc) + names:
         if doc[i].is_sent_start is None:
             doc[i].is_sent_start = True
-    for i in name_heading_starts(doc):
+    for i in names:
         for k in range(i + 1, min(i + MAX_NAME_WORDS, len(doc))):
             if doc[k].is_title:
                 _forbid(doc[k])  # not inside the name that opens the sentence ("Ann Walsh | Ann | Walsh's ...")
+    for i in restated:
+        for k in range(i + 1, min(i + MAX_NAME_WORDS, len(doc))):
+            if not (doc[i].is_title and doc[k].is_title):
+                break
+            _forbid(doc[k])  # nor inside a name that opens it after a title ("... to Cork | Harbour | Lines will ...")
     for token in doc[:-1]:
         following = doc[token.i + 1]
         kind = _abbreviation(token)
