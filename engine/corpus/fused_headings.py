@@ -32,10 +32,9 @@ abstains otherwise:
   unless the title is a headline's clause (headlinese keeps possessives:
   "Yancoal buys Rio Tinto's coal assets China's Yancoal ...") or a list
   ending in a plural noun or an adjective ("Orbiter to study lightning,
-  pollutants China has ..."). A title may end in a name only as a
-  headline's clause before a name from it, not one going on ("... sales in
-  January FAW Group reported", not "to Cork Harbour | Lines"), or before
-  a word that opens sentences. A closing quotation mark after a sentence
+  pollutants China has ..."). A title may end in a name only before a
+  word that is not a name and opens sentences or follows a headline's
+  clause ("Ferry firm cuts sailings to Cork Following the storm, ..."). A closing quotation mark after a sentence
   end ends the sentence too.
 - `caps_heading_starts(doc)`: an all-capitals section heading at a sentence
   start, after a list numeral or none ("II. PUBLIC WORKS The board ...",
@@ -321,12 +320,10 @@ def _title_ends_before(doc: Doc, i: int, heading: set[str], clause: bool) -> boo
         return False
     name = token.tag_ in ("NNP", "NNPS") or (token.is_upper and len(token.text) > 1)
     if before.tag_ in ("NNP", "NNPS") and before.is_title:
-        # a headline's clause ending in a name, before a word that is not a name or a name from the title
-        # ("Ferry firm cuts sailings to Cork | Following ...", "Harbour Lines cuts sailings in May | Harbour Lines ...")
-        # or before a word that opens sentences ("... in the World Forum | The world is ...")
-        if name:
-            return clause and content_stem(token) in heading and not _pair_in_title(doc, i)
-        return opens_sentences(token) or clause
+        # a title ending in a name, before a word that opens sentences or after a headline's clause,
+        # not a name, which may go on ("Penn State beat Ohio | State ..."): "Ferry firm cuts sailings
+        # to Cork | Following the storm ...", "... in the World Forum | The world is ..."
+        return not name and (opens_sentences(token) or clause)
     if not (before.is_lower or before.like_num):
         return False
     if before.like_num and token.tag_ in ("NNS", "NNPS"):
@@ -334,15 +331,6 @@ def _title_ends_before(doc: Doc, i: int, heading: set[str], clause: bool) -> boo
     if before.tag_.startswith("JJ") and doc[i - 2].tag_ in _DETERMINER_TAGS:
         return False  # "a former | State official": the adjective modifies what follows
     return not name or content_stem(token) in heading or (clause and before.is_lower) or _listed_before(doc, i)
-
-
-def _pair_in_title(doc: Doc, i: int) -> bool:
-    """Tokens i - 1 and i stand side by side in the title before them: a name
-    going on ("... to Cork Harbour | Lines" after "Harbour Lines cuts ..."),
-    not a copy of it starting."""
-    found = _words_before(doc, i)
-    start = i - (found[0] if found else MAX_HEADING_TOKENS)
-    return any(doc[k].text == doc[i].text and doc[k - 1].text == doc[i - 1].text for k in range(start + 1, i - 1))
 
 
 def _listed_before(doc: Doc, i: int) -> bool:
