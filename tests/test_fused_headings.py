@@ -117,6 +117,14 @@ def test_a_quoted_title_ending_in_a_mark_does_not_end_the_sentence(nlp):
     assert stored(nlp, sentence) == (BEFORE, sentence)
 
 
+def test_the_attribution_after_a_quoted_question_stays_with_it(nlp):
+    # a name and a verb of saying after "?" and a closing mark: the quotation's attribution, not a sentence
+    assert stored(nlp, '"Could you be at the pier by noon?\' Ann Walsh asked.')[-1] == '"Could you be at the pier by noon?\' Ann Walsh asked.'
+    assert stored(nlp, '"Give me back my boat!" Byrne said.')[-1] == '"Give me back my boat!" Byrne said.'
+    # a sentence of its own after the quotation is left to the parser
+    assert stored(nlp, '"Is it safe?" The council said it was.')[-1] == "The council said it was."
+
+
 def test_a_sentence_printed_twice_in_a_document_is_stored_once(nlp):
     # a pull quote: the outlet repeats a sentence of the article in larger type
     quote = "The harbour has never been busier than it is this spring."

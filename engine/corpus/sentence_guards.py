@@ -18,7 +18,8 @@ the text shows what the model misses:
   one, ". . .", inside which none starts either) or an abbreviation ("the
   band Neu! | having split", "Centre a.s. | in 2009"), also where a
   quotation mark closes between them (a quoted title: 'its "Stop Now!" |
-  campaign');
+  campaign'), and before a name and a verb of saying after a quotation
+  closed by "!" or "?" (its attribution: '"Is it?" | Ann Walsh asked.');
 - none after a "?" written against a number ("over ?2bn": a currency sign a
   dataset lost to mojibake);
 - one does start where a heading was fused onto the next sentence in text
@@ -57,6 +58,11 @@ _BRACKETS = {"(": ")", "[": "]"}
 # marks after which a lowercase word goes on the sentence; not ".", which
 # also ends a sentence before a lowercase credit line ("... Qatar. bea/hg (Reuters)")
 _ENDS = frozenset({"!", "?", "...", "\u2026"})
+# verbs of saying after a quotation's name ('"Is it?" Ann Walsh asked.')
+SAYING_FORMS = frozenset(
+    {"said", "says", "asked", "asks", "added", "adds", "told", "tells", "wrote", "writes",
+     "explained", "explains", "replied", "replies", "tweeted", "tweets"}
+)  # fmt: skip
 
 
 def add_abbreviations(nlp: Language) -> None:
@@ -112,17 +118,24 @@ def _spaced_ellipsis_end(token: Token) -> bool:
 def _closed_title_goes_on(token: Token) -> bool:
     """"!" or "?" closing a quotation whose next word is lowercase: a quoted
     title or exclamation inside the sentence ('the "Stop Now!" campaign',
-    'shouted "Go!" and ran'), not a sentence end."""
+    'shouted "Go!" and ran'), not a sentence end; or whose next words are a
+    name and a verb of saying: the quotation's attribution ('"Is it?" Ann
+    Walsh asked.'), which would be stored as a fragment of its own."""
     doc = token.doc
     k = token.i + 1
-    return (
-        k + 1 < len(doc)
-        and not token.whitespace_
-        and doc[k].is_quote
-        and bool(doc[k].whitespace_)
-        and doc[k + 1].is_lower
-        and doc[k + 1].is_alpha
-    )
+    if k + 1 >= len(doc) or token.whitespace_ or not doc[k].is_quote or not doc[k].whitespace_:
+        return False
+    if doc[k + 1].is_lower and doc[k + 1].is_alpha:
+        return True
+    return _attribution_from(doc, k + 1)
+
+
+def _attribution_from(doc: Doc, i: int) -> bool:
+    """Tokens from i are a name of one to MAX_NAME_WORDS words and a verb of saying in the past or present."""
+    k = i
+    while k < len(doc) and k - i < MAX_NAME_WORDS and doc[k].is_title and doc[k].tag_ in ("NNP", "NNPS"):
+        k += 1
+    return i < k < len(doc) and doc[k].lower_ in SAYING_FORMS
 
 
 @Language.component(PARSER_GUARDS)
