@@ -123,6 +123,9 @@ def test_the_attribution_after_a_quoted_question_stays_with_it(nlp):
     assert stored(nlp, '"Give me back my boat!" Byrne said.')[-1] == '"Give me back my boat!" Byrne said.'
     # a sentence of its own after the quotation is left to the parser
     assert stored(nlp, '"Is it safe?" The council said it was.')[-1] == "The council said it was."
+    assert stored(nlp, '"It was the worst crossing ever!" Walsh said it was the storm of the year.')[-1] == (
+        "Walsh said it was the storm of the year."
+    )
 
 
 def test_a_sentence_printed_twice_in_a_document_is_stored_once(nlp):

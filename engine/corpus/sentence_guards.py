@@ -131,11 +131,12 @@ def _closed_title_goes_on(token: Token) -> bool:
 
 
 def _attribution_from(doc: Doc, i: int) -> bool:
-    """Tokens from i are a name of one to MAX_NAME_WORDS words and a verb of saying in the past or present."""
+    """Tokens from i are a name of one to MAX_NAME_WORDS words and a verb of saying in the past or present,
+    then a comma or a period: not a clause of its own ('... witnessed!" Eubanks said it was ...')."""
     k = i
     while k < len(doc) and k - i < MAX_NAME_WORDS and doc[k].is_title and doc[k].tag_ in ("NNP", "NNPS"):
         k += 1
-    return i < k < len(doc) and doc[k].lower_ in SAYING_FORMS
+    return i < k < len(doc) - 1 and doc[k].lower_ in SAYING_FORMS and doc[k + 1].text in (",", ".")
 
 
 @Language.component(PARSER_GUARDS)
