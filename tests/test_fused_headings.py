@@ -51,6 +51,13 @@ def stored(nlp, text: str) -> tuple[str, ...]:
         # a name set as a heading over the entry that opens with it (a gallery of people)
         ("Ann Walsh", "Ann Walsh, the harbour master, has run the port since 2009."),
         ("Ann Walsh", "Ann Walsh's pier was rebuilt by the board in 2009."),
+        # a headline with a possessive (headlinese keeps the possessive)
+        ("Harbour Lines buys Brest Line's old berths", "Cork's Harbour Lines will buy the old berths of its rival in May."),
+        # a list title ending in a plural noun or an adjective, before a name that is not in it
+        ("Ferries to carry cars, vans", "Cork will let ferries carry cars and vans from May."),
+        ("Harbour plan seen as cheap, safe", "Cork's harbour plan is seen as cheap and safe by the board."),
+        # a headline ending in a name, before a word that opens sentences
+        ("Harbour Lines ends winter sailings to Cork", "Following the storm, Harbour Lines will end its winter sailings."),
     ],
 )
 def test_a_fused_heading_is_split_off_and_dropped(nlp, heading, sentence):
@@ -79,6 +86,12 @@ def test_a_fused_heading_is_split_off_and_dropped(nlp, heading, sentence):
         "ESB CEO Mary Byrne said the quay was safe.",  # acronyms before a name: no all-capitals heading
         # a role before a name in a clause with a pronoun: prose, though "harbour" comes back
         "It is 40 years since harbour master Ann Walsh said the harbour would grow.",
+        # a name that goes on after a name ("the House | Harbour Caucus"): not a headline's clause
+        "Many of the 20 harbour members who make up the House Harbour Caucus wore blue to the harbour vote.",
+        # a headline's verb taken for a plural noun, before a name: no list, no split
+        "Cork's mayor thanks Brest for the ferry, saying the harbour is busy.",
+        # a headline's clause ending in a name, before a name: the name may go on ("Ohio | State")
+        "Cork City beat Brest City in May and Cork City fans sang in the rain.",
     ],
 )
 def test_a_sentence_that_only_looks_fused_is_kept_whole(nlp, sentence):
@@ -88,6 +101,31 @@ def test_a_sentence_that_only_looks_fused_is_kept_whole(nlp, sentence):
 def test_a_mark_inside_a_name_does_not_end_the_sentence(nlp):
     sentence = "After the split of Neu! having toured for a year, Rother played with Neu! and Harmonia again."
     assert stored(nlp, sentence) == (BEFORE, sentence)
+
+
+def test_a_heading_after_a_quotation_that_ends_a_sentence_is_read_from_the_quotation_mark(nlp):
+    # the closing quotation mark after "." ends the sentence, so the heading after it is 8 words, not 9
+    from engine.corpus.fused_headings import fused_heading
+
+    doc = nlp('"We will reopen it." Looking at ties between harbour board and Brest Some Cork councillors believe it.')
+    assert fused_heading(doc, next(t.i for t in doc if t.text == "Some"))
+
+
+def test_a_quoted_title_ending_in_a_mark_does_not_end_the_sentence(nlp):
+    # "!" closed by a quotation mark before a lowercase word: a title's mark, not a sentence end
+    sentence = 'The group ran its "Stop Now!" campaign across the county last spring, and it worked.'
+    assert stored(nlp, sentence) == (BEFORE, sentence)
+
+
+def test_the_attribution_after_a_quoted_question_stays_with_it(nlp):
+    # a name and a verb of saying after "?" and a closing mark: the quotation's attribution, not a sentence
+    assert stored(nlp, '"Could you be at the pier by noon?\' Ann Walsh asked.')[-1] == '"Could you be at the pier by noon?\' Ann Walsh asked.'
+    assert stored(nlp, '"Give me back my boat!" Byrne said.')[-1] == '"Give me back my boat!" Byrne said.'
+    # a sentence of its own after the quotation is left to the parser
+    assert stored(nlp, '"Is it safe?" The council said it was.')[-1] == "The council said it was."
+    assert stored(nlp, '"It was the worst crossing ever!" Walsh said it was the storm of the year.')[-1] == (
+        "Walsh said it was the storm of the year."
+    )
 
 
 def test_a_sentence_printed_twice_in_a_document_is_stored_once(nlp):

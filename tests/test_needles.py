@@ -312,6 +312,14 @@ def test_gold_set_is_complete_and_labelled(ner_gold):
 SEGMENTATION_CHANGED = {
     ("ner_fresh3_sm", "27088089", "Can augmented Rother on drums."),
     ("ner", "8722998", "Clooney describes comparative theology. . ."),
+    # a fragment cut at a quoted title's "!" ('... in 2002,"Oklahoma!"' | 'at the Sacramento Music Circus ...');
+    # since the quoted-title guard (fuse, 2026-12-04) the sentence goes on whole; its old output was "earlier"
+    (
+        "ner_fresh",
+        "8722305",
+        'Her regional theatre credits include "A Little Night Music" as Anne at the Kennedy Center in 2002,'
+        '"The Sound of Music" at the Helen Hayes Theatre Company, Nyack, New York in 2002,"Oklahoma!"',
+    ),
 }
 
 

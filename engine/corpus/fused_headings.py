@@ -28,7 +28,14 @@ abstains otherwise:
   sentence (which has a finite verb), a sentence starts at that word; of
   several such words, the one whose title comes back best. A name there
   must come from the title ("Ferry firm cuts sailings Ferry firm will ..."),
-  else it is more likely an apposition ("the news agency KCNA said").
+  else it is more likely an apposition ("the news agency KCNA said"),
+  unless the title is a headline's clause (headlinese keeps possessives:
+  "Yancoal buys Rio Tinto's coal assets China's Yancoal ...") or a list
+  ending in a plural noun or an adjective ("Orbiter to study lightning,
+  pollutants China has ..."). A title may end in a name only before a
+  word that is not a name and opens sentences or follows a headline's
+  clause ("Ferry firm cuts sailings to Cork Following the storm, ..."). A closing quotation mark after a sentence
+  end ends the sentence too.
 - `caps_heading_starts(doc)`: an all-capitals section heading at a sentence
   start, after a list numeral or none ("II. PUBLIC WORKS The board ...",
   "HARBOUR REVENUE I shall now turn ..."): two or more all-capitals words,
@@ -74,7 +81,8 @@ _STEM = 5  # content words compared by their first letters: "recall" ~ "recalls"
 MIN_RESTATED = 2
 _ATTRIBUTING = frozenset({"says", "said"})
 _SINGLE_QUOTES = frozenset("'\u2018\u2019")
-_PROSE_TAGS = frozenset({"DT", "PDT", "PRP", "PRP$", "POS", "EX", "WDT", "WP", "WP$"})  # what headlinese leaves out
+# what headlinese leaves out (not the possessive: "Yancoal buys Rio Tinto's coal assets")
+_PROSE_TAGS = frozenset({"DT", "PDT", "PRP", "PRP$", "EX", "WDT", "WP", "WP$"})
 
 
 def opens_sentences(token: Token) -> bool:
@@ -87,7 +95,12 @@ def new_line(token: Token) -> bool:
 
 
 def _ends_sentence(token: Token) -> bool:
-    return token.text in _SENTENCE_ENDS or new_line(token)
+    # also a closing quotation mark after one ('... he did." Talks stall The envoy ...')
+    return token.text in _SENTENCE_ENDS or new_line(token) or _closes_after_end(token)
+
+
+def _closes_after_end(token: Token) -> bool:
+    return token.is_quote and token.i > 0 and token.doc[token.i - 1].text in (".", "!", "?") and not token.doc[token.i - 1].whitespace_
 
 
 def _may_end_sentence(token: Token) -> bool:
@@ -305,14 +318,34 @@ def _title_ends_before(doc: Doc, i: int, heading: set[str], clause: bool) -> boo
         return True
     if before.tag_ not in _TITLE_END_TAGS:
         return False
+    name = token.tag_ in ("NNP", "NNPS") or (token.is_upper and len(token.text) > 1)
+    if before.tag_ in ("NNP", "NNPS") and before.is_title:
+        # a title ending in a name, before a word that opens sentences or after a headline's clause,
+        # not a name, which may go on ("Penn State beat Ohio | State ..."): "Ferry firm cuts sailings
+        # to Cork | Following the storm ...", "... in the World Forum | The world is ..."
+        return not name and (opens_sentences(token) or clause)
     if not (before.is_lower or before.like_num):
         return False
     if before.like_num and token.tag_ in ("NNS", "NNPS"):
         return False  # a count: "34 | Whigs"
     if before.tag_.startswith("JJ") and doc[i - 2].tag_ in _DETERMINER_TAGS:
         return False  # "a former | State official": the adjective modifies what follows
-    name = token.tag_ in ("NNP", "NNPS") or (token.is_upper and len(token.text) > 1)
-    return not name or content_stem(token) in heading or (clause and before.is_lower)
+    return not name or content_stem(token) in heading or (clause and before.is_lower) or _listed_before(doc, i)
+
+
+def _listed_before(doc: Doc, i: int) -> bool:
+    """The title is a list, with a comma, and ends in a plural noun or in an
+    adjective after a comma or a conjunction ("Orbiter to study lightning,
+    pollutants | China has ...", "Policy seen as prudent, neutral | China's
+    policy ..."): not a role or a kind before a name, which is singular ("the
+    news agency | KCNA") and after no determiner ("the rival firms | Apple
+    and Google"), nor a headline's verb the tagger took for a plural noun
+    ("President thanks | China for ...": no comma before)."""
+    before = doc[i - 1]
+    found = _words_before(doc, i)
+    if found is None or not found[2] or doc[i - 2].tag_ in _DETERMINER_TAGS:
+        return False
+    return before.tag_ == "NNS" or (before.tag_ == "JJ" and (doc[i - 2].text == "," or doc[i - 2].tag_ == "CC"))
 
 
 def _attribution_before(doc: Doc, i: int) -> bool:

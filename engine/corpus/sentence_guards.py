@@ -16,7 +16,10 @@ the text shows what the model misses:
   "Brig." is one token as "Gen." already is;
 - none before a lowercase word after "!", "?", an ellipsis (also a spaced
   one, ". . .", inside which none starts either) or an abbreviation ("the
-  band Neu! | having split", "Centre a.s. | in 2009");
+  band Neu! | having split", "Centre a.s. | in 2009"), also where a
+  quotation mark closes between them (a quoted title: 'its "Stop Now!" |
+  campaign'), and before a name and a verb of saying after a quotation
+  closed by "!" or "?" (its attribution: '"Is it?" | Ann Walsh asked.');
 - none after a "?" written against a number ("over ?2bn": a currency sign a
   dataset lost to mojibake);
 - one does start where a heading was fused onto the next sentence in text
@@ -55,6 +58,11 @@ _BRACKETS = {"(": ")", "[": "]"}
 # marks after which a lowercase word goes on the sentence; not ".", which
 # also ends a sentence before a lowercase credit line ("... Qatar. bea/hg (Reuters)")
 _ENDS = frozenset({"!", "?", "...", "\u2026"})
+# verbs of saying after a quotation's name ('"Is it?" Ann Walsh asked.')
+SAYING_FORMS = frozenset(
+    {"said", "says", "asked", "asks", "added", "adds", "told", "tells", "wrote", "writes",
+     "explained", "explains", "replied", "replies", "tweeted", "tweets"}
+)  # fmt: skip
 
 
 def add_abbreviations(nlp: Language) -> None:
@@ -107,17 +115,47 @@ def _spaced_ellipsis_end(token: Token) -> bool:
     return token.i >= 2 and all(doc[k].text == "." and doc[k].whitespace_ == " " for k in (token.i - 2, token.i - 1)) and token.text == "."
 
 
+def _closed_title_goes_on(token: Token) -> bool:
+    """"!" or "?" closing a quotation whose next word is lowercase: a quoted
+    title or exclamation inside the sentence ('the "Stop Now!" campaign',
+    'shouted "Go!" and ran'), not a sentence end; or whose next words are a
+    name and a verb of saying: the quotation's attribution ('"Is it?" Ann
+    Walsh asked.'), which would be stored as a fragment of its own."""
+    doc = token.doc
+    k = token.i + 1
+    if k + 1 >= len(doc) or token.whitespace_ or not doc[k].is_quote or not doc[k].whitespace_:
+        return False
+    if doc[k + 1].is_lower and doc[k + 1].is_alpha:
+        return True
+    return _attribution_from(doc, k + 1)
+
+
+def _attribution_from(doc: Doc, i: int) -> bool:
+    """Tokens from i are a name of one to MAX_NAME_WORDS words and a verb of saying in the past or present,
+    then a comma or a period: not a clause of its own ('... witnessed!" Eubanks said it was ...')."""
+    k = i
+    while k < len(doc) and k - i < MAX_NAME_WORDS and doc[k].is_title and doc[k].tag_ in ("NNP", "NNPS"):
+        k += 1
+    return i < k < len(doc) - 1 and doc[k].lower_ in SAYING_FORMS and doc[k + 1].text in (",", ".")
+
+
 @Language.component(PARSER_GUARDS)
 def sentence_guards(doc: Doc) -> Doc:
     """Set the sentence starts the parser must respect (module docstring)."""
     _bracket_guards(doc)
-    for i in restated_heading_starts(doc) + caps_heading_starts(doc) + name_heading_starts(doc):
+    restated, names = restated_heading_starts(doc), name_heading_starts(doc)
+    for i in restated + caps_heading_starts(doc) + names:
         if doc[i].is_sent_start is None:
             doc[i].is_sent_start = True
-    for i in name_heading_starts(doc):
+    for i in names:
         for k in range(i + 1, min(i + MAX_NAME_WORDS, len(doc))):
             if doc[k].is_title:
                 _forbid(doc[k])  # not inside the name that opens the sentence ("Ann Walsh | Ann | Walsh's ...")
+    for i in restated:
+        for k in range(i + 1, min(i + MAX_NAME_WORDS, len(doc))):
+            if not (doc[i].is_title and doc[k].is_title):
+                break
+            _forbid(doc[k])  # nor inside a name that opens it after a title ("... to Cork | Harbour | Lines will ...")
     for token in doc[:-1]:
         following = doc[token.i + 1]
         kind = _abbreviation(token)
@@ -131,6 +169,9 @@ def sentence_guards(doc: Doc) -> Doc:
             _forbid(following)  # "... comparative theology. . . as truly constructive"
         elif (token.text in _ENDS or _dotted(token)) and following.is_lower and following.is_alpha:
             _forbid(following)  # a mark inside a name ("the band Neu! having split"), or "etc. and"
+        elif token.text in _ENDS and _closed_title_goes_on(token):
+            _forbid(following)  # a quoted title: 'its "Stop Now!" campaign'
+            _forbid(doc[following.i + 1])
         elif following.is_sent_start is None and fused_heading(doc, token.i + 1):
             following.is_sent_start = True
     return doc
