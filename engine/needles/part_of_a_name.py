@@ -63,6 +63,7 @@ def currency_units() -> frozenset[str]:
     return frozenset(units | {w + "s" for w in units})
 
 
+@functools.cache
 def _named_heads() -> frozenset[str]:
     return currency_units() | EVENT_NOUNS | WORK_NOUNS | ACT_NOUNS
 
@@ -84,13 +85,9 @@ def part_of_a_name(span: Span) -> bool:
     if root.dep_ in _MODIFIER_DEPS and span.end <= head.i <= span.end + MODIFIER_REACH:
         if head.lower_ in _named_heads() or head.lemma_.lower() in _named_heads():
             return True
-    if root.dep_ == "appos" and head.i < span.start and head.lemma_.lower() in WORK_NOUNS:
-        return True  # "her third album, Joanne,"
-    doc = span.doc
-    before = [t for t in doc[max(span.sent.start, span.start - 3) : span.start] if not t.is_punct]
-    # "the album, Joanne, ...", however parsed; never "After the film, Obama spoke" (the name a subject)
-    beside = bool(before) and before[-1].pos_ == "NOUN" and before[-1].lemma_.lower() in WORK_NOUNS and span.start - before[-1].i == 2
-    return beside and span.root.dep_ not in ("nsubj", "nsubjpass")
+    # "her third album, Joanne,": by the parse only; a name after a work's noun and a comma is as often
+    # the next item of a list ("the morning TV show, Sydney's Carols in the Domain")
+    return root.dep_ == "appos" and head.i < span.start and head.lemma_.lower() in WORK_NOUNS
 
 
 def only_titles(span: Span) -> bool:
