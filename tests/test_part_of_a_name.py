@@ -42,3 +42,5 @@ def test_a_territory_that_is_no_un_member_is_never_offered_for_a_country_nor_rep
     assert options["Western Sahara holds much of the phosphate."] == {}
     assert place_of("Western Sahara").kind == "territory" and place_of("Morocco").kind == "country"
     assert same_kind_places("Spain", [], ["Taiwan", "Hong Kong", "Palestine", "Portugal"]) == ["Portugal"]
+    # every member is a country, however the table writes its code (Greece and the UK as patterns there)
+    assert all(place_of(name).kind == "country" for name in ("Greece", "United Kingdom", "GB", "Britain", "South Sudan"))

@@ -217,16 +217,21 @@ def _gazetteer() -> dict[str, tuple[_Reading, ...]]:
 @functools.cache
 def un_members() -> frozenset[str]:
     """ISO 3166-1 alpha-2 codes of the UN member states (country_converter's
-    maintained table, read as a file: importing the package loads pandas)."""
+    maintained table, read as a file: importing the package loads pandas).
+    Read by alpha-3: the table's alpha-2 column holds patterns for two
+    members ("^GB$|^UK$", "^GR$|^EL$")."""
     import csv
     import importlib.util
     from pathlib import Path
+
+    import pycountry
 
     spec = importlib.util.find_spec("country_converter")
     assert spec is not None and spec.submodule_search_locations, "country_converter is a dependency (pyproject)"
     table = Path(next(iter(spec.submodule_search_locations))) / "country_data.tsv"
     with table.open(encoding="utf-8", newline="") as rows:
-        return frozenset(r["ISO2"] for r in csv.DictReader(rows, delimiter="\t") if r["UNmember"].strip() and r["ISO2"])
+        members = [pycountry.countries.get(alpha_3=r["ISO3"]) for r in csv.DictReader(rows, delimiter="\t") if r["UNmember"].strip()]
+    return frozenset(c.alpha_2 for c in members if c is not None)
 
 
 def relation(a: Place, b: Place) -> str:
