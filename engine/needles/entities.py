@@ -70,6 +70,7 @@ from engine.needles.edits import _inside_quotes as inside_quotes
 from engine.needles.entity_form import NAME_PARTICLES, NAMED_AFTER_A_PLACE, date_in_a_name, entity_shape, name_words, possessive_misfit, shaped
 from engine.needles.place_syntax import article_alone, called_a_dependency, contained_places, described_by_nationality
 from engine.needles.place_syntax import country_modifier_fits, is_country, names_an_act, of_polities, party_of_states
+from engine.needles.part_of_a_name import INSTRUMENT_NOUNS, only_titles, part_of_a_name
 from engine.needles.places import place_of, same_kind_places
 from engine.needles.states_then import countries_not_states_then, states_not_yet_admitted
 
@@ -108,8 +109,6 @@ TITLE_WORDS = frozenset(
     "king queen prince princess duke duchess earl count countess baron baroness lord lady marquess marquis "
     "viscount emperor empress sultan emir shah pope bishop archbishop abbot mayor governor president".split()
 )
-# nouns a country's name modifies to name one instrument ("United States notes", a currency): part of a name
-INSTRUMENT_NOUNS = frozenset("notes note bonds bond bills securities certificates currency coin coins coinage".split())
 ALIAS_WORDS = frozenset("known called nicknamed née nee born alias aka".split())
 ANIMATE_VERBS = frozenset("die bear marry say".split())  # a place is never born, married, dead or saying
 SPEECH_VERBS = frozenset({"say"})  # ... but a country says, by its government
@@ -234,7 +233,7 @@ def _fits_label(span: Span, label: str) -> bool:
     if label == "PERSON":
         if any(t.tag_ == "NNPS" for t in span) or _slot(span) != "bare":
             return False  # "the Mongols", "the Hall effect", "the Beatles"
-        if span[-1].lower_ in NOT_PERSON_HEADS:
+        if span[-1].lower_ in NOT_PERSON_HEADS or only_titles(span):  # "the Hall", "Chancellor"
             return False
         if len(span) > 2 and span[0].lower_ in TITLE_WORDS and span[1].lower_ == "of":
             return False  # a title ("Earl of Westmorland")
@@ -441,7 +440,7 @@ def entity_options(sent: Span, entities: DocumentEntities) -> tuple[EntityOption
         start = span.start_char - base
         if label == "DATE" and date_in_a_name(span):
             continue  # "the Act of 1947": the year of a name (still a year to put elsewhere)
-        if span.start_char in entities.disputed_at or inside_quotes(text, start):  # titles and quoted names ("United States v. X")
+        if span.start_char in entities.disputed_at or inside_quotes(text, start) or part_of_a_name(span):  # "United States v. X", "the US dollar"
             continue
         slot = "date" if label == "DATE" else _slot(span)
         if slot is None:

