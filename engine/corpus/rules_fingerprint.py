@@ -27,6 +27,7 @@ RULE_MODULES = (
     "engine.needles.place_syntax",
     "engine.needles.entities",
     "engine.needles.entity_form",
+    "engine.needles.person_evidence",
     "engine.needles.places",
     "engine.needles.states_then",
     "engine.needles.negation",
