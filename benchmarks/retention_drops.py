@@ -80,7 +80,7 @@ def diagnose(doc, settings) -> dict:
     spans, texts = sentences.spans, sentences.texts
     n, middle = len(spans), len(spans) // 2
     gate = needle_refusals(doc, spans)
-    entities, disputed = E.document_entity_texts(doc), E.disputed_texts(doc)
+    entities, disputed = E.document_entity_texts(doc, doc.user_data.get("year")), E.disputed_texts(doc)
     radius = {"neg": settings.scan_radius, "con": settings.scan_radius, "ner": settings.ner_scan_radius}
     out = {"n": n, "middle": middle, "types": {}}
     for needle in ("neg", "con", "ner"):
@@ -114,7 +114,7 @@ def why(path: str, json_out: str | None, show: set[str]) -> None:
     lines = []
     for doc in load(path):
         doc_id = doc.user_data["doc_id"]
-        stored, reason = screen_document(doc_id, "", doc, settings)
+        stored, reason = screen_document(doc_id, "", doc, settings, year=doc.user_data.get("year"))
         if stored is not None or reason not in ("no_neg", "no_con", "no_ner"):
             continue
         found = diagnose(doc, settings)

@@ -29,6 +29,7 @@ RULE_MODULES = (
     "engine.needles.entities",
     "engine.needles.entity_form",
     "engine.needles.part_of_a_name",
+    "engine.needles.person_evidence",
     "engine.needles.places",
     "engine.needles.states_then",
     "engine.needles.negation",

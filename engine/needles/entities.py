@@ -35,7 +35,7 @@ what they are:
   swap. A known place needs one mention, not MIN_SUPPORT: the data vouch
   for what it is.
 - Evidence from every mention (`_contradicted_by_syntax` on each, and
-  `_not_a_person`): one mention that contradicts the label refuses the text
+  `not_a_person`, engine.needles.person_evidence): one mention that contradicts the label refuses the text
   everywhere; a span needs MIN_SUPPORT mentions; a replacement is a text all
   of whose mentions fit its label.
 - Different referents: a replacement never shares a word with the span
@@ -71,6 +71,7 @@ from engine.needles.entity_form import NAME_PARTICLES, NAMED_AFTER_A_PLACE, date
 from engine.needles.place_syntax import article_alone, called_a_dependency, contained_places, described_by_nationality
 from engine.needles.place_syntax import country_modifier_fits, is_country, names_an_act, of_polities, party_of_states
 from engine.needles.part_of_a_name import INSTRUMENT_NOUNS, only_titles, part_of_a_name
+from engine.needles.person_evidence import aliases, not_a_person, title_before, titled_mentions
 from engine.needles.places import place_of, same_kind_places
 from engine.needles.states_then import countries_not_states_then, states_not_yet_admitted
 
@@ -109,7 +110,6 @@ TITLE_WORDS = frozenset(
     "king queen prince princess duke duchess earl count countess baron baroness lord lady marquess marquis "
     "viscount emperor empress sultan emir shah pope bishop archbishop abbot mayor governor president".split()
 )
-ALIAS_WORDS = frozenset("known called nicknamed née nee born alias aka".split())
 ANIMATE_VERBS = frozenset("die bear marry say".split())  # a place is never born, married, dead or saying
 SPEECH_VERBS = frozenset({"say"})  # ... but a country says, by its government
 _ROMAN = re.compile(r"^[IVX]+\.?$")  # "Kilij Arslan I", "Shah II"
@@ -174,8 +174,8 @@ def _runs_into_a_name(span: Span) -> bool:
     if after < len(doc) and (proper(after) or _ROMAN.match(doc[after].text) or (doc[after].lower_ in NAME_PARTICLES and proper(after + 1) and doc[after + 1].ent_type_ != "DATE")):
         return True
     before = span.start - 1
-    if before >= sent_start and proper(before):
-        return True
+    if before >= sent_start and proper(before) and not (span.label_ == "PERSON" and title_before(span)):
+        return True  # ... but "Senator Ana Lima" is a person after her office (engine.needles.person_evidence)
     if before > sent_start and doc[before].lower_ in NAME_PARTICLES and proper(before - 1):
         return True
     owner = span.root.head.head if span.root.dep_ == "pobj" else None
@@ -261,49 +261,6 @@ def _votes(doc: Doc) -> dict[str, Counter[str]]:
     return votes
 
 
-def _aliases(doc: Doc) -> dict[str, set[str]]:
-    """text -> the words of the names the document gives as another name of
-    the same referent ("Mohamed Omar Habeb, commonly known as Mohamed Dheere
-    or Mohamed Dhere"): PERSON names of one sentence linked by "known as",
-    "née"... and the names listed after them with "or"."""
-    aliases: dict[str, set[str]] = {}
-    for sent in doc.sents:
-        ents = [_without_article(e) for e in sent.ents if e.label_ == "PERSON"]
-        group: list[Span] = []
-        for a, b in zip(ents, ents[1:]):
-            between = {t.lower_ for t in doc[a.end : b.start]}
-            if b.start - a.end <= 5 and between & ALIAS_WORDS:
-                group = group or [a]
-                group.append(b)
-            elif group and between <= {"or", ","}:
-                group.append(b)
-            else:
-                _link(aliases, group)
-                group = []
-        _link(aliases, group)
-    return aliases
-
-
-def _link(aliases: dict[str, set[str]], group: list[Span]) -> None:
-    for span in group:
-        for other in group:
-            if other.text != span.text:
-                aliases.setdefault(span.text, set()).update(name_words(other.text))
-
-
-def _not_a_person(text: str, one_word: bool, full_names: set[str], words: dict[str, set[str]]) -> bool:
-    """What the rest of the document says against a PERSON label: a one-word
-    "person" the document never names in full ("Pachuca", "Universal"), or
-    one that is a word of an organisation or work ("Universal" of "Universal
-    Music Holland", "Habana" of "the Habana Reds"); a multi-word "person"
-    starting with an organisation's or place's name or holding a place's
-    name ("Byzantium Survives", "Fatimid Egypt")."""
-    parts = text.split(" ")
-    if one_word:
-        return not any(name.endswith(" " + text) for name in full_names) or text.lower() in words["in_other"]
-    return parts[0] in words["other_texts"] or bool(words["places"] & set(parts))
-
-
 def _support_needed(text: str, label: str) -> int:
     """Mentions a text needs for its label: one for a place the gazetteers
     know (engine.needles.places: the data vouch for it), MIN_SUPPORT otherwise."""
@@ -363,14 +320,16 @@ def document_entity_texts(doc: Doc, year: int | None = None) -> DocumentEntities
     }
     labels: dict[str, str] = {}
     support: dict[str, int] = {}
+    titled = titled_mentions(spans)  # "Senator Ana Lima": the document says she is a person (person_evidence)
     for text, counts in _votes(doc).items():
         label, n = counts.most_common(1)[0]
+        n += titled[text] if label == "PERSON" else 0
         one_word = " " not in text
         if label not in NER_LABELS or n < LABEL_AGREEMENT * sum(counts.values()) or text in disputed:
             continue
         if label != "DATE" and one_word and n < _support_needed(text, label):
             continue
-        if label == "PERSON" and _not_a_person(text, one_word, full_names, words):
+        if label == "PERSON" and not_a_person(text, one_word, full_names, words):
             continue
         labels[text] = label
         support[text] = n
@@ -395,7 +354,7 @@ def document_entity_texts(doc: Doc, year: int | None = None) -> DocumentEntities
         labels={t: k for t, k in labels.items() if t not in not_states and (k == "DATE" or support[t] >= _support_needed(t, k))},
         names={k: tuple(sorted(v - misfits)) for k, v in names.items()},
         articles=articles,
-        aliases={k: tuple(sorted(v)) for k, v in _aliases(doc).items()},
+        aliases={k: tuple(sorted(v)) for k, v in aliases(doc, _without_article, name_words).items()},
         contained=contained_places(doc, [_without_article(e) for e in doc.ents if e.label_ in PLACE_LABELS]),
         disputed_at=disputed_starts(doc),
     )

@@ -1,0 +1,94 @@
+"""What a document says for and against a PERSON label (engine.needles.entities).
+
+- Against (`not_a_person`): a one-word "person" the document never names in
+  full, or one that is a word of an organisation or work; a multi-word
+  "person" starting with an organisation's or place's name or holding a
+  place's name.
+- Aliases (`aliases`): the names a document gives as another name of the
+  same referent ("X, commonly known as Y or Z"): never a replacement for it.
+- For (`title_before`, `titled_mentions`): a name written right after a
+  person's title or office ("Senator Ana Lima", "Dr. Ana Lima", "Prime
+  Minister Ana Lima") is a person by the document's own words, and the
+  title is no part of the name (entities._runs_into_a_name). A full name's
+  titled mention counts twice towards MIN_SUPPORT, so a person the document
+  names once, with a title, may be a span and a replacement (a full name
+  said once without a title still needs its surname repeated). Only a
+  multi-word name tagged PERSON (by both models: `disputed_texts`) gains
+  support; a one-word "General Lima" does not (one word after a title is
+  too often a firm or a work: "General Motors"). Gendered titles ("Mr.",
+  "Mrs.", "Sir") are not titles here: the name after them keeps refusing.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:  # spaCy objects come in as arguments
+    from spacy.tokens import Doc, Span
+
+ALIAS_WORDS = frozenset("known called nicknamed née nee born alias aka".split())
+# a person's title or office written before the name, capitalised or not ("Senator X", "chancellor X"); never
+# a gendered one ("Mr.", "Mrs.", "Sir"): a swap there may give "Mrs." a man's name
+PERSON_TITLES = frozenset(
+    "dr prof professor president senator sen rep representative governor gov mayor judge justice chancellor "
+    "minister premier general gen colonel col captain capt lieutenant lt sergeant sgt admiral adm secretary "
+    "ambassador commissioner rev reverend coach".split()
+)
+
+
+def aliases(doc: Doc, without_article: Callable[[Span], Span], name_words: Callable[[str], set[str]]) -> dict[str, set[str]]:
+    """text -> the words of the names the document gives as another name of
+    the same referent ("Mohamed Omar Habeb, commonly known as Mohamed Dheere
+    or Mohamed Dhere"): PERSON names of one sentence linked by "known as",
+    "née"... and the names listed after them with "or"."""
+    found: dict[str, set[str]] = {}
+    for sent in doc.sents:
+        ents = [without_article(e) for e in sent.ents if e.label_ == "PERSON"]
+        group: list[Span] = []
+        for a, b in zip(ents, ents[1:]):
+            between = {t.lower_ for t in doc[a.end : b.start]}
+            if b.start - a.end <= 5 and between & ALIAS_WORDS:
+                group = group or [a]
+                group.append(b)
+            elif group and between <= {"or", ","}:
+                group.append(b)
+            else:
+                _link(found, group, name_words)
+                group = []
+        _link(found, group, name_words)
+    return found
+
+
+def _link(found: dict[str, set[str]], group: list[Span], name_words: Callable[[str], set[str]]) -> None:
+    for span in group:
+        for other in group:
+            if other.text != span.text:
+                found.setdefault(span.text, set()).update(name_words(other.text))
+
+
+def not_a_person(text: str, one_word: bool, full_names: set[str], words: dict[str, set[str]]) -> bool:
+    """What the rest of the document says against a PERSON label: a one-word
+    "person" the document never names in full ("Pachuca", "Universal"), or
+    one that is a word of an organisation or work ("Universal" of "Universal
+    Music Holland", "Habana" of "the Habana Reds"); a multi-word "person"
+    starting with an organisation's or place's name or holding a place's
+    name ("Byzantium Survives", "Fatimid Egypt")."""
+    parts = text.split(" ")
+    if one_word:
+        return not any(name.endswith(" " + text) for name in full_names) or text.lower() in words["in_other"]
+    return parts[0] in words["other_texts"] or bool(words["places"] & set(parts))
+
+
+def title_before(span: Span) -> bool:
+    """Whether `span` is written right after a title or office ("Senator Ana
+    Lima", "Dr. Lima"), inside its sentence: the title is not part of the name."""
+    if span.start <= span.sent.start:
+        return False
+    before = span.doc[span.start - 1]
+    return before.lower_.rstrip(".") in PERSON_TITLES and before.pos_ in ("PROPN", "NOUN")
+
+
+def titled_mentions(spans: list[Span]) -> Counter[str]:
+    """Multi-word PERSON text -> its mentions written after a title (`title_before`)."""
+    return Counter(s.text for s in spans if s.label_ == "PERSON" and len(s) > 1 and title_before(s))
