@@ -51,3 +51,12 @@ def con_refusal(nlp, text):
 
     sent = first_sentence(nlp, text)
     return swap_conjunction(sent) is None, {reason for _token, reason in conjunction_refusals(sent)}
+
+
+def sentence_entity_options(nlp, document):
+    """{sentence text: {entity text: its replacements}} for each sentence of a parsed document of our own."""
+    from engine.needles.entities import document_entity_texts, entity_options
+
+    doc = nlp(document)
+    entities = document_entity_texts(doc)
+    return {s.text.strip(): {o.text: o.replacements for o in entity_options(s, entities)} for s in doc.sents}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.needles.entities import document_entity_texts, entity_options
+from needle_helpers import sentence_entity_options
 from engine.needles.places import place_of, same_kind_places
 
 DOCUMENT = (
@@ -19,9 +19,7 @@ DOCUMENT = (
 
 @pytest.fixture(scope="module")
 def options(nlp):
-    doc = nlp(DOCUMENT)
-    entities = document_entity_texts(doc)
-    return {s.text.strip(): {o.text: o.replacements for o in entity_options(s, entities)} for s in doc.sents}
+    return sentence_entity_options(nlp, DOCUMENT)
 
 
 def test_a_place_that_names_a_currency_is_not_replaced_alone(options):

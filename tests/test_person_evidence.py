@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.needles.entities import document_entity_texts, entity_options
+from needle_helpers import sentence_entity_options
 
 # one document: two people each named once, after an office; one after a gendered title
 DOCUMENT = (
@@ -19,9 +19,7 @@ DOCUMENT = (
 
 @pytest.fixture(scope="module")
 def options(nlp):
-    doc = nlp(DOCUMENT)
-    entities = document_entity_texts(doc)
-    return {s.text.strip(): {o.text: o.replacements for o in entity_options(s, entities)} for s in doc.sents}
+    return sentence_entity_options(nlp, DOCUMENT)
 
 
 def test_a_full_name_written_once_after_an_office_is_a_person_to_swap(options):
