@@ -73,6 +73,32 @@ def test_speaker_labels_after_questions_mark_an_interview(nlp):
         assert got[sentence] == "interview"
 
 
+def test_one_question_between_two_speakers_labels_marks_an_interview(nlp):
+    # each label written once: the outlet asks, the baker answers, and later questions are statements
+    text = (
+        "Gazette: What has the drought done to the price of flour this year? Will it go on rising? "
+        "Ines Marlow: The price has gone up by a third since the spring, and the mills expect more. "
+        "We bake smaller loaves now rather than charge more for each one. "
+        "Our customers noticed at once, but most of them stayed with us. "
+        "Many small bakers in the county will not survive another dry summer. "
+        "The markets remain the best place to sell bread that people trust."
+    )
+    got = refusals(nlp, text)
+    for sentence in ("We bake smaller loaves now rather than charge more for each one.",
+                     "The markets remain the best place to sell bread that people trust."):  # fmt: skip
+        assert got[sentence] == "interview"
+
+
+def test_a_question_before_a_kicker_or_under_one_speaker_makes_no_exchange(nlp):
+    text = INTRO + (
+        "Marlow: Can a bakery live on market days alone? It can, if the stalls are in three towns. "
+        "Her bread sells out by noon on most Saturdays, and she now employs four people at the ovens. "
+        "Is the trade growing in the west? READ MORE: Bakers in the west are closing their doors. "
+        "The county's bakers sold more rye bread last year than in any year since the records began."
+    )
+    assert set(refusals(nlp, text).values()) == {""}
+
+
 @pytest.mark.parametrize(
     "text",
     [

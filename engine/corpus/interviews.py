@@ -122,9 +122,10 @@ def interview_start(text: str, spans: Sequence[Span]) -> int | None:
     """The index of the first sentence of `spans` in the document's interview
     part, or None when there are fewer than MIN_TURNS turns."""
     turns = [k for k in range(len(spans)) if _is_turn(text, spans, k)]
-    if len(turns) < MIN_TURNS:
+    exchange = next((k for k in range(len(spans)) if _labelled_exchange(text, spans, k)), None)
+    if len(turns) < MIN_TURNS and exchange is None:
         return None
-    first = turns[0]
+    first = min(k for k in (turns[0] if len(turns) >= MIN_TURNS else None, exchange) if k is not None)
     # the interview's earlier questions, each within QUESTION_REACH sentences of the next
     # (a question that did not make a turn: "Is there more competition now?" | "Indeed ...")
     while True:
@@ -165,14 +166,34 @@ def _is_turn(text: str, spans: Sequence[Span], k: int) -> bool:
     return bool(said) and (said[0].lower() in ANSWER_OPENINGS or "I" in said or bool(FIRST_PERSON.intersection(w.lower() for w in said)))
 
 
+def _labelled_exchange(text: str, spans: Sequence[Span], k: int) -> bool:
+    """Whether question k stands between two different speakers' labels, the
+    asker's before it and the answerer's after it ("Outlet: ...? Name Surname:
+    ..."), each perhaps written only once: a dialogue, not the writer's prose."""
+    if not _is_question(spans[k].text):
+        return False
+    end = spans[k].end_char
+    after = text[end : spans[k + 1].start_char] if k + 1 < len(spans) else text[end:]
+    answerer = _label_name(after.strip() or (spans[k + 1].text.strip() if k + 1 < len(spans) else ""))
+    if answerer is None:
+        return False
+    before = text[spans[k - 1].end_char if k else 0 : spans[k].start_char].strip()
+    parts = [part for part in re.split(r"(?<=[.!?])\s+", before) if part] + [spans[k].text.strip()]
+    return any(asker not in (None, answerer) for asker in map(_label_name, parts))
+
+
+def _label_name(opening: str) -> str | None:
+    """The speaker's name if `opening` starts with a label ("DW:", "Ana Ruiz:"), not an all-capitals kicker."""
+    match = _SPEAKER.match(opening)
+    return None if match is None or _KICKER.search(match.group(1)) else match.group(1)
+
+
 def _speaker_label(opening: str, text: str) -> bool:
     """Whether `opening` starts with a speaker's label that the document
     `text` uses again (its last word and a colon at least twice: "Mohammed
     Hanif:" and later "Hanif:")."""
-    match = _SPEAKER.match(opening)
-    if match is None or _KICKER.search(match.group(1)):
-        return False
-    return text.count(match.group(1).split()[-1] + ":") >= 2
+    name = _label_name(opening)
+    return name is not None and text.count(name.split()[-1] + ":") >= 2
 
 
 def _words(text: str) -> list[str]:
