@@ -19,7 +19,8 @@ def keys(text):
         ("Portugal", "country"),
         ("the Netherlands", "country"),
         ("Scotland", "nation"),  # a nation of the United Kingdom (ISO 3166-2 "Country"), not a sovereign country
-        ("Palestine", "country"),  # pycountry's "Palestine, State of", not Palestine, Texas
+        ("Bolivia", "country"),  # pycountry's "Bolivia, Plurinational State of", not a town of the name
+        ("Palestine", "territory"),  # "Palestine, State of", not Palestine, Texas; no UN member state (country_converter)
         ("Korea", "country"),  # "Korea, Republic of" and "Korea, Democratic People's Republic of"
         ("Yugoslavia", "country"),  # a former country (ISO 3166-3)
         ("Lisbon", "city"),
@@ -72,8 +73,10 @@ def test_a_sovereign_country_and_a_nation_of_the_united_kingdom_never_replace_ea
 
 
 def test_a_country_known_by_the_first_part_of_its_iso_name_is_replaced_by_a_country_not_a_town():
-    # "refugees returning to historic Palestine" never becomes "... historic Denver"
-    assert same_kind_places("Palestine", [], ["Denver", "Jordan"]) == ["Jordan"]
+    # "talks in Bolivia" never becomes "talks in Denver"
+    assert same_kind_places("Bolivia", [], ["Denver", "Jordan"]) == ["Jordan"]
+    # a state that is no UN member is a territory: neither replaced nor a replacement
+    assert same_kind_places("Palestine", [], ["Denver", "Jordan"]) == []
 
 
 def test_a_province_named_after_its_own_large_capital_is_unsettled():
