@@ -162,3 +162,32 @@ def test_a_sentence_copied_into_a_dropped_row_is_kept(nlp):
 def test_an_all_capitals_heading_with_a_byline_is_dropped_whole(nlp):
     # where the name ends and the sentence starts is not known: no sentence starts inside the row
     assert stored(nlp, "HARBOUR MASTER'S VIEW By Ann Walsh Like everyone else I was shocked by the storm.") == (BEFORE,)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # "?" for a lost accented capital (RTÉ, LÉ) before a capitalised word and a clause that goes on
+        "The harbour master told RT? News the pier would reopen in May.",
+        "Ann Walsh has told RT? News that the ferry will sail on Monday.",
+        "The crew of the L? Aoife does not carry a winch for the rescue.",
+    ],
+)
+def test_a_question_mark_for_a_lost_letter_does_not_end_the_sentence(nlp, sentence):
+    assert stored(nlp, sentence) == (BEFORE, sentence)
+
+
+@pytest.mark.parametrize(
+    "question, sentence",
+    [
+        # a question that opens with an auxiliary or a wh-word, then a name and a verb
+        ("Did the board ever ask the ESB?", "Walsh said it never did."),
+        ("Who will pay for the new pier at the ESB?", "Walsh said the board would."),
+        # a capitalised word and a noun: a new sentence's subject
+        ("So the board wrote to the EPA?", "Local fishermen doubted it."),
+        # a capitalised function word after the question
+        ("Is the ferry safe for the UK?", "The board says it is."),
+    ],
+)
+def test_a_question_ending_in_an_acronym_still_ends_its_sentence(nlp, question, sentence):
+    assert stored(nlp, f"{question} {sentence}") == (BEFORE, question, sentence)

@@ -21,7 +21,14 @@ the text shows what the model misses:
   campaign'), and before a name and a verb of saying after a quotation
   closed by "!" or "?" (its attribution: '"Is it?" | Ann Walsh asked.');
 - none after a "?" written against a number ("over ?2bn": a currency sign a
-  dataset lost to mojibake);
+  dataset lost to mojibake), nor after one glued to a word of one to three
+  capitals when the clause plainly goes on ("told RT? News they had ...",
+  "the L? Eithne does not ...": a lost accented capital, RTÉ, LÉ):
+  a capitalised word that is not a function word, then a lowercase word
+  that does not start a noun phrase (not a noun, an adjective or a gerund:
+  "the FCC? Republican lawmakers proposed" is a new sentence), and the
+  words before do not open as a question does (an auxiliary, a modal or a
+  wh-word first: "Did you ask the BBC? Trump said no." splits);
 - one does start where a heading was fused onto the next sentence in text
   shipped without line breaks ("Trouble on the Peninsula The move is ...",
   "Ferry firm cuts sailings Harbour Lines will cut its sailings ..."):
@@ -96,6 +103,45 @@ def _dotted(token: Token) -> bool:
     return len(token.text) > 2 and token.text.endswith(".") and "." in token.text[:-1]
 
 
+# what the word after a capitalised one is when the two open a noun phrase ("Republican lawmakers", "Key sticking points")
+_NOUN_PHRASE_TAGS = frozenset({"NN", "NNS", "JJ", "JJR", "JJS", "VBG"})
+_QUESTION_OPENING_TAGS = frozenset({"MD", "WRB", "WP", "WP$", "WDT"})
+_AUXILIARIES = frozenset(
+    {"do", "does", "did", "is", "are", "was", "were", "am", "has", "have", "had",
+     "can", "could", "will", "would", "shall", "should", "may", "might", "must"}
+)  # fmt: skip
+MAX_LOST_LETTER_WORD = 3  # "RT?" (RTÉ), "L?" (LÉ): an acronym that lost its last, accented letter
+
+
+def _clause_start(doc: Doc, i: int) -> Token:
+    """The first word after the last sentence end (or line break) before token i."""
+    k = i
+    while k > 0 and not (doc[k - 1].text in (".", "!", "?", ":") or new_line(doc[k - 1])):
+        k -= 1
+    while k < i and not doc[k].is_alpha:
+        k += 1  # past an opening quotation mark or bracket
+    return doc[k]
+
+
+def _lost_letter_goes_on(token: Token) -> bool:
+    """"?" glued to a word of one to three capitals, in a clause that goes on
+    after it: the "?" is a lost accented letter, not a question's end (module
+    docstring)."""
+    doc = token.doc
+    i = token.i
+    if token.text != "?" or i == 0 or i + 2 >= len(doc) or not token.whitespace_:
+        return False
+    word, following, after = doc[i - 1], doc[i + 1], doc[i + 2]
+    if word.whitespace_ or not (word.is_alpha and word.is_upper and len(word.text) <= MAX_LOST_LETTER_WORD):
+        return False
+    if not (following.is_title and following.is_alpha and following.whitespace_) or opens_sentences(following):
+        return False
+    if not (after.is_lower and after.is_alpha) or after.tag_ in _NOUN_PHRASE_TAGS:
+        return False
+    start = _clause_start(doc, i - 1)
+    return not (start.tag_ in _QUESTION_OPENING_TAGS or start.lower_ in _AUXILIARIES)
+
+
 def _abbreviation(token: Token) -> str | None:
     """"title", "other" (an initial or a lowercase abbreviation) or None."""
     text = token.text
@@ -163,6 +209,8 @@ def sentence_guards(doc: Doc) -> Doc:
             _forbid(following)
         elif token.text == "?" and not token.whitespace_ and following.like_num:
             _forbid(following)
+        elif _lost_letter_goes_on(token):
+            _forbid(following)  # "told RT? News they had": a lost accented letter
         elif token.text == "." and following.text == "." and token.whitespace_:
             _forbid(following)  # inside a spaced ellipsis ". . ."
         elif _spaced_ellipsis_end(token) and following.is_lower and following.is_alpha:
