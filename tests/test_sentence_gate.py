@@ -81,6 +81,10 @@ def test_captions_and_list_entries_are_not_sentences(nlp):
         ("The ferry service was moved to a bigger pier Fishermen have long complained about the old quay.", "run_on_heading"),
         ("A trawler was towed in by the harbour patrol Did anyone see it sink?", "run_on_heading"),
         ("Nets are drying on the slipway at dawn Key figures In Kinsale, the catch fell by a third.", "run_on_heading"),
+        # a heading run into an opener that only its comma, or the number after it, shows to open a sentence
+        ("Doubts over the harbour plan Currently, the board meets once a month.", "run_on_heading"),
+        ("Ferries of the '50s In 1955, the board bought its first car ferry.", "run_on_heading"),
+        ("The pier has been closed since 2016 However, the board will reopen it.", "run_on_heading"),
     ],
 )
 def test_why_a_span_is_not_a_sentence(nlp, junk, reason):
@@ -180,6 +184,8 @@ def test_a_stray_mark_changes_the_state_only_until_the_next_clear_mark(nlp):
         "The catch grew by 5 percent to 2,000 tonnes.",  # two prepositions, each with its number
         "The handing over of the keys took place in May.",
         "The lifeboat crew found the trawler too late, but all of them survived.",
+        # a preposition capitalised inside a title that capitalises every word, before a number
+        "The crew watched Men In Black 3 on the ferry to Kinsale.",
     ],
 )
 def test_sentences_like_holes_or_run_on_headings_are_kept(nlp, sentence):

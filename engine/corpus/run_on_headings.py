@@ -14,7 +14,14 @@ parsed sentence and say why it is not one clean sentence, or None:
   The rhetoric ...", "... bringing roads and logging Key findings In Peru,
   ...". Prose capitalises such a word only after a sentence end, so the
   sentence is two pieces run together: engine.corpus.sentence_gate drops it
-  (from needles and from hay).
+  (from needles and from hay). So is one with a capitalised opener that
+  only starts a sentence by its punctuation after a lowercase word or a
+  number: an adverb, a preposition or a conjunction before a comma
+  ("... Brexit uncertainties Currently, London ...", "... in 2016
+  However, the ...") or a preposition before a number ("... the '50s In
+  1955, ...", "... for the ferry From 2019 the ..."); a preposition in a
+  title that capitalises every word follows a capitalised word ("Men In
+  Black 3") and is not taken.
 - `heading_opening(span)`: the sentence opens with a short verbless phrase
   ending in a lowercase word that is not a modifier of what follows (not a
   compound, an adjective, an apposition), then a capitalised word, then a
@@ -67,16 +74,40 @@ def _capitalised(token: Token) -> bool:
     return token.text[:1].isupper() and token.is_alpha and token.text != "I"
 
 
+_OPENER_TAGS = frozenset({"RB", "RBR", "RBS", "IN", "CC", "WRB"})  # "Currently,", "In 1955,", "But,"
+
+
+def _lowercase_or_number_before(token: Token) -> bool:
+    """The token follows, after a space, a lowercase word or a number ("uncertainties", "'50s", "2016")."""
+    before = token.doc[token.i - 1]
+    if not before.whitespace_ or before.is_punct:
+        return False
+    return (before.is_lower and any(c.isalpha() for c in before.text)) or before.like_num or (
+        any(c.isdigit() for c in before.text) and not any(c.isupper() for c in before.text)
+    )
+
+
+def _opener_by_punctuation(token: Token, after: Token) -> bool:
+    """An adverb, a preposition or a conjunction before a comma, or a
+    preposition before a number, after a lowercase word or a number (module
+    docstring)."""
+    if token.tag_ not in _OPENER_TAGS or not _lowercase_or_number_before(token):
+        return False
+    return after.text == "," or (token.tag_ == "IN" and after.like_num)
+
+
 def opener_after_word(span: Span) -> Token | None:
     """The capitalised word that starts a second sentence inside `span`, or None (module docstring)."""
     doc = span.doc
     for token in span[1:-1]:
-        if not (token.is_title and _capitalised(token) and len(token.text) > 1 and token.whitespace_):
+        after = doc[token.i + 1]
+        if not (token.is_title and _capitalised(token) and len(token.text) > 1 and (token.whitespace_ or after.text == ",")):
             continue  # a whole word: "Cant" is tokenized "Ca" + "nt", as "can't"
         if token.tag_ in ("NNP", "NNPS", "JJ") or token.ent_type_ in _NAME_TYPES:
             continue
-        after = doc[token.i + 1]
-        if not after.is_alpha or not _content_word_before(token):
+        if _opener_by_punctuation(token, after):
+            return token
+        if not token.whitespace_ or not after.is_alpha or not _content_word_before(token):
             continue
         if token.tag_ == "DT" and (after.tag_ in ("NNP", "NNPS") or after.is_title):
             continue  # "his trilogy The Heart of the Galaxy": a title of a work
