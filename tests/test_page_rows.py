@@ -42,6 +42,9 @@ from engine.corpus.segmentation import document_sentences
         # a related article's teaser, and a dispatch's byline
         ("(04.05.2016) Fishermen in Kinsale fear the new quotas will end their trade.", "teaser"),
         ("Mary Doyle reports from Kinsale.", "teaser"),
+        # a link line run into the sentence after it
+        ("Read more from Mary Asked by the board, the harbour master said the pier was safe.", "teaser"),
+        ("Read more about the new quotas Fishermen in Kinsale fear they will end their trade.", "teaser"),
     ],
 )
 def test_rows_of_tables_lists_captions_and_teasers_are_named(row, kind):
@@ -72,6 +75,7 @@ def test_rows_of_tables_lists_captions_and_teasers_are_named(row, kind):
         "The bank extended credit to the ferry firm.",
         "Ann Walsh, left without a crew, sold her trawler in May.",  # "left" a verb
         "By the time the ferry arrived, the crew had left, and the pier was empty.",
+        "Read more of her letters and you will see why the pier closed.",  # an imperative, not a link
     ],
 )
 def test_prose_is_not_a_row(sentence):

@@ -30,7 +30,11 @@ mark that prose does not use; none depends on one outlet's wording.
   before a capital).
 - "teaser": a numeric date stamp in brackets ("(04.05.2016)"), the mark of
   a related-article teaser; or a one-line dispatch byline ("Mary Doyle
-  reports from Kinsale.").
+  reports from Kinsale."); or a link line that opens it, "Read more" and a
+  preposition ("Read more from Laura Asked by ...", "Read more about the
+  toxin Bruce Bennett, a ..."): a link to another page, run into the
+  sentence after it, which goes with it (the words after a name do not say
+  where the link's words end).
 - "gallery": a sentence announcing the page's picture gallery ("The gallery
   below revisits ...", "Click through the gallery above to ..."): it points
   at what the text does not hold; not a room ("a gallery above the nave").
@@ -116,6 +120,7 @@ _GALLERY_ANCHOR = re.compile(
     re.IGNORECASE,
 )
 _GALLERY_BELOW = re.compile(rf"\b(?:gallery|galleries|slideshow|slide\s+show)\s+below\b{_NOT_A_PLACE}", re.IGNORECASE)
+_READ_MORE = re.compile(r"^Read\s+more\s+(?:from|about|on)\b")
 _DATE_STAMP = re.compile(r"\(\d{1,2}[./]\d{1,2}[./](?:\d{2}|\d{4})\)")
 _BYLINE = re.compile(r"^[A-Z][\w.'\u2019-]*(?:\s+[A-Z][\w.'\u2019-]*){0,3}\s+reports?\s+from\s+[A-Z][^.!?]{0,60}\.$")
 _BARE_NUMERAL = re.compile(r"^\(?(?:[IVXLC]+|\d{1,3}|[a-z])[.)]$")
@@ -131,7 +136,7 @@ def row_kind(text: str) -> str | None:
         return "caps_heading"
     if _POSITION.search(text) or _NAME_POSITION.match(text) or _CREDIT.search(text):
         return "caption"
-    if _DATE_STAMP.search(text) or _BYLINE.match(text):
+    if _DATE_STAMP.search(text) or _BYLINE.match(text) or _READ_MORE.match(text):
         return "teaser"
     if _GALLERY_ANCHOR.search(text):
         return "gallery"
