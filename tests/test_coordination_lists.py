@@ -37,6 +37,9 @@ ENUMERATED = [
     "The two remaining candidates are the mayor and her deputy.",
     "The reasons for the delay are the weather and the strike.",  # moved here from test_coordination_scope
     "These are the mayor and her deputy.",
+    # an adverb between the copula and the list: the parser hangs the list on "are" or on the subject
+    "The reasons for the closure are, unsurprisingly, the rent and the council's new parking rules.",
+    "The causes of the delay were, predictably, the weather and a strike at the port.",
     "The guests of honour will be the mayor and a retired captain.",
     "The causes, which were drought and a cold spring, hurt the harvest.",
 ]
@@ -94,3 +97,20 @@ def test_the_second_model_parse_gives_the_same_refusal(md_nlp, text, why):
 )
 def test_coordinations_just_outside_those_classes_are_still_swapped(nlp, text, expected):
     assert edited(nlp, swap_conjunction, text) == expected
+
+
+def test_a_list_the_parser_hangs_on_the_copula_as_its_conjunct_is_a_complement(nlp):
+    # en_core_web_sm parses some "are, <adverb>, A and B" with A as the conjunct of "are" (seen on news);
+    # the parse is written out here so the case does not depend on one model version's output
+    from spacy.tokens import Doc
+
+    words = ["The", "reasons", "are", ",", "unsurprisingly", ",", "Brexit", "and", "high", "rents", "."]
+    heads = [1, 2, 2, 2, 2, 2, 2, 6, 9, 6, 2]
+    deps = ["det", "nsubj", "ROOT", "punct", "acomp", "punct", "conj", "cc", "amod", "conj", "punct"]
+    pos = ["DET", "NOUN", "AUX", "PUNCT", "ADV", "PUNCT", "PROPN", "CCONJ", "ADJ", "NOUN", "PUNCT"]
+    tags = ["DT", "NNS", "VBP", ",", "RB", ",", "NNP", "CC", "JJ", "NNS", "."]
+    lemmas = ["the", "reason", "be", ",", "unsurprisingly", ",", "Brexit", "and", "high", "rent", "."]
+    doc = Doc(nlp.vocab, words=words, heads=heads, deps=deps, pos=pos, tags=tags, lemmas=lemmas)
+    assert list_refusal(doc[7]) == "enumerated complement"
+    doc[1].tag_ = "NN"  # a singular subject: "the reason is A and B" is left
+    assert list_refusal(doc[7]) == ""

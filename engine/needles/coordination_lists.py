@@ -55,9 +55,17 @@ def list_refusal(token: Token) -> str:
     return ""
 
 
+_NOMINAL = frozenset({"NOUN", "PROPN", "PRON", "NUM"})
+
+
 def _first_conjunct(head: Token) -> Token:
+    """The coordination's first member; a noun the parser made the conjunct
+    of a verb ("are, unsurprisingly, A and B": A under "are") is the first
+    member itself, not the verb."""
     first = head
     while first.dep_ == "conj" and first.head.i != first.i:
+        if first.pos_ in _NOMINAL and first.head.pos_ in ("VERB", "AUX"):
+            break
         first = first.head
     return first
 
@@ -70,7 +78,8 @@ def examples(first: Token) -> bool:
         at = {m.i for m in marker}
         preposition = first.head
         if first.dep_ == "pobj" and preposition.i in at and preposition.lower_ in _EXAMPLE_PREPOSITIONS:
-            return preposition.lower_ != "like" or preposition.tag_ == "IN"  # not the verb: "voters like A and B"  # "including A", "such as A", "for example A", "for example, A"
+            # "including A", "such as A", "for example A"; not the verb: "voters like A and B"
+            return preposition.lower_ != "like" or preposition.tag_ == "IN"
         if any(m.head.i == first.i for m in marker):
             return True  # "e.g." or "among them" or "notably" on the first conjunct, "example" its compound
         if first.dep_ in ("appos", "conj", "npadvmod", "dobj") and any(
@@ -109,9 +118,16 @@ def enumerated_complement(first: Token) -> bool:
     pronoun subject unless every member is a plural noun."""
     if first.dep_ == "appos" and first.head.dep_ == "attr":
         first = first.head  # "are a teacher, a baker and a pilot": the second member as the first's apposition
-    if first.dep_ not in ("attr", "acomp") or first.pos_ not in ("NOUN", "PROPN", "NUM", "PRON"):
+    if first.pos_ not in _NOMINAL:
         return False
-    verb = first.head
+    if first.dep_ in ("attr", "acomp"):
+        verb = first.head
+    elif first.dep_ == "conj" and first.head.i < first.i:
+        verb = first.head  # "are, unsurprisingly, A and B": the parser's A as the conjunct of "are"
+    elif first.dep_ == "appos" and first.head.dep_ in ("nsubj", "nsubjpass") and first.head.head.i < first.i:
+        verb = first.head.head  # "the causes were, predictably, A and B": A as the subject's apposition
+    else:
+        return False
     if verb.lemma_.lower() != "be":
         return False  # "are", "were", "will be", "have been": the subject's number decides
     subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")]
