@@ -28,6 +28,8 @@ EXAMPLES = [
     "The harbour has many facilities, for instance cranes and warehouses.",
     "The shop sells fruit, for example, apples and pears.",
     "The market sells fruit like apples and pears.",
+    # the example is a gerund whose object is the list
+    "The talks covered issues like funding roads and bridges in the valley.",
 ]
 ENUMERATED = [
     # the plural subject is made of the members: "the reasons were the weather or a strike" is no claim

@@ -72,12 +72,16 @@ def _first_conjunct(head: Token) -> Token:
 
 def examples(first: Token) -> bool:
     """The coordination whose first conjunct is `first` follows a marker of
-    examples and is tied to it by the parse."""
+    examples and is tied to it by the parse; or is the object of a gerund
+    that is the example ("issues like providing A and B")."""
+    gerund = first.head
+    if first.dep_ == "dobj" and gerund.tag_ == "VBG" and gerund.dep_ in ("pobj", "pcomp") and gerund.i < first.i:
+        return examples(gerund)
     marker = _marker_before(first)
     if marker:
         at = {m.i for m in marker}
         preposition = first.head
-        if first.dep_ == "pobj" and preposition.i in at and preposition.lower_ in _EXAMPLE_PREPOSITIONS:
+        if first.dep_ in ("pobj", "pcomp") and preposition.i in at and preposition.lower_ in _EXAMPLE_PREPOSITIONS:
             # "including A", "such as A", "for example A"; not the verb: "voters like A and B"
             return preposition.lower_ != "like" or preposition.tag_ == "IN"
         if any(m.head.i == first.i for m in marker):
