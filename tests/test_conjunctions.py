@@ -70,6 +70,10 @@ SKIPPED = {
         "The two clubs played one another in Leeds and York.",
         "The farmers and the traders worked together in the market.",
         "In 1901 he married Anna and Marie in turn.",
+        # one total shared by the members (issue 27, session 9, from a speeches read): no or-reading
+        "Leeds won four cups and York won eight, twelve cups between them.",
+        "The two sisters won four medals in Oslo and Bergen between them.",
+        "The heirs divided the farm and the mill among themselves.",
     ],
     "name": [
         "The Pyrenees conifer and mixed forests ecoregion covers the mountains.",  # issue 14

@@ -28,8 +28,8 @@ A conjunction is left alone when it is
 - between bare nouns counted together ("53 outposts and homes": "and"
   and "or" name the same items);
 - reciprocal or symmetric: the sentence says "each other", "one another",
-  "together", "respectively", ..., or the coordination is an argument of a
-  symmetric verb ("married X and Y", "merged", "combined") or of a noun
+  "together", "respectively", "between them", ..., or the coordination is
+  an argument of a symmetric verb ("married X and Y", "merged", "combined") or of a noun
   ("the rivalry of X and Y", "a treaty of X and Y": "of" joins the noun to
   both at once);
 - inside a proper name: between capitalised words of a longer capitalised
@@ -102,8 +102,10 @@ FIXED_PHRASES = tuple(
         "ebb and flow", "ebbs and flows",
     )
 )  # fmt: skip
+# "between them": the members share one total ("A and B won 12 medals between them"), no or-reading
 _RECIPROCALS = (("each", "other"), ("one", "another"), ("together",), ("respectively",), ("jointly",), ("mutually",),
-                ("alike",), ("apart",), ("in", "common"), ("combined",))  # fmt: skip
+                ("alike",), ("apart",), ("in", "common"), ("combined",), ("between", "them"),
+                ("between", "themselves"), ("among", "themselves"), ("amongst", "themselves"))  # fmt: skip
 _SYMMETRIC_VERBS = frozenset(
     "marry meet merge combine collaborate divorce unite mix differ compare connect link separate distinguish "
     "join pair partner intermarry negotiate reconcile share alternate co-write co-found cofound".split()

@@ -18,10 +18,11 @@ engine.needles.coordination_sense after its own classes.
 - rank: a rank behind a list ("third-largest behind A, B and C") needs
   every member ahead, whatever the length of the list;
 - members of a plural: capitalised modifiers of one plural head ("the Dutch
-  and Belgian governments", two governments, one each), an apposition to a
-  plural ("the twins Anna and Maria") or the complement of a plural subject
-  ("the reasons are the weather and the strike"): the plural names every
-  member, and "or" breaks it;
+  and Belgian governments", two governments, one each) or an apposition to
+  a plural ("the twins Anna and Maria"): the plural names every member, and
+  "or" breaks it (the complement of a plural subject, "the reasons are the
+  weather and the strike", is engine.needles.coordination_lists's, at any
+  length);
 - free choice under a noun: "the ability to recruit nurses and teachers"
   (as coordination_sense's "able to");
 - enumeration: "firstly because A, and secondly because B" lists both.
@@ -137,18 +138,14 @@ def _capitalised_members(first: Token) -> bool:
 
 
 def _plural_members(first: Token) -> bool:
-    """The coordination spells out a plural: in apposition to it ("the twins
-    Anna and Maria") or as the complement of a plural subject of "be" ("the
-    reasons are the weather and the strike"); two members only: a longer
-    list reads as a list (the reading scheme's C)."""
-    if len(first.conjuncts) != 1:
+    """The coordination spells out a plural in apposition to it ("the twins
+    Anna and Maria"); two members only: a longer list reads as a list (the
+    reading scheme's C)."""
+    if len(first.conjuncts) != 1 or first.dep_ != "appos":
         return False
-    if first.dep_ == "appos":  # after a comma it may be the parser's list of three ("mothers, heroes and martyrs")
-        between = first.doc[first.head.i + 1 : first.left_edge.i]
-        return first.head.tag_ in _PLURAL_TAGS and first.head.i < first.i and not any(t.text == "," for t in between)
-    if first.dep_ != "attr" or first.head.lemma_.lower() != "be":
-        return False
-    return any(c.dep_ == "nsubj" and c.tag_ in _PLURAL_TAGS for c in first.head.children)
+    # after a comma it may be the parser's list of three ("mothers, heroes and martyrs")
+    between = first.doc[first.head.i + 1 : first.left_edge.i]
+    return first.head.tag_ in _PLURAL_TAGS and first.head.i < first.i and not any(t.text == "," for t in between)
 
 
 def _free_choice_noun(first: Token) -> bool:

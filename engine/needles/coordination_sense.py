@@ -4,8 +4,10 @@ issue-27 held-out classes), each a pure check of the parse.
 - free choice: under an ability or permission modal "or" already reads as
   "and" ("visitors can pay by card or in cash", "members are able to vote
   by post and online");
-- examples: a list after "such as", "including", "for example" names
-  examples, which either conjunction names alike;
+- examples and enumerated complements (engine.needles.coordination_lists):
+  a list after "such as", "including", "for example", ... names examples,
+  which either conjunction names alike, at any length; "the reasons are A
+  and B" names the members of a plural;
 - shared complement: auxiliaries that share one complement ("what the town
   is and might become");
 - collective: the claim needs the members together ("co-authors of A and
@@ -24,6 +26,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.needles.coordination_joint import joint_refusal
+from engine.needles.coordination_lists import list_refusal
 from engine.needles.coordination_scope import scope_refusal
 
 if TYPE_CHECKING:
@@ -32,8 +35,6 @@ if TYPE_CHECKING:
 # ability and permission: "or" under them offers each option ("can pay by card or in cash")
 _FREE_CHOICE_MODALS = frozenset({"can", "could", "may"})
 _FREE_CHOICE_WORDS = frozenset("able allow permit free entitle let possible eligible".split())
-_EXAMPLE_MARKERS = (("such", "as"), ("including",), ("for", "example"), ("for", "instance"), ("e.g.",), ("like",))
-_EXAMPLE_ADVERBS = frozenset({"notably", "especially", "particularly", "chiefly", "mainly"})
 _KIN_NOUNS = frozenset("son daughter child children sons daughters offspring heir heirs".split())
 # the heads of posts and bodies: a coordination in their "of"/"for"/"on" phrase or modifiers names one post
 _TITLE_NOUNS = frozenset(
@@ -53,8 +54,9 @@ def sense_refusal(token: Token) -> str:
     pair = _members(head) == 2
     if pair and _free_choice(token):
         return "free choice"
-    if pair and _examples(head):
-        return "examples"
+    listed = list_refusal(token)  # examples, of any length; the members of a plural subject after "are"
+    if listed:
+        return listed
     if head.pos_ == "AUX" and not any(c.dep_ not in ("nsubj", "nsubjpass", "cc", "conj", "punct", "neg") for c in head.children):
         return "shared complement"  # "what the town is and might become"
     if _collective(head):
@@ -110,28 +112,6 @@ def _free_choice(token: Token) -> bool:
         if any(c.dep_ == "aux" and c.lower_ in _FREE_CHOICE_MODALS for c in t.children):
             return True
     return False
-
-
-def _examples(head: Token) -> bool:
-    """The first conjunct follows "such as", "including", "for example", ...
-    (or is the object of such a preposition)."""
-    first = head
-    while first.dep_ == "conj" and first.head.i != first.i:
-        first = first.head
-    if first.pos_ in ("VERB", "AUX"):
-        return False  # clauses name no examples; their subject may ("seven men including X staged ... and lost")
-    doc = first.doc
-    start = first.left_edge.i
-    words = [t.lower_ for t in doc[max(first.sent.start, start - 2) : first.i]]  # "for example apples": "example" inside
-    if any(words[k : k + len(m)] == list(m) for m in _EXAMPLE_MARKERS for k in range(len(words))):
-        return True
-    if start > 0 and doc[start - 1].lower_ == "," and start > 1 and doc[start - 2].lower_ in ("example", "instance"):
-        return True  # "for example, A and B"
-    if any(c.lower_ in _EXAMPLE_ADVERBS for c in first.children):
-        return True
-    return first.dep_ == "pobj" and (first.head.lower_ == "including" or first.head.lower_ == "as" and any(
-        c.lower_ == "such" for c in [*first.head.children, *first.head.head.children]
-    ))
 
 
 def _co_word(token: Token) -> bool:

@@ -1,0 +1,146 @@
+"""Coordinations that enumerate, whose "and" <-> "or" swap has no
+or-reading (the con rule's issue-27 session-9 classes), each a pure check of
+the parse; called by engine.needles.coordination_sense.
+
+- examples: the coordination is the list after a marker of examples
+  ("including", "like", "such as", "for example", "for instance", "e.g.",
+  "among them", "notably", ...), of any length: "including A, B and C"
+  names some members of a set, and "including A, B or C" names nothing a
+  reader can check. The marker must stand just before the coordination
+  (over a comma) and be tied to it by the parse: the first conjunct is the
+  marker's object ("including"/"like"/"as"/"for" + pobj), the marker hangs
+  on the first conjunct ("e.g." as its adverb, "among them" as its
+  modifier, "example" as its compound), or both hang on one noun (the
+  parser's "facilities, e.g. cranes and ...": the list as an apposition);
+- enumerated complement: a noun coordination is the complement of "are" /
+  "were" whose subject is plural ("the reasons are cost and the weather",
+  "the winners were a baker and a nurse"): the plural is made of the
+  members together, and "or" leaves a plural subject one thing. After
+  "they"/"these"/"those", a list of plural nouns each true of the subject
+  is left ("they were farmers and fishermen": "or" reads member by member).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
+# words that open a list of examples, as lower-case token sequences
+EXAMPLE_MARKERS = tuple(
+    tuple(m.split())
+    for m in (
+        "including", "like", "such as", "for example", "for instance", "e.g.", "e.g", "eg", "among them",
+        "among those", "among whom", "among others", "in particular", "notably", "especially", "particularly",
+        "chiefly", "mainly", "mostly",
+    )
+)  # fmt: skip
+# prepositions whose object is the first example ("including A and B", "like A", "such as A", "for example A")
+_EXAMPLE_PREPOSITIONS = frozenset({"including", "like", "as", "for"})
+_PLURAL_PRONOUNS = frozenset({"they", "these", "those"})
+_RELATIVE_WORDS = frozenset({"which", "who", "that"})
+
+
+def list_refusal(token: Token) -> str:
+    """Why the swap of the conjunction `token` names no claim because its
+    coordination enumerates ("" when it does not)."""
+    first = _first_conjunct(token.head)
+    if first.pos_ in ("VERB", "AUX"):
+        return ""  # clauses name no examples; their subject may ("seven men including X staged ... and lost")
+    if examples(first):
+        return "examples"
+    if enumerated_complement(first):
+        return "enumerated complement"
+    return ""
+
+
+_NOMINAL = frozenset({"NOUN", "PROPN", "PRON", "NUM"})
+
+
+def _first_conjunct(head: Token) -> Token:
+    """The coordination's first member; a noun the parser made the conjunct
+    of a verb ("are, unsurprisingly, A and B": A under "are") is the first
+    member itself, not the verb."""
+    first = head
+    while first.dep_ == "conj" and first.head.i != first.i:
+        if first.pos_ in _NOMINAL and first.head.pos_ in ("VERB", "AUX"):
+            break
+        first = first.head
+    return first
+
+
+def examples(first: Token) -> bool:
+    """The coordination whose first conjunct is `first` follows a marker of
+    examples and is tied to it by the parse; or is the object of a gerund
+    that is the example ("issues like providing A and B")."""
+    gerund = first.head
+    if first.dep_ == "dobj" and gerund.tag_ == "VBG" and gerund.dep_ in ("pobj", "pcomp") and gerund.i < first.i:
+        return examples(gerund)
+    marker = _marker_before(first)
+    if marker:
+        at = {m.i for m in marker}
+        preposition = first.head
+        if first.dep_ in ("pobj", "pcomp") and preposition.i in at and preposition.lower_ in _EXAMPLE_PREPOSITIONS:
+            # "including A", "such as A", "for example A"; not the verb: "voters like A and B"
+            return preposition.lower_ != "like" or preposition.tag_ == "IN"
+        if any(m.head.i == first.i for m in marker):
+            return True  # "e.g." or "among them" or "notably" on the first conjunct, "example" its compound
+        if first.dep_ in ("appos", "conj", "npadvmod", "dobj") and any(
+            m.head.i == first.head.i != m.i for m in marker
+        ):
+            return True  # "facilities, e.g. cranes and ...": the marker and the list both on the noun
+    # "such cities as A and B": "as" on the noun "such" modifies
+    return (
+        first.dep_ == "pobj"
+        and first.head.lower_ == "as"
+        and first.left_edge.i == first.head.i + 1
+        and any(c.lower_ == "such" for c in [*first.head.children, *first.head.head.children])
+    )
+
+
+def _marker_before(first: Token) -> list[Token]:
+    """The tokens of an examples marker that ends just before the first
+    conjunct's phrase (over commas), or inside it before the conjunct ("for
+    example apples": "example" parsed as the compound of "apples";
+    "notably puffins": "notably" its adverb), or []."""
+    doc = first.doc
+    for end in range(first.left_edge.i, first.i + 1):
+        stop = end
+        while stop > first.sent.start and doc[stop - 1].text == ",":
+            stop -= 1
+        for marker in EXAMPLE_MARKERS:
+            start = stop - len(marker)
+            if start >= first.sent.start and [t.lower_ for t in doc[start:stop]] == list(marker):
+                return list(doc[start:stop])
+    return []
+
+
+def enumerated_complement(first: Token) -> bool:
+    """The coordination whose first conjunct is `first` is the nominal
+    complement of "be" ("are", "were", "will be") with a plural noun subject, or with a plural
+    pronoun subject unless every member is a plural noun."""
+    if first.dep_ == "appos" and first.head.dep_ == "attr":
+        first = first.head  # "are a teacher, a baker and a pilot": the second member as the first's apposition
+    if first.pos_ not in _NOMINAL:
+        return False
+    if first.dep_ in ("attr", "acomp"):
+        verb = first.head
+    elif first.dep_ == "conj" and first.head.i < first.i:
+        verb = first.head  # "are, unsurprisingly, A and B": the parser's A as the conjunct of "are"
+    elif first.dep_ == "appos" and first.head.dep_ in ("nsubj", "nsubjpass") and first.head.head.i < first.i:
+        verb = first.head.head  # "the causes were, predictably, A and B": A as the subject's apposition
+    else:
+        return False
+    if verb.lemma_.lower() != "be":
+        return False  # "are", "were", "will be", "have been": the subject's number decides
+    subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")]
+    if not subjects:
+        return False
+    subject = subjects[0]
+    if subject.lower_ in _RELATIVE_WORDS and verb.dep_ == "relcl":
+        subject = verb.head  # "the causes, which were A and B"
+    if subject.tag_ in ("NNS", "NNPS"):
+        return True
+    # a pronoun: unless the members are plural nouns each said of it ("they were farmers and fishermen")
+    return subject.lower_ in _PLURAL_PRONOUNS and not all(m.tag_ == "NNS" for m in [first, *first.conjuncts])
