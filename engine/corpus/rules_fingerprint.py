@@ -35,6 +35,7 @@ RULE_MODULES = (
     "engine.needles.negation",
     "engine.needles.negation_frames",
     "engine.needles.negation_adverbs",
+    "engine.needles.negation_polarity",
     "engine.needles.conjunctions",
     "engine.needles.coordination_sense",
     "engine.needles.coordination_scope",

@@ -60,7 +60,12 @@ edit is made only for a reason (`refusal` says which check refused):
   * a root that frames a claim made elsewhere ("denied cutting", "is
     believed to lie", "It will be seen ... that ..."), a question, and a
     "not" that would break a fixed expression ("may well", "had better",
-    "have but to", "rather small"): engine.needles.negation_frames.
+    "have but to", "rather small"): engine.needles.negation_frames;
+  * a word of the clause that "not" would interact with: a negative
+    quantity ("little evidence", "did little to", "very few visitors"),
+    "rarely", "without" ("left without paying"), or a universally
+    quantified subject whose scope the negation would make a guess ("All of
+    the ships did not return"): engine.needles.negation_polarity.
 """
 
 from __future__ import annotations
@@ -72,6 +77,7 @@ from engine.needles.agreement import verb_agrees
 from engine.needles.edits import FINITE_TAGS, SUBJECT_DEPS, TextEdit, _inside_quotes, _offset, quote_open_before, sentence_text
 from engine.needles.negation_adverbs import adverb_before, not_after
 from engine.needles.negation_frames import frame_refusal, idiom_refusal, reduced_relative
+from engine.needles.negation_polarity import polarity_refusal
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
@@ -184,6 +190,9 @@ def _negation(sent: Span, opened: str | None) -> tuple[TextEdit | None, str]:
         return None, "reporting or attitude verb"
     if _negative_predicate(sent, root):
         return None, "negative predicate"
+    polarity = polarity_refusal(sent, root)
+    if polarity:
+        return None, polarity
     text = sentence_text(sent)
     if opened is None:
         opened = quote_open_before(sent)
