@@ -267,3 +267,32 @@ def test_a_country_the_document_writes_as_a_modifier_may_modify_a_noun_anywhere_
     # "the Ghana delegation": the document writes Ghana so, and "Some Ghana officials" reads as it does
     assert delegation["Some US officials said Kenya would sign."]["US"] == ("Ghana",)
     assert delegation["The US military kept a base in Kenya."]["US"] == ("Ghana",)
+
+
+# a third document of our own: a city and its suburb, a borough, a town near a capital, a state and a namesake
+URBAN = (
+    "Lena Ortiz grew up in Paris. Lena Ortiz taught in Lyon before she moved to Brooklyn. "
+    "Her sister opened a bakery in Boulogne-Billancourt, a suburb of Paris. The old abbey stands in Frascati, "
+    "near Rome, and Lena Ortiz visited it from Milan. In 1998 Lena Ortiz gave talks in Texas. Collectors came "
+    "from Ohio and from Savannah."
+)
+
+
+@pytest.fixture(scope="module")
+def urban(nlp):
+    return options_by_sentence(nlp, URBAN)
+
+
+def test_a_borough_or_a_town_near_a_larger_city_is_never_offered_as_a_city(urban):
+    # Brooklyn lies in New York City's area, Frascati in Rome's: neither stands in for Paris
+    assert urban["Lena Ortiz grew up in Paris."] == {"Paris": ("Milan", "Rome")}
+
+
+def test_a_city_keeps_its_nearness_to_the_other_cities_of_its_sentence(urban):
+    # "a suburb of Paris" and "Frascati, near Rome": a far city would make either false
+    assert urban["Her sister opened a bakery in Boulogne-Billancourt, a suburb of Paris."] == {}
+    assert urban["The old abbey stands in Frascati, near Rome, and Lena Ortiz visited it from Milan."] == {"Milan": ("Paris",)}
+
+
+def test_a_state_is_replaced_by_a_state_never_by_a_city_read_as_a_foreign_region(urban):
+    assert urban["In 1998 Lena Ortiz gave talks in Texas."] == {"Texas": ("Ohio",)}

