@@ -61,6 +61,7 @@ OPTION_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "tokenizer": ((str,), "a tokenizer id or folder (default: the model's)"),
     "trust_remote_code": ((bool,), "true or false"),
     "language_model_only": ((bool,), "true or false (multimodal Gemma 3 4B/12B/27B: skip the vision tower)"),
+    "distributed_executor_backend": ((str,), "'mp', 'uni' or 'ray' (vLLM's executor; 'uni' runs the one worker inside the engine process: one process start less)"),
 }
 _POSITIVE_INTS = {"max_model_len", "tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "max_num_seqs", "max_num_batched_tokens"}
 DEFAULT_OPTIONS: dict[str, Any] = {"enable_prefix_caching": True, "seed": 0}
@@ -87,6 +88,8 @@ def validate_options(spec: JudgeSpec) -> dict[str, Any]:
         if key in _POSITIVE_INTS and value < 1:
             raise AdapterConfigError(f"{where}.{key} = {value!r}: expected {expected}")
         if key == "gpu_memory_utilization" and not 0 < value <= 1:
+            raise AdapterConfigError(f"{where}.{key} = {value!r}: expected {expected}")
+        if key == "distributed_executor_backend" and value not in ("mp", "uni", "ray"):
             raise AdapterConfigError(f"{where}.{key} = {value!r}: expected {expected}")
     return options
 

@@ -54,7 +54,8 @@ from engine_runs import ROOT, Workload, prepared_store, prompts_in_order, run_en
 from prefix_share import attainable_share  # noqa: E402
 
 GPU_OPTIONS = {"load_format": "dummy", "dtype": "bfloat16", "max_model_len": 4096, "gpu_memory_utilization": 0.85, "seed": 0}
-TINY_OPTIONS = {"load_format": "dummy", "dtype": "float32", "max_model_len": 4096, "enforce_eager": True, "seed": 0}
+TINY_OPTIONS = {"load_format": "dummy", "dtype": "float32", "max_model_len": 4096, "enforce_eager": True, "seed": 0,
+                "distributed_executor_backend": "uni"}  # CPU: the worker inside the engine process
 TINY_ENV = {"VLLM_CPU_KVCACHE_SPACE": "1"}
 
 

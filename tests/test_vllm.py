@@ -103,6 +103,8 @@ def test_unknown_and_bad_options_are_named(tiny_model):
         create_adapter(spec_for(tiny_model, gpu_memory_utilization=1.5))
     with pytest.raises(AdapterConfigError, match=r"options\.tensor_parallel_size = True"):
         create_adapter(spec_for(tiny_model, tensor_parallel_size=True))
+    with pytest.raises(AdapterConfigError, match=r"options\.distributed_executor_backend = 'threads': expected 'mp', 'uni' or 'ray'"):
+        create_adapter(spec_for(tiny_model, distributed_executor_backend="threads"))
     assert validate_options(spec_for(tiny_model))["enable_prefix_caching"] is True
 
 
