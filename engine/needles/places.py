@@ -274,7 +274,8 @@ def _city_points() -> tuple[dict[str, tuple[float, float, int]], dict[tuple[int,
     return points, cells
 
 
-def _km(a: tuple[float, float, int], b: tuple[float, float, int]) -> float:
+def km_apart(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    """Great-circle distance in km between two (latitude, longitude, ...) points."""
     lat1, lon1, lat2, lon2 = map(math.radians, (a[0], a[1], b[0], b[1]))
     h = math.sin((lat2 - lat1) / 2) ** 2 + math.cos(lat1) * math.cos(lat2) * math.sin((lon2 - lon1) / 2) ** 2
     return 2 * 6371.0 * math.asin(min(1.0, math.sqrt(h)))
@@ -286,7 +287,7 @@ def near(a: Place, b: Place) -> bool:
     points = _city_points()[0]
     ours = [points[k] for k in a.keys if k in points]
     theirs = [points[k] for k in b.keys if k in points]
-    return any(max(p[2], q[2]) >= NEAR_POPULATION and _km(p, q) < NEAR_KM for p in ours for q in theirs)
+    return any(max(p[2], q[2]) >= NEAR_POPULATION and km_apart(p, q) < NEAR_KM for p in ours for q in theirs)
 
 
 def inside_a_larger_city(place: Place) -> bool:
@@ -303,7 +304,7 @@ def inside_a_larger_city(place: Place) -> bool:
         for cell in ((lat + i, lon + j) for i in (-1, 0, 1) for j in (-1, 0, 1)):
             for other in cells.get(cell, ()):
                 there = points[other]
-                if other != key and there[2] > here[2] and _km(here, there) < NEAR_KM:
+                if other != key and there[2] > here[2] and km_apart(here, there) < NEAR_KM:
                     return True
     return False
 
