@@ -31,6 +31,10 @@ def parser(request, nlp):
         ("The ferry crossed the bay with little difficulty on Tuesday morning.", "negative quantity"),
         # "few" where the sentence check does not see it: after a degree word
         ("The town welcomed very few tourists during the long wet summer.", "negative quantity"),
+        # in the subject: "Few critics did not like it" (one definition decides, here and nowhere else)
+        ("Few critics liked the new play at the harbour theatre.", "negative quantity"),
+        ("Very few fishermen stayed in the village after the mill closed.", "negative quantity"),
+        ("Little is known about the first owner of the old mill.", "negative quantity"),
         # a downward frequency adverb after the auxiliary: "has not rarely opened"
         ("The old mill has rarely opened its doors to visitors since the war.", "downward adverb"),
         # "without" in the negated clause: "did not leave without paying" reads as "always paid"
@@ -81,7 +85,20 @@ def test_a_floated_universal_quantifier_is_never_negated(parser, text):
             "The fishermen caught a few cod in the northern bay on Tuesday.",
             "The fishermen did not catch a few cod in the northern bay on Tuesday.",
         ),
+        # "every few hours" is a frequency, not a negative quantity; "Little" in a name is no quantity
+        (
+            "The keeper checked the lamp every few hours during the storm.",
+            "The keeper did not check the lamp every few hours during the storm.",
+        ),
+        (
+            "The band played two concerts in Little Rock last spring.",
+            "The band did not play two concerts in Little Rock last spring.",
+        ),
         # the word sits in a clause of its own, which "not" on the root does not reach
+        (
+            "The man who had few friends sold his boat at the auction.",
+            "The man who had few friends did not sell his boat at the auction.",
+        ),
         (
             "The man who had little money bought the old boat at the auction.",
             "The man who had little money did not buy the old boat at the auction.",

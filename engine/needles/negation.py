@@ -11,7 +11,7 @@ edit is made only for a reason (`refusal` says which check refused):
   ("published" -> "did not publish", "works" -> "does not work", neg:do-support).
 - Skipped (None):
   * sentences that already hold a negation or a negative word (not, never,
-    no, nothing, nobody, none, neither, nor, few, hardly, "far from"..., and "n't"
+    no, nothing, nobody, none, neither, nor, hardly, "far from"..., and "n't"
     written with any apostrophe a dataset ships: don"t, didn?t): negating
     them gives a double negative ("Nothing did not come of this");
   * a predicate that is negative already, so that "not" makes a double
@@ -149,13 +149,9 @@ def has_negation(sent: Span) -> bool:
             return True
         if lower == "one" and t.i > sent.start and t.nbor(-1).lower_ == "no":
             return True
-        # "Few critics liked it" -> "Few critics did not like it"; "Little is known"
-        # ("a few", "the few", "a little village" are not negative)
+        # "few" and "little" are negative only as quantities, and only in the
+        # negated clause: negation_polarity.polarity_refusal decides that
         previous = t.nbor(-1).lower_ if t.i > sent.start else ""
-        if lower == "few" and t.dep_ in ("amod", "nsubj", "nsubjpass") and previous not in ("a", "the", "very", "quite"):
-            return True
-        if lower == "little" and t.dep_ in ("nsubj", "nsubjpass") and previous != "a":
-            return True
         if lower == "from" and previous == "far":
             return True  # "was far from my intention" = was not: "not far from" is a double negative
     return False

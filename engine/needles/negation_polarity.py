@@ -4,7 +4,7 @@ functions of a sentence's parse, for `engine.needles.negation`).
 `engine.needles.negation.has_negation` refuses a sentence that holds a
 negation or an overtly negative word anywhere ("never", "nothing",
 "hardly"). Some words are negative or downward only in a use the parse
-tells apart, and a "not" on the clause that holds them gives a double
+tells apart (this module is the one place that decides "few" and "little"), and a "not" on the clause that holds them gives a double
 negative that reads as the opposite of a plain denial, or a scope that
 flips. `polarity_refusal` says which, or "":
 
@@ -85,6 +85,11 @@ def _previous(sent: Span, token: Token) -> str:
     return token.nbor(-1).lower_ if token.i > sent.start else ""
 
 
+def _in_name(token: Token) -> bool:
+    """"Little Rock", "The Few": the word is part of a name, no quantity."""
+    return token.pos_ == "PROPN" or token.ent_iob_ in ("B", "I")
+
+
 def _hyphenated(sent: Span, token: Token) -> bool:
     """"little-known", "few-word": the word is the first part of a compound."""
     return token.i + 1 < sent.end and token.nbor().text == "-" and not token.whitespace_
@@ -96,7 +101,7 @@ def negative_little(sent: Span, token: Token) -> bool:
     adverb, "little more than") or on a bare singular noun ("little
     evidence"); on a noun with a determiner, possessor or number, or on a
     plural, it is a size ("the little house", "little girls")."""
-    if _previous(sent, token) in _POSITIVE_BEFORE or _hyphenated(sent, token):
+    if _previous(sent, token) in _POSITIVE_BEFORE or _hyphenated(sent, token) or _in_name(token):
         return False
     if token.i + 2 < sent.end and token.nbor().lower_ == "by" and token.nbor(2).lower_ == "little":
         return False  # "little by little"
@@ -111,7 +116,7 @@ def negative_little(sent: Span, token: Token) -> bool:
 def negative_few(sent: Span, token: Token) -> bool:
     """"few" as a negative quantity: not after "a", "the", "every" ("a few",
     "quite a few", "the few who stayed", "every few days")."""
-    if _previous(sent, token) in _POSITIVE_BEFORE or _hyphenated(sent, token):
+    if _previous(sent, token) in _POSITIVE_BEFORE or _hyphenated(sent, token) or _in_name(token):
         return False
     if token.dep_ == "amod" and any(c.dep_ == "poss" or c.lower_ in _POSITIVE_BEFORE for c in token.head.children if c.i < token.i):
         return False  # "the very few who stayed", "their few belongings"
