@@ -26,6 +26,14 @@ REFUSED = {
         "The failure to repair the bridges and roads cost the town dearly.",
         "Their refusal to pay the tolls and fees angered the council.",
         "There is nothing that explains more plainly what the club stands for, and what it hopes to win.",
+        # a negative quantity above it, or on the subject of the verb above it
+        "The ministry has little interest in a joint approach to roads and railways.",
+        "Few ferries sailed to Cork and Cobh during the storm.",
+    ],
+    # two clauses, one an indirect question: "or" between two unknowns says the same
+    "embedded questions": [
+        "It is unclear what the inspectors found and whether the council will publish the report.",
+        "The survey asked what the villagers wanted and whether they would pay for it.",
     ],
     # "A and other B": one category and an example of it
     "category union": ["The shop sells bread and other baked goods on Sundays.", "Farmers grew barley or other grains on the hill."],
@@ -45,6 +53,12 @@ REFUSED = {
     "members of a plural": [
         "The Dutch and Belgian governments will be keen to host the talks.",
         "The French and German navies held drills off the coast.",
+        # plain adjectives sorting one plural: "current or former officials" is the same set
+        "Current and former harbour officials said the pier was unsafe.",
+        "The military and naval commanders met at the harbour in May.",
+        "The large and small boats left the harbour at dawn.",
+        # the parse does not tell a sorting pair from adjectives that hold at once ("or" then only weakens): abstain
+        "They began complex and costly repairs to the quays.",
         "The book features the twins Anna and Maria.",
     ],
     # free choice under a noun, as under "able to": "the ability to recruit nurses or teachers" says the same
@@ -70,7 +84,16 @@ def test_swaps_under_a_scope_or_in_a_count_are_refused_with_their_reason(nlp, wh
         ("She visited other towns and the capital in May.", "She visited other towns or the capital in May."),
         ("The team arrived after the mayor and the bishop.", "The team arrived after the mayor or the bishop."),  # no rank
         ("There is a school and a church in the village.", "There is a school or a church in the village."),  # not negative
-        ("The large and small boats left the harbour at dawn.", "The large or small boats left the harbour at dawn."),
+        ("The new and larger ferry sails to Cork.", "The new or larger ferry sails to Cork."),  # one ferry, not a plural
+        # a relative or adverbial clause opened by a wh-word asks nothing
+        (
+            "She starred in a small film which struggled with its budget and has remained unseen.",
+            "She starred in a small film which struggled with its budget or has remained unseen.",
+        ),
+        (
+            "The pier was busiest in 1953, when the ferries ran twice a day and the market opened.",
+            "The pier was busiest in 1953, when the ferries ran twice a day or the market opened.",
+        ),
         ("The Dutch and Belgian border was closed in May.", "The Dutch or Belgian border was closed in May."),  # singular
         ("The price of bread and milk rose in the spring.", "The price of bread or milk rose in the spring."),  # no count
         ("The prize went to the twins and their coach.", "The prize went to the twins or their coach."),  # no apposition

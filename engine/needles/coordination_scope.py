@@ -7,9 +7,15 @@ engine.needles.coordination_sense after its own classes.
   market?", "..., or did she?") states no claim to flip, and a tag "or was
   it?" turns ungrammatical as "and was it?";
 - negative operator: a negative noun above the coordination ("the failure
-  to repair the bridges and roads" = "... bridges or roads") or a negative
-  existential over the whole sentence ("There is nothing that shows A, and
-  B"): under both, "and" and "or" say the same;
+  to repair the bridges and roads" = "... bridges or roads"), a negative
+  quantity on a word above it or on the subject of a verb above it
+  ("little interest in A and B", "Few ships sailed to A and B";
+  negation_polarity decides "little" and "few"),
+  or a negative existential over the whole sentence ("There is nothing that
+  shows A, and B"): under all of them, "and" and "or" say the same;
+- embedded questions: clauses of which one is an indirect question ("it is
+  unclear what the panel found and whether it will report"): "or" between
+  two things not known says the same;
 - category union: "bread and other baked goods" / "bread or other baked
   goods" name one category with an example (two members; not "A and two
   other B", who are counted people);
@@ -17,8 +23,9 @@ engine.needles.coordination_sense after its own classes.
   total sale of A and B") counts the same items as "letters or parcels";
 - rank: a rank behind a list ("third-largest behind A, B and C") needs
   every member ahead, whatever the length of the list;
-- members of a plural: capitalised modifiers of one plural head ("the Dutch
-  and Belgian governments", two governments, one each) or an apposition to
+- members of a plural: two adjectives modifying one plural head ("the Dutch
+  and Belgian governments", two governments, one each; "current and former
+  officials", one set either way) or an apposition to
   a plural ("the twins Anna and Maria"): the plural names every member, and
   "or" breaks it (the complement of a plural subject, "the reasons are the
   weather and the strike", is engine.needles.coordination_lists's, at any
@@ -33,6 +40,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.needles.edits import asks
+from engine.needles.negation_polarity import negative_few, negative_little
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -55,6 +63,8 @@ _PLURAL_TAGS = frozenset({"NNS", "NNPS"})
 # nouns whose infinitive offers each option ("the right to sell A or B" = "A and B")
 _FREE_CHOICE_NOUNS = frozenset("ability right freedom opportunity chance option permission capacity".split())
 _ENUMERATION_WORDS = frozenset({"secondly", "thirdly", "fourthly", "lastly"})
+# the clauses that complete a word: an indirect question is one of them
+_COMPLEMENT_CLAUSE_DEPS = frozenset({"ccomp", "csubj", "csubjpass", "pcomp", "xcomp"})
 
 
 def scope_refusal(token: Token) -> str:
@@ -68,13 +78,15 @@ def scope_refusal(token: Token) -> str:
         return "question"
     if _negative_scope(first):
         return "negative operator"
+    if _embedded_questions(first):
+        return "embedded questions"
     if len(first.conjuncts) == 1 and first.pos_ in ("NOUN", "PROPN") and _other(token):
         return "category union"
     if first.dep_ == "pobj" and first.head.lower_ == "of" and _counting(first.head.head):
         return "count of a union"
     if _rank(first):
         return "rank"
-    if _capitalised_members(first) or _plural_members(first):
+    if _adjective_members(first) or _plural_members(first):
         return "members of a plural"
     if len(first.conjuncts) == 1 and _free_choice_noun(first):
         return "free choice"
@@ -85,10 +97,16 @@ def scope_refusal(token: Token) -> str:
 
 
 def _negative_scope(first: Token) -> bool:
-    """A negative noun above the coordination's first conjunct, or a
-    negative existential root ("There is nothing ...", "There was no ...")."""
-    if any(t.lemma_.lower() in _NEGATIVE_NOUNS for t in first.ancestors):
-        return True
+    """A negative noun above the coordination's first conjunct, a negative
+    quantity on a word above it or on the subject of a verb above it, or a negative existential root ("There is nothing ...",
+    "There was no ...")."""
+    for t in first.ancestors:
+        if t.lemma_.lower() in _NEGATIVE_NOUNS or _negatively_quantified(t):
+            return True
+        if t.pos_ in ("VERB", "AUX") and any(
+            c.dep_ in ("nsubj", "nsubjpass") and (c.lower_ in _NEGATIVE_PRONOUNS or _negatively_quantified(c)) for c in t.children
+        ):
+            return True  # "No ships sailed to A and B", "Few ships ..."
     root = first.sent.root
     if root.lemma_.lower() != "be" or not any(c.dep_ == "expl" for c in root.children):
         return False
@@ -96,6 +114,31 @@ def _negative_scope(first: Token) -> bool:
         c.dep_ in ("attr", "nsubj") and (c.lower_ in _NEGATIVE_PRONOUNS or any(d.dep_ == "det" and d.lower_ == "no" for d in c.children))
         for c in root.children
     )
+
+
+def _negatively_quantified(word: Token) -> bool:
+    """`word` carries "little" or "few" as a negative quantity ("little
+    interest", "few ships"), or is that quantity itself ("no" is
+    conjunctions' downward determiner)."""
+    sent = word.sent
+    return any(t.lower_ == "little" and negative_little(sent, t) or t.lower_ == "few" and negative_few(sent, t) for t in (word, *word.children))
+
+
+def _embedded_questions(first: Token) -> bool:
+    """A coordination of clauses, one of them an indirect question: opened by
+    "whether" or by a wh-word ("what the panel found and whether it will
+    report"), and not the main clause."""
+    members = [first, *first.conjuncts]
+    if first.dep_ not in _COMPLEMENT_CLAUSE_DEPS or not all(m.pos_ in ("VERB", "AUX") for m in members):
+        return False  # a relative or adverbial clause ("which struggled ... and has remained") asks nothing
+    return any(_asks_indirectly(m) for m in members)
+
+
+def _asks_indirectly(verb: Token) -> bool:
+    opener = verb.doc[verb.left_edge.i]
+    if opener.lower_ == "whether" or any(c.dep_ == "mark" and c.lower_ == "whether" for c in verb.children):
+        return True
+    return opener.tag_ in ("WP", "WP$", "WRB", "WDT") and opener.head.i in (verb.i, *(c.i for c in verb.children))
 
 
 def _other(token: Token) -> bool:
@@ -126,14 +169,20 @@ def _rank(first: Token) -> bool:
     return any(t.tag_ in ("JJS", "RBS") or t.lower_ in _ORDINAL_WORDS or t.ent_type_ == "ORDINAL" for t in words)
 
 
-def _capitalised_members(first: Token) -> bool:
-    """Two capitalised modifiers (not sentence-initial) of one plural head:
-    "the Dutch and Belgian governments" are one government each."""
+def _adjective_members(first: Token) -> bool:
+    """Two modifiers of one plural head, both capitalised (not
+    sentence-initial: "the Dutch and Belgian governments" are one government
+    each) or both plain adjectives ("current and former officials", "public
+    and private schools": "or" names the same set; the parse does not tell
+    them from adjectives that hold at once, "complex and costly repairs",
+    where "or" only weakens the claim, so both are refused)."""
     if first.dep_ not in ("amod", "compound", "nmod") or first.head.tag_ not in _PLURAL_TAGS:
         return False
     members = [first, *first.conjuncts]
     if len(members) != 2 or first.head.i < max(m.i for m in members):
         return False
+    if all(m.tag_ == "JJ" and m.dep_ in ("amod", "conj") for m in members):
+        return True
     return all(m.i > m.sent.start and m.text[:1].isupper() and m.pos_ in ("ADJ", "PROPN") for m in members)
 
 

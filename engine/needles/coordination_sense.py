@@ -9,7 +9,8 @@ issue-27 held-out classes), each a pure check of the parse.
   which either conjunction names alike, at any length; "the reasons are A
   and B" names the members of a plural;
 - shared complement: auxiliaries that share one complement ("what the town
-  is and might become");
+  is and might become"), or prepositions that share one object ("reports
+  of and claims about the fire");
 - collective: the claim needs the members together ("co-authors of A and
   B", "born to A and B", "the son of a baker and a nurse");
 - title: the coordination names a post or a body ("director of trade and
@@ -63,7 +64,26 @@ def sense_refusal(token: Token) -> str:
         return "collective"
     if _title(head):
         return "title"
-    return joint_refusal(token) or scope_refusal(token)  # questions, negative operators, unions, counts, ranks
+    joint = joint_refusal(token)  # reduplication, particle pairs ("in and out of"), ...
+    if not joint and _stranded_preposition(token):
+        return "shared complement"  # "reports of and claims about the fire": one object for both
+    return joint or scope_refusal(token)  # questions, negative operators, unions, counts, ranks
+
+
+def _stranded_preposition(token: Token) -> bool:
+    """The word before the conjunction is a noun's preposition without an
+    object of its own: the object after the second conjunct serves both
+    nouns ("reports of and claims about the fire"). A verb's ("applied for
+    and received a permit") is two acts on one object: "or" weakens it."""
+    if token.i == token.sent.start:
+        return False
+    before = token.nbor(-1)
+    return (
+        before.pos_ == "ADP"
+        and before.dep_ == "prep"
+        and before.head.pos_ in ("NOUN", "PROPN")
+        and not any(c.dep_ in ("pobj", "pcomp") for c in before.children)
+    )
 
 
 def _members(head: Token) -> int:
