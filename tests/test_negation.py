@@ -158,12 +158,21 @@ def test_modifiers_that_read_oddly_under_negation_are_skipped(nlp, text):
         "The fishermen protested for years that the quota ignored their needs.",
         "The mayor of the port town agreed.",  # the mayor's own words follow as a quotation
         "A retired captain echoed that view.",
+        # the report in an infinitive under the root: "did not go on to argue" denies the report
+        "The mayor went on to argue that the pier should be rebuilt by the council.",
+        "The harbour master began to say that the ferry was late.",
     ],
 )
 def test_a_reporting_verb_is_never_negated(nlp, text):
     # '..., the harbour master did not say': the report stays, only the saying is denied
     assert edited(nlp, negate, text) is None
     assert refusal(first_sentence(nlp, text)) in ("reporting or attitude verb", "verb framing a quotation")
+
+
+def test_an_infinitive_that_reports_nothing_is_still_negated(nlp):
+    assert edited(nlp, negate, "The council went on to rebuild the pier after the storm.") == (
+        "The council did not go on to rebuild the pier after the storm."
+    )
 
 
 def test_a_quoted_title_is_no_speech_and_a_copula_with_a_clause_is_no_report(nlp):

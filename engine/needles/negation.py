@@ -336,6 +336,14 @@ def _reports(sent: Span, root: Token) -> bool:
         return False
     if root.lemma_.lower() in REPORTING_VERBS:
         return True  # '"...," the minister said.', "X told reporters", "X asked if"
+    if any(_infinitive(c) and _reports_clause(sent, c) for c in root.children):
+        return True  # "went on to argue that X", "began to say that X": "not" would land on the report
+    return _reports_clause(sent, root)
+
+
+def _reports_clause(sent: Span, root: Token) -> bool:
+    """`root` has a complement clause: after it, or before it closed by a
+    comma, colon or quotation mark."""
     for clause in root.children:
         if clause.pos_ not in ("VERB", "AUX") or not _complement_clause(clause, root):
             continue
@@ -345,6 +353,12 @@ def _reports(sent: Span, root: Token) -> bool:
         if after is not None and (after.text in (",", ":") or any(m in after.text for m in _QUOTE_MARKS)):
             return True
     return False
+
+
+def _infinitive(clause: Token) -> bool:
+    """An open complement, or an infinitive the parser hung as an adverbial
+    clause ("went on | to argue")."""
+    return clause.dep_ == "xcomp" or (clause.dep_ == "advcl" and any(c.dep_ == "aux" and c.lower_ == "to" for c in clause.children))
 
 
 def unbalanced_quotation(text: str) -> bool:
