@@ -153,3 +153,9 @@ def test_a_region_is_replaced_only_by_a_region_of_the_same_type_in_the_same_coun
     assert same_kind_places("Texas", [], ["Savannah", "Ohio", "Queensland", "Alberta"]) == ["Ohio"]  # Queensland: a state of Australia
     assert same_kind_places("Alberta", [], ["Manitoba", "Ohio", "Queensland"]) == ["Manitoba"]
     assert place_of("Texas").division == "state" and place_of("Alberta").division == "province"
+
+
+def test_a_former_country_replaces_only_a_former_country():
+    # "Russia" -> "the Soviet Union": the former state held the present one (a reader's containment)
+    assert same_kind_places("Russia", [], ["Soviet Union", "USSR", "France"]) == ["France"]
+    assert same_kind_places("Soviet Union", [], ["Yugoslavia", "France"]) == ["Yugoslavia"]

@@ -329,13 +329,18 @@ def relation(a: Place, b: Place) -> str:
     return "within" if b.keys & a.within else ""
 
 
+def _former(place: Place) -> bool:
+    """An ISO 3166-3 former country ("the Soviet Union", "Yugoslavia")."""
+    return all(key.startswith("H:") for key in place.keys)
+
+
 def same_kind_places(text: str, others: Iterable[str], candidates: Iterable[str], *, apposed: Iterable[str] = ()) -> list[str]:
     """The candidates that may replace the place `text` in a sentence that
     also names the places `others`: known places of the same kind that
     neither name, contain nor lie inside it (a city: nor share its urban
     area, `near`, nor lie near a larger city, `inside_a_larger_city`; a
     region: of the same subdivision type in the same country, a US state
-    for a US state), that stand to every other city of the sentence as near
+    for a US state; a country: a former country only for a former one), that stand to every other city of the sentence as near
     or as far as `text` did ("Grottaferrata, near Rome": only a town near
     Rome), and that stand to every other
     place of the sentence as `text` does ("Paris, France" may become "Lyon,
@@ -368,6 +373,8 @@ def same_kind_places(text: str, others: Iterable[str], candidates: Iterable[str]
             continue  # "Paris" -> "Boulogne-Billancourt", "Chicago" -> "Brooklyn"
         if place.kind == "region" and not _same_division(place, reading):
             continue  # "Texas" -> a Ghanaian region named like a Georgia city
+        if place.kind == "country" and _former(place) != _former(reading):
+            continue  # "Russia" -> "the Soviet Union": a former state held what is now a state, or was one
         if stands(reading) == wanted:
             kept.append(candidate)
     return kept
