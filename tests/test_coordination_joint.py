@@ -61,6 +61,13 @@ REFUSED = {
         "The couple sent his and her letters to the office.",
         "The teacher asked him or her to sign the form.",
     ],
+    # inside a subject whose predicate compares its members: "or" leaves nothing to compare
+    "symmetric predicate": [
+        "The exports of wool and timber are similar.",
+        "The prices of wool and timber were almost identical.",
+        "The habits of herons and egrets differ.",
+        "The habits of herons and egrets are much the same.",
+    ],
     # two bare nouns as the modifier of one singular noun: the compound names one thing
     "one-thing compound": [
         "The company opened a research and development centre near the harbour.",
@@ -86,6 +93,9 @@ def test_fixed_and_joint_coordinations_are_refused_with_their_reason(nlp, why, t
         # "from" under a verb of movement, not of protection
         ("The fishermen came from Eastfield and Westfield to the fair.",
          "The fishermen came from Eastfield or Westfield to the fair."),
+        # compared with something outside the subject: the members are not compared with each other
+        ("The exports of wool and timber are similar to those of the lowlands.",
+         "The exports of wool or timber are similar to those of the lowlands."),
         # a pair no lemma holds: the fixed list is not a corpus count
         ("The farm grows apples and pears for the market.", "The farm grows apples or pears for the market."),
         # antonyms, but modified one by one: two groups, not the class

@@ -24,6 +24,10 @@ the parse; called by engine.needles.coordination_sense.
   industry"): the compound names one thing covering both, and "or" names
   a thing of either kind (a plural noun is engine.needles.conjunctions'
   "modifier of a plural");
+- symmetric predicate: the coordination lies inside a subject whose
+  predicate compares its members ("the exports of A and B are similar",
+  "the rules in A and B differ"): each is said to be like or unlike the
+  other, and "or" leaves one member nothing to be compared with;
 - listed subject: "A, B and C are" parsed with B as A's apposition and C
   as B's conjunct: the list is the subject, and "A, B or C are" breaks
   the agreement (the con rule refuses subjects);
@@ -48,6 +52,12 @@ _PROTECTING = frozenset(
     "powerless helpless insulate insulated shelter sheltered exempt exemption spare spared".split()
 )
 _PROTECTION_PREPOSITIONS = frozenset({"from", "against", "to"})
+# predicates that compare a subject's members with one another ("the exports of A and B are similar")
+_COMPARING_WORDS = frozenset(
+    "similar different identical alike equal equivalent comparable same related linked connected compatible "
+    "incompatible parallel distinct analogous interchangeable indistinguishable unrelated dissimilar".split()
+)
+_COMPARING_VERBS = frozenset("differ coincide overlap diverge converge match clash correlate resemble".split())
 # dependents of a class pair's nouns that modify the pair as a whole
 _CLASS_DEPENDENTS = ("cc", "conj", "punct", "det", "poss", "prep", "relcl", "acl")
 # the personal pronouns of one sex: a masculine one beside a feminine one is one generic person ("his or her")
@@ -73,11 +83,40 @@ def joint_refusal(token: Token) -> str:
         return "pronoun pair"
     if _one_thing_compound(before, token, after):
         return "one-thing compound"
+    if _symmetric_predicate(token):
+        return "symmetric predicate"
     if _listed_subject(token):
         return "subject"
     if _protection(token):
         return "protection"
     return ""
+
+
+def _symmetric_predicate(token: Token) -> bool:
+    """The conjunction's coordination lies inside (not at the top of) the
+    subject of a predicate that compares the subject's members with one
+    another: "be" + a comparing adjective or noun without a complement of
+    its own ("are similar", "are the same"; not "are similar to X"), or a
+    comparing verb without an object ("differ"; not "differ from X")."""
+    node = token.head
+    subject = None
+    while node.head.i != node.i:
+        if node.dep_ in ("nsubj", "nsubjpass"):
+            subject = node
+            break
+        node = node.head
+    if subject is None or subject.i == token.head.i or any(c.i == token.i for c in subject.children):
+        return False  # the coordination is the subject itself: the con rule's "subject"
+    verb = subject.head
+    if verb.lemma_.lower() == "be":
+        predicates = [c for c in verb.children if c.dep_ in ("acomp", "attr")]
+        return any(
+            p.lemma_.lower() in _COMPARING_WORDS and not any(c.dep_ in ("prep", "xcomp", "ccomp") for c in p.children)
+            for p in predicates
+        )
+    return verb.lemma_.lower() in _COMPARING_VERBS and not any(
+        c.dep_ in ("dobj", "prep", "ccomp", "xcomp") for c in verb.children
+    )
 
 
 def _listed_subject(token: Token) -> bool:
