@@ -28,6 +28,9 @@ REFUSED = {
     "particle pair": [
         "Lorries drove in and out of the depot all night.",
         "The ferry sails to and fro across the narrow strait.",
+        # two bare adverbs of place: everywhere
+        "The fair drew traders from home and abroad.",
+        "The firm sells its boats at home and abroad.",
     ],
     # dangers kept off together
     "protection": [
@@ -96,6 +99,9 @@ def test_fixed_and_joint_coordinations_are_refused_with_their_reason(nlp, why, t
         # compared with something outside the subject: the members are not compared with each other
         ("The exports of wool and timber are similar to those of the lowlands.",
          "The exports of wool or timber are similar to those of the lowlands."),
+        # the last two of a longer list of nouns before one head: a list, not one thing
+        ("The survey records age, gender, income and employment status.",
+         "The survey records age, gender, income or employment status."),
         # a pair no lemma holds: the fixed list is not a corpus count
         ("The farm grows apples and pears for the market.", "The farm grows apples or pears for the market."),
         # antonyms, but modified one by one: two groups, not the class

@@ -7,6 +7,8 @@ the parse; called by engine.needles.coordination_sense.
   breaks it;
 - particle pair: two bare particles of place or direction ("in and out",
   "back and forth", "up and down", "to and fro"): one movement, not two;
+  or two bare adverbs of place ("at home and abroad", "from home and
+  abroad"): everywhere, and "or" names the same places;
 - binomial: a pair WordNet lists as one lemma ("bread and butter", "goods
   and services" inside "use of goods and services", "trial and error"):
   one meaning, and "or" breaks it. The list is fixed
@@ -45,7 +47,12 @@ from engine.needles.binomial_list import ANTONYM_NOUNS, BINOMIALS
 if TYPE_CHECKING:
     from spacy.tokens import Token
 
-_PARTICLES = frozenset("in out up down back forth to fro on off over under here there around about through".split())
+# particles of place or direction, and the bare adverbs of place that pair the same way ("at home and abroad":
+# everywhere; "from home or abroad" names the same set)
+_PARTICLES = frozenset(
+    "in out up down back forth to fro on off over under here there around about through "
+    "home abroad overseas away inside outside indoors outdoors upstairs downstairs".split()
+)
 # words whose "from"/"against"/"to" phrase names what is kept off: every member at once
 _PROTECTING = frozenset(
     "protect protection protected shield shielded safe safety immune immunity defend defence defense guard "
@@ -167,6 +174,8 @@ def _one_thing_compound(before: Token, token: Token, after: Token) -> bool:
     joined = after.dep_ == "conj" and after.head.i == before.i or after.dep_ in ("compound", "nmod") and after.head.i == noun.i
     if not joined or after.i + 1 != noun.i:
         return False  # "a research and development budget": the head just after the pair
+    if before.i > 0 and before.doc[before.i - 1].text == ",":
+        return False  # the end of a longer list ("race, ethnicity, nationality and citizenship status")
     return _unmodified(before, allowed=("cc", "conj")) and _unmodified(after)
 
 
