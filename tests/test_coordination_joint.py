@@ -93,6 +93,9 @@ def test_fixed_and_joint_coordinations_are_refused_with_their_reason(nlp, why, t
          "The queue at the ferry grew longer or slower through the afternoon."),
         # "in" with an object of its own is a place, not half of "in and out"
         ("The lorries parked in the yard and out on the road.", "The lorries parked in the yard or out on the road."),
+        # "home" before the "to" of an infinitive: no pair of places
+        ("The plan would help farmers at home and to open markets abroad.",
+         "The plan would help farmers at home or to open markets abroad."),
         # "from" under a verb of movement, not of protection
         ("The fishermen came from Eastfield and Westfield to the fair.",
          "The fishermen came from Eastfield or Westfield to the fair."),

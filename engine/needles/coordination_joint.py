@@ -187,8 +187,9 @@ def _unmodified(word: Token, allowed: tuple[str, ...] = ("cc", "conj", "punct"))
 
 def _bare(token: Token) -> bool:
     """A particle standing alone, without an object of its own ("in" of "in
-    and out", not "in" of "in Paris and out of town")."""
-    return not any(c.dep_ == "pobj" for c in token.children)
+    and out", not "in" of "in Paris and out of town"), and not the "to" of
+    an infinitive ("at home and to enrich those abroad")."""
+    return token.tag_ != "TO" and not any(c.dep_ == "pobj" for c in token.children)
 
 
 def _single_words(before: Token, token: Token, after: Token) -> bool:
