@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import pytest
 
+import subprocess
+import sys
+from pathlib import Path
+
+from engine.needles.binomial_list import ANTONYM_NOUNS, BINOMIALS
 from engine.needles.conjunctions import swap_conjunction
-from engine.needles.coordination_joint import FIXED_PAIRS, fixed_pairs
 from needle_helpers import con_refusal, edited, first_sentence
 
 REFUSED = {
@@ -24,6 +28,9 @@ REFUSED = {
     "particle pair": [
         "Lorries drove in and out of the depot all night.",
         "The ferry sails to and fro across the narrow strait.",
+        # two bare adverbs of place: everywhere
+        "The fair drew traders from home and abroad.",
+        "The firm sells its boats at home and abroad.",
     ],
     # dangers kept off together
     "protection": [
@@ -40,6 +47,35 @@ REFUSED = {
     ],
     # the size of a union of places
     "count of a union": ["The survey counted the population of the town and the valley."],
+    # a pair WordNet lists as one lemma (the fixed list), also inside a longer lemma ("use of goods and services")
+    "binomial": [
+        "The firm sells goods and services to the county council.",
+        "The crew of the lifeboat trained in search and rescue on the lake.",
+        "The old boat suffered years of wear and tear on the rocks.",
+    ],
+    # two bare plurals WordNet marks as antonyms: the whole class
+    "class pair": [
+        "The mayor thanked the men and women of the lifeboat crew.",
+        "Every reform of the tax code creates winners and losers in the valley.",
+    ],
+    # a masculine and a feminine pronoun: one generic person
+    "pronoun pair": [
+        "Each pupil must bring his or her own boots to the camp.",
+        "The couple sent his and her letters to the office.",
+        "The teacher asked him or her to sign the form.",
+    ],
+    # inside a subject whose predicate compares its members: "or" leaves nothing to compare
+    "symmetric predicate": [
+        "The exports of wool and timber are similar.",
+        "The prices of wool and timber were almost identical.",
+        "The habits of herons and egrets differ.",
+        "The habits of herons and egrets are much the same.",
+    ],
+    # two bare nouns as the modifier of one singular noun: the compound names one thing
+    "one-thing compound": [
+        "The company opened a research and development centre near the harbour.",
+        "The town depends on the oil and gas industry for most of its jobs.",
+    ],
 }
 
 
@@ -57,33 +93,69 @@ def test_fixed_and_joint_coordinations_are_refused_with_their_reason(nlp, why, t
          "The queue at the ferry grew longer or slower through the afternoon."),
         # "in" with an object of its own is a place, not half of "in and out"
         ("The lorries parked in the yard and out on the road.", "The lorries parked in the yard or out on the road."),
+        # "home" before the "to" of an infinitive: no pair of places
+        ("The plan would help farmers at home and to open markets abroad.",
+         "The plan would help farmers at home or to open markets abroad."),
         # "from" under a verb of movement, not of protection
         ("The fishermen came from Eastfield and Westfield to the fair.",
          "The fishermen came from Eastfield or Westfield to the fair."),
+        # compared with something outside the subject: the members are not compared with each other
+        ("The exports of wool and timber are similar to those of the lowlands.",
+         "The exports of wool or timber are similar to those of the lowlands."),
+        # the last two of a longer list of nouns before one head: a list, not one thing
+        ("The survey records age, gender, income and employment status.",
+         "The survey records age, gender, income or employment status."),
+        # a pair no lemma holds: the fixed list is not a corpus count
+        ("The farm grows apples and pears for the market.", "The farm grows apples or pears for the market."),
+        # antonyms, but modified one by one: two groups, not the class
+        ("The mayor thanked two men and three women from the crew.",
+         "The mayor thanked two men or three women from the crew."),
+        # a pronoun and a possessive that belongs to the next noun: two people
+        ("She thanked him and her sister for the flowers.", "She thanked him or her sister for the flowers."),
+        # the pair modifies a plural elsewhere in the rule, and a singular only when it is the whole modifier
+        ("The council paid for the new roads and the old harbour wall.",
+         "The council paid for the new roads or the old harbour wall."),
     ],
 )
 def test_coordinations_just_outside_those_classes_are_still_swapped(nlp, text, expected):
     assert edited(nlp, swap_conjunction, text) == expected
 
 
-def test_fixed_pairs_are_the_pairs_a_corpus_writes_in_one_order_only():
-    texts = [
-        "They spent more on training and equipment. Cats and dogs were fed.",
-        "Funds for training and equipment rose. Dogs and cats slept.",
-        "Costs of training and equipment fell. Cats and dogs barked.",
-        "The Training And equipment line is capitalised.",
-    ]
-    pairs = fixed_pairs(texts)
-    assert "training and equipment" in pairs  # three documents, never reversed
-    assert "cats and dogs" not in pairs  # reversed once
-    assert fixed_pairs(texts[:2]) == frozenset()  # two documents are not enough
+def test_the_pair_lists_are_fixed_common_words():
+    """The shipped lists: WordNet's lower-case lemmas only (no proper name),
+    pairs inside longer lemmas kept, pairs of function words left out."""
+    assert {"goods and services", "trial and error", "more or less", "give or take"} <= BINOMIALS
+    assert "bosnia and herzegovina" not in BINOMIALS and "laurel and hardy" not in BINOMIALS  # proper names
+    assert "hook or by" not in BINOMIALS and "day in and" not in BINOMIALS  # function words inside a longer lemma
+    assert ("man", "woman") in ANTONYM_NOUNS and all(a < b for a, b in ANTONYM_NOUNS)
 
 
-def test_a_pair_the_corpus_fixes_is_refused_only_where_the_count_says_so(nlp):
+def test_the_refusal_reads_no_corpus_state(nlp):
+    """A document's con needle must not depend on the documents prepared with
+    it: nothing the old corpus count stored on the doc changes the swap."""
     text = "The firm cut its spending on training and equipment last year."
     sent = first_sentence(nlp, text)
-    assert swap_conjunction(sent) is not None  # no count: swapped
-    sent.doc.user_data[FIXED_PAIRS] = frozenset({"training and equipment"})
-    assert swap_conjunction(sent) is None
-    refused, reasons = con_refusal(nlp, text)
-    assert not refused  # a fresh parse, without the count
+    before = swap_conjunction(sent)
+    sent.doc.user_data["needlejudge_fixed_pairs"] = frozenset({"training and equipment"})
+    assert before is not None and swap_conjunction(sent) == before
+
+
+def test_the_derivation_script_reads_wordnet_as_documented(tmp_path):
+    """scripts/derive_binomials.py on a three-synset WordNet in WordNet's own
+    data format: a proper name is left out, a pair inside a longer lemma kept
+    unless a side is a function word, and a direct antonym pair read from
+    the pointers."""
+    noun = [
+        "00000001 04 n 02 bread_and_butter 0 Bosnia_and_Herzegovina 0 000 | x",
+        "00000002 18 n 02 man 0 use_of_goods_and_services 0 001 ! 00000003 n 0101 | x",
+        "00000003 18 n 02 woman 0 by_hook_or_by_crook 0 001 ! 00000002 n 0101 | x",
+    ]
+    (tmp_path / "data.noun").write_text("  licence header\n" + "\n".join(noun) + "\n", encoding="latin-1")
+    for pos in ("verb", "adj", "adv"):
+        (tmp_path / f"data.{pos}").write_text("  licence header\n", encoding="latin-1")
+    script = Path(__file__).resolve().parents[1] / "scripts" / "derive_binomials.py"
+    done = subprocess.run([sys.executable, str(script), str(tmp_path)], capture_output=True, text=True, check=True)
+    namespace: dict = {}
+    exec(done.stdout, namespace)  # noqa: S102 - the script's own output, a module of two literals
+    assert namespace["BINOMIALS"] == frozenset({"bread and butter", "goods and services"})
+    assert namespace["ANTONYM_NOUNS"] == frozenset({("man", "woman")})

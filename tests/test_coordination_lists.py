@@ -30,6 +30,11 @@ EXAMPLES = [
     "The market sells fruit like apples and pears.",
     # the example is a gerund whose object is the list
     "The talks covered issues like funding roads and bridges in the valley.",
+    # the object of the verb "include": some members, as after "including"
+    "The menu includes fish and chips on Fridays.",
+    "The new harbour plan includes a slipway and a fuel dock.",
+    "The repairs included the pier, the crane and two sheds.",
+    "Its exports will include wool and timber from the hills.",
 ]
 ENUMERATED = [
     # the plural subject is made of the members: "the reasons were the weather or a strike" is no claim
@@ -81,6 +86,11 @@ def test_the_second_model_parse_gives_the_same_refusal(md_nlp, text, why):
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
+        # "include" with a clause, not a list of its members, as object
+        ("The plan includes a slipway, and the council will pay for it.",
+         "The plan includes a slipway, or the council will pay for it."),
+        # the coordination inside the one included thing
+        ("The plan includes a new shed for nets and ropes.", "The plan includes a new shed for nets or ropes."),
         # "like" the verb names no examples
         ("Farmers say they like the new roads and bridges.", "Farmers say they like the new roads or bridges."),
         # the marker's phrase holds the coordination further down, inside one example

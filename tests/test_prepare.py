@@ -220,6 +220,33 @@ def test_duplicate_ids_and_empty_documents(tmp_path, nlp):
     assert summary.kept_screening == 1
 
 
+def test_a_documents_con_needle_is_fixed_whatever_else_is_prepared_with_it(tmp_path, nlp):
+    """Issue 27, session 10: the con rule once refused a pair that the corpus
+    being prepared wrote in three documents and never reversed ("books and
+    songs" below), so a document's needle changed with its companions. The
+    rule now reads a fixed list: alone or with three companions that write
+    the pair (each in its own words, so that no sentence is boilerplate), the
+    document keeps the same con needle."""
+    companions = [
+        {"id": f"x{k}", "title": f"X{k}", "text": text}
+        for k, text in enumerate([
+            "The shop on the corner sold books and songs to students.",
+            "Her uncle collected books and songs from the islands for years.",
+            "A small fair offered old books and songs at low prices.",
+        ])
+    ]  # fmt: skip
+
+    def stored_con(records, folder):
+        with Store(tmp_path / folder) as store:
+            prepare_corpus([_write(tmp_path / f"{folder}.jsonl", records)], store, TINY_SETTINGS, nlp=nlp)
+            raw = dict(store.items_raw(CORPUS_DB)).get(b"a")
+        return None if raw is None else msgspec.msgpack.decode(raw, type=StoredDocument).con
+
+    alone = stored_con([TINY[0]], "alone")
+    assert alone is not None and "books or songs" in alone.perturbed
+    assert stored_con([TINY[0], *companions], "with") == alone
+
+
 def test_a_document_beyond_the_parsers_limit_is_dropped_as_too_long_and_the_others_kept(tmp_path, nlp):
     # issue 33: one 1.2 MB document of plain prose ended the whole prepare in spaCy's E088, no store written
     # three different texts: a sentence in three documents of a corpus is boilerplate and cut (issue 27)

@@ -34,10 +34,9 @@ from typing import Any
 import msgspec
 
 from engine.contracts import ConfigError
-from engine.corpus.boilerplate import corpus_boilerplate, corpus_texts, remove_pieces
+from engine.corpus.boilerplate import corpus_boilerplate, remove_pieces
 from engine.corpus.cleaning import clean_text
 from engine.needles.conjunctions import swap_conjunction
-from engine.needles.coordination_joint import FIXED_PAIRS, fixed_pairs
 from engine.corpus.reading import RawDocument, check_inputs, read_documents
 from engine.needles.entities import document_entity_texts, entity_options
 from engine.corpus.rules_fingerprint import RULE_MODULES, model_packages, rules_fingerprint  # noqa: F401 (re-exported)
@@ -272,8 +271,6 @@ def prepare_corpus(
         rows.clear()
 
     boilerplate = corpus_boilerplate(inputs)
-    # pairs the corpus never writes the other way round ("research and development"): con leaves them
-    binomials = fixed_pairs(remove_pieces(text, boilerplate)[0] for text in corpus_texts(inputs))
     with progress_bar(progress) as advance:
 
         def parse_inputs() -> Iterator[tuple[str, int]]:
@@ -303,7 +300,6 @@ def prepare_corpus(
             parse_inputs(), as_tuples=True, batch_size=settings.batch_size, n_process=settings.n_process
         ):
             raw = pending.pop(index)
-            doc.user_data[FIXED_PAIRS] = binomials
             sentences = document_sentences(doc)
             summary.fragments_merged += sentences.merged
             summary.hole_sentences_dropped += sentences.holes

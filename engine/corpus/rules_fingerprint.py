@@ -40,6 +40,7 @@ RULE_MODULES = (
     "engine.needles.coordination_sense",
     "engine.needles.coordination_scope",
     "engine.needles.coordination_joint",
+    "engine.needles.binomial_list",
     "engine.needles.coordination_lists",
     "engine.corpus.nlp",
     "engine.corpus.prepare",

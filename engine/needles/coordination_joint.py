@@ -7,12 +7,29 @@ the parse; called by engine.needles.coordination_sense.
   breaks it;
 - particle pair: two bare particles of place or direction ("in and out",
   "back and forth", "up and down", "to and fro"): one movement, not two;
-- fixed order: a pair of lower-case words the corpus writes in this order in
-  at least `MIN_DOCUMENTS` documents and never the other way round
-  ("research and development", "goods and services"): a binomial with one
-  meaning. The count is the data's, made once over the corpus before
-  parsing (`fixed_pairs`) and read from doc.user_data[FIXED_PAIRS]; without
-  it no pair is fixed;
+  or two bare adverbs of place ("at home and abroad", "from home and
+  abroad"): everywhere, and "or" names the same places;
+- binomial: a pair WordNet lists as one lemma ("bread and butter", "goods
+  and services" inside "use of goods and services", "trial and error"):
+  one meaning, and "or" breaks it. The list is fixed
+  (engine.needles.binomial_list, derived once by scripts/derive_binomials.py),
+  so a document's needle does not depend on the other documents prepared
+  with it;
+- class pair: two bare plurals WordNet marks as antonyms ("men and women",
+  "winners and losers", "strengths and weaknesses"): the pair names the whole
+  class, and "or" names either half;
+- pronoun pair: a masculine and a feminine personal pronoun ("his or her
+  office", "he or she", "himself and herself"): one generic person, and
+  the swap names another person or none;
+- one-thing compound: two bare nouns coordinated as the modifier of one
+  singular noun ("a research and development centre", "the oil and gas
+  industry"): the compound names one thing covering both, and "or" names
+  a thing of either kind (a plural noun is engine.needles.conjunctions'
+  "modifier of a plural");
+- symmetric predicate: the coordination lies inside a subject whose
+  predicate compares its members ("the exports of A and B are similar",
+  "the rules in A and B differ"): each is said to be like or unlike the
+  other, and "or" leaves one member nothing to be compared with;
 - listed subject: "A, B and C are" parsed with B as A's apposition and C
   as B's conjunct: the list is the subject, and "A, B or C are" breaks
   the agreement (the con rule refuses subjects);
@@ -23,37 +40,35 @@ the parse; called by engine.needles.coordination_sense.
 
 from __future__ import annotations
 
-import re
-from collections import Counter
-from collections.abc import Iterable
 from typing import TYPE_CHECKING
+
+from engine.needles.binomial_list import ANTONYM_NOUNS, BINOMIALS
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
 
-FIXED_PAIRS = "needlejudge_fixed_pairs"
-MIN_DOCUMENTS = 3
-# two lower-case words of three letters or more joined by "and"/"or", not inside a hyphenated word
-_PAIR = re.compile(r"(?<![\w-])([a-z]{3,}) (and|or) ([a-z]{3,})(?![\w-])")
-_PARTICLES = frozenset("in out up down back forth to fro on off over under here there around about through".split())
+# particles of place or direction, and the bare adverbs of place that pair the same way ("at home and abroad":
+# everywhere; "from home or abroad" names the same set)
+_PARTICLES = frozenset(
+    "in out up down back forth to fro on off over under here there around about through "
+    "home abroad overseas away inside outside indoors outdoors upstairs downstairs".split()
+)
 # words whose "from"/"against"/"to" phrase names what is kept off: every member at once
 _PROTECTING = frozenset(
     "protect protection protected shield shielded safe safety immune immunity defend defence defense guard "
     "powerless helpless insulate insulated shelter sheltered exempt exemption spare spared".split()
 )
 _PROTECTION_PREPOSITIONS = frozenset({"from", "against", "to"})
-
-
-def fixed_pairs(texts: Iterable[str], min_documents: int = MIN_DOCUMENTS) -> frozenset[str]:
-    """The pairs ("research and development") written in at least
-    `min_documents` of `texts` and never reversed in any: the binomials of
-    this corpus, as lower-case "a and b" / "a or b"."""
-    counts: Counter[tuple[str, str, str]] = Counter()
-    for text in texts:
-        counts.update(set(_PAIR.findall(text)))
-    return frozenset(
-        f"{a} {c} {b}" for (a, c, b), n in counts.items() if n >= min_documents and a != b and not counts[(b, c, a)]
-    )
+# predicates that compare a subject's members with one another ("the exports of A and B are similar")
+_COMPARING_WORDS = frozenset(
+    "similar different identical alike equal equivalent comparable same related linked connected compatible "
+    "incompatible parallel distinct analogous interchangeable indistinguishable unrelated dissimilar".split()
+)
+_COMPARING_VERBS = frozenset("differ coincide overlap diverge converge match clash correlate resemble".split())
+# dependents of a class pair's nouns that modify the pair as a whole
+_CLASS_DEPENDENTS = ("cc", "conj", "punct", "det", "poss", "prep", "relcl", "acl")
+# the personal pronouns of one sex: a masculine one beside a feminine one is one generic person ("his or her")
+_PRONOUN_GENDER = {w: "m" for w in ("he", "him", "his", "himself")} | {w: "f" for w in ("she", "her", "hers", "herself")}
 
 
 def joint_refusal(token: Token) -> str:
@@ -67,14 +82,48 @@ def joint_refusal(token: Token) -> str:
         return "reduplication"
     if before.lower_ in _PARTICLES and after.lower_ in _PARTICLES and _bare(before) and _bare(after):
         return "particle pair"
-    pairs = doc.user_data.get(FIXED_PAIRS) or ()
-    if pairs and f"{before.lower_} {token.lower_} {after.lower_}" in pairs and _single_words(before, token, after):
-        return "fixed order"
+    if f"{before.lower_} {token.lower_} {after.lower_}" in BINOMIALS and _single_words(before, token, after):
+        return "binomial"
+    if _class_pair(before, token, after):
+        return "class pair"
+    if _pronoun_pair(before, token, after):
+        return "pronoun pair"
+    if _one_thing_compound(before, token, after):
+        return "one-thing compound"
+    if _symmetric_predicate(token):
+        return "symmetric predicate"
     if _listed_subject(token):
         return "subject"
     if _protection(token):
         return "protection"
     return ""
+
+
+def _symmetric_predicate(token: Token) -> bool:
+    """The conjunction's coordination lies inside (not at the top of) the
+    subject of a predicate that compares the subject's members with one
+    another: "be" + a comparing adjective or noun without a complement of
+    its own ("are similar", "are the same"; not "are similar to X"), or a
+    comparing verb without an object ("differ"; not "differ from X")."""
+    node = token.head
+    subject = None
+    while node.head.i != node.i:
+        if node.dep_ in ("nsubj", "nsubjpass"):
+            subject = node
+            break
+        node = node.head
+    if subject is None or subject.i == token.head.i or any(c.i == token.i for c in subject.children):
+        return False  # the coordination is the subject itself: the con rule's "subject"
+    verb = subject.head
+    if verb.lemma_.lower() == "be":
+        predicates = [c for c in verb.children if c.dep_ in ("acomp", "attr")]
+        return any(
+            p.lemma_.lower() in _COMPARING_WORDS and not any(c.dep_ in ("prep", "xcomp", "ccomp") for c in p.children)
+            for p in predicates
+        )
+    return verb.lemma_.lower() in _COMPARING_VERBS and not any(
+        c.dep_ in ("dobj", "prep", "ccomp", "xcomp") for c in verb.children
+    )
 
 
 def _listed_subject(token: Token) -> bool:
@@ -89,10 +138,58 @@ def _listed_subject(token: Token) -> bool:
     return any(t.text == "," for t in between)
 
 
+def _class_pair(before: Token, token: Token, after: Token) -> bool:
+    """Two bare plural nouns joined by "and" whose lemmas WordNet marks as
+    antonyms ("men and women", "winners and losers"): the whole class."""
+    if token.lower_ != "and" or not (before.tag_ == after.tag_ == "NNS"):
+        return False
+    if not _single_words(before, token, after):
+        return False
+    # "the men and women of the fleet", "our men and women": what modifies the pair; not "young men", "two men"
+    if not (_unmodified(before, _CLASS_DEPENDENTS) and _unmodified(after, _CLASS_DEPENDENTS)):
+        return False
+    return tuple(sorted((before.lemma_.lower(), after.lemma_.lower()))) in ANTONYM_NOUNS
+
+
+def _pronoun_pair(before: Token, token: Token, after: Token) -> bool:
+    """A masculine and a feminine personal pronoun side by side and joined
+    ("his or her", "she and he", "him or her", "himself or herself"; not
+    "thanked him and her sister")."""
+    if not _single_words(before, token, after):
+        return False
+    genders = {_PRONOUN_GENDER.get(before.lower_), _PRONOUN_GENDER.get(after.lower_)}
+    return genders == {"m", "f"}
+
+
+def _one_thing_compound(before: Token, token: Token, after: Token) -> bool:
+    """Two bare nouns coordinated as the modifier of one singular noun ("a
+    research and development centre"): the parser's first noun as the
+    compound (or nmod) of the head and the second as its conjunct, or both as
+    compounds of the head, and nothing else in the pair."""
+    if before.pos_ != "NOUN" or after.pos_ != "NOUN" or before.dep_ not in ("compound", "nmod"):
+        return False
+    noun = before.head
+    if noun.i <= after.i or noun.tag_ != "NN" or noun.pos_ != "NOUN":
+        return False
+    joined = after.dep_ == "conj" and after.head.i == before.i or after.dep_ in ("compound", "nmod") and after.head.i == noun.i
+    if not joined or after.i + 1 != noun.i:
+        return False  # "a research and development budget": the head just after the pair
+    if before.i > 0 and before.doc[before.i - 1].text == ",":
+        return False  # the end of a longer list ("race, ethnicity, nationality and citizenship status")
+    return _unmodified(before, allowed=("cc", "conj")) and _unmodified(after)
+
+
+def _unmodified(word: Token, allowed: tuple[str, ...] = ("cc", "conj", "punct")) -> bool:
+    """No dependent of `word` but the coordination's own ("men" of "men and
+    women", not "young men")."""
+    return all(c.dep_ in allowed for c in word.children)
+
+
 def _bare(token: Token) -> bool:
     """A particle standing alone, without an object of its own ("in" of "in
-    and out", not "in" of "in Paris and out of town")."""
-    return not any(c.dep_ == "pobj" for c in token.children)
+    and out", not "in" of "in Paris and out of town"), and not the "to" of
+    an infinitive ("at home and to enrich those abroad")."""
+    return token.tag_ != "TO" and not any(c.dep_ == "pobj" for c in token.children)
 
 
 def _single_words(before: Token, token: Token, after: Token) -> bool:

@@ -6,7 +6,8 @@ the parse; called by engine.needles.coordination_sense.
   ("including", "like", "such as", "for example", "for instance", "e.g.",
   "among them", "notably", ...), of any length: "including A, B and C"
   names some members of a set, and "including A, B or C" names nothing a
-  reader can check. The marker must stand just before the coordination
+  reader can check; the same for the object of the verb "include" ("the
+  menu includes fish and chips"). The marker must stand just before the coordination
   (over a comma) and be tied to it by the parse: the first conjunct is the
   marker's object ("including"/"like"/"as"/"for" + pobj), the marker hangs
   on the first conjunct ("e.g." as its adverb, "among them" as its
@@ -73,8 +74,12 @@ def _first_conjunct(head: Token) -> Token:
 def examples(first: Token) -> bool:
     """The coordination whose first conjunct is `first` follows a marker of
     examples and is tied to it by the parse; or is the object of a gerund
-    that is the example ("issues like providing A and B")."""
+    that is the example ("issues like providing A and B"); or is the object
+    of the verb "include" ("the menu includes fish and chips": some of the
+    members, as after "including"; not a gerund "including", a marker)."""
     gerund = first.head
+    if first.dep_ == "dobj" and gerund.lemma_.lower() == "include" and gerund.pos_ == "VERB" and gerund.i < first.i:
+        return True
     if first.dep_ == "dobj" and gerund.tag_ == "VBG" and gerund.dep_ in ("pobj", "pcomp") and gerund.i < first.i:
         return examples(gerund)
     marker = _marker_before(first)

@@ -17,7 +17,8 @@ issue-27 held-out classes), each a pure check of the parse.
   industrial policy", "the committee on roads and bridges", "the culture
   and sport minister"): "or" names no post;
 - and then engine.needles.coordination_joint's classes (reduplication,
-  particle pairs, pairs the corpus never reverses, protection) and
+  particle pairs, WordNet's binomials, class and pronoun pairs,
+  one-thing compounds, protection) and
   engine.needles.coordination_scope's classes (questions, negative
   operators, category unions, counts, ranks, members of a plural).
 """
