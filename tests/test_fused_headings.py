@@ -171,6 +171,9 @@ def test_an_all_capitals_heading_with_a_byline_is_dropped_whole(nlp):
         "The harbour master told RT? News the pier would reopen in May.",
         "Ann Walsh has told RT? News that the ferry will sail on Monday.",
         "The crew of the L? Aoife does not carry a winch for the rescue.",
+        # ... before the name's own colon or comma
+        'A pilot, who asked not to be named, told RT? News: "We were never told about the change."',
+        "When contacted by RT? News, the harbour board said it would review the matter.",
     ],
 )
 def test_a_question_mark_for_a_lost_letter_does_not_end_the_sentence(nlp, sentence):
@@ -187,6 +190,9 @@ def test_a_question_mark_for_a_lost_letter_does_not_end_the_sentence(nlp, senten
         ("So the board wrote to the EPA?", "Local fishermen doubted it."),
         # a capitalised function word after the question
         ("Is the ferry safe for the UK?", "The board says it is."),
+        # a question before a label and a colon, or a name and a comma
+        ("Did anyone warn the ESB?", "News: the board said it was told nothing."),
+        ("Why did nobody call the RTE?", "Reporters, he said, had tried for a week."),
     ],
 )
 def test_a_question_ending_in_an_acronym_still_ends_its_sentence(nlp, question, sentence):

@@ -26,9 +26,11 @@ the text shows what the model misses:
   "the L? Eithne does not ...": a lost accented capital, RTÉ, LÉ):
   a capitalised word that is not a function word, then a lowercase word
   that does not start a noun phrase (not a noun, an adjective or a gerund:
-  "the FCC? Republican lawmakers proposed" is a new sentence), and the
+  "the FCC? Republican lawmakers proposed" is a new sentence), or a colon
+  or a comma ("told RT? News: ...", "contacted by RT? News, the ..."), and the
   words before do not open as a question does (an auxiliary, a modal or a
-  wh-word first: "Did you ask the BBC? Trump said no." splits);
+  wh-word first: "Did you ask the BBC? Trump said no." splits; a wh-word
+  before a participle opens a subordinate clause: "When contacted by");
 - one does start where a heading was fused onto the next sentence in text
   shipped without line breaks ("Trouble on the Peninsula The move is ...",
   "Ferry firm cuts sailings Harbour Lines will cut its sailings ..."):
@@ -134,12 +136,24 @@ def _lost_letter_goes_on(token: Token) -> bool:
     word, following, after = doc[i - 1], doc[i + 1], doc[i + 2]
     if word.whitespace_ or not (word.is_alpha and word.is_upper and len(word.text) <= MAX_LOST_LETTER_WORD):
         return False
-    if not (following.is_title and following.is_alpha and following.whitespace_) or opens_sentences(following):
+    if not (following.is_title and following.is_alpha) or opens_sentences(following):
         return False
-    if not (after.is_lower and after.is_alpha) or after.tag_ in _NOUN_PHRASE_TAGS:
+    if after.text in (":", ",") and not following.whitespace_:
+        pass  # the name's own punctuation: "told RT? News: ...", "When contacted by RT? News, the board ..."
+    elif not (following.whitespace_ and after.is_lower and after.is_alpha) or after.tag_ in _NOUN_PHRASE_TAGS:
         return False
     start = _clause_start(doc, i - 1)
-    return not (start.tag_ in _QUESTION_OPENING_TAGS or start.lower_ in _AUXILIARIES)
+    return not (_opens_question(start) or start.lower_ in _AUXILIARIES)
+
+
+def _opens_question(start: Token) -> bool:
+    """A modal or a wh-word first, unless a participle follows it: "When
+    contacted by ...", "While speaking to ..." open a subordinate clause,
+    which no question does."""
+    if start.tag_ not in _QUESTION_OPENING_TAGS:
+        return False
+    following = start.doc[start.i + 1] if start.i + 1 < len(start.doc) else None
+    return not (start.tag_ == "WRB" and following is not None and following.tag_ in ("VBN", "VBG"))
 
 
 def _abbreviation(token: Token) -> str | None:
