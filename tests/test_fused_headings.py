@@ -58,6 +58,15 @@ def stored(nlp, text: str) -> tuple[str, ...]:
         ("Harbour plan seen as cheap, safe", "Cork's harbour plan is seen as cheap and safe by the board."),
         # a headline ending in a name, before a word that opens sentences
         ("Harbour Lines ends winter sailings to Cork", "Following the storm, Harbour Lines will end its winter sailings."),
+        # a heading or a caption ending in a name, before a capitalised word that opens clauses and a
+        # lowercase word or a comma
+        ("The board reviewed the tender for dredging Ties to the Ministry",
+         "Despite not finding any fault, the board said the tender would be run again."),
+        ("Tom Byrne, harbour historian, UCC", "Similarly, in Brest the quay was rebuilt after the war."),
+        # a caption with a verb of its own before a quantifying word that opens the sentence
+        ("The old quay was far busier in 1900 than it is now",
+         "Several years ago, a local novel about the quay also sold well."),
+        ("It is a good time for the harbour, says a retired pilot", "Many boats should come back to Cork this year."),
     ],
 )
 def test_a_fused_heading_is_split_off_and_dropped(nlp, heading, sentence):
@@ -92,6 +101,13 @@ def test_a_fused_heading_is_split_off_and_dropped(nlp, heading, sentence):
         "Cork's mayor thanks Brest for the ferry, saying the harbour is busy.",
         # a headline's clause ending in a name, before a name: the name may go on ("Ohio | State")
         "Cork City beat Brest City in May and Cork City fans sang in the rain.",
+        # a capitalised preposition after a name inside a title of a work: a title-case word follows
+        "The crew played Ann Walsh Across the Water on the crossing.",
+        "They watched Jane Eyre Under the Stars in the park.",
+        # a quantifier capitalised after a conjunction: a slip inside one sentence
+        "The pier was busy on Monday and Most of the crews stayed ashore.",
+        # a name whose last word is tagged as a conjunction: no finite verb after it
+        "The plan is part of the Smart Harbour 2030 and Port Plus programmes.",
     ],
 )
 def test_a_sentence_that_only_looks_fused_is_kept_whole(nlp, sentence):
@@ -159,9 +175,38 @@ def test_a_sentence_copied_into_a_dropped_row_is_kept(nlp):
     assert stored(nlp, text)[-2:] == ("Ferries now sail every hour.", sentence)
 
 
-def test_an_all_capitals_heading_with_a_byline_is_dropped_whole(nlp):
-    # where the name ends and the sentence starts is not known: no sentence starts inside the row
-    assert stored(nlp, "HARBOUR MASTER'S VIEW By Ann Walsh Like everyone else I was shocked by the storm.") == (BEFORE,)
+def _tagged(nlp, text: str):
+    """`text` through the components before the parser (the tagger's output, as the guards see it)."""
+    doc = nlp.make_doc(text)
+    for name, component in nlp.pipeline:
+        if name == "parser":
+            break
+        doc = component(doc)
+    return doc
+
+
+@pytest.mark.parametrize(
+    "text, opener, expected",
+    [
+        # a caption ending in a name, then "Yet" and a lowercase word: a sentence starts at "Yet"
+        ("Like Ann Walsh, Byrne has warm words for Harbour Master Tom Ryan Yet much of his talk was thin.", "Yet", True),
+        # the same word before a title-case word: a title of a work ("Jane Eyre Under the Stars")
+        ("They watched Jane Eyre Under the Stars in the park.", "Under", False),
+    ],
+)
+def test_an_opener_after_a_name_starts_a_sentence_before_the_parser(nlp, text, opener, expected):
+    from engine.corpus.fused_headings import fused_heading
+
+    doc = _tagged(nlp, text)
+    i = next(t.i for t in doc if t.text == opener)
+    assert fused_heading(doc, i) is expected
+
+
+def test_a_byline_ends_where_a_capitalised_word_that_opens_clauses_follows_the_name(nlp):
+    # "Like" before a lowercase word opens a sentence (fused_headings._opener_after_name)
+    row = "HARBOUR MASTER'S VIEW By Ann Walsh"
+    sentence = "Like everyone else I was shocked by the storm."
+    assert stored(nlp, f"{row} {sentence}") == (BEFORE, sentence)
 
 
 @pytest.mark.parametrize(
@@ -171,6 +216,9 @@ def test_an_all_capitals_heading_with_a_byline_is_dropped_whole(nlp):
         "The harbour master told RT? News the pier would reopen in May.",
         "Ann Walsh has told RT? News that the ferry will sail on Monday.",
         "The crew of the L? Aoife does not carry a winch for the rescue.",
+        # ... before the name's own colon or comma
+        'A pilot, who asked not to be named, told RT? News: "We were never told about the change."',
+        "When contacted by RT? News, the harbour board said it would review the matter.",
     ],
 )
 def test_a_question_mark_for_a_lost_letter_does_not_end_the_sentence(nlp, sentence):
@@ -187,6 +235,9 @@ def test_a_question_mark_for_a_lost_letter_does_not_end_the_sentence(nlp, senten
         ("So the board wrote to the EPA?", "Local fishermen doubted it."),
         # a capitalised function word after the question
         ("Is the ferry safe for the UK?", "The board says it is."),
+        # a question before a label and a colon, or a name and a comma
+        ("Did anyone warn the ESB?", "News: the board said it was told nothing."),
+        ("Why did nobody call the RTE?", "Reporters, he said, had tried for a week."),
     ],
 )
 def test_a_question_ending_in_an_acronym_still_ends_its_sentence(nlp, question, sentence):

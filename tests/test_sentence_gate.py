@@ -251,3 +251,43 @@ def test_an_elision_apostrophe_opens_no_quotation_for_the_rest_of_the_paragraph(
     # an unclosed single mark on a capital is not an elision: what follows stays quoted
     heading = refusals(nlp, "The ferry ran until December. 'Harbour ventures' The council met on Monday and voted on the plan.")
     assert heading["Harbour ventures' The council met on Monday and voted on the plan."] == "quoted"
+
+
+def _guarded(nlp, text: str):
+    """`text` through the components before the parser: the sentence starts the guards set."""
+    doc = nlp.make_doc(text)
+    for name, component in nlp.pipeline:
+        if name == "parser":
+            break
+        doc = component(doc)
+    return doc
+
+
+@pytest.mark.parametrize(
+    "text, inside",
+    [
+        # a quoted phrase with no sentence end inside: no sentence starts anywhere in it
+        ('Her plea to "Help the harbour: don\'t buy Imported Fish", says a pilot, was heard.', "Imported Fish"),
+        ("The board called it \u201ca Harbour For Everyone\u201d in its report.", "Harbour For Everyone"),
+    ],
+)
+def test_no_sentence_starts_inside_a_quoted_phrase(nlp, text, inside):
+    doc = _guarded(nlp, text)
+    start = text.index(inside)
+    words = [t for t in doc if start <= t.idx < start + len(inside)]
+    assert words and all(t.is_sent_start is False for t in words)
+
+
+@pytest.mark.parametrize(
+    "text, word",
+    [
+        # a quoted passage of two sentences may split inside
+        ('"We sail at noon. We dock at six," the harbour master said.', "We dock"),
+        # a mojibake apostrophe ('didn"t') opens and closes nothing
+        ('The pilot said "he didn"t know. The crew did" and left.', "The crew"),
+    ],
+)
+def test_a_quoted_passage_or_a_stray_mark_sets_no_guard(nlp, text, word):
+    doc = _guarded(nlp, text)
+    start = text.index(word)
+    assert next(t for t in doc if t.idx == start).is_sent_start is None

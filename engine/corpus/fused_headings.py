@@ -18,7 +18,18 @@ abstains otherwise:
     adjective or a number (not "According to The Irish Times", "told The
     Times"), with a finite verb after it;
   - a name after a heading "<noun phrase> is <adjective>" ("Money is tight
-    Dublin's plan ..."), with a finite verb after it.
+    Dublin's plan ..."), with a finite verb after it;
+  - (the same after a lowercase word, `_caption_before`: a caption with a
+    verb of its own, before a conjunction, an adverb, or a quantifying stop
+    word with a finite verb after it: "... than it is now Several years ago,
+    the novel made waves");
+  - a word that opens clauses (CC, RB, IN, WRB) capitalised right after a
+    name or an acronym, before a lowercase word or a comma ("... Ties to
+    the Ministry Despite not being able ...", "... for President Ann Walsh
+    Yet much of ...", "Tom Byrne, harbour expert, HMC Similarly, in ..."):
+    a heading or a caption ending in a name, with a finite verb after it; not
+    before a title-case word (a title of a work: "Alice In Chains"), nor
+    without a finite verb after it (the end of a name: "Facebook Live").
 - `restated_heading_starts(doc)`: a title restates the sentence it heads
   ("Ferry firm cuts winter sailings A harbour company will cut its winter
   sailings ..."). Where the words since the last sentence end (not opening
@@ -76,6 +87,7 @@ _PRONOUN_WORDS = frozenset({"it", "this", "that", "there", "what", "which"})
 CLAUSE_OPENING_TAGS = frozenset({"IN", "RB", "RBR", "RBS", "WRB", "TO", "CC"})
 _FUNCTION_TAGS = frozenset({"IN", "TO", "DT", "CC", "PRP$", "POS", "WDT"})
 _OPENER_TAGS = frozenset({"CC", "RB", "IN", "WRB"})  # "But", "Yet", "However", "With", "When"
+_QUANTIFIER_TAGS = frozenset({"JJ", "JJR", "JJS", "PDT"})  # "Many", "Several", "Most", "Few", "All"
 _DETERMINER_TAGS = frozenset({"DT", "PRP$", "POS"})
 _STEM = 5  # content words compared by their first letters: "recall" ~ "recalls", "approved" ~ "approval"
 MIN_RESTATED = 2
@@ -145,8 +157,13 @@ def _caption_before(doc: Doc, i: int) -> bool:
     with a conjunction or an adverb ("... extended to take barges With so
     many ...", "... the harbour master Yet the council ..."): such a word,
     capitalised inside a sentence after a lowercase word, opens one, unless
-    a title-case word follows within 3 tokens ('"Pull Up to the Bumper"')."""
-    if doc[i].tag_ not in _OPENER_TAGS or not doc[i - 1].is_lower:
+    a title-case word follows within 3 tokens ('"Pull Up to the Bumper"').
+    So does a quantifying adjective that is a stop word ("Many", "Several",
+    "Most", "Few") before a clause with a finite verb ("... than it is now
+    Several years ago, the novel ... made waves"): prose does not capitalise
+    it after a lowercase word either."""
+    quantifier = doc[i].tag_ in _QUANTIFIER_TAGS and _finite_verb_from(doc, i)
+    if (doc[i].tag_ not in _OPENER_TAGS and not quantifier) or not doc[i - 1].is_lower:
         return False
     if any(t.is_title and not t.is_stop for t in doc[i + 1 : i + 4]):
         return False
@@ -197,11 +214,46 @@ def _after_word(doc: Doc, i: int) -> bool:
     return before.is_alpha or before.like_num or closing
 
 
+def _name_word(token: Token) -> bool:
+    """A capitalised word of a name, or an acronym of two letters or more, as the tagger sees it."""
+    return token.tag_ in ("NNP", "NNPS") and token.is_alpha and (token.is_title or (token.is_upper and len(token.text) > 1))
+
+
+def _opener_after_name(doc: Doc, i: int) -> bool:
+    """A word that opens clauses (a conjunction, an adverb, a preposition or
+    subordinator, a wh-adverb), capitalised right after a name and followed
+    by a lowercase word or a comma ("... for President Ann Walsh Yet much of
+    ...", "... Ties to the Ministry Despite not being ...", "..., harbour
+    expert, HMC Similarly, in ..."): prose writes such a word capitalised
+    only where a sentence starts, so the name ends a heading or a caption
+    run into the sentence. Not when a title-case word follows within two
+    words (a title of a work: "Alice In Chains", "Gone With the Wind"), nor
+    when no finite verb follows before the next sentence end: the word is
+    then the last of a name ("over Facebook Live along the way", "the
+    Internet Plus initiatives")."""
+    token, before, after = doc[i], doc[i - 1], doc[i + 1]
+    if not (token.is_title and token.is_alpha and len(token.text) > 1) or token.tag_ not in _OPENER_TAGS:
+        return False
+    if not _name_word(before):
+        return False
+    if after.text == ",":
+        if token.tag_ not in ("RB", "IN", "CC"):
+            return False
+    elif not (token.whitespace_ and after.is_lower and after.is_alpha):
+        return False
+    if any(t.is_title and not t.is_stop for t in doc[i + 1 : i + 3]):
+        return False
+    found = _words_before(doc, i)
+    return (found is None or found[0] >= 2) and _finite_verb_from(doc, i)
+
+
 def fused_heading(doc: Doc, i: int) -> bool:
     """Whether token i starts a sentence fused onto a heading before it (module docstring)."""
     if i < 2 or i + 1 >= len(doc) or not _after_word(doc, i):
         return False
     before, token, after = doc[i - 1], doc[i], doc[i + 1]
+    if _opener_after_name(doc, i):
+        return True
     if opens_sentences(token):
         # a whole word ("Cant" is tokenized "Ca" + "nt", as "can't"), or "It's", "That's"
         if not token.whitespace_ and after.lower_ not in ("'s", "\u2019s"):

@@ -7,7 +7,10 @@ placed before the parser (engine.corpus.nlp.load_nlp), sets them where
 the text shows what the model misses:
 
 - no sentence starts inside a pair of brackets closed within the paragraph
-  ("(lit." | '"little house")');
+  ("(lit." | '"little house")'), nor inside a double quotation closed
+  within the line that holds no mark that may end a sentence (a quoted
+  phrase: 'urged them to "Help the harbour: don't buy | Imported Fish",
+  says ...'; `_quotation_guards`);
 - none after a title, an initial or a lowercase abbreviation ("Brig." |
   "Gen. John Smith", "Donald J." | "Trump", "c." | "1500"), unless a
   non-title is followed by a word that opens sentences ("... moved to the
@@ -26,9 +29,11 @@ the text shows what the model misses:
   "the L? Eithne does not ...": a lost accented capital, RTÉ, LÉ):
   a capitalised word that is not a function word, then a lowercase word
   that does not start a noun phrase (not a noun, an adjective or a gerund:
-  "the FCC? Republican lawmakers proposed" is a new sentence), and the
+  "the FCC? Republican lawmakers proposed" is a new sentence), or a colon
+  or a comma ("told RT? News: ...", "contacted by RT? News, the ..."), and the
   words before do not open as a question does (an auxiliary, a modal or a
-  wh-word first: "Did you ask the BBC? Trump said no." splits);
+  wh-word first: "Did you ask the BBC? Trump said no." splits; a wh-word
+  before a participle opens a subordinate clause: "When contacted by");
 - one does start where a heading was fused onto the next sentence in text
   shipped without line breaks ("Trouble on the Peninsula The move is ...",
   "Ferry firm cuts sailings Harbour Lines will cut its sailings ..."):
@@ -98,6 +103,43 @@ def _bracket_guards(doc: Doc) -> None:
                     _forbid(doc[k])
 
 
+MAX_QUOTATION_TOKENS = 40  # a quoted phrase inside a sentence, not a quoted passage
+_OPENING_QUOTES = frozenset({'"', "\u201c"})
+_CLOSING_QUOTES = frozenset({'"', "\u201d"})
+_QUOTATION_ENDS = frozenset(".!?;\u2026")  # a mark that may end a sentence inside the quotation
+
+
+def _quotation_guards(doc: Doc) -> None:
+    """No sentence starts inside a double quotation that holds no sentence
+    end ('... urged them to "Help the harbour: don't buy Imported Fish",
+    says ...'): a quoted phrase of the sentence around it. A mark opens
+    only after a space or a line start and before a word; the next double
+    mark must close (after a word, before a space or punctuation), within
+    the line and MAX_QUOTATION_TOKENS, else nothing is set (a stray mark or
+    a dataset's mojibake for an apostrophe, 'didn"t', abstains)."""
+    for token in doc:
+        if token.text not in _OPENING_QUOTES or token.i + 1 >= len(doc):
+            continue
+        before = doc[token.i - 1] if token.i > 0 else None
+        if (before is not None and not (before.whitespace_ or new_line(before))) or token.whitespace_:
+            continue
+        close = None
+        for k in range(token.i + 1, min(len(doc), token.i + MAX_QUOTATION_TOKENS + 2)):
+            inner = doc[k]
+            if inner.text in _OPENING_QUOTES | _CLOSING_QUOTES or "\"" in inner.text or new_line(inner):
+                close = k if inner.text in _CLOSING_QUOTES and not doc[k - 1].whitespace_ else None
+                break
+        if close is None or close == token.i + 1:
+            continue
+        closing = doc[close]
+        if close + 1 < len(doc) and not (closing.whitespace_ or doc[close + 1].is_punct):
+            continue  # not a closing mark: 'didn"t'
+        if any(t.text[-1:] in _QUOTATION_ENDS for t in doc[token.i + 1 : close]):
+            continue  # a quoted sentence may end inside: '"We sail. We dock," she said.'
+        for k in range(token.i + 1, close + 1):
+            _forbid(doc[k])
+
+
 def _dotted(token: Token) -> bool:
     """An abbreviation with inner periods ("a.s.", "i.e.")."""
     return len(token.text) > 2 and token.text.endswith(".") and "." in token.text[:-1]
@@ -134,12 +176,24 @@ def _lost_letter_goes_on(token: Token) -> bool:
     word, following, after = doc[i - 1], doc[i + 1], doc[i + 2]
     if word.whitespace_ or not (word.is_alpha and word.is_upper and len(word.text) <= MAX_LOST_LETTER_WORD):
         return False
-    if not (following.is_title and following.is_alpha and following.whitespace_) or opens_sentences(following):
+    if not (following.is_title and following.is_alpha) or opens_sentences(following):
         return False
-    if not (after.is_lower and after.is_alpha) or after.tag_ in _NOUN_PHRASE_TAGS:
+    if after.text in (":", ",") and not following.whitespace_:
+        pass  # the name's own punctuation: "told RT? News: ...", "When contacted by RT? News, the board ..."
+    elif not (following.whitespace_ and after.is_lower and after.is_alpha) or after.tag_ in _NOUN_PHRASE_TAGS:
         return False
     start = _clause_start(doc, i - 1)
-    return not (start.tag_ in _QUESTION_OPENING_TAGS or start.lower_ in _AUXILIARIES)
+    return not (_opens_question(start) or start.lower_ in _AUXILIARIES)
+
+
+def _opens_question(start: Token) -> bool:
+    """A modal or a wh-word first, unless a participle follows it: "When
+    contacted by ...", "While speaking to ..." open a subordinate clause,
+    which no question does."""
+    if start.tag_ not in _QUESTION_OPENING_TAGS:
+        return False
+    following = start.doc[start.i + 1] if start.i + 1 < len(start.doc) else None
+    return not (start.tag_ == "WRB" and following is not None and following.tag_ in ("VBN", "VBG"))
 
 
 def _abbreviation(token: Token) -> str | None:
@@ -189,6 +243,7 @@ def _attribution_from(doc: Doc, i: int) -> bool:
 def sentence_guards(doc: Doc) -> Doc:
     """Set the sentence starts the parser must respect (module docstring)."""
     _bracket_guards(doc)
+    _quotation_guards(doc)
     restated, names = restated_heading_starts(doc), name_heading_starts(doc)
     for i in restated + caps_heading_starts(doc) + names:
         if doc[i].is_sent_start is None:
