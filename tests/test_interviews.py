@@ -123,6 +123,19 @@ def test_questions_put_to_someone_and_answered_in_any_person_mark_an_interview(n
         assert got[sentence] == "interview"
 
 
+def test_an_advice_columns_questions_to_the_reader_make_no_interview(nlp):
+    # the writer speaks to "you" in statements too: the questions are the writer's own
+    text = (
+        "If you bake at home, your oven is probably hotter than its dial says. "
+        "You can check it with a cheap thermometer from any hardware shop. "
+        "What does your bread look like after forty minutes? A pale crust means the oven runs cool. "
+        "How long do you knead the dough? Ten minutes by hand is enough for most loaves. "
+        "Which flour do you buy? Strong flour makes a lighter loaf than plain flour. "
+        "You will see the difference in a week of baking."
+    )
+    assert set(refusals(nlp, text).values()) == {""}
+
+
 def test_a_question_before_a_kicker_or_under_one_speaker_makes_no_exchange(nlp):
     text = INTRO + (
         "Marlow: Can a bakery live on market days alone? It can, if the stalls are in three towns. "
