@@ -89,6 +89,53 @@ def test_one_question_between_two_speakers_labels_marks_an_interview(nlp):
         assert got[sentence] == "interview"
 
 
+def test_an_exchange_whose_labelled_lines_the_gate_dropped_marks_an_interview(nlp):
+    # the outlet's question and the answer's first line open with labels, so the gate drops
+    # both as labelled entries; each label is written once, and later questions are bare
+    text = (
+        "Gazette: What is new about the bakery's winter menu? "
+        "Ines Marlow: The winter menu adds four breads made from rye grown in the county. "
+        "The rye is milled in Athenry and baked on the same day. "
+        "Customers can order the breads online and collect them at the market stalls. "
+        "Who buys the rye bread? Mostly older customers who remember it from their childhood. "
+        "The shop also sells the flour in small bags for home bakers."
+    )
+    got = refusals(nlp, text)
+    assert "Ines Marlow: The winter menu adds four breads made from rye grown in the county." not in got  # dropped
+    for sentence in ("The rye is milled in Athenry and baked on the same day.",
+                     "The shop also sells the flour in small bags for home bakers."):  # fmt: skip
+        assert got[sentence] == "interview"
+
+
+def test_questions_put_to_someone_and_answered_in_any_person_mark_an_interview(nlp):
+    # a Q&A without labels: the questions address the interviewee, the answers do not open in the first person
+    text = INTRO + (
+        "Following are edited excerpts from the conversation: What is your view of the flour market this winter? "
+        "Prices have risen by a third since the spring, and the mills expect more. "
+        "How do you choose your suppliers? Quality comes first, then the distance the grain travels. "
+        "What is your advice to new bakers? Start small and keep the costs low for the first two years. "
+        "The shop opens a fourth branch in Sligo next month."
+    )
+    got = refusals(nlp, text)
+    assert got[INTRO.split(". ")[0] + "."] == ""  # the writer's own introduction
+    for sentence in ("Prices have risen by a third since the spring, and the mills expect more.",
+                     "The shop opens a fourth branch in Sligo next month."):  # fmt: skip
+        assert got[sentence] == "interview"
+
+
+def test_an_advice_columns_questions_to_the_reader_make_no_interview(nlp):
+    # the writer speaks to "you" in statements too: the questions are the writer's own
+    text = (
+        "If you bake at home, your oven is probably hotter than its dial says. "
+        "You can check it with a cheap thermometer from any hardware shop. "
+        "What does your bread look like after forty minutes? A pale crust means the oven runs cool. "
+        "How long do you knead the dough? Ten minutes by hand is enough for most loaves. "
+        "Which flour do you buy? Strong flour makes a lighter loaf than plain flour. "
+        "You will see the difference in a week of baking."
+    )
+    assert set(refusals(nlp, text).values()) == {""}
+
+
 def test_a_question_before_a_kicker_or_under_one_speaker_makes_no_exchange(nlp):
     text = INTRO + (
         "Marlow: Can a bakery live on market days alone? It can, if the stalls are in three towns. "

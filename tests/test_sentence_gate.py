@@ -67,6 +67,12 @@ def test_captions_and_list_entries_are_not_sentences(nlp):
         ("Sign up for the harbour newsletter", "no_sentence_end"),
         ("READ MORE: Ferry strike called off as talks resume.", "label"),
         ("Ferries: The new timetable adds two sailings a day to Kinsale.", "label"),  # a labelled list entry
+        # a timeline entry: a date, or a short verbless phrase, its label
+        ("January 26: The harbour board votes to close the old quay.", "label"),
+        ("Jan. 15: Divers find the wreck off the point.", "label"),
+        ("March 3, 2017: The ferry company files for bankruptcy.", "label"),
+        ("Two days later: The harbour master resigns.", "label"),
+        ("Short time later: Drives from the pier to the ferry office.", "label"),
         ("Follow the harbour master at @corkharbour for updates.", "web_residue"),
         ("Crowds cheered the tall ships in the bay #CorkHarbour.", "web_residue"),  # an embedded post
         ("The lighthouse stands about north of the old harbour.", "template_hole"),
@@ -92,6 +98,20 @@ def test_why_a_span_is_not_a_sentence(nlp, junk, reason):
     assert not_a_sentence(span, span.text.strip()) == reason
     text = f"The ferry left Cork at noon. {junk} The crossing took two hours."
     assert stored(nlp, text) == ("The ferry left Cork at noon.", "The crossing took two hours.")
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "He added: The quay will reopen before the summer.",  # a verb before the colon
+        "My fellow citizens: We meet tonight in a hard season for the fleet.",  # a person
+        "The reason is simple: Fuel costs more than fish.",
+        "The ferry left at 10:30 on the first day of May.",  # a time inside the sentence
+    ],
+)
+def test_a_colon_after_a_verb_a_person_or_a_name_is_no_entry_label(nlp, sentence):
+    span = next(nlp(sentence).sents)
+    assert not_a_sentence(span, span.text.strip()) is None
 
 
 def test_boilerplate_is_cut_before_parsing_when_repeated_across_documents():

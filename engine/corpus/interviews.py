@@ -14,7 +14,16 @@ question 2).
   all-capitals kicker such as "READ MORE:") or, for a question that
   addresses someone ("you", "your") and holds no first person of its own,
   by a sentence in the first person or opening with "Yes"/"No"/"Well". A
-  document with at least MIN_TURNS turns is an interview; its part runs
+  document with at least MIN_TURNS turns is an interview. So is one with
+  MIN_ADDRESSED questions that address someone, hold no first person and
+  are each followed by a statement (not a question, not opening with a
+  quotation mark) in any person ("What's your take on ...? In today's
+  economy, ..."), unless the writer speaks to the reader throughout (at
+  least READER_SHARE of its statements hold "you": an advice column's
+  questions are the writer's own); and so is one with a question between
+  two different speakers' labels ("DW: ...? Rolf Rische: ..."), read from
+  the whole text, since the gate drops a sentence that opens with a
+  label. Its part runs
   from its first question (the first turn's, or an earlier one that is at
   most QUESTION_REACH sentences before the next question of the part; or
   from a speaker label just before it, within LABEL_REACH sentences) to the
@@ -43,6 +52,8 @@ if TYPE_CHECKING:
     from spacy.tokens import Doc, Span
 
 MIN_TURNS = 2
+MIN_ADDRESSED = 3
+READER_SHARE = 0.25
 LABEL_REACH = 3
 QUESTION_REACH = 8
 INTERVIEW = "interview"
@@ -122,10 +133,16 @@ def interview_start(text: str, spans: Sequence[Span]) -> int | None:
     """The index of the first sentence of `spans` in the document's interview
     part, or None when there are fewer than MIN_TURNS turns."""
     turns = [k for k in range(len(spans)) if _is_turn(text, spans, k)]
-    exchange = next((k for k in range(len(spans)) if _labelled_exchange(text, spans, k)), None)
-    if len(turns) < MIN_TURNS and exchange is None:
+    addressed = [k for k in range(len(spans)) if k in turns or _is_addressed_question(text, spans, k)]
+    exchange = _labelled_exchange(text, spans)
+    found = (
+        turns[0] if len(turns) >= MIN_TURNS else None,
+        addressed[0] if len(addressed) >= MIN_ADDRESSED and not _addresses_the_reader(spans) else None,
+        exchange,
+    )
+    if all(k is None for k in found):
         return None
-    first = min(k for k in (turns[0] if len(turns) >= MIN_TURNS else None, exchange) if k is not None)
+    first = min(k for k in found if k is not None)
     # the interview's earlier questions, each within QUESTION_REACH sentences of the next
     # (a question that did not make a turn: "Is there more competition now?" | "Indeed ...")
     while True:
@@ -166,20 +183,56 @@ def _is_turn(text: str, spans: Sequence[Span], k: int) -> bool:
     return bool(said) and (said[0].lower() in ANSWER_OPENINGS or "I" in said or bool(FIRST_PERSON.intersection(w.lower() for w in said)))
 
 
-def _labelled_exchange(text: str, spans: Sequence[Span], k: int) -> bool:
-    """Whether question k stands between two different speakers' labels, the
-    asker's before it and the answerer's after it ("Outlet: ...? Name Surname:
-    ..."), each perhaps written only once: a dialogue, not the writer's prose."""
-    if not _is_question(spans[k].text):
+def _is_addressed_question(text: str, spans: Sequence[Span], k: int) -> bool:
+    """Whether sentence k is a question that addresses someone ("you",
+    "your") and holds no first person of its own, and the next kept sentence
+    answers it: a statement, not another question, not opening with a
+    quotation mark. Answered in any person ("What's your take on ...? In
+    today's economy, ..."): MIN_ADDRESSED of them make an interview."""
+    if not _is_question(spans[k].text) or k + 1 >= len(spans):
         return False
-    end = spans[k].end_char
-    after = text[end : spans[k + 1].start_char] if k + 1 < len(spans) else text[end:]
-    answerer = _label_name(after.strip() or (spans[k + 1].text.strip() if k + 1 < len(spans) else ""))
-    if answerer is None:
+    words = _words(spans[k].text)
+    if not SECOND_PERSON.intersection(words) or FIRST_PERSON.intersection(words) or "I" in words:
         return False
-    before = text[spans[k - 1].end_char if k else 0 : spans[k].start_char].strip()
-    parts = [part for part in re.split(r"(?<=[.!?])\s+", before) if part] + [spans[k].text.strip()]
-    return any(asker not in (None, answerer) for asker in map(_label_name, parts))
+    answer = spans[k + 1].text.strip()
+    return answer[:1] not in _OPENING_QUOTES and not answer.endswith("?")
+
+
+def _addresses_the_reader(spans: Sequence[Span]) -> bool:
+    """Whether the writer speaks to the reader throughout: at least
+    READER_SHARE of the document's statements (sentences that are not
+    questions) hold "you"/"your" ("If you shut off your ..."), as in an
+    advice column, whose questions to "you" are the writer's own, not an
+    interviewer's (an interview's answers use "you" in a few sentences)."""
+    statements = [span.text for span in spans if not _is_question(span.text)]
+    addressed = sum(1 for sentence in statements if SECOND_PERSON.intersection(_words(sentence)))
+    return bool(statements) and addressed >= READER_SHARE * len(statements)
+
+
+def _labelled_exchange(text: str, spans: Sequence[Span]) -> int | None:
+    """The index of the first kept sentence at or after the first question
+    that stands between two different speakers' labels, the asker's before
+    it and the answerer's after it ("Outlet: ...? Name Surname: ..."), each
+    perhaps written only once: a dialogue, not the writer's prose. The
+    question and the labelled answer may be sentences the gate dropped (a
+    "Name: ..." opening is a label): they are read from the text between the
+    kept sentences. None when there is no such question."""
+    parts: list[tuple[str, int, bool]] = []  # each sentence, kept or dropped; the next kept one's index; kept
+    for k in range(len(spans) + 1):
+        before = text[spans[k - 1].end_char if k else 0 : spans[k].start_char if k < len(spans) else len(text)].strip()
+        parts.extend((part, k, False) for part in re.split(r"(?<=[.!?])\s+", before) if part)
+        if k < len(spans):
+            parts.append((spans[k].text.strip(), k, True))
+    since = 0  # the first part after the last kept sentence before the question
+    for n, (part, k, kept) in enumerate(parts):
+        if n + 1 < len(parts) and _is_question(part):
+            answerer = _label_name(parts[n + 1][0])
+            askers = (_label_name(p) for p, _, _ in parts[since : n + 1])
+            if answerer is not None and any(asker not in (None, answerer) for asker in askers):
+                return k if k < len(spans) else None
+        if kept:
+            since = n + 1
+    return None
 
 
 def _label_name(opening: str) -> str | None:

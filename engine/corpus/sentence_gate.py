@@ -80,6 +80,19 @@ _LABEL = re.compile(r"^[A-Z][A-Z ]{2,}[A-Z](?::|\s[-\u2013\u2014])")
 # one to three capitalised words and a colon before a capital: a list entry's
 # label or a kicker ("Railways: The new law ...", "Opinion: ...")
 _TITLE_LABEL = re.compile(r"^(?:[A-Z][\w'\u2019-]*\s){0,2}[A-Z][\w'\u2019-]*:\s+[\"\u201c]?[A-Z]")
+# a timeline or schedule entry's label: a date or a short verbless phrase, then a
+# colon before a capital or a figure ("January 26: Spicer says ...", "Jan. 15: ...",
+# "March 3, 2017: ...", "Short time later: Drives from ...")
+_ENTRY_LABEL = re.compile(r"^([A-Z0-9][^:!?;\"\u201c\u201d()]{0,40}?):\s+[\"\u201c]?[A-Z0-9]")
+_MONTH = (
+    r"(?:Jan(?:uary|\.)?|Feb(?:ruary|\.)?|Mar(?:ch|\.)?|Apr(?:il|\.)?|May|June?|July?|Aug(?:ust|\.)?"
+    r"|Sep(?:tember|t\.|\.)?|Oct(?:ober|\.)?|Nov(?:ember|\.)?|Dec(?:ember|\.)?)"
+)
+_DATE = re.compile(
+    r"(?:(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day,?\s+)?"
+    rf"(?:{_MONTH}(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+\d{{4}})?|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:,?\s+\d{{4}})?|\d{{4}})"
+)
+ENTRY_LABEL_WORDS = 4
 # a legend or a cross-reference to a part of the page that is not in the text:
 # typography ("The winner is displayed in bold."), "See ... section below"
 _LEGEND = re.compile(
@@ -95,7 +108,7 @@ def not_a_sentence(span: Span, text: str) -> str | None:
         return "no_sentence_end"
     if _LIST_ENTRY.match(text):
         return "list_entry"
-    if _LABEL.match(text) or _TITLE_LABEL.match(text):
+    if _LABEL.match(text) or _TITLE_LABEL.match(text) or _entry_label(span, text):
         return "label"
     if _WEB.search(text):
         return "web_residue"
@@ -114,6 +127,28 @@ def not_a_sentence(span: Span, text: str) -> str | None:
     if span.doc.has_annotation("DEP") and opener_after_word(span) is not None:
         return "run_on_heading"
     return None
+
+
+def _entry_label(span: Span, text: str) -> bool:
+    """Whether `text` opens with a list entry's label and a colon: a date
+    ("Jan. 15:", "March 3, 2017:", "1998:"), or at most ENTRY_LABEL_WORDS
+    words without a verb, a pronoun or a name, by the parse ("Short time
+    later:"); a speaker's or a writer's own words before a colon have a verb
+    or a person ("He added: ...", "My fellow citizens: ...", "Ann Walsh: ...",
+    whose labels the speaker rules read)."""
+    match = _ENTRY_LABEL.match(text)
+    if match is None:
+        return False
+    label = match.group(1).strip()
+    if _DATE.fullmatch(label):
+        return True
+    if len(label.split()) > ENTRY_LABEL_WORDS or not span.doc.has_annotation("TAG"):
+        return False
+    words = [t for t in span if not t.is_space]
+    colon = next((n for n, t in enumerate(words) if t.text == ":"), None)
+    if colon is None:
+        return False
+    return not any(t.pos_ in ("VERB", "AUX", "PRON", "PROPN") or t.tag_ == "PRP$" for t in words[:colon])
 
 
 def _has_finite_verb(span: Span) -> bool:
