@@ -323,6 +323,12 @@ def distinct_city(here: tuple, there: tuple) -> bool:
     return here[2] >= DISTINCT_POPULATION and here[2] >= DISTINCT_SHARE * there[2]
 
 
+def city_population(place: Place) -> int:
+    """The population of the most populous city reading of `place` (0 if none)."""
+    points = _city_points()[0]
+    return max((points[k][2] for k in place.keys if k in points), default=0)
+
+
 def inside_a_larger_city(place: Place) -> bool:
     """Whether city `place` lies within NEAR_KM of a larger city of
     NEAR_POPULATION people or more of which it may be a part (`distinct_city`
