@@ -145,6 +145,8 @@ def test_a_city_across_a_border_or_in_another_first_level_division_is_not_a_part
     for city in ("San Diego", "Yokohama", "Potsdam", "Newark"):
         assert not inside_a_larger_city(place_of(city)), city
     assert same_kind_places("Chicago", [], ["San Diego", "Yokohama", "Brooklyn"]) == ["San Diego", "Yokohama"]
+    # a town under 100,000 across the line stays a possible suburb: Potomac, Maryland (47k) by Washington
+    assert inside_a_larger_city(place_of("Potomac"))
 
 
 def test_a_large_city_holding_a_large_share_of_its_neighbour_is_a_city_of_its_own():

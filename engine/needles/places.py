@@ -54,7 +54,7 @@ related and the rule abstains.
 
 Some neighbours are told apart by what the data do hold (`distinct_city`,
 session 10): a part of a city lies in the city's country and first-level
-division, so a city across a border (San Diego, Tijuana) or in another
+division, so a city of NEAR_POPULATION people across a border (San Diego, Tijuana) or in another
 first-level division (Yokohama in Kanagawa, Tokyo in Tokyo; Potsdam,
 Berlin; Newark, New York City) is not its part; and a city of
 DISTINCT_POPULATION people or more that holds DISTINCT_SHARE of the larger
@@ -312,14 +312,15 @@ def near(a: Place, b: Place) -> bool:
 
 def distinct_city(here: tuple, there: tuple) -> bool:
     """Whether the city at `here` is a city of its own beside the larger city
-    at `there` (points of `_city_points`), not one of its parts: it lies in
-    another country or another first-level division (both known), or it has
+    at `there` (points of `_city_points`), not one of its parts: it has
+    NEAR_POPULATION people and lies in another country or another first-level
+    division (both known), or it has
     DISTINCT_POPULATION people and DISTINCT_SHARE of the larger one's; never
     when its name holds the larger one's ("West Jerusalem", "South Boston")."""
     if f" {there[5].casefold()} " in f" {here[5].casefold().replace('-', ' ')} ":
         return False
-    if here[3] != there[3] or (here[4] and there[4] and here[4] != there[4]):
-        return True
+    if here[2] >= NEAR_POPULATION and (here[3] != there[3] or (here[4] and there[4] and here[4] != there[4])):
+        return True  # a town under NEAR_POPULATION across the line stays a possible suburb ("Potomac", Maryland, by Washington)
     return here[2] >= DISTINCT_POPULATION and here[2] >= DISTINCT_SHARE * there[2]
 
 
