@@ -138,7 +138,7 @@ def why(path: str, min_chars: float | None) -> None:
                 if span.text in disputed:
                     reason = "disputed"
                 elif label is None:
-                    reason = "no document label"
+                    reason = "no document label: " + _why_no_label(doc, span.text, doc.user_data.get("year"))
                 elif not E._fits_label(span, label):
                     reason = "form or syntax"
                 elif E.inside_quotes(sent.text.strip(), span.start_char - sentence_bounds(sent)[0]):
@@ -146,12 +146,86 @@ def why(path: str, min_chars: float | None) -> None:
                 elif label in E.PLACE_LABELS and E.place_of(span.text) is None:
                     reason = "place unknown"
                 elif label in E.PLACE_LABELS and not E._pool(span, label, sent, entities):
-                    reason = "no same-kind place"
+                    reason = "no same-kind place: " + _why_no_place(span, sent, entities)
+                elif label not in E.PLACE_LABELS and not set(entities.names.get(label, ())) - {span.text}:
+                    reason = f"no other {label} in the document"
                 else:
-                    reason = "no replacement"
+                    reason = "no replacement (candidates filtered: shape, shared word, article)"
                 reasons[f"{ent.label_}: {reason}"] += 1
                 print(f"   {k} {ent.label_} {span.text!r}: {reason}")
     print(json.dumps(reasons.most_common()))
+
+
+def _why_no_place(span, sent, entities) -> str:
+    """Why each place of the document is no replacement for `span` (engine.needles.places.same_kind_places's checks)."""
+    from engine.needles import entities as E
+    from engine.needles import places as P
+
+    place = P.place_of(span.text)
+    others = [o for o in map(E._without_article, sent.ents) if o.start != span.start and (o.label_ in E.PLACE_LABELS or P.place_of(o.text))]
+    unknown = [o.text for o in others if P.place_of(o.text) is None]
+    if unknown:
+        return f"another place of the sentence unknown {unknown}"
+    around = [one for o in others for one in P.place_of(o.text).each()]
+    why = Counter()
+    for candidate in sorted({n for k in sorted(E.PLACE_LABELS) for n in entities.names.get(k, ())} - {span.text}):
+        reading = P.place_of(candidate)
+        if candidate in entities.contained.get(span.text, ()):
+            why["document links them"] += 1
+        elif reading is None:
+            why["unknown"] += 1
+        elif reading.kind != place.kind:
+            why[f"{reading.kind} for a {place.kind}"] += 1
+        elif P.relation(place, reading):
+            why[P.relation(place, reading)] += 1
+        elif place.kind == "city" and P.near(place, reading):
+            why["near"] += 1
+        elif place.kind == "city" and P.inside_a_larger_city(reading):
+            why["near a larger city"] += 1
+        elif place.kind == "region" and not P._same_division(place, reading):
+            why["another division"] += 1
+        else:
+            def stands(one):
+                return [(P.relation(one, o), one.kind == o.kind == "city" and P.near(one, o)) for o in around]
+            why["stands otherwise to the sentence's places" if stands(reading) != stands(place) else "apposition or nationality"] += 1
+    return f"{place.kind}; " + (", ".join(f"{k} {v}" for k, v in why.most_common()) or "no other place in the document")
+
+
+def _why_no_label(doc, text: str, year) -> str:
+    """Which step of engine.needles.entities.document_entity_texts leaves `text` without a label."""
+    from engine.needles import entities as E
+    from engine.needles.person_evidence import not_a_person, titled_mentions
+    from engine.needles.states_then import countries_not_states_then, states_not_yet_admitted
+
+    spans = [E._without_article(ent) for ent in doc.ents]
+    counts = E._votes(doc).get(text)
+    if not counts:
+        return "no vote"
+    label, n = counts.most_common(1)[0]
+    n += titled_mentions(spans)[text] if label == "PERSON" else 0
+    if label not in E.NER_LABELS:
+        return f"majority {label}"
+    if n < E.LABEL_AGREEMENT * sum(counts.values()):
+        return f"votes split {dict(counts)}"
+    if label != "DATE" and " " not in text and n < E._support_needed(text, label):
+        return f"support {n} < {E._support_needed(text, label)}"
+    if label == "PERSON":
+        full_names = {s.text for s in spans if s.label_ == "PERSON" and len(s) > 1}
+        words = {
+            "in_other": {t.lower_ for s in spans if s.label_ not in E.NER_LABELS for t in s},
+            "other_texts": {s.text for s in spans if s.label_ not in ("PERSON", "DATE")},
+            "places": {s.text for s in spans if s.label_ in ("GPE", "LOC", "NORP") and len(s) == 1},
+        }
+        if not_a_person(text, " " not in text, full_names, words):
+            return "person evidence (not_a_person)"
+    places = [s for s in spans if s.label_ in E.PLACE_LABELS]
+    if text in countries_not_states_then(doc, places, year) | states_not_yet_admitted(places, year):
+        return "not a state then"
+    if any(s.text == text and E._contradicted_by_syntax(s, label) for s in spans):
+        return "a mention contradicts it (_contradicted_by_syntax)"
+    if label != "DATE" and n < E._support_needed(text, label):
+        return f"support {n} < {E._support_needed(text, label)} (several words)"
+    return "other"
 
 
 def main() -> None:

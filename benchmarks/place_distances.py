@@ -47,3 +47,27 @@ for title, pairs in (("suburb/borough -> centre", known), ("distinct neighbours"
         if x and y: rows.append((round(d(x, y), 1), a, b, x['population'], y['population']))
         else: rows.append((None, a, b, x and x['population'], y and y['population']))
     print(title); [print('  ', r) for r in sorted(rows, key=lambda r: (r[0] is None, r[0] or 0))]
+# 4. (session 10) what tells a part from a city of its own within 30 km (engine.needles.places.distinct_city): each pair's
+# country and first-level division, and the smaller one's share of the larger one's population
+print('share of the larger (smaller pop / larger pop), same country and first-level division?')
+for title, pairs in (("suburb/borough -> centre", known), ("distinct neighbours", distinct)):
+    print(title)
+    for a, b in pairs:
+        xs = [x for x in cs if x['name'] == a]; ys = [y for y in cs if y['name'] == b]
+        x, y = min(((x, y) for x in xs for y in ys), key=lambda p: d(*p), default=(None, None))
+        if x and y:
+            small, large = sorted((x, y), key=lambda z: z['population'])
+            same = small['countrycode'] == large['countrycode'] and small['admin1code'] == large['admin1code']
+            print('   %-22s %-22s %9d %9d share %.2f %s' % (a, b, x['population'], y['population'], small['population'] / large['population'], 'same division' if same else 'DIFFERENT division/country'))
+# 5. the cities of 100k+ the 30 km rule withholds, before and after distinct_city
+from engine.needles.places import NEAR_KM, NEAR_POPULATION, _city_points, distinct_city
+points, cells = _city_points()
+before = after = 0
+for key, here in points.items():
+    if here[2] < NEAR_POPULATION:
+        continue
+    larger = [there for i in (-1, 0, 1) for j in (-1, 0, 1) for other in cells.get((int(here[0] // 1) + i, int(here[1] // 1) + j), ())
+              if other != key and (there := points[other])[2] > here[2] and km_apart(here, there) < NEAR_KM]
+    before += bool(larger)
+    after += any(not distinct_city(here, there) for there in larger)
+print(f'cities of {NEAR_POPULATION}+ within {NEAR_KM} km of a larger one: {before}; still withheld with distinct_city: {after}')

@@ -296,3 +296,27 @@ def test_a_city_keeps_its_nearness_to_the_other_cities_of_its_sentence(urban):
 
 def test_a_state_is_replaced_by_a_state_never_by_a_city_read_as_a_foreign_region(urban):
     assert urban["In 1998 Lena Ortiz gave talks in Texas."] == {"Texas": ("Ohio",)}
+
+
+# a fourth document of our own: distinct cities near larger ones, and a town's name that is an island's here
+ISLAND = (
+    "Marta Gil sailed from Oakland in May. The Cocos Island Marine Park is closed in winter. "
+    "Only live-aboard boats reach Cocos from Costa Rica. Marta Gil also spoke in Yokohama and in Porto."
+)
+
+
+@pytest.fixture(scope="module")
+def island(nlp):
+    return options_by_sentence(nlp, ISLAND)
+
+
+def test_a_large_city_beside_a_larger_one_in_another_division_or_of_its_own_size_is_offered(island):
+    # Oakland holds half of San Francisco's people; Yokohama lies in Kanagawa, Tokyo in Tokyo (engine.needles.places.distinct_city)
+    assert island["Marta Gil sailed from Oakland in May."] == {"Oakland": ("Porto", "Yokohama")}
+    assert island["Marta Gil also spoke in Yokohama and in Porto."] == {"Yokohama": ("Oakland",), "Porto": ("Oakland",)}
+
+
+def test_a_small_towns_name_written_as_an_islands_is_the_island(island):
+    # "Cocos" beside "the Cocos Island Marine Park" is the island, not the Brazilian town of that name
+    assert island["Only live-aboard boats reach Cocos from Costa Rica."] == {}
+    assert all("Cocos" not in replacements for sentence in island.values() for replacements in sentence.values())

