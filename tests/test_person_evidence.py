@@ -31,22 +31,3 @@ def test_a_name_after_a_gendered_title_is_neither_span_nor_replacement(options):
     # "Mrs. Tomas Ruiz" must not arise, nor "Senator Clara Boyd" from a name the document genders
     assert options["Mrs. Clara Boyd asked for a second survey."] == {}
     assert all("Clara Boyd" not in r for sentence in options.values() for r in sentence.values())
-
-
-
-# a singer's biography: a song named after a person, printed alone between quotation marks (tagged PERSON)
-SONGS = (
-    "Senator Helen Marsh opened the festival in the harbour town on Friday. "
-    'Marsh wrote and recorded "Johnny Lee Walker" and "Sweet Harbour Rose" in the spring of 1958. '
-    "Dr. Tomas Ruiz gave the prizes to the young singers that evening. "
-    'The old record of "Johnny Lee Walker," her best song, sold well. '
-    'Ruiz said the boy of "Johnny Lee Walker" was a farmer from the hills. '
-    "Helen Marsh thanked the crowd and left the town by train."
-)
-
-
-def test_a_name_printed_alone_in_quotation_marks_is_a_title_not_a_person(nlp):
-    options = sentence_entity_options(nlp, SONGS)
-    offered = {r for sentence in options.values() for rs in sentence.values() for r in rs}
-    assert "Johnny Lee Walker" not in offered  # offered for "Helen Marsh" without the rule
-    assert options["Dr. Tomas Ruiz gave the prizes to the young singers that evening."] == {"Tomas Ruiz": ("Helen Marsh",)}

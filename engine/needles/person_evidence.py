@@ -3,7 +3,7 @@
 - Against (`not_a_person`): a one-word "person" the document never names in
   full, or one that is a word of an organisation or work; a multi-word
   "person" starting with an organisation's or place's name or holding a
-  place's name; a name printed alone between quotation marks (a title).
+  place's name.
 - Aliases (`aliases`): the names a document gives as another name of the
   same referent ("X, commonly known as Y or Z"): never a replacement for it.
 - For (`title_before`, `titled_mentions`): a name written right after a
@@ -73,28 +73,11 @@ def not_a_person(text: str, one_word: bool, full_names: set[str], words: dict[st
     one that is a word of an organisation or work ("Universal" of "Universal
     Music Holland", "Habana" of "the Habana Reds"); a multi-word "person"
     starting with an organisation's or place's name or holding a place's
-    name ("Byzantium Survives", "Fatimid Egypt"); a name the document prints
-    alone between quotation marks at some mention (`quoted_alone`: the
-    title of a song, a book or a film named after someone)."""
-    if text in words.get("quoted", ()):
-        return True
+    name ("Byzantium Survives", "Fatimid Egypt")."""
     parts = text.split(" ")
     if one_word:
         return not any(name.endswith(" " + text) for name in full_names) or text.lower() in words["in_other"]
     return parts[0] in words["other_texts"] or bool(words["places"] & set(parts))
-
-
-_OPENING_MARKS = ('"', "\u201c", "'", "\u2018")
-_CLOSING_MARKS = ('"', "\u201d", "'", "\u2019")
-
-
-def quoted_alone(span: Span) -> bool:
-    """The span is all that stands between a pair of quotation marks (a
-    closing comma or stop may sit inside them): '"Harbour Jack" was a hit'."""
-    text = span.doc.text
-    before = text[: span.start_char].rstrip(" ")
-    after = text[span.end_char :].lstrip(",.!?")
-    return before.endswith(_OPENING_MARKS) and after.startswith(_CLOSING_MARKS)
 
 
 def title_before(span: Span) -> bool:
