@@ -60,3 +60,14 @@ def sentence_entity_options(nlp, document):
     doc = nlp(document)
     entities = document_entity_texts(doc)
     return {s.text.strip(): {o.text: o.replacements for o in entity_options(s, entities)} for s in doc.sents}
+
+
+def before_parser(nlp, text: str):
+    """`text` through the components before the parser: the tagger's output
+    and the sentence starts the guards set, as the parser will see them."""
+    doc = nlp.make_doc(text)
+    for name, component in nlp.pipeline:
+        if name == "parser":
+            break
+        doc = component(doc)
+    return doc

@@ -9,6 +9,7 @@ import pytest
 
 from engine.corpus.cleaning import clean_text
 from engine.corpus.segmentation import document_sentences
+from needle_helpers import before_parser
 
 BEFORE = "The ferry left Cork at noon."
 
@@ -175,16 +176,6 @@ def test_a_sentence_copied_into_a_dropped_row_is_kept(nlp):
     assert stored(nlp, text)[-2:] == ("Ferries now sail every hour.", sentence)
 
 
-def _tagged(nlp, text: str):
-    """`text` through the components before the parser (the tagger's output, as the guards see it)."""
-    doc = nlp.make_doc(text)
-    for name, component in nlp.pipeline:
-        if name == "parser":
-            break
-        doc = component(doc)
-    return doc
-
-
 @pytest.mark.parametrize(
     "text, opener, expected",
     [
@@ -197,7 +188,7 @@ def _tagged(nlp, text: str):
 def test_an_opener_after_a_name_starts_a_sentence_before_the_parser(nlp, text, opener, expected):
     from engine.corpus.fused_headings import fused_heading
 
-    doc = _tagged(nlp, text)
+    doc = before_parser(nlp, text)
     i = next(t.i for t in doc if t.text == opener)
     assert fused_heading(doc, i) is expected
 

@@ -10,6 +10,7 @@ import pytest
 from engine.corpus.cleaning import clean_text
 from engine.corpus.segmentation import document_sentences
 from engine.corpus.sentence_gate import needle_refusals, not_a_sentence
+from needle_helpers import before_parser
 
 
 def stored(nlp, text: str) -> tuple[str, ...]:
@@ -273,16 +274,6 @@ def test_an_elision_apostrophe_opens_no_quotation_for_the_rest_of_the_paragraph(
     assert heading["Harbour ventures' The council met on Monday and voted on the plan."] == "quoted"
 
 
-def _guarded(nlp, text: str):
-    """`text` through the components before the parser: the sentence starts the guards set."""
-    doc = nlp.make_doc(text)
-    for name, component in nlp.pipeline:
-        if name == "parser":
-            break
-        doc = component(doc)
-    return doc
-
-
 @pytest.mark.parametrize(
     "text, inside",
     [
@@ -292,7 +283,7 @@ def _guarded(nlp, text: str):
     ],
 )
 def test_no_sentence_starts_inside_a_quoted_phrase(nlp, text, inside):
-    doc = _guarded(nlp, text)
+    doc = before_parser(nlp, text)
     start = text.index(inside)
     words = [t for t in doc if start <= t.idx < start + len(inside)]
     assert words and all(t.is_sent_start is False for t in words)
@@ -308,6 +299,6 @@ def test_no_sentence_starts_inside_a_quoted_phrase(nlp, text, inside):
     ],
 )
 def test_a_quoted_passage_or_a_stray_mark_sets_no_guard(nlp, text, word):
-    doc = _guarded(nlp, text)
+    doc = before_parser(nlp, text)
     start = text.index(word)
     assert next(t for t in doc if t.idx == start).is_sent_start is None

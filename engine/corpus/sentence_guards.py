@@ -178,9 +178,10 @@ def _lost_letter_goes_on(token: Token) -> bool:
         return False
     if not (following.is_title and following.is_alpha) or opens_sentences(following):
         return False
-    if after.text in (":", ",") and not following.whitespace_:
-        pass  # the name's own punctuation: "told RT? News: ...", "When contacted by RT? News, the board ..."
-    elif not (following.whitespace_ and after.is_lower and after.is_alpha) or after.tag_ in _NOUN_PHRASE_TAGS:
+    # the name's own punctuation ("told RT? News: ...", "When contacted by RT? News, the board ...") or a clause going on
+    own_punctuation = after.text in (":", ",") and not following.whitespace_
+    goes_on = following.whitespace_ and after.is_lower and after.is_alpha and after.tag_ not in _NOUN_PHRASE_TAGS
+    if not (own_punctuation or goes_on):
         return False
     start = _clause_start(doc, i - 1)
     return not (_opens_question(start) or start.lower_ in _AUXILIARIES)
