@@ -282,3 +282,21 @@ def test_a_plural_possessive_mark_no_longer_makes_its_sentence_quoted(nlp):
     spans = document_sentences(doc).spans
     refusals = dict(zip((s.text.strip() for s in spans), needle_refusals(doc, spans)))
     assert refusals["The growers' union met in the hall and voted on the plan."] == ""
+
+
+@pytest.mark.parametrize(
+    ("shipped", "repaired"),
+    [
+        ("The ferry was late.-The crew waited.", "The ferry was late. The crew waited."),
+        # a stray "*" before the break's dash, and a bracket after it
+        ("The harbour master told her story.*-Widowed young, she ran the pier.", "The harbour master told her story. Widowed young, she ran the pier."),
+        ("The fares went up.-(Nobody was surprised.)", "The fares went up. (Nobody was surprised.)"),
+        # a hyphen in a range or before a hashtag is no break
+        ("See pages 3.-4 of the report.", "See pages 3.-4 of the report."),
+        ("They chanted the pier!-#SAVETHEPIER was the tag.", "They chanted the pier!-#SAVETHEPIER was the tag."),
+    ],
+)
+def test_a_lost_paragraph_break_written_as_a_dash_ends_the_sentence(shipped, repaired):
+    from engine.corpus.cleaning import repair_mojibake
+
+    assert repair_mojibake(shipped) == repaired

@@ -107,13 +107,14 @@ def normalise_whitespace(text: str) -> str:
 # Mojibake of the news dataset (../shared/data/README.md): each curly quote,
 # apostrophe and dash became '"', and a space after one often became "?" (or
 # U+FFFD): 'the "last king of coal"?said', 'administration "?long accused',
-# '"\ufffdOr', 'don"t'; a lost paragraph break often left "-" ("succeed.- Unlike").
+# '"\ufffdOr', 'don"t'; a lost paragraph break often left "-" ("succeed.- Unlike"),
+# sometimes after a stray "*" or before a bracket ("her story.*-Abused ...", "no more.-(Seriously, ...").
 _SPACE_LOST_AFTER_QUOTE = re.compile(r'"\?(?=[^\s?!.,;:])')
 _MARK_BEFORE_LOST = re.compile('"\ufffd+')
 _APOSTROPHE_AS_QUOTE = re.compile(r'(?<=[A-Za-z])"(?=[a-z])')
 _NEGATION_APOSTROPHE = re.compile(r'n"t\b')
 _DASH_AS_QUOTE = re.compile(r'(?<=\w) "(?= \w)')  # between two words, a space each side: a dash, not a quotation
-_BREAK_AS_DASH = re.compile(r'(?<=[.!?"])[ \t]*-+(?:[ \t]+|(?=[A-Z"]))(?=[A-Z"])')
+_BREAK_AS_DASH = re.compile(r'(?<=[.!?"])[ \t]*\*?-+(?:[ \t]+|(?=[A-Z"(\[]))(?=[A-Z"(\[])')
 # after a plural's "s", before a lowercase word, a figure or "$": the apostrophe of
 # a plural possessive ('the farmers" union') when no quotation is open there
 _PLURAL_POSSESSIVE = re.compile(r'(?<=[a-z]s)"(?= (?:[a-z]|\$|\d))')
