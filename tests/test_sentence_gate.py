@@ -302,3 +302,28 @@ def test_a_quoted_passage_or_a_stray_mark_sets_no_guard(nlp, text, word):
     doc = before_parser(nlp, text)
     start = text.index(word)
     assert next(t for t in doc if t.idx == start).is_sent_start is None
+
+
+def test_a_common_noun_capitalised_before_a_comma_starts_a_second_sentence(nlp):
+    # a subheading with a verb of its own run into a sentence that opens with a common noun
+    run_on = "Reform of the courts must be resisted Experience, including in earlier trials, has shown that careful review is critical."
+    assert run_on not in stored(nlp, f"The ferry left Cork at noon. {run_on} The crew stayed in Cork.")
+    # old prose capitalises nouns that words before them modify: a sentence, kept
+    prose = "The treaty was signed by the larger States, and the smaller ones followed in May."
+    assert prose in stored(nlp, f"The ferry left Cork at noon. {prose} The crew stayed in Cork.")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "refused"),
+    [
+        # a one-word section heading before a sentence that opens with a place's name
+        ("Weapons France has long tried to stop the sale of weapons to the rebels.", True),
+        # the tagger takes the heading for a name, but the document writes it lowercase as a plural noun
+        ("Tariffs Canada has long opposed the tariffs on timber from its southern neighbour.", True),
+        # a role before a person's name is prose
+        ("Researcher Ann Walsh said the pier would close.", False),
+    ],
+)
+def test_a_one_word_heading_before_a_place_refuses_the_sentence_as_a_needle(nlp, sentence, refused):
+    found = refusals(nlp, f"The ferry left Cork at noon. {sentence} The crew stayed in Cork.")
+    assert found[sentence] == ("heading_opening" if refused else "")

@@ -19,7 +19,8 @@ parsed sentence and say why it is not one clean sentence, or None:
   number: an adverb, a preposition or a conjunction before a comma
   ("... Brexit uncertainties Currently, London ...", "... in 2016
   However, the ...") or a preposition before a number ("... the '50s In
-  1955, ...", "... for the ferry From 2019 the ..."); a preposition in a
+  1955, ...", "... for the ferry From 2019 the ...") or a common noun
+  before a comma ("... must be resisted Experience, in our view, ..."); a preposition in a
   title that capitalises every word follows a capitalised word ("Men In
   Black 3") and is not taken.
 - `heading_opening(span)`: the sentence opens with a short verbless phrase
@@ -36,7 +37,10 @@ parsed sentence and say why it is not one clean sentence, or None:
   finds one before the parser but without its safeguards for a split (a
   name or a preposition may open the title): "Monetary policy seen as
   prudent China's monetary policy is expected to become more prudent",
-  "Ferry firm defends timetable Minister Ann Byrne said the firm's timetable ...".
+  "Ferry firm defends timetable Minister Ann Byrne said the firm's timetable ...",
+  and one that opens with a one-word heading, a capitalised common noun
+  before the name of a place or a body ("Harbours Cork has long been ...";
+  a role before a person's name is prose: "Researcher Ann Walsh said").
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ _FUNCTION_TAGS = frozenset({"IN", "TO", "DT", "PDT", "PRP$", "POS", "WDT", "WP",
 _NAME_TYPES = frozenset({"PERSON", "GPE", "ORG", "LOC", "FAC", "NORP", "WORK_OF_ART", "LAW", "EVENT", "PRODUCT", "LANGUAGE"})
 # what a word modifying the next one is (a role before a name, an adjective)
 _MODIFIER_DEPS = frozenset({"compound", "amod", "nmod", "appos", "nummod", "poss"})
+_PLACE_OR_BODY_TYPES = frozenset({"GPE", "LOC", "FAC", "ORG", "NORP"})
 _STOPS = frozenset('"\u201c\u201d()[]:;')
 
 
@@ -105,7 +110,7 @@ def opener_after_word(span: Span) -> Token | None:
             continue  # a whole word: "Cant" is tokenized "Ca" + "nt", as "can't"
         if token.tag_ in ("NNP", "NNPS", "JJ") or token.ent_type_ in _NAME_TYPES:
             continue
-        if _opener_by_punctuation(token, after):
+        if _opener_by_punctuation(token, after) or _noun_opener_before_comma(token, after):
             return token
         if not token.whitespace_ or not after.is_alpha or not _content_word_before(token):
             continue
@@ -113,6 +118,17 @@ def opener_after_word(span: Span) -> Token | None:
             continue  # "his trilogy The Heart of the Galaxy": a title of a work
         return token
     return None
+
+
+def _noun_opener_before_comma(token: Token, after: Token) -> bool:
+    """A capitalised common noun, not in a name, before a comma, after a
+    lowercase content word: "... must be challenged Experience, including
+    ...". Prose writes a common noun capitalised only at a sentence start,
+    save old prose's capitalised nouns, which words before them modify
+    ("the larger States, and", "foreign Governments, through")."""
+    if token.tag_ not in ("NN", "NNS") or token.ent_type_ or after.text != "," or not _content_word_before(token):
+        return False
+    return not any(child.i < token.i for child in token.children)
 
 
 def _modifies(before: Token, token: Token) -> bool:
@@ -126,7 +142,7 @@ def _modifies(before: Token, token: Token) -> bool:
 
 def heading_opening(span: Span) -> bool:
     """Whether `span` opens with a heading run into it (module docstring)."""
-    return _verbless_heading_before_name(span) or _restated_heading(span)
+    return _verbless_heading_before_name(span) or _restated_heading(span) or _one_word_heading_before_place(span)
 
 
 def _restated_heading(span: Span) -> bool:
@@ -169,3 +185,34 @@ def _verbless_heading_before_name(span: Span) -> bool:
             return False
         return any(t.tag_ in FINITE_TAGS for t in doc[token.i : span.end])
     return False
+
+
+def _one_word_heading_before_place(span: Span) -> bool:
+    """A one-word section heading, a capitalised common noun outside any
+    name, before a sentence that opens with a place or a body: "Harbours
+    Cork has long been ...". A common noun does not premodify a place's
+    name in prose; a role before a person's name does ("Researcher Ann
+    Walsh said"), so a person's name is not taken."""
+    if len(span) < 4:
+        return False
+    first, name = span[0], span[1]
+    common = first.tag_ in ("NN", "NNS") or (first.tag_ == "NNP" and _written_lowercase(first))
+    return (
+        common
+        and first.is_title
+        and not first.ent_type_
+        and name.ent_iob_ == "B"
+        and name.ent_type_ in _PLACE_OR_BODY_TYPES
+        and name.is_title
+        and any(t.tag_ in FINITE_TAGS for t in span[2:])
+    )
+
+
+def _written_lowercase(token: Token) -> bool:
+    """The document also writes the word lowercase as a plural noun: a common
+    noun the tagger took for a name at a sentence start ("Tariffs Canada has
+    ...", "... the tariffs on timber"), not an adverb or a title ("Whilst
+    Congress", "President Adams")."""
+    lower = token.lower_
+    return any(t.text == lower and t.tag_ == "NNS" for t in token.doc if t.i != token.i)
+
