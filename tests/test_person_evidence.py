@@ -31,3 +31,32 @@ def test_a_name_after_a_gendered_title_is_neither_span_nor_replacement(options):
     # "Mrs. Tomas Ruiz" must not arise, nor "Senator Clara Boyd" from a name the document genders
     assert options["Mrs. Clara Boyd asked for a second survey."] == {}
     assert all("Clara Boyd" not in r for sentence in options.values() for r in sentence.values())
+
+
+def test_aliases_link_the_names_of_one_sentence_and_never_across_a_sentence_end():
+    # a hand-built Doc (no trained model): sentence starts and PERSON entities set by us
+    import spacy
+    from spacy.tokens import Doc
+
+    from engine.needles.person_evidence import aliases
+
+    sentences = [
+        ("Ana Lima , known as Annie Lee or Ana Lee , sang .".split(), [(0, 2), (5, 7), (8, 10)]),
+        ("The hall was full for Tom Byrne .".split(), [(5, 7)]),
+        ("Called Ted Byrne by friends , Paul Ward played .".split(), [(1, 3), (6, 8)]),
+    ]
+    words, starts, ents = [], [], []
+    for sentence, people in sentences:
+        labels = ["O"] * len(sentence)
+        for start, end in people:
+            labels[start : end] = ["B-PERSON"] + ["I-PERSON"] * (end - start - 1)
+        words += sentence
+        starts += [True] + [False] * (len(sentence) - 1)
+        ents += labels
+    doc = Doc(spacy.blank("en").vocab, words=words, sent_starts=starts, ents=ents)
+    found = aliases(doc, lambda span: span, lambda text: set(text.split()))
+    assert found == {
+        "Ana Lima": {"Annie", "Lee", "Ana"},
+        "Annie Lee": {"Ana", "Lima", "Lee"},
+        "Ana Lee": {"Ana", "Lima", "Annie", "Lee"},
+    }  # "Tom Byrne" ends one sentence, "Called Ted Byrne" opens the next: no link

@@ -249,9 +249,12 @@ def _opener_after_name(doc: Doc, i: int) -> bool:
 
 def fused_heading(doc: Doc, i: int) -> bool:
     """Whether token i starts a sentence fused onto a heading before it (module docstring)."""
-    if i < 2 or i + 1 >= len(doc) or not _after_word(doc, i):
+    if i < 2 or i + 1 >= len(doc):
         return False
-    before, token, after = doc[i - 1], doc[i], doc[i + 1]
+    token = doc[i]
+    if not token.is_title or not _after_word(doc, i):
+        return False  # every form below starts at a title-case word (checked first: most tokens are not)
+    before, after = doc[i - 1], doc[i + 1]
     if _opener_after_name(doc, i):
         return True
     if opens_sentences(token):
@@ -405,17 +408,45 @@ def _attribution_before(doc: Doc, i: int) -> bool:
     return i >= 3 and doc[i - 1].lower_ in _ATTRIBUTING and doc[i - 2].tag_ in ("NNP", "NNPS") and doc[i - 3].text == ","
 
 
-def _found_at_sentence_starts(doc: Doc, find: Callable[[Doc, int], int | None], after_colon: bool) -> list[int]:
-    """What `find(doc, start)` returns, not None, at each token that starts a stretch after a sentence end."""
-    starts: list[int] = []
-    at_start = True
+def _stretch_starts(doc: Doc) -> tuple[list[int], list[int]]:
+    """The tokens that start a stretch after a sentence end (or the doc's
+    start), not a space: (not counting a colon as an end, counting it).
+    One pass serves the three finders (`heading_starts`)."""
+    plain: list[int] = []
+    colon: list[int] = []
+    at_start = at_colon_start = True
     for token in doc:
-        if at_start and not token.is_space:
-            found = find(doc, token.i)
-            if found is not None:
-                starts.append(found)
-        at_start = (_ends_sentence(token) and (after_colon or token.text != ":")) or (at_start and token.is_space)
-    return starts
+        space = token.is_space
+        if not space:
+            if at_start:
+                plain.append(token.i)
+            if at_colon_start:
+                colon.append(token.i)
+        ends = _ends_sentence(token)
+        at_start = (ends and token.text != ":") or (at_start and space)
+        at_colon_start = ends or (at_colon_start and space)
+    return plain, colon
+
+
+def _found_at_sentence_starts(
+    doc: Doc, find: Callable[[Doc, int], int | None], after_colon: bool, starts: tuple[list[int], list[int]] | None = None
+) -> list[int]:
+    """What `find(doc, start)` returns, not None, at each token that starts a
+    stretch after a sentence end (`_stretch_starts`, computed unless given)."""
+    plain, colon = starts or _stretch_starts(doc)
+    found = (find(doc, i) for i in (colon if after_colon else plain))
+    return [i for i in found if i is not None]
+
+
+def heading_starts(doc: Doc) -> tuple[list[int], list[int], list[int]]:
+    """(restated_heading_starts, caps_heading_starts, name_heading_starts) of
+    `doc`, from one pass over its sentence ends (engine.corpus.sentence_guards)."""
+    starts = _stretch_starts(doc)
+    return (
+        _found_at_sentence_starts(doc, _restated_start, after_colon=False, starts=starts),
+        _found_at_sentence_starts(doc, _caps_heading_end, after_colon=True, starts=starts),
+        _found_at_sentence_starts(doc, _name_heading_end, after_colon=False, starts=starts),
+    )
 
 
 def restated_heading_starts(doc: Doc) -> list[int]:

