@@ -71,7 +71,7 @@ from engine.needles.entity_form import NAME_PARTICLES, NAMED_AFTER_A_PLACE, date
 from engine.needles.place_syntax import article_alone, called_a_dependency, contained_places, described_by_nationality
 from engine.needles.place_syntax import country_modifier_fits, is_country, names_an_act, of_polities, party_of_states
 from engine.needles.part_of_a_name import INSTRUMENT_NOUNS, only_titles, part_of_a_name
-from engine.needles.person_evidence import aliases, not_a_person, title_before, titled_mentions
+from engine.needles.person_evidence import aliases, not_a_person, quoted_alone, title_before, titled_mentions
 from engine.needles.places import NEAR_POPULATION, city_population, place_of, same_kind_places
 from engine.needles.states_then import countries_not_states_then, states_not_yet_admitted
 
@@ -335,6 +335,8 @@ def document_entity_texts(doc: Doc, year: int | None = None) -> DocumentEntities
         "in_other": {t.lower_ for s in spans if s.label_ not in NER_LABELS for t in s},
         "other_texts": {s.text for s in spans if s.label_ not in ("PERSON", "DATE")},
         "places": {s.text for s in spans if s.label_ in ("GPE", "LOC", "NORP") and len(s) == 1},
+        # a "person" printed alone between quotation marks somewhere: a song's, film's or book's title
+        "quoted": {s.text for s in spans if s.label_ == "PERSON" and quoted_alone(s.text, doc.text)},
     }
     labels: dict[str, str] = {}
     support: dict[str, int] = {}
