@@ -110,6 +110,8 @@ TITLE_WORDS = frozenset(
     "king queen prince princess duke duchess earl count countess baron baroness lord lady marquess marquis "
     "viscount emperor empress sultan emir shah pope bishop archbishop abbot mayor governor president".split()
 )
+# courtesy titles a tagger takes into the name ("Ms Yellen"): such a text is neither span nor replacement
+COURTESY_TITLES = frozenset("mr mrs ms miss mx sir dame".split())
 ANIMATE_VERBS = frozenset("die bear marry say".split())  # a place is never born, married, dead or saying
 SPEECH_VERBS = frozenset({"say"})  # ... but a country says, by its government
 _ROMAN = re.compile(r"^[IVX]+\.?$")  # "Kilij Arslan I", "Shah II"
@@ -237,6 +239,8 @@ def _fits_label(span: Span, label: str) -> bool:
             return False
         if len(span) > 2 and span[0].lower_ in TITLE_WORDS and span[1].lower_ == "of":
             return False  # a title ("Earl of Westmorland")
+        if len(span) > 1 and span[0].lower_.rstrip(".") in COURTESY_TITLES:
+            return False  # "Ms Yellen" tagged whole: "President Ms Yellen" as a replacement, a title for another person
     if label in PLACE_LABELS and (_slot(span) == "mod" and span.root.head.lower_ in INSTRUMENT_NOUNS or names_an_act(span)):
         return False  # "United States notes": a currency's name; "the Berlin and Milan decrees": acts' names
     if label == "GPE" and span[-1].lower_ in WATER_AND_LAND_FEATURES:
