@@ -111,7 +111,7 @@ TITLE_WORDS = frozenset(
     "viscount emperor empress sultan emir shah pope bishop archbishop abbot mayor governor president".split()
 )
 # courtesy titles a tagger takes into the name ("Ms Yellen"): such a text is neither span nor replacement
-COURTESY_TITLES = frozenset("mr mrs ms miss mx sir dame".split())
+COURTESY_TITLES = frozenset("mr mrs ms miss mx sir dame mme mlle".split())
 ANIMATE_VERBS = frozenset("die bear marry say".split())  # a place is never born, married, dead or saying
 SPEECH_VERBS = frozenset({"say"})  # ... but a country says, by its government
 _ROMAN = re.compile(r"^[IVX]+\.?$")  # "Kilij Arslan I", "Shah II"
