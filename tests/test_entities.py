@@ -320,3 +320,16 @@ def test_a_small_towns_name_written_as_an_islands_is_the_island(island):
     # "Cocos" beside "the Cocos Island Marine Park" is the island, not the Brazilian town of that name
     assert island["Only live-aboard boats reach Cocos from Costa Rica."] == {}
     assert all("Cocos" not in replacements for sentence in island.values() for replacements in sentence.values())
+
+
+def test_a_person_tagged_with_a_courtesy_title_is_neither_span_nor_replacement(nlp):
+    # "Ms Yellen" tagged whole: as a replacement, "President Ms Yellen"; as a span, the title stays with another name
+    text = (
+        "President Tom Baker met the bankers on Monday. Ms Carla Venn told reporters the rate would rise. "
+        "Tom Baker said growth would come. Ms Carla Venn said she saw no conflict. Rosa Lind and Tom Baker agreed."
+    )
+    options = options_by_sentence(nlp, text)
+    offered = {r for sentence in options.values() for rs in sentence.values() for r in rs}
+    assert not any("Ms" in r for r in offered), offered
+    assert all("Ms Carla Venn" not in sentence for sentence in options.values())
+    assert options["Tom Baker said growth would come."] == {"Tom Baker": ("Rosa Lind",)}

@@ -289,7 +289,8 @@ def ner_gold():
 def test_gold_set_is_complete_and_labelled(ner_gold):
     for name, records in ner_gold.items():
         assert all(r.type == "ner" and r.label in ("correct", "meaning-odd", "ungrammatical", "wrong") and r.note for r in records), name
-        assert len({r.key for r in records if r.generator == "after"}) >= 40, name
+        # ner_fresh: 39 since session 11 (8722809's Walnut, California lies by Los Angeles: refused)
+        assert len({r.key for r in records if r.generator == "after"}) >= (39 if name == "ner_fresh" else 40), name
         for r in records:
             head = r.sentence.split(r.span_before, 1)[0]
             assert r.perturbed.startswith(head) and r.span_after in r.perturbed, (name, r.doc_id)
@@ -347,7 +348,8 @@ def test_generator_still_produces_the_labelled_after_outputs(sm_once, ner_gold, 
     ner_fresh3_sm: the articles of ner_fresh3 drawn with en_core_web_sm alone."""
     sets = dict(ner_gold, ner_fresh3_sm=read_gold(GOLD_DIR / "ner_fresh3_sm.jsonl"))
     # 4 before issue 27's same-kind places; 3 of those now refused or replaced (kept as "earlier"), one new (RUBRIC.md);
-    assert sum(r.label in DEFECTS for r in sets["ner_fresh3_sm"] if r.generator == "after") == 2
+    # session 11: Essendon (the VFL club, read as Melbourne's suburb) gets no replacement: 2 -> 1
+    assert sum(r.label in DEFECTS for r in sets["ner_fresh3_sm"] if r.generator == "after") == 1
     for name, records in sets.items():
         current = regenerate_ner(sm_once, records)
         after = {r.key: r.perturbed for r in records if r.generator == "after"}
@@ -359,7 +361,7 @@ def test_generator_still_produces_the_labelled_after_outputs(sm_once, ner_gold, 
         fixed = [r for r in records if r.generator in ("before", "earlier") and r.label in DEFECTS]
         assert all(current[r.key] != r.perturbed for r in fixed), (name, [r.doc_id for r in fixed if current[r.key] == r.perturbed])
     # 15, 3 md outputs issue 27 replaced, and the spaced-ellipsis fragment (8722998)
-    assert len([r for r in ner_gold["ner"] + ner_gold["ner_fresh"] if r.generator == "earlier" and r.label in DEFECTS]) == 19
+    assert len([r for r in ner_gold["ner"] + ner_gold["ner_fresh"] if r.generator == "earlier" and r.label in DEFECTS]) == 20  # + md's quoted play title "Bánk Bán" (session 11)
 
 
 @pytest.fixture(scope="module")
@@ -390,7 +392,8 @@ def test_md_model_still_produces_its_labelled_outputs(md_once, ner_gold, nlp):
     sets = dict(ner_gold, ner_fresh2_md=read_gold(GOLD_DIR / "ner_fresh2_md.jsonl"))
     # 55 drawn; 27084841's Okinawa (a prefecture named after its own city of 100,000+) refused since ner27;
     # 8721839's Nuremberg -> Venice refused since s9-ner (GeoNames' Venice, the old town, lies near a larger city)
-    assert sum(r.generator == "md" for r in sets["ner_fresh2_md"]) == 53 and all(r.note for r in sets["ner_fresh2_md"])
+    # 8724464's Zonhoven refused since session 11 (a town by a larger city: a possible suburb, no replacement)
+    assert sum(r.generator == "md" for r in sets["ner_fresh2_md"]) == 52 and all(r.note for r in sets["ner_fresh2_md"])
     sets["ner_fresh3_md"] = read_gold(GOLD_DIR / "ner_fresh3_md.jsonl")
     for name, records in sets.items():
         labelled = {r.key: r.perturbed for r in records if r.generator == "md"}
@@ -403,7 +406,7 @@ def test_md_model_still_produces_its_labelled_outputs(md_once, ner_gold, nlp):
                 assert dropped_as_non_sentence(nlp, records, key, name), f"{name} {key[1]}: this gold sentence is gone; label it again"
                 continue
             assert output == labelled.get(key), f"{name} {key[1]}: relabel the md output {output!r}"
-        assert sum(r.label in DEFECTS for r in records if r.generator == "md") == {"ner": 2, "ner_fresh": 1, "ner_fresh2": 0, "ner_fresh2_md": 0, "ner_fresh3_md": 2}[name]
+        assert sum(r.label in DEFECTS for r in records if r.generator == "md") == {"ner": 2, "ner_fresh": 1, "ner_fresh2": 0, "ner_fresh2_md": 0, "ner_fresh3_md": 1}[name]
 
 
 # -- two-model agreement (model = "en_core_web_sm+en_core_web_md") ----------
@@ -412,7 +415,8 @@ AGREEMENT = "en_core_web_sm+en_core_web_md"
 # ner_fresh3 (benchmarks/draw_ner_sample.py): drawn with agreement after the
 # rules were frozen; the same articles drawn with each single model
 AGREEMENT_DRAWN_SETS = ("ner_fresh3_agree",)
-AGREEMENT_DEFECTS = {"ner": 1, "ner_fresh": 0, "ner_fresh2": 0, "ner_fresh3_agree": 1}
+# ner_fresh3_agree: 1 -> 0 in session 11 (Essendon, the VFL club read as a suburb, gets no replacement)
+AGREEMENT_DEFECTS = {"ner": 1, "ner_fresh": 0, "ner_fresh2": 0, "ner_fresh3_agree": 0}
 
 
 def test_a_text_the_second_model_tags_otherwise_is_neither_span_nor_replacement(nlp):
@@ -482,8 +486,9 @@ def test_agreement_still_produces_its_labelled_outputs(agreed, ner_gold, nlp):
         assert sum(r.label in DEFECTS for r in records if r.generator == "agree") == AGREEMENT_DEFECTS[name]
     single = [r for r in sets["ner_fresh2"] if r.generator in ("after", "md") and r.label in DEFECTS]
     removed = {r.span_before for r in single if r.perturbed not in {a.perturbed for a in sets["ner_fresh2"] if a.generator == "agree"}}
-    # sm's "England" -> "Pooja Bhatt" is gone from sm too since issue 27 (a place for a place only)
-    assert removed == {"Ben Asdale", "Diamond Head", "Ethiopian Orthodox Christianity"}, removed
+    # sm's "England" -> "Pooja Bhatt" is gone from sm too since issue 27 (a place for a place only), and the
+    # trawler "Ben Asdale" since session 11 (the article prints it alone in quotation marks: a name, no person)
+    assert removed == {"Diamond Head", "Ethiopian Orthodox Christianity"}, removed
 
 
 # -- the needle sentence ------------------------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from engine.needles.person_evidence import quoted_alone
 from needle_helpers import sentence_entity_options
 
 # one document: two people each named once, after an office; one after a gendered title
@@ -60,3 +61,36 @@ def test_aliases_link_the_names_of_one_sentence_and_never_across_a_sentence_end(
         "Annie Lee": {"Ana", "Lima", "Lee"},
         "Ana Lee": {"Ana", "Lima", "Annie", "Lee"},
     }  # "Tom Byrne" ends one sentence, "Called Ted Byrne" opens the next: no link
+
+
+# a singer's biography: a song named after a person, printed alone between quotation marks (tagged PERSON)
+SONGS = (
+    "Senator Helen Marsh opened the festival in the harbour town on Friday. "
+    'Marsh wrote and recorded "Johnny Lee Walker" and "Sweet Harbour Rose" in the spring of 1958. '
+    "Dr. Tomas Ruiz gave the prizes to the young singers that evening. "
+    'The old record of "Johnny Lee Walker," her best song, sold well. '
+    'Ruiz said the boy of "Johnny Lee Walker" was a farmer from the hills. '
+    "Helen Marsh thanked the crowd and left the town by train."
+)
+
+
+def test_a_name_printed_alone_in_quotation_marks_is_a_title_not_a_person(nlp):
+    options = sentence_entity_options(nlp, SONGS)
+    offered = {r for sentence in options.values() for rs in sentence.values() for r in rs}
+    assert "Johnny Lee Walker" not in offered  # offered for "Helen Marsh" without the rule
+    assert all("Johnny Lee Walker" not in sentence for sentence in options.values())  # nor a span
+    assert options["Dr. Tomas Ruiz gave the prizes to the young singers that evening."] == {"Tomas Ruiz": ("Helen Marsh",)}
+
+
+@pytest.mark.parametrize(
+    ("document", "quoted"),
+    [
+        ('He sang "Ada Lane" twice.', True),
+        ("The hit \u2018Ada Lane,\u2019 sold well.", True),
+        ('"We won," Ada Lane said.', False),  # a quotation's closing mark before the name
+        ("the Lanes' Ada Lane' fan", False),  # an apostrophe closing a word is no opening mark
+        ('He said "Ada Lane is here" to us.', False),  # the name is not all that is quoted
+    ],
+)
+def test_quoted_alone_needs_the_name_alone_between_a_pair_of_marks(document, quoted):
+    assert quoted_alone("Ada Lane", document) is quoted

@@ -71,7 +71,7 @@ from engine.needles.entity_form import NAME_PARTICLES, NAMED_AFTER_A_PLACE, date
 from engine.needles.place_syntax import article_alone, called_a_dependency, contained_places, described_by_nationality
 from engine.needles.place_syntax import country_modifier_fits, is_country, names_an_act, of_polities, party_of_states
 from engine.needles.part_of_a_name import INSTRUMENT_NOUNS, only_titles, part_of_a_name
-from engine.needles.person_evidence import aliases, not_a_person, title_before, titled_mentions
+from engine.needles.person_evidence import aliases, not_a_person, quoted_alone, title_before, titled_mentions
 from engine.needles.places import NEAR_POPULATION, city_population, place_of, same_kind_places
 from engine.needles.states_then import countries_not_states_then, states_not_yet_admitted
 
@@ -110,6 +110,8 @@ TITLE_WORDS = frozenset(
     "king queen prince princess duke duchess earl count countess baron baroness lord lady marquess marquis "
     "viscount emperor empress sultan emir shah pope bishop archbishop abbot mayor governor president".split()
 )
+# courtesy titles a tagger takes into the name ("Ms Yellen"): such a text is neither span nor replacement
+COURTESY_TITLES = frozenset("mr mrs ms miss mx sir dame mme mlle".split())
 ANIMATE_VERBS = frozenset("die bear marry say".split())  # a place is never born, married, dead or saying
 SPEECH_VERBS = frozenset({"say"})  # ... but a country says, by its government
 _ROMAN = re.compile(r"^[IVX]+\.?$")  # "Kilij Arslan I", "Shah II"
@@ -237,6 +239,8 @@ def _fits_label(span: Span, label: str) -> bool:
             return False
         if len(span) > 2 and span[0].lower_ in TITLE_WORDS and span[1].lower_ == "of":
             return False  # a title ("Earl of Westmorland")
+        if len(span) > 1 and span[0].lower_.rstrip(".") in COURTESY_TITLES:
+            return False  # "Ms Yellen" tagged whole: "President Ms Yellen" as a replacement, a title for another person
     if label in PLACE_LABELS and (_slot(span) == "mod" and span.root.head.lower_ in INSTRUMENT_NOUNS or names_an_act(span)):
         return False  # "United States notes": a currency's name; "the Berlin and Milan decrees": acts' names
     if label == "GPE" and span[-1].lower_ in WATER_AND_LAND_FEATURES:
@@ -335,6 +339,8 @@ def document_entity_texts(doc: Doc, year: int | None = None) -> DocumentEntities
         "in_other": {t.lower_ for s in spans if s.label_ not in NER_LABELS for t in s},
         "other_texts": {s.text for s in spans if s.label_ not in ("PERSON", "DATE")},
         "places": {s.text for s in spans if s.label_ in ("GPE", "LOC", "NORP") and len(s) == 1},
+        # a "person" printed alone between quotation marks somewhere: a song's, film's or book's title
+        "quoted": {s.text for s in spans if s.label_ == "PERSON" and quoted_alone(s.text, doc.text)},
     }
     labels: dict[str, str] = {}
     support: dict[str, int] = {}

@@ -3,7 +3,9 @@
 - Against (`not_a_person`): a one-word "person" the document never names in
   full, or one that is a word of an organisation or work; a multi-word
   "person" starting with an organisation's or place's name or holding a
-  place's name.
+  place's name; a name the document prints alone between quotation marks
+  (`quoted_alone`: the title of a song, a film or a book named after
+  someone, '"Young Chuck" was his first hit'), whatever its tag there.
 - Aliases (`aliases`): the names a document gives as another name of the
   same referent ("X, commonly known as Y or Z"): never a replacement for it.
 - For (`title_before`, `titled_mentions`): a name written right after a
@@ -21,6 +23,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import TYPE_CHECKING, Callable
 
@@ -82,11 +85,31 @@ def not_a_person(text: str, one_word: bool, full_names: set[str], words: dict[st
     one that is a word of an organisation or work ("Universal" of "Universal
     Music Holland", "Habana" of "the Habana Reds"); a multi-word "person"
     starting with an organisation's or place's name or holding a place's
-    name ("Byzantium Survives", "Fatimid Egypt")."""
+    name ("Byzantium Survives", "Fatimid Egypt"); a name the document prints
+    alone between quotation marks at some mention (`quoted_alone`,
+    words["quoted"]: a title, not a person)."""
+    if text in words.get("quoted", ()):
+        return True
     parts = text.split(" ")
     if one_word:
         return not any(name.endswith(" " + text) for name in full_names) or text.lower() in words["in_other"]
     return parts[0] in words["other_texts"] or bool(words["places"] & set(parts))
+
+
+_OPENING = "\"\u201c'\u2018"
+_CLOSING = "\"\u201d'\u2019"
+
+
+def quoted_alone(text: str, document: str) -> bool:
+    """Whether `document` prints `text` as all that stands between a pair of
+    quotation marks (a closing comma, stop or mark may sit inside them):
+    '"Harbour Jack" was a hit', 'a song called \u2018Harbour Jack.\u2019'. The
+    opening mark follows a space, a bracket or the start, and the name follows
+    it at once; the closing mark ends the word ("Jones' Harbour Jack'" is no
+    pair: the first mark closes a word)."""
+    name = re.escape(text)
+    pattern = rf"(?:^|(?<=[\s(\[]))[{_OPENING}]{name}[,.!?]?[{_CLOSING}](?![\w])"
+    return re.search(pattern, document) is not None
 
 
 def title_before(span: Span) -> bool:

