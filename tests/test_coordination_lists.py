@@ -35,6 +35,8 @@ EXAMPLES = [
     "The new harbour plan includes a slipway and a fuel dock.",
     "The repairs included the pier, the crane and two sheds.",
     "Its exports will include wool and timber from the hills.",
+    # gerunds after the marker are the examples (issue 27, session 11)
+    "The router has several functions, including sending mail and storing files.",
 ]
 ENUMERATED = [
     # the plural subject is made of the members: "the reasons were the weather or a strike" is no claim
@@ -98,6 +100,9 @@ def test_the_second_model_parse_gives_the_same_refusal(md_nlp, text, why):
          "The fund backs small firms, including a bakery that sells bread or cakes."),
         # plural nouns each said of a plural subject: "or" reads member by member (M)
         ("They were farmers and fishermen.", "They were farmers or fishermen."),
+        # the same gerunds without a marker: two reported functions (M)
+        ("The router has several functions, sending mail and storing files.",
+         "The router has several functions, sending mail or storing files."),
         # a singular subject: the complement is one thing described twice
         ("The mayor is a baker and a poet.", "The mayor is a baker or a poet."),
         # "were" with an adjective complement, not a list of members

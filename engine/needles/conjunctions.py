@@ -53,6 +53,14 @@ A conjunction is left alone when it is
   = "no tax in 1978 or 1979"), a comparison ("more than X or Y", "exceeded
   that of A, B or C"), "any"/"every", or between complementary conditions
   ("X if A and Y if not", "otherwise");
+- under the other licensors of "any"/"ever" ("despite", "unlikely that",
+  "too ... to", "if", "before", "anyone who": engine.needles.coordination_polarity);
+- a noun coordination run straight into a verb that agrees with it as a
+  subject would ("years of A and a B have pushed"), unless the parse puts it
+  inside that verb's subject and the subject's head agrees ("the price of
+  oil and gas was"): the swap would break the agreement;
+- in a sentence that repeats a phrase of three or more words back to back
+  ("stationed in P stationed in P and B"): a garbled source;
 - free choice, examples, a shared complement, a collective predicate or a
   post's title (engine.needles.coordination_sense);
 - with two models (engine.needles.agreement), a coordination whose
@@ -65,6 +73,7 @@ import zlib
 from typing import TYPE_CHECKING
 
 from engine.needles.agreement import coordination_agrees
+from engine.needles.coordination_polarity import polarity_refusal
 from engine.needles.coordination_sense import sense_refusal
 from engine.needles.edits import SUBJECT_DEPS, TextEdit, _inside_quotes, _match_case, _offset, quote_open_before, sentence_text
 from engine.needles.entities import SECOND_MODEL_ENTS
@@ -169,6 +178,8 @@ def _sentence_refusal(sent: Span, text: str) -> str:
         return "contracted negation"
     if unbalanced_quotation(text):
         return "quotation across sentences"
+    if _repeated_phrase(sent):
+        return "repeated phrase"  # a garbled source
     if any(t.dep_ == "ROOT" and any(c.dep_ in SUBJECT_DEPS and relative_subject(c) for c in t.children) for t in sent):
         return "relative clause"  # cut from its noun: "Only two of which were built here, and all of which are"
     return ""
@@ -208,13 +219,19 @@ def _refusal(sent: Span, token: Token) -> str:
         return "symmetric"
     if _downward(head):
         return "downward operator"
+    polarity = polarity_refusal(token)  # "despite", "unlikely that", "too ... to", "if", "anyone who", ...
+    if polarity:
+        return polarity
     if _negated(sent, token):
         return "negated"
     if sent.root.pos_ not in ("VERB", "AUX") and any(c.dep_ in SUBJECT_DEPS and relative_subject(c) for c in head.children):
         return "relative clause"  # a list entry: "Nine boats, only two of which were built here, and all of which are"
     if _set_modifier(token):
         return "modifier of a plural"
-    return sense_refusal(token)
+    why = sense_refusal(token)
+    if not why and _agreeing_verb_after(token):
+        why = "agreement"  # "years of A and a B have pushed": the parse's object may be the verb's subject
+    return why
 
 
 def _set_modifier(token: Token) -> bool:
@@ -248,6 +265,62 @@ def _subject_coordination(head: Token) -> bool:
     while head.dep_ == "conj" and head.head.i != head.i:
         head = head.head
     return head.dep_ in SUBJECT_DEPS
+
+
+def _agreeing_verb_after(token: Token) -> bool:
+    """A noun coordination runs straight into a verb inflected for number (a
+    noun phrase after the conjunction, no comma) that agrees with it as a
+    subject would: plural after "and", singular after "or" (whose verb
+    agrees with the nearest member). Whatever the parse says, the
+    coordination may be that verb's subject ("years of bad planning and a
+    recession have pushed", where the parser puts the "and" inside the "of"
+    phrase), and the swap then breaks the agreement ("A or a B have
+    pushed"). Not when the parse is consistent: the coordination inside
+    the verb's subject, whose head agrees with the verb ("the price of oil
+    and gas was", "the exports of wool and timber are", "the boats that
+    carried fish and crabs have left"): the swap keeps the agreement."""
+    if token.head.pos_ in ("VERB", "AUX"):
+        return False  # clauses: "they sold fish and the crabs were taken"
+    doc = token.doc
+    for verb in doc[token.i + 1 : token.sent.end]:
+        if verb.pos_ in ("VERB", "AUX") and verb.tag_ not in ("VBN", "VBG") or verb.lower_ == "not":
+            break
+        if verb.is_punct and verb.text not in ("-", "'", "’"):
+            return False
+    else:
+        return False
+    if verb.tag_ == "VBP" or verb.lower_ == "were":
+        number = "plural"
+    elif verb.tag_ == "VBZ" or verb.lower_ == "was":
+        number = "singular"
+    else:
+        return False  # "pushed", "will push": no agreement to break
+    if number != ("plural" if token.lower_ == "and" else "singular"):
+        return False
+    # the parse is consistent: the coordination lies inside the verb's subject, whose head agrees with the verb
+    clause = verb.head if verb.dep_ in ("aux", "auxpass") else verb
+    ancestors = {a.i for a in token.head.ancestors}
+    return not any(
+        c.dep_ in ("nsubj", "nsubjpass") and c.i in ancestors and _number(c) == number for c in clause.children
+    )
+
+
+def _number(noun: Token) -> str:
+    if noun.tag_ in ("NNS", "NNPS"):
+        return "plural"
+    return "singular" if noun.tag_ in ("NN", "NNP") else ""
+
+
+def _repeated_phrase(sent: Span) -> bool:
+    """The sentence repeats a phrase of three or more words back to back
+    ("stationed in Poland stationed in Poland"): a garbled source, not the
+    document's prose."""
+    words = [t.lower_ for t in sent if not t.is_punct]
+    for n in range(3, len(words) // 2 + 1):
+        for k in range(len(words) - 2 * n + 1):
+            if words[k : k + n] == words[k + n : k + 2 * n]:
+                return True
+    return False
 
 
 def _person(token: Token) -> bool:

@@ -47,8 +47,10 @@ def list_refusal(token: Token) -> str:
     """Why the swap of the conjunction `token` names no claim because its
     coordination enumerates ("" when it does not)."""
     first = _first_conjunct(token.head)
-    if first.pos_ in ("VERB", "AUX"):
-        return ""  # clauses name no examples; their subject may ("seven men including X staged ... and lost")
+    if first.pos_ in ("VERB", "AUX") and not (first.tag_ == "VBG" and first.dep_ in ("pcomp", "pobj")):
+        # clauses name no examples; their subject may ("seven men including X staged ... and lost"); gerunds
+        # after a marker do ("functions, including sending A and storing B")
+        return ""
     if examples(first):
         return "examples"
     if enumerated_complement(first):
