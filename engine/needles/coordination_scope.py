@@ -18,7 +18,10 @@ engine.needles.coordination_sense after its own classes.
   two things not known says the same;
 - category union: "bread and other baked goods" / "bread or other baked
   goods" name one category with an example (two members; not "A and two
-  other B", who are counted people);
+  other B", who are counted people), also over a repeated preposition
+  ("in China and in other emerging economies");
+- degrees: two degree adverbs on one word ("very or somewhat likely",
+  "strongly or somewhat agree"): points of one scale, "and" joins none;
 - count of a union: "the number of letters and parcels was N" (or "the
   total sale of A and B") counts the same items as "letters or parcels";
 - rank: a rank behind a list ("third-largest behind A, B and C") needs
@@ -63,6 +66,11 @@ _PLURAL_TAGS = frozenset({"NNS", "NNPS"})
 # nouns whose infinitive offers each option ("the right to sell A or B" = "A and B")
 _FREE_CHOICE_NOUNS = frozenset("ability right freedom opportunity chance option permission capacity".split())
 _ENUMERATION_WORDS = frozenset({"secondly", "thirdly", "fourthly", "lastly"})
+# adverbs of degree, a closed class: two of them name points of one scale ("very or somewhat")
+_DEGREE_ADVERBS = frozenset(
+    "very somewhat extremely fairly quite rather slightly highly moderately strongly mildly completely partly "
+    "partially totally fully mostly largely entirely little much".split()
+)
 # the clauses that complete a word: an indirect question is one of them
 _COMPLEMENT_CLAUSE_DEPS = frozenset({"ccomp", "csubj", "csubjpass", "pcomp", "xcomp"})
 
@@ -80,8 +88,10 @@ def scope_refusal(token: Token) -> str:
         return "negative operator"
     if _embedded_questions(first):
         return "embedded questions"
-    if len(first.conjuncts) == 1 and first.pos_ in ("NOUN", "PROPN") and _other(token):
+    if len(first.conjuncts) == 1 and first.pos_ in ("NOUN", "PROPN", "ADP") and _other(token):
         return "category union"
+    if _degrees(first):
+        return "degrees"
     if first.dep_ == "pobj" and first.head.lower_ == "of" and _counting(first.head.head):
         return "count of a union"
     if _rank(first):
@@ -145,9 +155,25 @@ def _other(token: Token) -> bool:
     """The conjunct after the conjunction is "other B" ("A and other B"), not
     counted ("Severin and two other MEPs" are three people, not a category)."""
     later = [c for c in token.head.children if c.dep_ == "conj" and c.i > token.i]
+    if later and token.head.pos_ == "ADP":
+        if token.head.lower_ != later[0].lower_:
+            return False  # "in A and in other B" repeats its preposition; "in A and from other B" is two places
+        later = [c for c in later[0].children if c.dep_ == "pobj"]
     if not later or any(c.dep_ == "nummod" for c in later[0].children):
         return False
     return any(c.lower_ == "other" and c.i < later[0].i for c in later[0].children)
+
+
+def _degrees(first: Token) -> bool:
+    """Two degree adverbs coordinated on one word ("very or somewhat likely",
+    "strongly or somewhat agree"): exclusive points of one scale, a poll's
+    answers counted together; "very and somewhat likely" is no degree."""
+    members = [first, *first.conjuncts]
+    return (
+        first.dep_ == "advmod"
+        and len(members) == 2
+        and all(m.pos_ == "ADV" and m.lower_ in _DEGREE_ADVERBS for m in members)
+    )
 
 
 def _counting(noun: Token) -> bool:
