@@ -124,3 +124,13 @@ def test_coordinations_just_outside_those_classes_are_still_swapped(nlp, text, e
 def test_and_or_is_never_swapped(nlp):
     sent = first_sentence(nlp, "Pilots and/or engineers must sign the log.")
     assert swap_conjunction(sent) is None
+
+
+def test_two_adjectives_hung_on_the_first_noun_of_a_longer_modifier_list_are_members_of_its_plural(nlp):
+    # issue 27, session 11: the parser hangs "current and former" on "police", the first noun of the run
+    # "port police, customs and harbour officials"; the plural at its end is what the pair sorts
+    from engine.needles.conjunctions import conjunction_refusals
+
+    sent = first_sentence(nlp, "Current and former port police, customs and harbour officials said the pier was unsafe.")
+    assert sent[0].head.text == "police"
+    assert conjunction_refusals(sent)[0][1] == "members of a plural"

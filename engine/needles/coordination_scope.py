@@ -202,14 +202,33 @@ def _adjective_members(first: Token) -> bool:
     and private schools": "or" names the same set; the parse does not tell
     them from adjectives that hold at once, "complex and costly repairs",
     where "or" only weakens the claim, so both are refused)."""
-    if first.dep_ not in ("amod", "compound", "nmod") or first.head.tag_ not in _PLURAL_TAGS:
+    if first.dep_ not in ("amod", "compound", "nmod"):
         return False
     members = [first, *first.conjuncts]
     if len(members) != 2 or first.head.i < max(m.i for m in members):
         return False
-    if all(m.tag_ == "JJ" and m.dep_ in ("amod", "conj") for m in members):
-        return True
+    if all(m.tag_ == "JJ" and m.dep_ in ("amod", "conj") for m in members) and _plural_phrase_end(first.head):
+        return True  # "current and former officials", "current and former police, army and court officials"
+    if first.head.tag_ not in _PLURAL_TAGS:
+        return False
     return all(m.i > m.sent.start and m.text[:1].isupper() and m.pos_ in ("ADJ", "PROPN") for m in members)
+
+
+def _plural_phrase_end(noun: Token) -> bool:
+    """`noun` is plural, or the noun phrase it starts runs on through nouns,
+    commas and conjunctions to a plural ("law enforcement, intelligence and
+    administration officials": the parser may hang the adjectives on the
+    first noun of that run)."""
+    if noun.tag_ in _PLURAL_TAGS:
+        return True
+    doc = noun.doc
+    i = noun.i + 1
+    last = noun
+    while i < noun.sent.end and (doc[i].pos_ in ("NOUN", "PROPN", "ADJ", "CCONJ") or doc[i].text == ","):
+        if doc[i].pos_ in ("NOUN", "PROPN"):
+            last = doc[i]
+        i += 1
+    return last.tag_ in _PLURAL_TAGS and last.i > noun.i
 
 
 def _plural_members(first: Token) -> bool:
