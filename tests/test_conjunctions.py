@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.needles.conjunctions import FIXED_PHRASES, swap_conjunction
+from engine.needles.conjunctions import FIXED_PHRASES, conjunction_refusals, swap_conjunction
 from needle_helpers import con_refusal, edited, first_sentence
 
 
@@ -309,7 +309,21 @@ def test_other_collective_predicates_stay_refused(nlp, text):
         ("The prices of fish and bread were high in the spring.", "The prices of fish or bread were high in the spring."),
         ("The boats that carried fish and crabs have left the harbour.",
          "The boats that carried fish or crabs have left the harbour."),
+        # the verb is not right after one noun phrase: an adverb's coordination, a relative clause in between
+        ("The ferry left early and only a few boats remain.", "The ferry left early or only a few boats remain."),
+        ("The hall served as a school, a court, and a place where fines were paid.",
+         "The hall served as a school, a court, or a place where fines were paid."),
+        # a modal over the attributive adjectives of one noun: no free choice (a pair is refused as before)
+        ("The car could be tested on the steep, curvy and snowy road.",
+         "The car could be tested on the steep, curvy or snowy road."),
     ],
 )
 def test_coordinations_near_but_outside_those_classes_are_still_swapped(nlp, text, expected):
     assert edited(nlp, swap_conjunction, text) == expected
+
+
+def test_a_verb_after_a_second_conjunction_is_not_the_coordinations_own(nlp):
+    # "in winter and spring and are followed": the verb belongs to the clause the second "and" joins
+    sent = first_sentence(nlp, "Flowers open in winter and spring and are followed by pods.")
+    reasons = [why for _t, why in conjunction_refusals(sent)]
+    assert "agreement" not in reasons

@@ -279,14 +279,14 @@ def _agreeing_verb_after(token: Token) -> bool:
     the verb's subject, whose head agrees with the verb ("the price of oil
     and gas was", "the exports of wool and timber are", "the boats that
     carried fish and crabs have left"): the swap keeps the agreement."""
-    if token.head.pos_ in ("VERB", "AUX"):
-        return False  # clauses: "they sold fish and the crabs were taken"
+    if token.head.pos_ not in ("NOUN", "PROPN", "NUM"):
+        return False  # clauses ("they sold fish and the crabs were taken"), adverbs ("died early and ...")
     doc = token.doc
     for verb in doc[token.i + 1 : token.sent.end]:
         if verb.pos_ in ("VERB", "AUX") and verb.tag_ not in ("VBN", "VBG") or verb.lower_ == "not":
             break
-        if verb.is_punct and verb.text not in ("-", "'", "’"):
-            return False
+        if not _in_noun_phrase(verb):
+            return False  # the verb is not the next word after one noun phrase: "A and their deeds which are"
     else:
         return False
     if verb.tag_ == "VBP" or verb.lower_ == "were":
@@ -303,6 +303,17 @@ def _agreeing_verb_after(token: Token) -> bool:
     return not any(
         c.dep_ in ("nsubj", "nsubjpass") and c.i in ancestors and _number(c) == number for c in clause.children
     )
+
+
+def _in_noun_phrase(word: Token) -> bool:
+    """A word that may stand inside a plain noun phrase ("a long global
+    recession", "years of bad planning", "the town's"): no clause opener,
+    pronoun, conjunction or punctuation."""
+    if word.tag_ in ("WDT", "WP", "WP$", "WRB"):
+        return False
+    if word.pos_ == "PRON":
+        return word.tag_ == "PRP$"
+    return word.pos_ in ("DET", "ADJ", "NOUN", "PROPN", "NUM", "PART", "ADP", "ADV", "VERB") or word.text in ("-", "'", "’")
 
 
 def _number(noun: Token) -> str:

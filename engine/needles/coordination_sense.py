@@ -63,7 +63,8 @@ def sense_refusal(token: Token) -> str:
     # under possibility or permission each member is offered on its own, at any length: "may bring dogs,
     # cats and birds" = "dogs, cats or birds" (free choice; the fresh read's "may include A, B or C")
     head = token.head
-    if _free_choice(token):
+    # not the attributive adjectives of one noun ("could be shown on the steep, curvy and snowy road": one road)
+    if _free_choice(token) and (_members(head) == 2 or not _attributive(head)):
         return "free choice"
     listed = list_refusal(token)  # examples, of any length; the members of a plural subject after "are"
     if listed:
@@ -78,6 +79,14 @@ def sense_refusal(token: Token) -> str:
     if not joint and _stranded_preposition(token):
         return "shared complement"  # "reports of and claims about the fire": one object for both
     return joint or scope_refusal(token)  # questions, negative operators, unions, counts, ranks
+
+
+def _attributive(head: Token) -> bool:
+    """The coordination's members modify a noun (adjectives or nouns before it)."""
+    first = head
+    while first.dep_ == "conj" and first.head.i != first.i:
+        first = first.head
+    return first.dep_ in ("amod", "compound", "nmod") or first.pos_ == "ADJ" and first.head.pos_ in ("NOUN", "PROPN")
 
 
 def _stranded_preposition(token: Token) -> bool:
