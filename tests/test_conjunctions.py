@@ -221,6 +221,9 @@ def test_predicates_that_share_a_negation_are_not_swapped(nlp):
         # a garbled source repeating a phrase back to back
         ("The troops were stationed in Cork stationed in Cork and the capital.", "repeated phrase"),
         # a verb right after the coordination agrees with it as its subject, whatever the parse says
+        # a count as the head before the colon fixes "and"; a gapped "and with it" (issue 27, session 11)
+        ("For example, the region has three of the four largest ports in the country: Cork, Cobh and Dublin.", "renaming"),
+        ("The town has changed so quickly, and with it the harbour.", "fixed phrase"),
         ("Speaking of our fleet, everyone knows that years of bad planning and a long recession have pushed the yard "
          "to the brink.", "agreement"),
     ],
@@ -302,6 +305,9 @@ def test_other_collective_predicates_stay_refused(nlp, text):
          "Given the economic or political weight of the firm, the trial could be long."),
         ("In 1837 seven professors including two brothers staged a protest and lost their jobs.",
          "In 1837 seven professors including two brothers staged a protest or lost their jobs."),
+        # a list after a colon without a count before it
+        ("The region has large ports in the country: Cork, Cobh and Dublin.",
+         "The region has large ports in the country: Cork, Cobh or Dublin."),
         # no name noun; a repeated word, not a repeated phrase
         ("She studied the history of roads and bridges.", "She studied the history of roads or bridges."),
         ("The ferry called at Cork, at Cobh and at Kinsale in May.", "The ferry called at Cork, at Cobh or at Kinsale in May."),

@@ -104,6 +104,8 @@ FIXED_PHRASES = tuple(
         "now and again", "odds and ends", "pros and cons", "trial and error", "one and the same", "nice and", "and again",
         "and / or", "or / and", "or more", "or fewer", "or less",
         "or longer", "and more", "time and again", "or thereabouts", "or two", "or three", "or if",
+        # a gapped clause: "X changed, and with it Y" (Y changed with X); "or with it" has no verb to share
+        "and with it", "and with them",
         # binomial idioms: one meaning, not two things
         "wheelers and dealers", "law and order", "rank and file", "checks and balances", "bread and butter",
         "nuts and bolts", "bits and pieces", "ups and downs", "ins and outs", "safe and sound", "peace and quiet",
@@ -461,6 +463,8 @@ def _renaming(sent: Span, token: Token) -> bool:
         while noun is not None:  # "two kinds of goods:", climbing over "of"
             if any(c.dep_ == "nummod" and _small_count(c) for c in noun.children):
                 return True
+            if noun.tag_ == "CD" and _small_count(noun):
+                return True  # "three of the four largest ports: A, B and C" (the count is the head)
             noun = noun.head.head if noun.dep_ == "pobj" and noun.head.lower_ == "of" else None
     return _in_second_entity(token)
 
