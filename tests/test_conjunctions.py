@@ -224,6 +224,8 @@ def test_predicates_that_share_a_negation_are_not_swapped(nlp):
         # a count as the head before the colon fixes "and"; a gapped "and with it" (issue 27, session 11)
         ("For example, the region has three of the four largest ports in the country: Cork, Cobh and Dublin.", "renaming"),
         ("The town has changed so quickly, and with it the harbour.", "fixed phrase"),
+        ("For example, the coast boasts three of the four widely known fishing ports in the west: Cobh, Dingle and Howth.",
+         "renaming"),
         ("Speaking of our fleet, everyone knows that years of bad planning and a long recession have pushed the yard "
          "to the brink.", "agreement"),
     ],

@@ -453,6 +453,8 @@ def _renaming(sent: Span, token: Token) -> bool:
     while first.dep_ == "conj" and first.head.i != first.i:
         first = first.head
     counted = []
+    if first.tag_ == "CD" and _small_count(first) and any(t.text == ":" for t in doc[first.i : token.i]):
+        return True  # the parser's "three of the four capitals: A, B and C" with A as the count's own conjunct
     if first.dep_ == "appos":
         counted.append(first.head)
     if first.pos_ == "NOUN" and first.i + 1 < sent.end and doc[first.i + 1].text in (",", ":"):
@@ -465,7 +467,8 @@ def _renaming(sent: Span, token: Token) -> bool:
                 return True
             if noun.tag_ == "CD" and _small_count(noun):
                 return True  # "three of the four largest ports: A, B and C" (the count is the head)
-            noun = noun.head.head if noun.dep_ == "pobj" and noun.head.lower_ == "of" else None
+            # over "of" and over a place after the counted noun ("three of the four ports in the west:")
+            noun = noun.head.head if noun.dep_ == "pobj" and noun.head.dep_ == "prep" else None
     return _in_second_entity(token)
 
 
