@@ -224,6 +224,8 @@ def test_predicates_that_share_a_negation_are_not_swapped(nlp):
         # a count as the head before the colon fixes "and"; a gapped "and with it" (issue 27, session 11)
         ("For example, the region has three of the four largest ports in the country: Cork, Cobh and Dublin.", "renaming"),
         ("The town has changed so quickly, and with it the harbour.", "fixed phrase"),
+        ("The storm dealt two blows to the town: it flooded the quay, and it sank the ferry.", "renaming"),
+        ("The ferry often waits days or even weeks before it sails.", "fixed phrase"),
         ("For example, the coast boasts three of the four widely known fishing ports in the west: Cobh, Dingle and Howth.",
          "renaming"),
         ("Speaking of our fleet, everyone knows that years of bad planning and a long recession have pushed the yard "
@@ -307,6 +309,9 @@ def test_other_collective_predicates_stay_refused(nlp, text):
          "Given the economic or political weight of the firm, the trial could be long."),
         ("In 1837 seven professors including two brothers staged a protest and lost their jobs.",
          "In 1837 seven professors including two brothers staged a protest or lost their jobs."),
+        ("The storm dealt heavy blows to the town: it flooded the quay, and it sank the ferry.",
+         "The storm dealt heavy blows to the town: it flooded the quay, or it sank the ferry."),
+        ("The ferry waits for days and even weeks before it sails.", "The ferry waits for days or even weeks before it sails."),
         # a list after a colon without a count before it
         ("The region has large ports in the country: Cork, Cobh and Dublin.",
          "The region has large ports in the country: Cork, Cobh or Dublin."),

@@ -106,6 +106,8 @@ FIXED_PHRASES = tuple(
         "or longer", "and more", "time and again", "or thereabouts", "or two", "or three", "or if",
         # a gapped clause: "X changed, and with it Y" (Y changed with X); "or with it" has no verb to share
         "and with it", "and with them",
+        # the scalar "X or even Y" ("days or even weeks"): "and even" says the same
+        "or even",
         # binomial idioms: one meaning, not two things
         "wheelers and dealers", "law and order", "rank and file", "checks and balances", "bread and butter",
         "nuts and bolts", "bits and pieces", "ups and downs", "ins and outs", "safe and sound", "peace and quiet",
@@ -469,6 +471,17 @@ def _renaming(sent: Span, token: Token) -> bool:
                 return True  # "three of the four largest ports: A, B and C" (the count is the head)
             # over "of" and over a place after the counted noun ("three of the four ports in the west:")
             noun = noun.head.head if noun.dep_ == "pobj" and noun.head.dep_ == "prep" else None
+            if noun is not None and noun.pos_ in ("VERB", "AUX"):
+                noun = None
+    colons = [t.i for t in doc[sent.start : token.i] if t.text == ":"]
+    if colons and first.i > colons[-1]:
+        # clauses after a colon spelling out a counted plural before it ("dealt two blows to the town: it
+        # flooded the quay, and it sank the ferry"), however the parser hangs the clause before the colon
+        if any(
+            t.tag_ in ("NNS", "NNPS") and any(c.dep_ == "nummod" and _small_count(c) for c in t.children)
+            for t in doc[sent.start : colons[-1]]
+        ):
+            return True
     return _in_second_entity(token)
 
 
