@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.needles.conjunctions import FIXED_PHRASES, swap_conjunction
+from engine.needles.conjunctions import FIXED_PHRASES, conjunction_refusals, swap_conjunction
 from needle_helpers import con_refusal, edited, first_sentence
 
 
@@ -193,6 +193,10 @@ def test_predicates_that_share_a_negation_are_not_swapped(nlp):
         ("Members are able to vote by post and online.", "free choice"),
         ("Residents may park on the street or in the square.", "free choice"),
         ("Students are allowed to borrow books and journals.", "free choice"),
+        # at any length (issue 27, session 11: the fresh read's "may include A, B or C"): each member is offered
+        ("Visitors can pay with cards, cheques or cash.", "free choice"),
+        ("Visitors may bring dogs, cats and birds on the ferry.", "free choice"),
+        ("The storm might damage the pier, the quay and the slipway.", "free choice"),
         # a list of examples: either conjunction names the same examples
         ("The museum holds objects such as coins and seals.", "examples"),
         ("The shop sells fruit, for example apples or pears.", "examples"),
@@ -211,6 +215,21 @@ def test_predicates_that_share_a_negation_are_not_swapped(nlp):
         ("The minister for culture and sport opened the museum.", "title"),
         ("He chaired the committee on roads and bridges for a decade.", "title"),
         ("He worked for the department of health and social care until 2019.", "title"),
+        # a treaty's or a society's name written lower-case (issue 27, session 11)
+        ("The two kingdoms signed a treaty of amity, commerce, and navigation in 1850.", "title"),
+        ("He led the society of arts and sciences for a decade.", "title"),
+        # a garbled source repeating a phrase back to back
+        ("The troops were stationed in Cork stationed in Cork and the capital.", "repeated phrase"),
+        # a verb right after the coordination agrees with it as its subject, whatever the parse says
+        # a count as the head before the colon fixes "and"; a gapped "and with it" (issue 27, session 11)
+        ("For example, the region has three of the four largest ports in the country: Cork, Cobh and Dublin.", "renaming"),
+        ("The town has changed so quickly, and with it the harbour.", "fixed phrase"),
+        ("The storm dealt two blows to the town: it flooded the quay, and it sank the ferry.", "renaming"),
+        ("The ferry often waits days or even weeks before it sails.", "fixed phrase"),
+        ("For example, the coast boasts three of the four widely known fishing ports in the west: Cobh, Dingle and Howth.",
+         "renaming"),
+        ("Speaking of our fleet, everyone knows that years of bad planning and a long recession have pushed the yard "
+         "to the brink.", "agreement"),
     ],
 )
 def test_wrong_swaps_found_on_news_are_refused_with_their_reason(nlp, text, why):
@@ -280,8 +299,8 @@ def test_other_collective_predicates_stay_refused(nlp, text):
         # no modal, no examples marker, no post: reported facts, "or" weakens them (M)
         ("The bakers sold bread and cakes at the fair.", "The bakers sold bread or cakes at the fair."),
         ("The director praised the bakers and the cooks.", "The director praised the bakers or the cooks."),
-        # a list of three under a modal reads as a list (the scheme's C), not as two options
-        ("Visitors can pay with cards, cheques or cash.", "Visitors can pay with cards, cheques and cash."),
+        # a list of three without a modal reads as a list (the scheme's C); under one, free choice (refused, below)
+        ("Visitors paid with cards, cheques or cash.", "Visitors paid with cards, cheques and cash."),
         # a "co-" word inside one conjunct makes no joint claim
         ("He wrote eight acts as principal author and six others as co-author.",
          "He wrote eight acts as principal author or six others as co-author."),
@@ -290,7 +309,34 @@ def test_other_collective_predicates_stay_refused(nlp, text):
          "Given the economic or political weight of the firm, the trial could be long."),
         ("In 1837 seven professors including two brothers staged a protest and lost their jobs.",
          "In 1837 seven professors including two brothers staged a protest or lost their jobs."),
+        ("The storm dealt heavy blows to the town: it flooded the quay, and it sank the ferry.",
+         "The storm dealt heavy blows to the town: it flooded the quay, or it sank the ferry."),
+        ("The ferry waits for days and even weeks before it sails.", "The ferry waits for days or even weeks before it sails."),
+        # a list after a colon without a count before it
+        ("The region has large ports in the country: Cork, Cobh and Dublin.",
+         "The region has large ports in the country: Cork, Cobh or Dublin."),
+        # no name noun; a repeated word, not a repeated phrase
+        ("She studied the history of roads and bridges.", "She studied the history of roads or bridges."),
+        ("The ferry called at Cork, at Cobh and at Kinsale in May.", "The ferry called at Cork, at Cobh or at Kinsale in May."),
+        # a verb after the coordination whose subject, holding it, agrees with it: the parse is consistent
+        ("The prices of fish and bread were high in the spring.", "The prices of fish or bread were high in the spring."),
+        ("The boats that carried fish and crabs have left the harbour.",
+         "The boats that carried fish or crabs have left the harbour."),
+        # the verb is not right after one noun phrase: an adverb's coordination, a relative clause in between
+        ("The ferry left early and only a few boats remain.", "The ferry left early or only a few boats remain."),
+        ("The hall served as a school, a court, and a place where fines were paid.",
+         "The hall served as a school, a court, or a place where fines were paid."),
+        # a modal over the attributive adjectives of one noun: no free choice (a pair is refused as before)
+        ("The car could be tested on the steep, curvy and snowy road.",
+         "The car could be tested on the steep, curvy or snowy road."),
     ],
 )
 def test_coordinations_near_but_outside_those_classes_are_still_swapped(nlp, text, expected):
     assert edited(nlp, swap_conjunction, text) == expected
+
+
+def test_a_verb_after_a_second_conjunction_is_not_the_coordinations_own(nlp):
+    # "in winter and spring and are followed": the verb belongs to the clause the second "and" joins
+    sent = first_sentence(nlp, "Flowers open in winter and spring and are followed by pods.")
+    reasons = [why for _t, why in conjunction_refusals(sent)]
+    assert "agreement" not in reasons

@@ -36,7 +36,17 @@ REFUSED = {
         "The survey asked what the villagers wanted and whether they would pay for it.",
     ],
     # "A and other B": one category and an example of it
-    "category union": ["The shop sells bread and other baked goods on Sundays.", "Farmers grew barley or other grains on the hill."],
+    "category union": [
+        "The shop sells bread and other baked goods on Sundays.",
+        "Farmers grew barley or other grains on the hill.",
+        # over a repeated preposition (issue 27, session 11)
+        "Trade in Cork and in other southern ports will grow again.",
+    ],
+    # two degree adverbs: points of one scale, a poll's answers counted together (issue 27, session 11)
+    "degrees": [
+        "In the survey, 60% of residents said the pier was very or somewhat unsafe.",
+        "Most voters strongly or somewhat agree with the plan.",
+    ],
     # a count or total of the union
     "count of a union": [
         "The number of letters and parcels sent from the village was 4,210.",
@@ -81,6 +91,11 @@ def test_swaps_under_a_scope_or_in_a_count_are_refused_with_their_reason(nlp, wh
     ("text", "expected"),
     [
         ("The shop sells bread and cakes on Sundays.", "The shop sells bread or cakes on Sundays."),  # no "other"
+        # another preposition: two places, not a category and its example
+        ("Trade in Cork and from other southern ports will grow again.",
+         "Trade in Cork or from other southern ports will grow again."),
+        # degree adverbs on two words: two claims
+        ("The ferry was very fast and quite comfortable.", "The ferry was very fast or quite comfortable."),
         ("She visited other towns and the capital in May.", "She visited other towns or the capital in May."),
         ("The team arrived after the mayor and the bishop.", "The team arrived after the mayor or the bishop."),  # no rank
         ("There is a school and a church in the village.", "There is a school or a church in the village."),  # not negative
@@ -109,3 +124,13 @@ def test_coordinations_just_outside_those_classes_are_still_swapped(nlp, text, e
 def test_and_or_is_never_swapped(nlp):
     sent = first_sentence(nlp, "Pilots and/or engineers must sign the log.")
     assert swap_conjunction(sent) is None
+
+
+def test_two_adjectives_hung_on_the_first_noun_of_a_longer_modifier_list_are_members_of_its_plural(nlp):
+    # issue 27, session 11: the parser hangs "current and former" on "police", the first noun of the run
+    # "port police, customs and harbour officials"; the plural at its end is what the pair sorts
+    from engine.needles.conjunctions import conjunction_refusals
+
+    sent = first_sentence(nlp, "Current and former port police, customs and harbour officials said the pier was unsafe.")
+    assert sent[0].head.text == "police"
+    assert conjunction_refusals(sent)[0][1] == "members of a plural"

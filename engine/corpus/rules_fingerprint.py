@@ -39,6 +39,7 @@ RULE_MODULES = (
     "engine.needles.conjunctions",
     "engine.needles.coordination_sense",
     "engine.needles.coordination_scope",
+    "engine.needles.coordination_polarity",
     "engine.needles.coordination_joint",
     "engine.needles.binomial_list",
     "engine.needles.coordination_lists",

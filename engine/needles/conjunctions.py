@@ -53,6 +53,14 @@ A conjunction is left alone when it is
   = "no tax in 1978 or 1979"), a comparison ("more than X or Y", "exceeded
   that of A, B or C"), "any"/"every", or between complementary conditions
   ("X if A and Y if not", "otherwise");
+- under the other licensors of "any"/"ever" ("despite", "unlikely that",
+  "too ... to", "if", "before", "anyone who": engine.needles.coordination_polarity);
+- a noun coordination run straight into a verb that agrees with it as a
+  subject would ("years of A and a B have pushed"), unless the parse puts it
+  inside that verb's subject and the subject's head agrees ("the price of
+  oil and gas was"): the swap would break the agreement;
+- in a sentence that repeats a phrase of three or more words back to back
+  ("stationed in P stationed in P and B"): a garbled source;
 - free choice, examples, a shared complement, a collective predicate or a
   post's title (engine.needles.coordination_sense);
 - with two models (engine.needles.agreement), a coordination whose
@@ -65,6 +73,7 @@ import zlib
 from typing import TYPE_CHECKING
 
 from engine.needles.agreement import coordination_agrees
+from engine.needles.coordination_polarity import polarity_refusal
 from engine.needles.coordination_sense import sense_refusal
 from engine.needles.edits import SUBJECT_DEPS, TextEdit, _inside_quotes, _match_case, _offset, quote_open_before, sentence_text
 from engine.needles.entities import SECOND_MODEL_ENTS
@@ -95,6 +104,10 @@ FIXED_PHRASES = tuple(
         "now and again", "odds and ends", "pros and cons", "trial and error", "one and the same", "nice and", "and again",
         "and / or", "or / and", "or more", "or fewer", "or less",
         "or longer", "and more", "time and again", "or thereabouts", "or two", "or three", "or if",
+        # a gapped clause: "X changed, and with it Y" (Y changed with X); "or with it" has no verb to share
+        "and with it", "and with them",
+        # the scalar "X or even Y" ("days or even weeks"): "and even" says the same
+        "or even",
         # binomial idioms: one meaning, not two things
         "wheelers and dealers", "law and order", "rank and file", "checks and balances", "bread and butter",
         "nuts and bolts", "bits and pieces", "ups and downs", "ins and outs", "safe and sound", "peace and quiet",
@@ -169,6 +182,8 @@ def _sentence_refusal(sent: Span, text: str) -> str:
         return "contracted negation"
     if unbalanced_quotation(text):
         return "quotation across sentences"
+    if _repeated_phrase(sent):
+        return "repeated phrase"  # a garbled source
     if any(t.dep_ == "ROOT" and any(c.dep_ in SUBJECT_DEPS and relative_subject(c) for c in t.children) for t in sent):
         return "relative clause"  # cut from its noun: "Only two of which were built here, and all of which are"
     return ""
@@ -208,13 +223,19 @@ def _refusal(sent: Span, token: Token) -> str:
         return "symmetric"
     if _downward(head):
         return "downward operator"
+    polarity = polarity_refusal(token)  # "despite", "unlikely that", "too ... to", "if", "anyone who", ...
+    if polarity:
+        return polarity
     if _negated(sent, token):
         return "negated"
     if sent.root.pos_ not in ("VERB", "AUX") and any(c.dep_ in SUBJECT_DEPS and relative_subject(c) for c in head.children):
         return "relative clause"  # a list entry: "Nine boats, only two of which were built here, and all of which are"
     if _set_modifier(token):
         return "modifier of a plural"
-    return sense_refusal(token)
+    why = sense_refusal(token)
+    if not why and _agreeing_verb_after(token):
+        why = "agreement"  # "years of A and a B have pushed": the parse's object may be the verb's subject
+    return why
 
 
 def _set_modifier(token: Token) -> bool:
@@ -248,6 +269,73 @@ def _subject_coordination(head: Token) -> bool:
     while head.dep_ == "conj" and head.head.i != head.i:
         head = head.head
     return head.dep_ in SUBJECT_DEPS
+
+
+def _agreeing_verb_after(token: Token) -> bool:
+    """A noun coordination runs straight into a verb inflected for number (a
+    noun phrase after the conjunction, no comma) that agrees with it as a
+    subject would: plural after "and", singular after "or" (whose verb
+    agrees with the nearest member). Whatever the parse says, the
+    coordination may be that verb's subject ("years of bad planning and a
+    recession have pushed", where the parser puts the "and" inside the "of"
+    phrase), and the swap then breaks the agreement ("A or a B have
+    pushed"). Not when the parse is consistent: the coordination inside
+    the verb's subject, whose head agrees with the verb ("the price of oil
+    and gas was", "the exports of wool and timber are", "the boats that
+    carried fish and crabs have left"): the swap keeps the agreement."""
+    if token.head.pos_ not in ("NOUN", "PROPN", "NUM"):
+        return False  # clauses ("they sold fish and the crabs were taken"), adverbs ("died early and ...")
+    doc = token.doc
+    for verb in doc[token.i + 1 : token.sent.end]:
+        if verb.pos_ in ("VERB", "AUX") and verb.tag_ not in ("VBN", "VBG") or verb.lower_ == "not":
+            break
+        if not _in_noun_phrase(verb):
+            return False  # the verb is not the next word after one noun phrase: "A and their deeds which are"
+    else:
+        return False
+    if verb.tag_ == "VBP" or verb.lower_ == "were":
+        number = "plural"
+    elif verb.tag_ == "VBZ" or verb.lower_ == "was":
+        number = "singular"
+    else:
+        return False  # "pushed", "will push": no agreement to break
+    if number != ("plural" if token.lower_ == "and" else "singular"):
+        return False
+    # the parse is consistent: the coordination lies inside the verb's subject, whose head agrees with the verb
+    clause = verb.head if verb.dep_ in ("aux", "auxpass") else verb
+    ancestors = {a.i for a in token.head.ancestors}
+    return not any(
+        c.dep_ in ("nsubj", "nsubjpass") and c.i in ancestors and _number(c) == number for c in clause.children
+    )
+
+
+def _in_noun_phrase(word: Token) -> bool:
+    """A word that may stand inside a plain noun phrase ("a long global
+    recession", "years of bad planning", "the town's"): no clause opener,
+    pronoun, conjunction or punctuation."""
+    if word.tag_ in ("WDT", "WP", "WP$", "WRB"):
+        return False
+    if word.pos_ == "PRON":
+        return word.tag_ == "PRP$"
+    return word.pos_ in ("DET", "ADJ", "NOUN", "PROPN", "NUM", "PART", "ADP", "ADV", "VERB") or word.text in ("-", "'", "’")
+
+
+def _number(noun: Token) -> str:
+    if noun.tag_ in ("NNS", "NNPS"):
+        return "plural"
+    return "singular" if noun.tag_ in ("NN", "NNP") else ""
+
+
+def _repeated_phrase(sent: Span) -> bool:
+    """The sentence repeats a phrase of three or more words back to back
+    ("stationed in Poland stationed in Poland"): a garbled source, not the
+    document's prose."""
+    words = [t.lower_ for t in sent if not t.is_punct]
+    for n in range(3, len(words) // 2 + 1):
+        for k in range(len(words) - 2 * n + 1):
+            if words[k : k + n] == words[k + n : k + 2 * n]:
+                return True
+    return False
 
 
 def _person(token: Token) -> bool:
@@ -367,6 +455,8 @@ def _renaming(sent: Span, token: Token) -> bool:
     while first.dep_ == "conj" and first.head.i != first.i:
         first = first.head
     counted = []
+    if first.tag_ == "CD" and _small_count(first) and any(t.text == ":" for t in doc[first.i : token.i]):
+        return True  # the parser's "three of the four capitals: A, B and C" with A as the count's own conjunct
     if first.dep_ == "appos":
         counted.append(first.head)
     if first.pos_ == "NOUN" and first.i + 1 < sent.end and doc[first.i + 1].text in (",", ":"):
@@ -377,7 +467,21 @@ def _renaming(sent: Span, token: Token) -> bool:
         while noun is not None:  # "two kinds of goods:", climbing over "of"
             if any(c.dep_ == "nummod" and _small_count(c) for c in noun.children):
                 return True
-            noun = noun.head.head if noun.dep_ == "pobj" and noun.head.lower_ == "of" else None
+            if noun.tag_ == "CD" and _small_count(noun):
+                return True  # "three of the four largest ports: A, B and C" (the count is the head)
+            # over "of" and over a place after the counted noun ("three of the four ports in the west:")
+            noun = noun.head.head if noun.dep_ == "pobj" and noun.head.dep_ == "prep" else None
+            if noun is not None and noun.pos_ in ("VERB", "AUX"):
+                noun = None
+    colons = [t.i for t in doc[sent.start : token.i] if t.text == ":"]
+    if colons and first.i > colons[-1]:
+        # clauses after a colon spelling out a counted plural before it ("dealt two blows to the town: it
+        # flooded the quay, and it sank the ferry"), however the parser hangs the clause before the colon
+        if any(
+            t.tag_ in ("NNS", "NNPS") and any(c.dep_ == "nummod" and _small_count(c) for c in t.children)
+            for t in doc[sent.start : colons[-1]]
+        ):
+            return True
     return _in_second_entity(token)
 
 

@@ -16,7 +16,9 @@ the parse; called by engine.needles.coordination_sense.
 - enumerated complement: a noun coordination is the complement of "are" /
   "were" whose subject is plural ("the reasons are cost and the weather",
   "the winners were a baker and a nurse"): the plural is made of the
-  members together, and "or" leaves a plural subject one thing. After
+  members together, and "or" leaves a plural subject one thing; or that
+  is itself the inverted subject of "are"/"were" ("Top among its exports
+  are wool, timber and salt": "or salt are" breaks the agreement). After
   "they"/"these"/"those", a list of plural nouns each true of the subject
   is left ("they were farmers and fishermen": "or" reads member by member).
 """
@@ -47,8 +49,10 @@ def list_refusal(token: Token) -> str:
     """Why the swap of the conjunction `token` names no claim because its
     coordination enumerates ("" when it does not)."""
     first = _first_conjunct(token.head)
-    if first.pos_ in ("VERB", "AUX"):
-        return ""  # clauses name no examples; their subject may ("seven men including X staged ... and lost")
+    if first.pos_ in ("VERB", "AUX") and not (first.tag_ == "VBG" and first.dep_ in ("pcomp", "pobj")):
+        # clauses name no examples; their subject may ("seven men including X staged ... and lost"); gerunds
+        # after a marker do ("functions, including sending A and storing B")
+        return ""
     if examples(first):
         return "examples"
     if enumerated_complement(first):
@@ -140,8 +144,10 @@ def enumerated_complement(first: Token) -> bool:
     if verb.lemma_.lower() != "be":
         return False  # "are", "were", "will be", "have been": the subject's number decides
     subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")]
-    if not subjects:
-        return False
+    if not subjects or subjects[0].pos_ == "ADJ":
+        # inverted (the parser may make the fronted "Top" the subject): "Top among its exports are A, B and C", "Among the winners were A and B": the list is the
+        # plural verb's subject, and "or" breaks the agreement
+        return verb.i < first.i and (verb.tag_ == "VBP" and verb.lower_ != "am" or verb.lower_ == "were")
     subject = subjects[0]
     if subject.lower_ in _RELATIVE_WORDS and verb.dep_ == "relcl":
         subject = verb.head  # "the causes, which were A and B"

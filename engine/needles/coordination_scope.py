@@ -18,7 +18,10 @@ engine.needles.coordination_sense after its own classes.
   two things not known says the same;
 - category union: "bread and other baked goods" / "bread or other baked
   goods" name one category with an example (two members; not "A and two
-  other B", who are counted people);
+  other B", who are counted people), also over a repeated preposition
+  ("in China and in other emerging economies");
+- degrees: two degree adverbs on one word ("very or somewhat likely",
+  "strongly or somewhat agree"): points of one scale, "and" joins none;
 - count of a union: "the number of letters and parcels was N" (or "the
   total sale of A and B") counts the same items as "letters or parcels";
 - rank: a rank behind a list ("third-largest behind A, B and C") needs
@@ -63,6 +66,11 @@ _PLURAL_TAGS = frozenset({"NNS", "NNPS"})
 # nouns whose infinitive offers each option ("the right to sell A or B" = "A and B")
 _FREE_CHOICE_NOUNS = frozenset("ability right freedom opportunity chance option permission capacity".split())
 _ENUMERATION_WORDS = frozenset({"secondly", "thirdly", "fourthly", "lastly"})
+# adverbs of degree, a closed class: two of them name points of one scale ("very or somewhat")
+_DEGREE_ADVERBS = frozenset(
+    "very somewhat extremely fairly quite rather slightly highly moderately strongly mildly completely partly "
+    "partially totally fully mostly largely entirely little much".split()
+)
 # the clauses that complete a word: an indirect question is one of them
 _COMPLEMENT_CLAUSE_DEPS = frozenset({"ccomp", "csubj", "csubjpass", "pcomp", "xcomp"})
 
@@ -80,8 +88,10 @@ def scope_refusal(token: Token) -> str:
         return "negative operator"
     if _embedded_questions(first):
         return "embedded questions"
-    if len(first.conjuncts) == 1 and first.pos_ in ("NOUN", "PROPN") and _other(token):
+    if len(first.conjuncts) == 1 and first.pos_ in ("NOUN", "PROPN", "ADP") and _other(token):
         return "category union"
+    if _degrees(first):
+        return "degrees"
     if first.dep_ == "pobj" and first.head.lower_ == "of" and _counting(first.head.head):
         return "count of a union"
     if _rank(first):
@@ -145,9 +155,25 @@ def _other(token: Token) -> bool:
     """The conjunct after the conjunction is "other B" ("A and other B"), not
     counted ("Severin and two other MEPs" are three people, not a category)."""
     later = [c for c in token.head.children if c.dep_ == "conj" and c.i > token.i]
+    if later and token.head.pos_ == "ADP":
+        if token.head.lower_ != later[0].lower_:
+            return False  # "in A and in other B" repeats its preposition; "in A and from other B" is two places
+        later = [c for c in later[0].children if c.dep_ == "pobj"]
     if not later or any(c.dep_ == "nummod" for c in later[0].children):
         return False
     return any(c.lower_ == "other" and c.i < later[0].i for c in later[0].children)
+
+
+def _degrees(first: Token) -> bool:
+    """Two degree adverbs coordinated on one word ("very or somewhat likely",
+    "strongly or somewhat agree"): exclusive points of one scale, a poll's
+    answers counted together; "very and somewhat likely" is no degree."""
+    members = [first, *first.conjuncts]
+    return (
+        first.dep_ == "advmod"
+        and len(members) == 2
+        and all(m.pos_ == "ADV" and m.lower_ in _DEGREE_ADVERBS for m in members)
+    )
 
 
 def _counting(noun: Token) -> bool:
@@ -176,14 +202,33 @@ def _adjective_members(first: Token) -> bool:
     and private schools": "or" names the same set; the parse does not tell
     them from adjectives that hold at once, "complex and costly repairs",
     where "or" only weakens the claim, so both are refused)."""
-    if first.dep_ not in ("amod", "compound", "nmod") or first.head.tag_ not in _PLURAL_TAGS:
+    if first.dep_ not in ("amod", "compound", "nmod"):
         return False
     members = [first, *first.conjuncts]
     if len(members) != 2 or first.head.i < max(m.i for m in members):
         return False
-    if all(m.tag_ == "JJ" and m.dep_ in ("amod", "conj") for m in members):
-        return True
+    if all(m.tag_ == "JJ" and m.dep_ in ("amod", "conj") for m in members) and _plural_phrase_end(first.head):
+        return True  # "current and former officials", "current and former police, army and court officials"
+    if first.head.tag_ not in _PLURAL_TAGS:
+        return False
     return all(m.i > m.sent.start and m.text[:1].isupper() and m.pos_ in ("ADJ", "PROPN") for m in members)
+
+
+def _plural_phrase_end(noun: Token) -> bool:
+    """`noun` is plural, or the noun phrase it starts runs on through nouns,
+    commas and conjunctions to a plural ("law enforcement, intelligence and
+    administration officials": the parser may hang the adjectives on the
+    first noun of that run)."""
+    if noun.tag_ in _PLURAL_TAGS:
+        return True
+    doc = noun.doc
+    i = noun.i + 1
+    last = noun
+    while i < noun.sent.end and (doc[i].pos_ in ("NOUN", "PROPN", "ADJ", "CCONJ") or doc[i].text == ","):
+        if doc[i].pos_ in ("NOUN", "PROPN"):
+            last = doc[i]
+        i += 1
+    return last.tag_ in _PLURAL_TAGS and last.i > noun.i
 
 
 def _plural_members(first: Token) -> bool:

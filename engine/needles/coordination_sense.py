@@ -1,9 +1,10 @@
 """Coordinations whose "and" <-> "or" swap is no needle (the con rule's
 issue-27 held-out classes), each a pure check of the parse.
 
-- free choice: under an ability or permission modal "or" already reads as
-  "and" ("visitors can pay by card or in cash", "members are able to vote
-  by post and online");
+- free choice: under an ability, permission or possibility modal "or"
+  already reads as "and" ("visitors can pay by card or in cash", "members
+  are able to vote by post and online"), at any length ("may bring dogs,
+  cats and birds");
 - examples and enumerated complements (engine.needles.coordination_lists):
   a list after "such as", "including", "for example", ... names examples,
   which either conjunction names alike, at any length; "the reasons are A
@@ -15,7 +16,9 @@ issue-27 held-out classes), each a pure check of the parse.
   B", "born to A and B", "the son of a baker and a nurse");
 - title: the coordination names a post or a body ("director of trade and
   industrial policy", "the committee on roads and bridges", "the culture
-  and sport minister"): "or" names no post;
+  and sport minister"), or sits in the "of" phrase of a treaty's, a law's or
+  a society's name written lower-case ("a treaty of amity, commerce, and
+  navigation"): "or" names no post and no such name;
 - and then engine.needles.coordination_joint's classes (reduplication,
   particle pairs, WordNet's binomials, class and pronoun pairs,
   one-thing compounds, protection) and
@@ -35,7 +38,7 @@ if TYPE_CHECKING:
     from spacy.tokens import Token
 
 # ability and permission: "or" under them offers each option ("can pay by card or in cash")
-_FREE_CHOICE_MODALS = frozenset({"can", "could", "may"})
+_FREE_CHOICE_MODALS = frozenset({"can", "could", "may", "might"})
 _FREE_CHOICE_WORDS = frozenset("able allow permit free entitle let possible eligible".split())
 _KIN_NOUNS = frozenset("son daughter child children sons daughters offspring heir heirs".split())
 # the heads of posts and bodies: a coordination in their "of"/"for"/"on" phrase or modifiers names one post
@@ -45,16 +48,23 @@ _TITLE_NOUNS = frozenset(
     "department ministry committee subcommittee commission office bureau council board agency institute "
     "school faculty division unit directorate secretariat portfolio".split()
 )
+# nouns that head the names of treaties, laws and bodies, written lower-case in running text ("a treaty
+# of amity, commerce, and navigation", "the society of arts and sciences"): "of A and B" is part of the name
+_NAME_NOUNS = frozenset(
+    "treaty act convention charter pact accord protocol declaration statute society association academy "
+    "college museum league federation guild order company court tribunal".split()
+)
 _TITLE_PREPOSITIONS = frozenset({"of", "for", "on"})
 
 
 def sense_refusal(token: Token) -> str:
     """Why the swap of the conjunction `token` would say the same or name
     no claim ("" when none of these classes holds)."""
+    # under possibility or permission each member is offered on its own, at any length: "may bring dogs,
+    # cats and birds" = "dogs, cats or birds" (free choice; the fresh read's "may include A, B or C")
     head = token.head
-    # a list of three or more reads as a list (the reading scheme's C); two options or examples say the same
-    pair = _members(head) == 2
-    if pair and _free_choice(token):
+    # not the attributive adjectives of one noun ("could be shown on the steep, curvy and snowy road": one road)
+    if _free_choice(token) and (_members(head) == 2 or not _attributive(head)):
         return "free choice"
     listed = list_refusal(token)  # examples, of any length; the members of a plural subject after "are"
     if listed:
@@ -69,6 +79,14 @@ def sense_refusal(token: Token) -> str:
     if not joint and _stranded_preposition(token):
         return "shared complement"  # "reports of and claims about the fire": one object for both
     return joint or scope_refusal(token)  # questions, negative operators, unions, counts, ranks
+
+
+def _attributive(head: Token) -> bool:
+    """The coordination's members modify a noun (adjectives or nouns before it)."""
+    first = head
+    while first.dep_ == "conj" and first.head.i != first.i:
+        first = first.head
+    return first.dep_ in ("amod", "compound", "nmod") or first.pos_ == "ADJ" and first.head.pos_ in ("NOUN", "PROPN")
 
 
 def _stranded_preposition(token: Token) -> bool:
@@ -190,6 +208,8 @@ def _title(head: Token) -> bool:
 def _post(noun: Token) -> bool:
     if noun.lemma_.lower() in _TITLE_NOUNS or noun.lower_ in _TITLE_NOUNS:
         return True
+    if noun.lower_ in _NAME_NOUNS:
+        return True  # "a treaty of amity and commerce": a name written lower-case
     if noun.text[:1].isupper() and noun.i > noun.sent.start and noun.pos_ == "NOUN":
         return True  # "the Director of", "the Ministry of"
     bare = noun.tag_ == "NN" and not any(c.dep_ in ("det", "poss", "nummod") for c in noun.children)

@@ -1,0 +1,140 @@
+"""Downward-entailing and non-veridical operators above a coordination: the
+con rule's issue-27 session-11 class, a pure check of the parse.
+
+Under an operator that licenses a negative-polarity item ("any", "ever", "at
+all": "refused to ever sell any of it", "before anyone saw it", "too tired to
+eat anything", "reluctant to ever say") a reader takes "A or B" and "A and B"
+as saying the same: "without a pilot or a radio" = "without a pilot and a
+radio" (neither), "despite rumours of A or fears of B". So the swap is no
+needle there. engine.needles.conjunctions already refuses the plainest of
+them ("not", "no", "never", "without", "than", "before", "unless", "fail",
+"refuse", "deny", "prevent", "ban", universal determiners) and
+engine.needles.coordination_scope the negative nouns and quantities
+("failure to", "little interest in", "few ships"); this module holds the
+rest of the class, by grammatical kind, each word chosen because it licenses
+"any"/"ever" in its complement (the classic licensor classes of
+Ladusaw 1979 and Linebarger 1987: no maintained machine-readable list ships
+in a package this project uses, WordNet has no polarity, so the lists are
+short and closed here):
+
+- a negative or aversive verb whose complement holds the coordination
+  ("doubts that A or B", "refrained from selling A and B", "hesitated to
+  close A or B"); an aspectual "stop"/"quit" only over a clause ("stopped
+  funding A and B"), not over a thing ("stopped a car and a van");
+- an adjective of unlikelihood, unwillingness or absence ("unlikely that",
+  "reluctant to", "unable to", "free of A and B", "devoid of"), above the
+  coordination or as the predicate of a "be" above it ("It is unlikely that
+  A or B will ...");
+- "too" + adjective or adverb + infinitive ("too strong to repair A and B");
+- a preposition of concession or indifference ("despite", "in spite of",
+  "notwithstanding", "regardless of", "irrespective of"): the
+  claim holds whichever member is meant;
+- a frequency adverb of negative quantity on a verb above ("rarely sold crab
+  or lobster", as "seldom", which negation's word list holds already);
+- a conditional or temporal antecedent: the coordination inside a clause
+  opened by "if", "unless", "before", "lest" (not "as if": a manner);
+- the restrictor of a universal: inside the relative clause of "anyone",
+  "everyone", "anything", ... ("anyone who parks on A or B"), or the clause
+  of "whoever"/"whatever".
+
+A coordination joining two clauses with subjects of their own under the
+operator's verb ("she refused, and he left") has the operator in one
+conjunct only and is left to the other checks.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
+# verbs whose object or complement clause licenses "any"/"ever" ("doubt that anyone ever ...")
+_DE_VERBS = frozenset("doubt refrain hesitate abstain forgo forego forbear shun".split())
+# aspectual verbs that are downward only over a clause ("stopped selling A and B")
+_DE_ASPECTUAL = frozenset("stop quit halt discontinue".split())
+# adjectives of unlikelihood, unwillingness, inability or absence ("unlikely that anyone ever ...")
+_DE_ADJECTIVES = frozenset(
+    "unlikely improbable impossible doubtful dubious reluctant unwilling loath loth averse hesitant disinclined "
+    "unable incapable unaware ignorant free devoid sceptical skeptical".split()
+)
+# prepositions of concession or indifference (and the nouns of their multi-word forms)
+_DE_PREPOSITIONS = frozenset("despite notwithstanding spite regardless irrespective".split())
+# frequency adverbs of negative quantity not in negation's word lists
+_DE_ADVERBS = frozenset({"rarely", "infrequently"})
+# subordinators that open an antecedent: a condition, or an event that has not happened yet
+_DE_MARKS = frozenset({"if", "unless", "before", "lest"})
+# universal pronouns whose relative clause restricts them ("anyone who ...")
+_UNIVERSAL_PRONOUNS = frozenset(
+    "anyone anybody anything everyone everybody everything whoever whatever whichever whomever".split()
+)
+_CLAUSE_DEPS = frozenset({"xcomp", "ccomp", "pcomp", "advcl", "csubj"})
+_SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj", "expl"})
+
+
+def polarity_refusal(token: Token) -> str:
+    """Why the swap of the conjunction `token` says the same under a
+    downward-entailing or non-veridical operator ("" when none is above)."""
+    first = token.head
+    while first.dep_ == "conj" and first.head.i != first.i:
+        first = first.head
+    if token.head.pos_ in ("VERB", "AUX") and _own_subject(token):
+        # two clauses: only an operator above both counts, or the subordinator of the first,
+        # which opens both ("if the wind rises or the tide turns")
+        if any(c.dep_ == "mark" and c.lower_ in _DE_MARKS and not _as_if(c) for c in first.children):
+            return "antecedent"
+        chain = list(first.ancestors)
+        below = first
+    else:
+        chain = [first, *first.ancestors]
+        below = None
+    for t in chain:
+        if below is not None and below.dep_ == "conj" and any(c.dep_ in _SUBJECTS for c in below.children):
+            return ""  # a clause of its own joined to the operator's: "the mayor doubts it, and the council sold A and B"
+        why = _licensor(t, below)
+        if why:
+            return why
+        below = t
+    return ""
+
+
+def _own_subject(token: Token) -> bool:
+    later = [c for c in token.head.children if c.dep_ == "conj" and c.i > token.i]
+    return bool(later) and any(c.dep_ in _SUBJECTS for c in later[0].children)
+
+
+def _licensor(t: Token, below: Token | None) -> str:
+    """The operator `t` (an ancestor of the coordination, or its first
+    conjunct) licenses negative polarity in the part `below` it (the child
+    of `t` on the path down to the coordination; None for `t` itself)."""
+    lemma = t.lemma_.lower()
+    lower = t.lower_
+    clausal = below is not None and below.dep_ in _CLAUSE_DEPS
+    if t.pos_ in ("VERB", "AUX"):
+        if lemma in _DE_VERBS and below is not None and below.dep_ not in _SUBJECTS:
+            return "downward operator"  # "doubt that A or B", "refrained from selling A and B"
+        if lemma in _DE_ASPECTUAL and clausal and below.tag_ == "VBG":
+            return "downward operator"  # "stopped funding A and B"
+        if any(c.dep_ == "advmod" and c.lower_ in _DE_ADVERBS for c in t.children):
+            return "downward operator"  # "rarely sold crab or lobster"
+        if any(c.dep_ == "mark" and c.lower_ in _DE_MARKS and not _as_if(c) for c in t.children):
+            return "antecedent"  # "if the wind or the tide rises", "before A or B arrived"
+        if lemma == "be" and clausal and any(c.dep_ in ("acomp", "attr") and c.lemma_.lower() in _DE_ADJECTIVES for c in t.children):
+            return "downward operator"  # "It is unlikely that A or B will ..."
+        if any(c.dep_ in _SUBJECTS and c.lower_ in _UNIVERSAL_PRONOUNS for c in t.children) and t.dep_ in ("csubj", "ccomp", "advcl", "relcl", "pcomp"):
+            return "universal restrictor"  # "whoever parks on A or B"
+    if t.pos_ in ("ADJ", "ADV") and below is not None:
+        if lemma in _DE_ADJECTIVES or lower in _DE_ADJECTIVES:
+            return "downward operator"  # "reluctant to sell A or B", "free of ice and debris"
+        if clausal and any(c.dep_ == "advmod" and c.lower_ == "too" for c in t.children):
+            return "downward operator"  # "too strong to repair A and B"
+    if lower in _DE_PREPOSITIONS and below is not None:
+        return "downward operator"  # "despite rumours of A or fears of B", "regardless of A and B"
+    if lower in _UNIVERSAL_PRONOUNS and below is not None and below.dep_ in ("relcl", "acl"):
+        return "universal restrictor"  # "anyone who parks on A or B"
+    return ""
+
+
+def _as_if(mark: Token) -> bool:
+    """The "if" of "as if"/"even as if": a manner, not a condition."""
+    return mark.lower_ == "if" and mark.i > 0 and mark.nbor(-1).lower_ == "as"

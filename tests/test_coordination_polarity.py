@@ -1,0 +1,87 @@
+"""The con rule's downward-entailing and non-veridical operators
+(engine.needles.coordination_polarity), on real spaCy parses (the `nlp`
+session fixture), sentences of our own.
+
+Each refused sentence holds its coordination under an operator that licenses
+"any"/"ever", where a reader takes "A or B" and "A and B" as saying the
+same; each near miss is a coordination just outside the operator's reach that
+the rule must still swap."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.needles.conjunctions import swap_conjunction
+from engine.needles.coordination_polarity import polarity_refusal
+from needle_helpers import con_refusal, edited, first_sentence
+
+REFUSED = {
+    "downward operator": [
+        # prepositions of concession or indifference: the claim holds whichever member is meant
+        "The harbour stayed open despite rumours of a strike or fears about the weather.",
+        "The ferry kept sailing in spite of the wind and the fog.",
+        "The tax applies regardless of income and age.",
+        # negative and aversive verbs over their complement
+        "The council doubts that the mayor will sell the pier or the market.",
+        "The mayor refrained from closing the pier and the market.",
+        "The board hesitated to sell the pier or the market.",
+        # "stop" over a clause
+        "The council stopped funding the pier and the market in May.",
+        # adjectives of unwillingness, unlikelihood, absence, above or as the predicate of "be"
+        "The board is reluctant to sell the pier or the market.",
+        "It is unlikely that the council will sell the pier or the market.",
+        "The old quay is free of ice and debris all winter.",
+        # "too ... to"
+        "The storm was too strong to repair the pier and the quay.",
+        # a frequency adverb of negative quantity
+        "The fishermen rarely sold crab or lobster in the town.",
+    ],
+    "antecedent": [
+        "The pier closes if the council sells the boats or the nets.",
+        "If the wind rises or the tide turns, the pier closes.",
+        "The ferry left before the mayor signed the papers or the letters.",
+    ],
+    "universal restrictor": ["The fine applies to anyone who parks on the pier or the quay."],
+}
+
+
+@pytest.mark.parametrize(("why", "text"), [(why, text) for why, texts in REFUSED.items() for text in texts])
+def test_swaps_under_a_downward_operator_are_refused_with_their_reason(nlp, why, text):
+    refused, reasons = con_refusal(nlp, text)
+    assert refused and why in reasons
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the operator in another clause of the sentence
+        (
+            "The club played despite the rain, and the fans sang and danced on the terrace.",
+            "The club played despite the rain, and the fans sang or danced on the terrace.",
+        ),
+        ("The mayor doubts it, and the council sold the pier and the market.",
+         "The mayor doubts it, and the council sold the pier or the market."),
+        ("The council voted on the pier and the market after the mayor arrived.",
+         "The council voted on the pier or the market after the mayor arrived."),
+        # "as if" is a manner, not a condition
+        ("He spoke as if he owned the pier and the quay.", "He spoke as if he owned the pier or the quay."),
+        # "stop" over a thing, "enough to", "eager to", "likely that", "often", "the drivers who": no licensor
+        ("The police stopped a car and a van on the pier.", "The police stopped a car or a van on the pier."),
+        ("The storm was strong enough to damage the pier and the quay.",
+         "The storm was strong enough to damage the pier or the quay."),
+        ("The board is eager to sell the pier and the market.", "The board is eager to sell the pier or the market."),
+        ("It is likely that the council will sell the pier and the market.",
+         "It is likely that the council will sell the pier or the market."),
+        ("The fishermen often sold crab and lobster in the town.", "The fishermen often sold crab or lobster in the town."),
+        ("The drivers who park on the pier and the quay pay a fine.",
+         "The drivers who park on the pier or the quay pay a fine."),
+    ],
+)
+def test_coordinations_outside_the_operators_reach_are_still_swapped(nlp, text, expected):
+    assert edited(nlp, swap_conjunction, text) == expected
+
+
+def test_the_check_reads_the_conjunction_it_is_given(nlp):
+    sent = first_sentence(nlp, "The board is reluctant to sell the pier or the market, and the mayor left.")
+    reasons = {t.lower_ + str(t.i): polarity_refusal(t) for t in sent if t.lower_ in ("and", "or")}
+    assert sorted(reasons.values()) == ["", "downward operator"]
