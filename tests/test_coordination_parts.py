@@ -80,6 +80,14 @@ def test_swaps_of_parts_ranges_and_scales_are_refused_with_their_reason(nlp, why
          "The council repaired the pier or the slipway, for example."),
         # manner adverbs on one verb: not a scale
         ("The crew worked quickly and quietly on the deck.", "The crew worked quickly or quietly on the deck."),
+        # a finite verb is a clause of its own, not one of the infinitive's options
+        ("The treaty gives each state the right to leave freely and sets out the steps for doing so.",
+         "The treaty gives each state the right to leave freely or sets out the steps for doing so."),
+        # "from A and B" before an infinitive of purpose: no range
+        ("They borrowed money from friends and neighbours to buy the boat.",
+         "They borrowed money from friends or neighbours to buy the boat."),
+        # the destinations of a journey, not the end of a range
+        ("The ferry sailed from Cork to Cobh, Kinsale and Youghal.", "The ferry sailed from Cork to Cobh, Kinsale or Youghal."),
         # a noun that is no ability or permission
         ("They had a plan to repair the pier and the slipway.", "They had a plan to repair the pier or the slipway."),
     ],
