@@ -35,6 +35,7 @@ REFUSED = {
     "range": [
         "The market sold everything from apples and pears to woollen blankets.",
         "The boats ranged in size from dinghies to trawlers and ferries.",
+        "Visitors will find their favourites, from jigs and reels to ballads and laments.",
     ],
     # the examples of a sentence that opens "For example,"
     "examples": [

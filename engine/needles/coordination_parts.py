@@ -13,9 +13,10 @@ engine.needles.coordination_sense after its other classes.
   succession", "in that order") needs every member;
 - span ends: the two ends of one span ("beginning in May and ending in
   June", "the start and the end of the season");
-- range: a coordination inside a "from ... to ..." range ("everything from
-  nails and screws to sheds"): the range's ends are examples or bounds,
-  named alike by either conjunction;
+- range: a coordination inside a "from ... to ..." range under a word of
+  ranging ("everything from nails and screws to sheds") or with both ends
+  coordinated: the range's ends are examples, named alike by either
+  conjunction (one coordinated end of a journey is left);
 - examples: a noun coordination in a sentence that opens "For example," /
   "For instance," names examples;
 - scale: degree adverbs coordinated on one word ("very or somewhat likely",
@@ -137,10 +138,12 @@ def _span_ends(members: list[Token]) -> bool:
 
 
 def _range(token: Token, first: Token) -> bool:
-    """The coordination is one end of a "from ... to ..." range: the object
-    of "from" with "to" right after it ("from nails and screws to sheds"),
-    or the object of a "to" right after a "from" phrase ("from sheds to
-    nails and screws")."""
+    """The coordination is one end of a "from ... to ..." range: under a word
+    of ranging ("everything from nails and screws to sheds", "ranged from
+    dinghies to trawlers and ferries"), or with both ends coordinated ("from
+    A and B to C and D"). One origin or destination coordinated is a
+    journey ("came from A and B to the fair", "sailed from X to A, B and
+    C") and stays."""
     doc = token.doc
     if first.dep_ != "pobj":
         return False
@@ -151,12 +154,16 @@ def _range(token: Token, first: Token) -> bool:
         if after + 1 >= len(doc) or doc[after].lower_ != "to":
             return False
         # "borrowing money from A and B to buy it" is a purpose; only a range's head takes the infinitive reading
-        return doc[after + 1].tag_ != "VB" or _range_holder(preposition)
+        both = doc[after + 1].tag_ != "VB" and any(c.dep_ == "pobj" and c.conjuncts for c in doc[after].children)
+        return both or _range_holder(preposition)
     if preposition.lower_ == "to" and preposition.i > first.sent.start:
-        # "sent from Cork to A, B and C" lists destinations: only a range's "to" ("ranged from A to B and C")
         before = doc[preposition.i - 1]
-        source = next((a for a in [before, *before.ancestors] if a.lower_ == "from" and a.right_edge.i == before.i), None)
-        return source is not None and _range_holder(source)
+        # the "from" whose object ends just before "to" (the parser hangs "to" on the "from" or beside it)
+        source = next((a for a in before.ancestors if a.lower_ == "from"), None)
+        objects = [c for c in source.children if c.dep_ == "pobj"] if source is not None else []
+        if not objects or objects[0].right_edge.i != before.i:
+            return False
+        return _range_holder(source) or bool(objects[0].conjuncts)
     return False
 
 
