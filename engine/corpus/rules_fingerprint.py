@@ -43,6 +43,7 @@ RULE_MODULES = (
     "engine.needles.coordination_joint",
     "engine.needles.binomial_list",
     "engine.needles.coordination_lists",
+    "engine.needles.coordination_parts",
     "engine.corpus.nlp",
     "engine.corpus.prepare",
 )

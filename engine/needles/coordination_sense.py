@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from engine.needles.coordination_joint import joint_refusal
 from engine.needles.coordination_lists import list_refusal
+from engine.needles.coordination_parts import parts_refusal
 from engine.needles.coordination_scope import scope_refusal
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ def sense_refusal(token: Token) -> str:
     joint = joint_refusal(token)  # reduplication, particle pairs ("in and out of"), ...
     if not joint and _stranded_preposition(token):
         return "shared complement"  # "reports of and claims about the fire": one object for both
-    return joint or scope_refusal(token)  # questions, negative operators, unions, counts, ranks
+    return joint or scope_refusal(token) or parts_refusal(token)  # ...; partitions, ranges, scales, sequences
 
 
 def _attributive(head: Token) -> bool:

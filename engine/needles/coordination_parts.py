@@ -1,0 +1,199 @@
+"""Coordinations whose members make one whole, one range or one scale, so
+that "and" <-> "or" names no claim or the same one (the con rule's
+issue-27 session-11 classes), each a pure check of the parse; called by
+engine.needles.coordination_sense after its other classes.
+
+- partition: numbered parts of a counted whole ("900 visitors, of whom 500
+  came by ferry and 400 by road"): the parts add up to the whole only
+  together;
+- members of a plural after a dash or colon ("the parcels - Galway, Sligo
+  and Tralee"): the plural names every member, at any length;
+- sequence: a verb done to the members one after another ("offered
+  successively to A, B and C", "alternately", "consecutively", "in
+  succession", "in that order") needs every member;
+- span ends: the two ends of one span ("beginning in May and ending in
+  June", "the start and the end of the season");
+- range: a coordination inside a "from ... to ..." range under a word of
+  ranging ("everything from nails and screws to sheds") or with both ends
+  coordinated: the range's ends are examples, named alike by either
+  conjunction (one coordinated end of a journey is left);
+- examples: a noun coordination in a sentence that opens "For example," /
+  "For instance," names examples;
+- scale: degree adverbs coordinated on one word ("very or somewhat likely",
+  "strongly or somewhat agree"): the response categories of one scale name
+  the same set either way;
+- free choice under a noun: the infinitive of a noun of ability or
+  permission ("the power to search, detain or question", "the right to
+  speak or write"), whose "or" offers each option as "can" does, at any
+  length (coordination_scope keeps the two-member objects below it).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
+# the pronoun of a partitive relative or phrase: "of whom 500 ...", "of which 12 ..."
+_PARTITIVE_PRONOUNS = frozenset({"whom", "which", "them", "these", "those"})
+_SEQUENCE_WORDS = (("successively",), ("alternately",), ("consecutively",), ("in", "succession"), ("in", "that", "order"),
+                   ("in", "sequence"), ("one", "after", "another"), ("one", "after", "the", "other"))  # fmt: skip
+_SPAN_STARTS = frozenset("begin start commence open beginning start opening outset".split())
+_SPAN_ENDS = frozenset("end finish conclude close terminate expire ending finish closing conclusion".split())
+_DASHES = frozenset({"-", "--", "\u2013", "\u2014", ":"})
+_EXAMPLE_OPENERS = (("for", "example"), ("for", "instance"), ("e.g.",))
+# adverbs of degree: the points of one response scale ("very", "somewhat", "strongly", ...)
+_DEGREE_ADVERBS = frozenset(
+    "very somewhat strongly slightly extremely fairly quite rather moderately highly mostly partly partially "
+    "completely totally fully largely mildly deeply mainly entirely".split()
+)
+# nouns of ability and permission: their infinitive offers each option ("the right to speak or write")
+_FREE_CHOICE_NOUNS = frozenset(
+    "power right authority freedom licence license permission ability option chance opportunity capacity".split()
+)
+# what a "from ... to ..." range hangs on, when the parser reads its "to" as an infinitive's ("from A to garden sheds")
+_RANGE_WORDS = frozenset("range vary span stretch everything anything something all".split())
+_NOMINAL = frozenset({"NOUN", "PROPN", "PRON", "NUM"})
+
+
+def parts_refusal(token: Token) -> str:
+    """Why the swap of the conjunction `token` names no claim because its
+    members make one whole, range or scale ("" when none holds)."""
+    first = token.head
+    while first.dep_ == "conj" and first.head.i != first.i:
+        first = first.head
+    members = [first, *first.conjuncts]
+    if _partition(token, first):
+        return "partition"
+    if _dashed_members(first):
+        return "members of a plural"
+    if _sequence(first):
+        return "sequence"
+    if _span_ends(members):
+        return "span ends"
+    if _range(token, first):
+        return "range"
+    if first.pos_ in _NOMINAL and _example_sentence(token):
+        return "examples"
+    if len(members) > 1 and all(m.pos_ == "ADV" and m.lower_ in _DEGREE_ADVERBS for m in members):
+        return "scale"
+    if _free_choice_noun(first):
+        return "free choice"
+    return ""
+
+
+def _clause(word: Token) -> Token:
+    """The verb of `word`'s clause (`word` itself when it is one)."""
+    while word.pos_ not in ("VERB", "AUX") and word.head.i != word.i:
+        word = word.head
+    return word
+
+
+def _partition(token: Token, first: Token) -> bool:
+    """The coordination's clause is a partitive ("of whom", "of which") and
+    holds a number on each side of the conjunction: counted parts of a
+    whole ("of whom 1,200 were treated at home and 1,800 in the wards")."""
+    verb = _clause(first)
+    partitive = any(
+        c.dep_ == "prep" and c.lower_ == "of" and any(p.dep_ == "pobj" and p.lower_ in _PARTITIVE_PRONOUNS for p in c.children)
+        for c in verb.children
+    )
+    if not partitive:
+        return False
+    span = verb.doc[verb.left_edge.i : verb.right_edge.i + 1]
+    numbers = [t.i for t in span if t.like_num and t.tag_ == "CD"]
+    return any(i < token.i for i in numbers) and any(i > token.i for i in numbers)
+
+
+def _dashed_members(first: Token) -> bool:
+    """The coordination is an apposition to a plural noun after a dash or a
+    colon ("the parcels - Galway, Sligo and Tralee"), of any length; the
+    parser may hang it on another noun when the plural ends the phrase
+    just before the dash ("called at the ports: A, B and C")."""
+    if first.dep_ != "appos" or not first.conjuncts:
+        return False
+    doc, head = first.doc, first.head
+    if head.tag_ in ("NNS", "NNPS") and head.i < first.i and any(t.text in _DASHES for t in doc[head.i + 1 : first.left_edge.i]):
+        return True
+    start = first.left_edge.i
+    return start - 2 >= first.sent.start and doc[start - 1].text in _DASHES and doc[start - 2].tag_ in ("NNS", "NNPS")
+
+
+def _sequence(first: Token) -> bool:
+    """A verb above the coordination, in its own clause, carries an adverb of
+    sequence ("offered successively to A, B and C")."""
+    verb = _clause(first)
+    words = [t.lower_ for t in verb.doc[verb.left_edge.i : verb.right_edge.i + 1]]
+    return any(words[k : k + len(p)] == list(p) for p in _SEQUENCE_WORDS for k in range(len(words)))
+
+
+def _span_ends(members: list[Token]) -> bool:
+    """Two members, one the start and one the end of one span ("beginning
+    in May and ending in June", "the start and the end of the season")."""
+    if len(members) != 2:
+        return False
+    lemmas = [m.lemma_.lower() for m in members]
+    return lemmas[0] in _SPAN_STARTS and lemmas[1] in _SPAN_ENDS
+
+
+def _range(token: Token, first: Token) -> bool:
+    """The coordination is one end of a "from ... to ..." range: under a word
+    of ranging ("everything from nails and screws to sheds", "ranged from
+    dinghies to trawlers and ferries"), or with both ends coordinated ("from
+    A and B to C and D"). One origin or destination coordinated is a
+    journey ("came from A and B to the fair", "sailed from X to A, B and
+    C") and stays."""
+    doc = token.doc
+    if first.dep_ != "pobj":
+        return False
+    preposition = first.head
+    last = max(m.right_edge.i for m in [first, *first.conjuncts])
+    if preposition.lower_ == "from":
+        after = last + 1
+        if after + 1 >= len(doc) or doc[after].lower_ != "to":
+            return False
+        # "borrowing money from A and B to buy it" is a purpose; only a range's head takes the infinitive reading
+        both = doc[after + 1].tag_ != "VB" and any(c.dep_ == "pobj" and c.conjuncts for c in doc[after].children)
+        return both or _range_holder(preposition)
+    if preposition.lower_ == "to" and preposition.i > first.sent.start:
+        before = doc[preposition.i - 1]
+        # the "from" whose object ends just before "to" (the parser hangs "to" on the "from" or beside it)
+        source = next((a for a in before.ancestors if a.lower_ == "from"), None)
+        objects = [c for c in source.children if c.dep_ == "pobj"] if source is not None else []
+        if not objects or objects[0].right_edge.i != before.i:
+            return False
+        return _range_holder(source) or bool(objects[0].conjuncts)
+    return False
+
+
+def _range_holder(source: Token) -> bool:
+    """The "from" hangs on a word of ranging ("ranged", "varies") or follows
+    "everything", "anything", ..."""
+    holders = (source.head, source.doc[source.i - 1])
+    return any(h.lemma_.lower() in _RANGE_WORDS or h.lower_ in _RANGE_WORDS for h in holders)
+
+
+def _example_sentence(token: Token) -> bool:
+    """The sentence opens "For example," / "For instance," / "e.g.,"."""
+    words = [t.lower_ for t in token.sent if not t.is_punct or t.text == "e.g."][:2]
+    return any(words[: len(p)] == list(p) for p in _EXAMPLE_OPENERS)
+
+
+def _free_choice_noun(first: Token) -> bool:
+    """The coordination is the infinitive of a noun of ability or permission
+    ("the power to search, detain or question"), or lies under that
+    infinitive without another noun in between ("the right to sell tickets
+    and programmes"), at any length. Verbs as members must all be bare
+    infinitives: a finite one is a clause of its own that the parser hung
+    there ("gives them the right to quit and outlines the procedure")."""
+    members = [first, *first.conjuncts]
+    if any(m.pos_ in ("VERB", "AUX") for m in members) and not all(m.tag_ == "VB" for m in members):
+        return False
+    for t in [first, *first.ancestors]:
+        if t.pos_ in ("NOUN", "PROPN") and t.i != first.i:
+            return False  # another noun in between: "the right to a share of A and B" is no option
+        if t.pos_ in ("VERB", "AUX") and t.dep_ not in ("xcomp", "conj"):
+            infinitive = t.dep_ in ("acl", "relcl") and any(c.lower_ == "to" and c.i < t.i for c in t.children)
+            return infinitive and t.head.lemma_.lower() in _FREE_CHOICE_NOUNS
+    return False

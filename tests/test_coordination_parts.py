@@ -1,0 +1,97 @@
+"""The con rule's whole/range/scale classes (engine.needles.coordination_parts),
+on real spaCy parses (the `nlp` session fixture), sentences of our own.
+
+Each refused sentence is a swap a reader takes as saying the same or as no
+claim at all; each near miss is a coordination just outside the class that
+the rule must still swap."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.needles.conjunctions import swap_conjunction
+from needle_helpers import con_refusal, edited
+
+# each class with sentences of our own
+REFUSED = {
+    # counted parts of a counted whole: "or" breaks the sum
+    "partition": [
+        "The clinic saw 3,000 patients, of whom 1,200 were treated at home and 1,800 in the wards.",
+        "The fund raised 90 million, of which 50 million went to schools and 40 million to roads.",
+    ],
+    # a plural spelt out after a dash or a colon, at any length
+    "members of a plural": [
+        "The company will deliver the parcels - Galway, Sligo and Tralee - by Friday.",
+        "The ferry called at the southern ports: Cork, Cobh and Kinsale.",
+    ],
+    # the members one after another
+    "sequence": [
+        "The prize was offered successively to the baker, the weaver and the miller.",
+        "The title passed in succession to his son and his grandson.",
+    ],
+    # the two ends of one span
+    "span ends": ["The fair lasted six years, beginning in May 1901 and ending in June 1907."],
+    # one end of a from-to range
+    "range": [
+        "The market sold everything from apples and pears to woollen blankets.",
+        "The boats ranged in size from dinghies to trawlers and ferries.",
+        "Visitors will find their favourites, from jigs and reels to ballads and laments.",
+    ],
+    # the examples of a sentence that opens "For example,"
+    "examples": [
+        "For example, the council repaired the pier and the slipway.",
+        "For instance, farmers in the valley grow barley, oats or rye.",
+    ],
+    # the points of one scale
+    "scale": [
+        "Most residents were very or somewhat likely to vote for the plan.",
+        "Half the pilots strongly or somewhat agreed with the new rule.",
+    ],
+    # the infinitive of a noun of ability or permission, at any length
+    "free choice": [
+        "Citizens have the right to speak or write freely about the council.",
+        "The harbour master has the authority to inspect, detain or release any vessel.",
+    ],
+}
+
+
+@pytest.mark.parametrize(("why", "text"), [(why, text) for why, texts in REFUSED.items() for text in texts])
+def test_swaps_of_parts_ranges_and_scales_are_refused_with_their_reason(nlp, why, text):
+    refused, reasons = con_refusal(nlp, text)
+    assert refused and why in reasons
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # numbers on each side, but no partitive whole
+        ("The clinic treated 1,200 patients at home and 1,800 in the wards.",
+         "The clinic treated 1,200 patients at home or 1,800 in the wards."),
+        # a plural with its members after a comma only: the parser's list ("mothers, heroes and martyrs")
+        ("The town honoured its sailors, fishermen and pilots in May.",
+         "The town honoured its sailors, fishermen or pilots in May."),
+        # no adverb of sequence
+        ("The prize was offered to the baker and the miller.", "The prize was offered to the baker or the miller."),
+        # two starts, no end
+        ("The fair began in May and opened again in June.", "The fair began in May or opened again in June."),
+        # "from" without "to": no range
+        ("The boats came from Cork and Cobh in May.", "The boats came from Cork or Cobh in May."),
+        # an example sentence's opener elsewhere: no example
+        ("The council repaired the pier and the slipway, for example.",
+         "The council repaired the pier or the slipway, for example."),
+        # manner adverbs on one verb: not a scale
+        ("The crew worked quickly and quietly on the deck.", "The crew worked quickly or quietly on the deck."),
+        # a finite verb is a clause of its own, not one of the infinitive's options
+        ("The treaty gives each state the right to leave freely and sets out the steps for doing so.",
+         "The treaty gives each state the right to leave freely or sets out the steps for doing so."),
+        # "from A and B" before an infinitive of purpose: no range
+        ("They borrowed money from friends and neighbours to buy the boat.",
+         "They borrowed money from friends or neighbours to buy the boat."),
+        # the destinations of a journey, not the end of a range
+        ("The ferry sailed from Cork to Cobh, Kinsale and Youghal.", "The ferry sailed from Cork to Cobh, Kinsale or Youghal."),
+        # a noun that is no ability or permission
+        ("They had a plan to repair the pier and the slipway.", "They had a plan to repair the pier or the slipway."),
+    ],
+)
+def test_coordinations_just_outside_those_classes_are_still_swapped(nlp, text, expected):
+    assert edited(nlp, swap_conjunction, text) == expected
