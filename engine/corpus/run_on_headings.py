@@ -124,9 +124,14 @@ def _modifies(before: Token, token: Token) -> bool:
     return token.i <= head.i < token.i + 4 and head.tag_ in ("NNP", "NNPS")
 
 
-def heading_opening(span: Span) -> bool:
-    """Whether `span` opens with a heading run into it (module docstring)."""
-    return _verbless_heading_before_name(span) or _restated_heading(span)
+def heading_opening(span: Span, *, plural_before_name: bool = False) -> bool:
+    """Whether `span` opens with a heading run into it (module docstring).
+    `plural_before_name`: also where the word before the name is a plural
+    common noun the parser hung on it ("... hopes for peace talks De Mistura
+    said ..."): a role or a kin word before one name is singular, but a
+    group ("the brothers Ann and Tom") is taken too (engine.corpus.hay_check,
+    where refusing too much costs little)."""
+    return _verbless_heading_before_name(span, plural_before_name) or _restated_heading(span)
 
 
 def _restated_heading(span: Span) -> bool:
@@ -152,7 +157,7 @@ def _restated_heading(span: Span) -> bool:
     return False
 
 
-def _verbless_heading_before_name(span: Span) -> bool:
+def _verbless_heading_before_name(span: Span, plural_before_name: bool = False) -> bool:
     doc = span.doc
     for token in span[1 : min(len(span) - 1, MAX_HEADING_TOKENS + 1)]:
         before = doc[token.i - 1]
@@ -160,7 +165,9 @@ def _verbless_heading_before_name(span: Span) -> bool:
             return False
         if not _capitalised(token) or not _content_word_before(token) or before.tag_.startswith("VB"):
             continue
-        if token.tag_ == "JJ" or token.ent_type_ in ("NORP", "LANGUAGE") or _modifies(before, token):
+        if token.tag_ == "JJ" or token.ent_type_ in ("NORP", "LANGUAGE"):
+            continue
+        if _modifies(before, token) and not (plural_before_name and before.tag_ == "NNS"):
             continue
         prefix = doc[span.start : token.i]
         if prefix[0].tag_ in CLAUSE_OPENING_TAGS and not any(t.text == "," for t in prefix):
