@@ -65,6 +65,7 @@ def test_doubtful_sentences_are_refused_for_hay(nlp, text, why):
         "Why did the council wait so long to repair the pier, when everyone could see it was falling into the sea?",
         '"Is this the end of the ferry?" the mayor asked.',
         'She said: "We will rebuild the pier before the winter storms come."',
+        "The council was wrong about the pier, and so was I.",  # "I." is not an initial
     ],
 )
 def test_prose_is_kept_for_hay(nlp, text):

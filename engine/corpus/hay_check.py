@@ -121,7 +121,7 @@ def _abbreviation_end(text: str) -> bool:
     if match is None:
         return False
     word = match.group(1)
-    return (len(word) == 1 and word.isupper()) or word in TITLES or word.lower() in ABBREVIATIONS
+    return (len(word) == 1 and word.isupper() and word != "I") or word in TITLES or word.lower() in ABBREVIATIONS
 
 
 def _short_question(text: str) -> bool:
