@@ -38,6 +38,11 @@ def refusal(nlp, text: str) -> str:
         ("Shipbuilder Harland reports record orders in March Harland Marine said on Monday that it had won four new orders.", "name_restated"),
         # a headline ending in a number and a noun before the item's first word
         ("Fares on the island routes rose by 4 percent Trade unions said on Monday that the rise was too steep.", "capital_after_lowercase"),
+        # a headline with a verb in the present, then a name
+        ("Ferry strikes anger islanders Harbour Lines also said on Monday that it would add sailings in May.", "heading_opening"),
+        # list entries opened by a gerund, a call to act
+        ("Working with the harbour board to build a new slipway by the spring.", "no_finite_verb"),
+        ("Sign up for our harbour newsletter here.", "no_finite_verb"),
         # an explainer's subheading standing alone
         ("What is a harbour levy?", "short_question"),
         ("Is this the end of the ferry?", "short_question"),
@@ -66,6 +71,7 @@ def test_doubtful_sentences_are_refused_for_hay(nlp, text, why):
         '"Is this the end of the ferry?" the mayor asked.',
         'She said: "We will rebuild the pier before the winter storms come."',
         "The council was wrong about the pier, and so was I.",  # "I." is not an initial
+        "The islanders can't wait for the new ferry, and they'll say so at the meeting.",  # contracted finite verbs
     ],
 )
 def test_prose_is_kept_for_hay(nlp, text):

@@ -23,6 +23,11 @@ sentence end, a finite verb, no list mark):
   ("... held by Brig."), and "after_abbreviation" for the one after it;
 - "unbalanced_brackets": brackets opened and not closed or the reverse (a
   split inside brackets);
+- "no_finite_verb": no finite verb by the tagger or the morphology: a list
+  entry opened by a gerund ("Working with governments to ..."), a call to
+  act ("Click here to ...", "Sign up for ..."), a caption or a note; the
+  gate keeps such a sentence when its root is a verb (an imperative), and
+  hay refuses imperatives with them;
 - "short_question": a question of at most MAX_QUESTION_WORDS words that does
   not open with a quotation mark (an explainer's subheading standing alone:
   "What is a state visit?"; a speech's rhetorical question goes with it);
@@ -30,9 +35,9 @@ sentence end, a finite verb, no list mark):
   verb or opened by a wh-word ("Why it matters: ...", "How the levy works:
   ..."); the gate drops the forms it is sure of;
 - "heading_opening": engine.corpus.run_on_headings.heading_opening, which the
-  gate only lets refuse needles, here also where the heading's last word is
-  a plural noun the parser hung on the name ("... hopes for peace talks De
-  Mistura said ...");
+  gate only lets refuse needles, in its over-refusing form (`hay=True`: a
+  heading ending in a plural noun the parser hung on the name, or holding a
+  verb in the present, as headlines do);
 - "opener_after_name": a preposition, conjunction or adverb capitalised
   right after a name ("... grew up in Kinsale For all her years ..."), also
   before a title-case word, where engine.corpus.fused_headings abstains (a
@@ -44,8 +49,9 @@ sentence end, a finite verb, no list mark):
   before, a name the words before already hold, after a word that is not a
   verb or a function word;
 - "capital_after_lowercase": a capitalised word that is no entity, after a
-  lowercase common noun and before a lowercase word that is not a verb
-  ("... rose by 4 percent Trade unions said ...").
+  lowercase common noun and before a lowercase word that is not a verb or
+  a function word other than a conjunction ("... rose by 4 percent Trade
+  unions said ...", "... crisis Gender and age ...").
 """
 
 from __future__ import annotations
@@ -101,11 +107,13 @@ def _refusal(span: Span) -> str:
         return "abbreviation_end"
     if text.count("(") != text.count(")") or text.count("[") != text.count("]"):
         return "unbalanced_brackets"
+    if span.doc.has_annotation("MORPH") and not any(t.tag_ in FINITE_TAGS or "Fin" in t.morph.get("VerbForm") for t in span):
+        return "no_finite_verb"
     if _short_question(text):
         return "short_question"
     if _label(span, text):
         return "label"
-    if span.doc.has_annotation("DEP") and heading_opening(span, plural_before_name=True):
+    if span.doc.has_annotation("DEP") and heading_opening(span, hay=True):
         return "heading_opening"
     if _opener_after_name(span):
         return "opener_after_name"
@@ -194,6 +202,6 @@ def _bare_capital_after_lowercase(span: Span) -> bool:
             continue
         if not (before.whitespace_ and before.is_lower and before.is_alpha and before.tag_ in ("NN", "NNS") and not before.is_stop):
             continue
-        if after.is_lower and after.is_alpha and not after.tag_.startswith("VB") and after.tag_ not in _FUNCTION_TAGS:
+        if after.is_lower and after.is_alpha and not after.tag_.startswith("VB") and (after.tag_ == "CC" or after.tag_ not in _FUNCTION_TAGS):
             return True
     return False
