@@ -71,7 +71,9 @@ def main() -> None:
                     holes += 1
                     note("hole", f"{doc_id}: {template_hole(text)}: {text!r}")
             n = len(document.sentences)
-            donor = corpus.document(corpus.donor(doc_id, args.seed) or doc_id)
+            chosen = corpus.rand_hay_window(doc_id, args.seed, k, k)  # (donor, its window's center)
+            donor = corpus.document(chosen[0] if chosen else doc_id)
+            donor_center = chosen[1] if chosen else donor.middle
             for needle in NEEDLES:
                 center, before, _ = corpus.needle_sentence(doc_id, needle, args.seed)
                 if needle != "none":
@@ -82,8 +84,8 @@ def main() -> None:
                 spans = {
                     "orig": document.sentences[center - k : center + k + 1] if center - k >= 0 and center + k < n else None,
                     "rand": (
-                        donor.sentences[donor.middle - k : donor.middle] + (before,) + donor.sentences[donor.middle + 1 : donor.middle + k + 1]
-                        if donor.middle - k >= 0 and donor.middle + k < len(donor.sentences)
+                        donor.sentences[donor_center - k : donor_center] + (before,) + donor.sentences[donor_center + 1 : donor_center + k + 1]
+                        if donor_center - k >= 0 and donor_center + k < len(donor.sentences)
                         else None
                     ),
                 }

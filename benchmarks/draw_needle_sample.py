@@ -119,10 +119,10 @@ def hay_record(corpus, name: str, doc_id: str, seed: int) -> dict | None:
     if pair is None:
         return None
     donor = corpus.document(pair.hay_doc_id)
-    m = donor.middle
+    m = corpus.rand_hay_window(doc_id, seed, i, j)[1]  # the donor's window center (engine.corpus.pairs)
     window = list(donor.sentences[m - i : m]) + [f">>> {pair.needle_before}"] + list(donor.sentences[m + 1 : m + j + 1])
     return {
-        "kind": "hay", "corpus": name, "doc_id": doc_id, "hay_doc_id": pair.hay_doc_id, "i": i, "j": j,
+        "kind": "hay", "corpus": name, "doc_id": doc_id, "hay_doc_id": pair.hay_doc_id, "center": m, "i": i, "j": j,
         "sentences": window, "label": "", "note": "",
     }  # fmt: skip
 

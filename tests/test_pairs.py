@@ -62,17 +62,22 @@ def test_needle_sentence_is_near_the_middle_or_has_room_for_every_window(corpus,
         assert abs(d.ner_sentence - d.middle) <= corpus_settings.ner_scan_radius == 10 or room(d, d.ner_sentence)
 
 
-def test_rand_hay_takes_the_donor_middle_window(corpus):
+def test_rand_hay_takes_a_clean_donor_window(corpus):
     doc_id = corpus.doc_ids[1]
     pair = corpus.make_pair(doc_id, "ner", "rand", 2, 3, seed=3)
     donor = corpus.document(pair.hay_doc_id)
     assert pair.hay_doc_id != doc_id
-    m = donor.middle
+    donor_id, m = corpus.rand_hay_window(doc_id, 3, 2, 3)
+    assert donor_id == pair.hay_doc_id
+    # the donor's middle window unless it holds a sentence engine.corpus.hay_check refuses
+    assert not any(k in donor.hay_refused for k in range(m - 9, m + 10) if k != m)
+    assert m == donor.middle or any(k in donor.hay_refused for k in range(donor.middle - 9, donor.middle + 10) if k != donor.middle)
     expected = join_sentences(donor, m - 2, m) + " " + pair.needle_before + " " + join_sentences(donor, m + 1, m + 4)
     assert pair.original == expected
-    # the donor is chosen once per (document, seed): same for every needle and position
+    # the donor and its window are chosen once per (document, seed): the same for every needle and position
     donors = {corpus.make_pair(doc_id, n, "rand", i, j, seed=3).hay_doc_id for n in NEEDLES for i, j in POSITIONS}
     assert donors == {pair.hay_doc_id}
+    assert {corpus.rand_hay_window(doc_id, 3, i, j) for i, j in POSITIONS} == {(donor_id, m)}
     # and varies with the seed over the corpus
     assert len({corpus.donor(doc_id, s) for s in range(40)}) > 1
 

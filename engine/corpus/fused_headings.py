@@ -214,7 +214,7 @@ def _after_word(doc: Doc, i: int) -> bool:
     return before.is_alpha or before.like_num or closing
 
 
-def _name_word(token: Token) -> bool:
+def name_word(token: Token) -> bool:
     """A capitalised word of a name, or an acronym of two letters or more, as the tagger sees it."""
     return token.tag_ in ("NNP", "NNPS") and token.is_alpha and (token.is_title or (token.is_upper and len(token.text) > 1))
 
@@ -234,7 +234,7 @@ def _opener_after_name(doc: Doc, i: int) -> bool:
     token, before, after = doc[i], doc[i - 1], doc[i + 1]
     if not (token.is_title and token.is_alpha and len(token.text) > 1) or token.tag_ not in _OPENER_TAGS:
         return False
-    if not _name_word(before):
+    if not name_word(before):
         return False
     if after.text == ",":
         if token.tag_ not in ("RB", "IN", "CC"):

@@ -9,7 +9,10 @@ to them with a single space on each side.
 Randomness (engine.seeding, keyed by identity, never by order):
 - ner: the entity and its replacement: item_rng(seed, "ner", doc_id), so a
   document's ner needle is the same at every position and hay;
-- rand hay donor: item_rng(seed, "rand_hay", doc_id), once per (document, seed);
+- rand hay donor: item_rng(seed, "rand_hay", doc_id), once per (document, seed):
+  its first pick, then the other documents in its seeded order, the first
+  one that has a window none of whose sentences engine.corpus.hay_check
+  refuses (the middle one, else the nearest to it);
 - negative-control partner: item_rng(seed, "negative", doc_id);
 - document order per position: item_rng(seed, "order", i, j).
 """
@@ -17,7 +20,7 @@ Randomness (engine.seeding, keyed by identity, never by order):
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Literal
 
 from engine.contracts import HAYS, NEEDLES, Pair
@@ -78,8 +81,43 @@ class Corpus:
 
     # -- choices keyed by identity -------------------------------------------
     def donor(self, doc_id: str, seed: int) -> str | None:
-        """The rand-hay donor of `doc_id`: one per (document, seed)."""
-        return self._other(doc_id, seed, "rand_hay")
+        """The rand-hay donor of `doc_id` on the default grid: one per (document, seed)."""
+        chosen = self.rand_hay_window(doc_id, seed, 0, 0)
+        return None if chosen is None else chosen[0]
+
+    def rand_hay_window(self, doc_id: str, seed: int, i: int, j: int) -> tuple[str, int] | None:
+        """(donor, center) of the rand hay of `doc_id` at (i, j): the window is
+        the donor's `i` sentences before `center` and `j` after; None if no
+        document has a clean one. The same for every position of the default
+        grid (a smaller window lies inside the (9, 9) one).
+
+        Rand hay is any window of another document, so a window holding a
+        sentence engine.corpus.hay_check refuses (a heading that may be fused,
+        a subheading, a label) is passed over whole, for the next offset or
+        donor: that costs no document and no validity, where dropping such
+        sentences from the corpus would cost the prose that shares their shape."""
+        reach = max(WINDOW_ROOM, i, j)
+        key = (doc_id, seed, f"rand_hay:{reach}")
+        if key not in self._choices:
+            self._choices[key] = next(
+                ((donor_id, center) for donor_id in self._donors(doc_id, seed) if (center := clean_center(self.document(donor_id), reach)) is not None),
+                None,
+            )
+        return self._choices[key]  # type: ignore[return-value]
+
+    def _donors(self, doc_id: str, seed: int) -> Iterator[str]:
+        """The other documents in the seeded order of rand-hay donors: the first
+        pick as `_other` draws it, then the rest in a seeded permutation."""
+        if len(self.doc_ids) < 2:
+            return
+        rng = item_rng(seed, "rand_hay", doc_id)
+        own = self._index.get(doc_id)
+        others = [k for k in range(len(self.doc_ids)) if k != own]
+        first = int(rng.integers(len(self.doc_ids) - 1))
+        yield self.doc_ids[others[first]]
+        for k in rng.permutation(len(others)):
+            if k != first:
+                yield self.doc_ids[others[k]]
 
     def _other(self, doc_id: str, seed: int, purpose: str) -> str | None:
         if len(self.doc_ids) < 2:
@@ -143,11 +181,11 @@ class Corpus:
         if hay == "orig":
             window = self._window(document, center, i, j, None)
         else:
-            hay_doc_id = self.donor(doc_id, seed)
-            if hay_doc_id is None:
+            chosen = self.rand_hay_window(doc_id, seed, i, j)
+            if chosen is None:
                 return None
-            donor = self.document(hay_doc_id)
-            window = self._window(donor, donor.middle, i, j, " ")
+            hay_doc_id, donor_center = chosen
+            window = self._window(self.document(hay_doc_id), donor_center, i, j, " ")
         if window is None:
             return None
         prefix, suffix = window
@@ -232,6 +270,18 @@ class Corpus:
         key = reason.split(":", 1)[0]
         self.oracle_failure_reasons[key] = self.oracle_failure_reasons.get(key, 0) + 1
         return None
+
+
+def clean_center(document: StoredDocument, reach: int) -> int | None:
+    """The sentence of `document` nearest its middle (the middle first, then
+    after before before) with `reach` sentences either side, none of which
+    engine.corpus.hay_check refused; None if there is none."""
+    n, middle, refused = len(document.sentences), document.middle, document.hay_refused
+    for step in range(n):
+        for center in ((middle,) if step == 0 else (middle + step, middle - step)):
+            if reach <= center < n - reach and not any(k in refused for k in range(center - reach, center + reach + 1) if k != center):
+                return center
+    return None
 
 
 def _entity_edit(before: str, after: str, start: int, end: int, label: str) -> TextEdit:

@@ -47,6 +47,7 @@ from engine.needles.edits import (
 )
 from engine.needles.negation import negate
 from engine.corpus.prepare_progress import progress_bar
+from engine.corpus.hay_check import hay_refusals
 from engine.corpus.segmentation import Sentences, document_sentences
 from engine.corpus.sentence_gate import needle_refusals
 from engine.cache.store import Store
@@ -123,6 +124,8 @@ class StoredDocument(msgspec.Struct, frozen=True, array_like=True):
     con: NeedleEdit
     ner_sentence: int
     ner_options: tuple[EntityOption, ...]
+    # sentence index -> why no rand-hay window may hold it (engine.corpus.hay_check)
+    hay_refused: dict[int, str] = {}
 
 
 CLEANING_DROPS = ("empty_after_cleaning", "duplicate_id", "too_long")  # too_long: beyond the parser's max_length
@@ -376,6 +379,7 @@ def screen_document(
             con=NeedleEdit(con[0], con[1].apply(texts[con[0]]), con[1]),
             ner_sentence=ner[0],
             ner_options=ner[1],
+            hay_refused={k: why for k, why in enumerate(hay_refusals(doc, sents)) if why},
         ),
         "",
     )

@@ -21,6 +21,7 @@ RULE_MODULES = (
     "engine.corpus.sentence_guards",
     "engine.corpus.run_on_headings",
     "engine.corpus.fused_headings",
+    "engine.corpus.hay_check",
     "engine.corpus.model_setting",
     "engine.needles.edits",
     "engine.needles.agreement",

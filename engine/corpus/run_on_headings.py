@@ -60,6 +60,7 @@ _NAME_TYPES = frozenset({"PERSON", "GPE", "ORG", "LOC", "FAC", "NORP", "WORK_OF_
 # what a word modifying the next one is (a role before a name, an adjective)
 _MODIFIER_DEPS = frozenset({"compound", "amod", "nmod", "appos", "nummod", "poss"})
 _PLACE_OR_BODY_TYPES = frozenset({"GPE", "LOC", "FAC", "ORG", "NORP"})
+_PROSE_FINITE_TAGS = frozenset({"VBD", "MD"})  # a headline's verbs are in the present
 _STOPS = frozenset('"\u201c\u201d()[]:;')
 
 
@@ -140,9 +141,17 @@ def _modifies(before: Token, token: Token) -> bool:
     return token.i <= head.i < token.i + 4 and head.tag_ in ("NNP", "NNPS")
 
 
-def heading_opening(span: Span) -> bool:
-    """Whether `span` opens with a heading run into it (module docstring)."""
-    return _verbless_heading_before_name(span) or _restated_heading(span) or _one_word_heading_before_place(span)
+def heading_opening(span: Span, *, hay: bool = False) -> bool:
+    """Whether `span` opens with a heading run into it (module docstring).
+    `hay`: the over-refusing form engine.corpus.hay_check reads, where
+    refusing prose costs little: also where the word before the name is a
+    plural common noun the parser hung on it ("... hopes for peace talks De
+    Mistura said ..."; a role or a kin word before one name is singular, a
+    group such as "the brothers Ann and Tom" is taken too), and where the
+    words before hold a verb in the present, as a headline's do ("Refugee
+    influx and attacks increase opposition Acme Polls also found ..."; a
+    past tense or a modal is prose's)."""
+    return _verbless_heading_before_name(span, hay) or _restated_heading(span) or _one_word_heading_before_place(span)
 
 
 def _restated_heading(span: Span) -> bool:
@@ -168,7 +177,7 @@ def _restated_heading(span: Span) -> bool:
     return False
 
 
-def _verbless_heading_before_name(span: Span) -> bool:
+def _verbless_heading_before_name(span: Span, hay: bool = False) -> bool:
     doc = span.doc
     for token in span[1 : min(len(span) - 1, MAX_HEADING_TOKENS + 1)]:
         before = doc[token.i - 1]
@@ -176,12 +185,14 @@ def _verbless_heading_before_name(span: Span) -> bool:
             return False
         if not _capitalised(token) or not _content_word_before(token) or before.tag_.startswith("VB"):
             continue
-        if token.tag_ == "JJ" or token.ent_type_ in ("NORP", "LANGUAGE") or _modifies(before, token):
+        if token.tag_ == "JJ" or token.ent_type_ in ("NORP", "LANGUAGE"):
+            continue
+        if _modifies(before, token) and not (hay and before.tag_ == "NNS"):
             continue
         prefix = doc[span.start : token.i]
         if prefix[0].tag_ in CLAUSE_OPENING_TAGS and not any(t.text == "," for t in prefix):
             return False  # "After the war Johnen studied ...": an adverbial, then the subject
-        if any(t.tag_ in FINITE_TAGS for t in prefix):
+        if any(t.tag_ in (_PROSE_FINITE_TAGS if hay else FINITE_TAGS) for t in prefix):
             return False
         return any(t.tag_ in FINITE_TAGS for t in doc[token.i : span.end])
     return False

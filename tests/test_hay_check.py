@@ -1,0 +1,142 @@
+"""The strict hay test (engine.corpus.hay_check) on sentences written for these
+tests, parsed by the real model as a document is: each doubtful form is
+refused for rand hay with its reason, and plain prose of a similar shape is
+not; and engine.corpus.pairs never chooses a rand-hay window that holds a
+refused sentence (a fused heading), going to another offset or donor."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.corpus.hay_check import hay_refusals
+from engine.corpus.pairs import Corpus, clean_center
+from engine.corpus.prepare import NeedleEdit, StoredDocument
+from engine.corpus.prepared_corpus import PreparedCorpus
+from engine.corpus.segmentation import document_sentences
+from engine.needles.edits import TextEdit
+
+BEFORE = "The ferry left Cork at noon."
+
+
+def refusal(nlp, text: str) -> str:
+    doc = nlp(f"{BEFORE} {text}")
+    sentences = document_sentences(doc)
+    assert len(sentences.texts) == 2, sentences.texts  # the gate kept it whole: the case is hay_check's
+    return hay_refusals(doc, sentences.spans)[1]
+
+
+@pytest.mark.parametrize(
+    "text, why",
+    [
+        # a subheading run into a sentence that opens with a name (heading_opening)
+        ("A quiet season for the islands Ann Walsh took charge of the harbour board in May.", "heading_opening"),
+        # ... whose last word is a plural the parser hangs on the name as a compound
+        ("Hopes for new harbour talks Tom Byrne said the board would meet again in June.", "heading_opening"),
+        # a capitalised preposition after a name, a title-case word after it
+        ("Grew up by the quay in Kinsale For all Walsh's years at sea, she never learned to swim.", "opener_after_name"),
+        # a brief item's headline naming the firm the item opens with
+        ("Shipbuilder Harland reports record orders in March Harland Marine said on Monday that it had won four new orders.", "name_restated"),
+        # a headline ending in a number and a noun before the item's first word
+        ("Fares on the island routes rose by 4 percent Trade unions said on Monday that the rise was too steep.", "capital_after_lowercase"),
+        # a headline with a verb in the present, then a name
+        ("Ferry strikes anger islanders Harbour Lines also said on Monday that it would add sailings in May.", "heading_opening"),
+        # list entries opened by a gerund, a call to act
+        ("Working with the harbour board to build a new slipway by the spring.", "no_finite_verb"),
+        ("Sign up for our harbour newsletter here.", "no_finite_verb"),
+        # an explainer's subheading standing alone
+        ("What is a harbour levy?", "short_question"),
+        ("Is this the end of the ferry?", "short_question"),
+        # a label with a verb, opened by a wh-word
+        ("How the levy works: Every boat that docks pays a small fee to the harbour board.", "label"),
+        ("The old pier, with the lifeboat station (pictured above), was built in 1890 by the town.", "caption"),
+        ("You may also like ...", "trailing_off"),
+        ("The fort was held by Brig.", "abbreviation_end"),
+        ("The board (which met on Tuesday voted to rebuild the pier.", "unbalanced_brackets"),
+    ],
+)
+def test_doubtful_sentences_are_refused_for_hay(nlp, text, why):
+    assert refusal(nlp, text) == why
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Harbour master Ann Walsh said the ferry would sail at dawn.",  # a role before a name
+        "The council said on Tuesday that Tom Byrne would chair the harbour board from May.",
+        "In May the council voted to rebuild the old pier at Kinsale.",
+        "Ann Walsh and Tom Walsh have run the ferry to the islands since 1990.",  # a surname said twice
+        "The operator said Harland Marine had won the contract to build the new ferries for Cobh.",
+        # a long question is prose (a speech's, a writer's), and a quoted one is speech
+        "Why did the council wait so long to repair the pier, when everyone could see it was falling into the sea?",
+        '"Is this the end of the ferry?" the mayor asked.',
+        'She said: "We will rebuild the pier before the winter storms come."',
+        "The council was wrong about the pier, and so was I.",  # "I." is not an initial
+        "The islanders can't wait for the new ferry, and they'll say so at the meeting.",  # contracted finite verbs
+    ],
+)
+def test_prose_is_kept_for_hay(nlp, text):
+    assert refusal(nlp, text) == ""
+
+
+def test_the_sentence_after_an_abbreviation_is_refused_too(nlp):
+    # the guards keep "Brig. Marsh" in one sentence; a split there (as an older
+    # store or another parser may make) is refused on both sides
+    text = "The fort was held by Brig. Marsh and his men held it for a week. The ferry left at noon."
+    doc = nlp(text)
+    cut, second = text.index("Marsh"), text.index("The ferry")
+    spans = [doc.char_span(0, cut - 1), doc.char_span(cut, second - 1), doc.char_span(second, len(text))]
+    assert hay_refusals(doc, spans) == ("abbreviation_end", "after_abbreviation", "")
+
+
+# -- the window choice --------------------------------------------------------
+
+HEADING = "A quiet season for the islands Ann Walsh took charge of the harbour board in May."
+
+
+def _prose(doc: int, n: int) -> str:
+    return f"On day {n + 1} the ferry from pier {doc} carried {10 + n} passengers to the islands and back."
+
+
+class _Documents(PreparedCorpus):
+    """A prepared corpus held in memory (no store)."""
+
+    def __init__(self, documents: list[StoredDocument]) -> None:
+        self.store = None  # type: ignore[assignment]
+        self.doc_ids = tuple(d.doc_id for d in documents)
+        self._cache = {d.doc_id: d for d in documents}
+        self._layouts = {}
+
+
+def _document(nlp, doc: int, heading_at: int | None, n: int = 25) -> StoredDocument:
+    texts = [_prose(doc, k) for k in range(n)]
+    if heading_at is not None:
+        texts[heading_at] = HEADING
+    parsed = nlp(" ".join(texts))
+    sentences = document_sentences(parsed)
+    assert sentences.texts == tuple(texts)
+    refused = {k: why for k, why in enumerate(hay_refusals(parsed, sentences.spans)) if why}
+    edit = NeedleEdit(0, texts[0], TextEdit(0, 0, "", "", "none"))
+    return StoredDocument(
+        doc_id=f"doc-{doc}", title="", sentences=sentences.texts, gaps=sentences.gaps, middle=n // 2,
+        neg=edit, con=edit, ner_sentence=0, ner_options=(), hay_refused=refused,
+    )  # fmt: skip
+
+
+def test_a_window_holding_a_fused_heading_is_never_chosen(nlp):
+    # doc-0's heading is 3 above its middle, so its middle (9, 9) window holds it; doc-1 has
+    # 20 sentences, so only two (9, 9) windows (centers 9 and 10), and both hold its heading
+    documents = [_document(nlp, 0, 12 - 3), _document(nlp, 1, 12, n=20)] + [_document(nlp, d, None) for d in range(2, 6)]
+    assert documents[0].hay_refused == {9: "heading_opening"} and documents[1].hay_refused == {12: "heading_opening"}
+    assert clean_center(documents[0], 9) == 9  # the one offset that leaves it out: the needle replaces it
+    assert clean_center(documents[1], 9) is None
+    assert clean_center(documents[2], 9) == 12  # a clean document keeps its middle window
+    corpus = Corpus(_Documents(documents))
+    first_picks = set()
+    for seed in range(40):
+        for doc_id in corpus.doc_ids:
+            first_picks.add(next(corpus._donors(doc_id, seed)))
+            for i, j in ((9, 9), (3, 3), (0, 5)):
+                pair = corpus.make_pair(doc_id, "none", "rand", i, j, seed)
+                assert pair is not None and HEADING not in pair.original, (doc_id, seed, i, j)
+                assert pair.hay_doc_id != "doc-1"  # no clean window: never a donor
+    assert {"doc-0", "doc-1"} <= first_picks  # the rule was needed: both were drawn first
