@@ -1,4 +1,4 @@
-"""The con rule's whole/range/scale classes (engine.needles.coordination_parts),
+"""The con rule's whole, range and option classes (engine.needles.coordination_parts),
 on real spaCy parses (the `nlp` session fixture), sentences of our own.
 
 Each refused sentence is a swap a reader takes as saying the same or as no
@@ -42,11 +42,6 @@ REFUSED = {
         "For example, the council repaired the pier and the slipway.",
         "For instance, farmers in the valley grow barley, oats or rye.",
     ],
-    # the points of one scale
-    "scale": [
-        "Most residents were very or somewhat likely to vote for the plan.",
-        "Half the pilots strongly or somewhat agreed with the new rule.",
-    ],
     # the infinitive of a noun of ability or permission, at any length
     "free choice": [
         "Citizens have the right to speak or write freely about the council.",
@@ -56,7 +51,7 @@ REFUSED = {
 
 
 @pytest.mark.parametrize(("why", "text"), [(why, text) for why, texts in REFUSED.items() for text in texts])
-def test_swaps_of_parts_ranges_and_scales_are_refused_with_their_reason(nlp, why, text):
+def test_swaps_of_parts_ranges_and_options_are_refused_with_their_reason(nlp, why, text):
     refused, reasons = con_refusal(nlp, text)
     assert refused and why in reasons
 

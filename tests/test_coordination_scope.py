@@ -46,6 +46,7 @@ REFUSED = {
     "degrees": [
         "In the survey, 60% of residents said the pier was very or somewhat unsafe.",
         "Most voters strongly or somewhat agree with the plan.",
+        "Most residents were very or somewhat likely to vote for the plan.",
     ],
     # a count or total of the union
     "count of a union": [

@@ -322,6 +322,8 @@ def test_a_common_noun_capitalised_before_a_comma_starts_a_second_sentence(nlp):
         ("Tariffs Canada has long opposed the tariffs on timber from its southern neighbour.", True),
         # a role before a person's name is prose
         ("Researcher Ann Walsh said the pier would close.", False),
+        # ... and a singular role before a firm's (the tagger reads "Harland" as a place here)
+        ("Shipbuilder Harland has won four new orders.", False),
     ],
 )
 def test_a_one_word_heading_before_a_place_refuses_the_sentence_as_a_needle(nlp, sentence, refused):

@@ -203,11 +203,13 @@ def _one_word_heading_before_place(span: Span) -> bool:
     name, before a sentence that opens with a place or a body: "Harbours
     Cork has long been ...". A common noun does not premodify a place's
     name in prose; a role before a person's name does ("Researcher Ann
-    Walsh said"), so a person's name is not taken."""
+    Walsh said"), so a person's name is not taken, and a singular role
+    before a firm's ("Shipbuilder Harland said", which the tagger may read
+    as a place), so the heading must be a plural noun ("Weapons", "Tariffs")."""
     if len(span) < 4:
         return False
     first, name = span[0], span[1]
-    common = first.tag_ in ("NN", "NNS") or (first.tag_ == "NNP" and _written_lowercase(first))
+    common = first.tag_ == "NNS" or (first.tag_ == "NNP" and _written_lowercase(first))
     return (
         common
         and first.is_title

@@ -1,5 +1,5 @@
-"""Coordinations whose members make one whole, one range or one scale, so
-that "and" <-> "or" names no claim or the same one (the con rule's
+"""Coordinations whose members make one whole or one range, or that offer
+each member as an option, so that "and" <-> "or" names no claim or the same one (the con rule's
 issue-27 session-11 classes), each a pure check of the parse; called by
 engine.needles.coordination_sense after its other classes.
 
@@ -19,13 +19,13 @@ engine.needles.coordination_sense after its other classes.
   conjunction (one coordinated end of a journey is left);
 - examples: a noun coordination in a sentence that opens "For example," /
   "For instance," names examples;
-- scale: degree adverbs coordinated on one word ("very or somewhat likely",
-  "strongly or somewhat agree"): the response categories of one scale name
-  the same set either way;
 - free choice under a noun: the infinitive of a noun of ability or
   permission ("the power to search, detain or question", "the right to
   speak or write"), whose "or" offers each option as "can" does, at any
-  length (coordination_scope keeps the two-member objects below it).
+  length.
+
+Degree adverbs coordinated on one word ("very or somewhat likely") are
+engine.needles.coordination_scope's "degrees".
 """
 
 from __future__ import annotations
@@ -43,11 +43,6 @@ _SPAN_STARTS = frozenset("begin start commence open beginning start opening outs
 _SPAN_ENDS = frozenset("end finish conclude close terminate expire ending finish closing conclusion".split())
 _DASHES = frozenset({"-", "--", "\u2013", "\u2014", ":"})
 _EXAMPLE_OPENERS = (("for", "example"), ("for", "instance"), ("e.g.",))
-# adverbs of degree: the points of one response scale ("very", "somewhat", "strongly", ...)
-_DEGREE_ADVERBS = frozenset(
-    "very somewhat strongly slightly extremely fairly quite rather moderately highly mostly partly partially "
-    "completely totally fully largely mildly deeply mainly entirely".split()
-)
 # nouns of ability and permission: their infinitive offers each option ("the right to speak or write")
 _FREE_CHOICE_NOUNS = frozenset(
     "power right authority freedom licence license permission ability option chance opportunity capacity".split()
@@ -59,7 +54,7 @@ _NOMINAL = frozenset({"NOUN", "PROPN", "PRON", "NUM"})
 
 def parts_refusal(token: Token) -> str:
     """Why the swap of the conjunction `token` names no claim because its
-    members make one whole, range or scale ("" when none holds)."""
+    members make one whole or range, or offer each as an option ("" when none holds)."""
     first = token.head
     while first.dep_ == "conj" and first.head.i != first.i:
         first = first.head
@@ -76,8 +71,6 @@ def parts_refusal(token: Token) -> str:
         return "range"
     if first.pos_ in _NOMINAL and _example_sentence(token):
         return "examples"
-    if len(members) > 1 and all(m.pos_ == "ADV" and m.lower_ in _DEGREE_ADVERBS for m in members):
-        return "scale"
     if _free_choice_noun(first):
         return "free choice"
     return ""

@@ -32,9 +32,9 @@ engine.needles.coordination_sense after its own classes.
   a plural ("the twins Anna and Maria"): the plural names every member, and
   "or" breaks it (the complement of a plural subject, "the reasons are the
   weather and the strike", is engine.needles.coordination_lists's, at any
-  length);
-- free choice under a noun: "the ability to recruit nurses and teachers"
-  (as coordination_sense's "able to");
+  length; after a dash or a colon, engine.needles.coordination_parts's, at
+  any length, with free choice under a noun, "the ability to recruit
+  nurses and teachers");
 - enumeration: "firstly because A, and secondly because B" lists both.
 """
 
@@ -63,8 +63,6 @@ _TOTAL_WORDS = frozenset({"total", "combined", "aggregate", "overall"})
 _RANK_PREPOSITIONS = frozenset({"behind", "after", "trailing", "below", "ahead", "above"})
 _ORDINAL_WORDS = frozenset("second third fourth fifth sixth seventh eighth ninth tenth".split())
 _PLURAL_TAGS = frozenset({"NNS", "NNPS"})
-# nouns whose infinitive offers each option ("the right to sell A or B" = "A and B")
-_FREE_CHOICE_NOUNS = frozenset("ability right freedom opportunity chance option permission capacity".split())
 _ENUMERATION_WORDS = frozenset({"secondly", "thirdly", "fourthly", "lastly"})
 # adverbs of degree, a closed class: two of them name points of one scale ("very or somewhat")
 _DEGREE_ADVERBS = frozenset(
@@ -98,8 +96,6 @@ def scope_refusal(token: Token) -> str:
         return "rank"
     if _adjective_members(first) or _plural_members(first):
         return "members of a plural"
-    if len(first.conjuncts) == 1 and _free_choice_noun(first):
-        return "free choice"
     following = next((t for t in token.doc[token.i + 1 : token.sent.end] if not t.is_punct), None)
     if following is not None and following.lower_ in _ENUMERATION_WORDS:
         return "enumeration"
@@ -240,15 +236,3 @@ def _plural_members(first: Token) -> bool:
     # after a comma it may be the parser's list of three ("mothers, heroes and martyrs")
     between = first.doc[first.head.i + 1 : first.left_edge.i]
     return first.head.tag_ in _PLURAL_TAGS and first.head.i < first.i and not any(t.text == "," for t in between)
-
-
-def _free_choice_noun(first: Token) -> bool:
-    """The coordination lies in the infinitive of "ability", "right",
-    "freedom", "chance", ... ("the right to sell tickets and programmes")."""
-    for t in first.ancestors:
-        if t.pos_ in ("NOUN", "PROPN"):
-            return False  # another noun in between: "the right to a share of A and B" is no option
-        if t.pos_ in ("VERB", "AUX") and t.dep_ not in ("xcomp", "conj"):  # "the right to try to sell A and B"
-            infinitive = t.dep_ == "acl" and any(c.lower_ == "to" for c in t.children)
-            return infinitive and t.head.lemma_.lower() in _FREE_CHOICE_NOUNS
-    return False
