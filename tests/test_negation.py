@@ -22,6 +22,11 @@ from needle_helpers import edited, first_sentence
         ("He works at the factory near the river.", "He does not work at the factory near the river.", "neg:do-support"),
         ("The brothers work at the factory near the river.", "The brothers do not work at the factory near the river.", "neg:do-support"),
         ("From 1765 until 1772, he had a shop at Castlehill.", "From 1765 until 1772, he did not have a shop at Castlehill.", "neg:do-support"),
+        # the base form of a verb in "-e" whose past the lemmatizer cuts to a shorter word ("staged" -> "stag");
+        # a one-syllable verb that doubles its consonant keeps its lemma ("stopped" -> "stop")
+        ("The army staged a coup in 1958.", "The army did not stage a coup in 1958.", "neg:do-support"),
+        ("She hoped for a win in the final.", "She did not hope for a win in the final.", "neg:do-support"),
+        ("The ship stopped at Cork in May.", "The ship did not stop at Cork in May.", "neg:do-support"),
         # passive: "not" after the first auxiliary
         ("The bridge was built by the army in 1850.", "The bridge was not built by the army in 1850.", "neg:aux"),
         ("The bridge will be rebuilt by the city.", "The bridge will not be rebuilt by the city.", "neg:aux"),

@@ -122,6 +122,8 @@ _RELATIVE_WORDS = frozenset({"which", "whom", "whose"})
 _PREDICATE_DEPS = frozenset({"acomp", "attr", "oprd", "xcomp"})
 _NEGATIVE_PREFIXES = ("non-", "non", "un", "in", "im", "il", "ir", "dis")
 _INDEX_POS = {"ADJ": "adj", "ADV": "adv"}
+# one syllable closed by one consonant after one vowel letter ("stag", "hop"; not "help", "tour", "fix", "bow")
+_SHORT_CLOSED_SYLLABLE = re.compile(r"^[^aeiouy]*[aeiou][bcdfghjklmnpqrstvz]$")
 # verbs whose complement is asserted not to hold ("failed to reach"): negated,
 # a double negative ("did not fail to reach")
 NEGATIVE_IMPLICATIVES = frozenset({"fail", "refuse", "decline", "neglect", "omit", "cease", "lack"})
@@ -238,8 +240,8 @@ def _edit(sent: Span, root: Token, auxiliaries: list[Token], subject_start: int,
         at = _offset(sent, last) + len(last.text)
         return TextEdit(at, at, "", " not", "neg:copula")
     do_form = DO_FORMS.get(root.tag_)
-    lemma = root.lemma_.lower()
-    if do_form is None or not lemma.isalpha() or not _known_verb(root, lemma) or reduced_relative(root):
+    lemma = _base_form(root)
+    if do_form is None or not lemma or not lemma.isalpha() or not _known_verb(root, lemma) or reduced_relative(root):
         return None
     if adverb_before(sent, subject_end, root, do_support=True):
         return None  # "strongly confirmed": "strongly did not confirm"
@@ -440,6 +442,21 @@ def _lemma_index(token: Token, pos: str) -> frozenset[str] | None:
     if words is None:
         words = _WORD_SETS[(id(table), pos)] = frozenset(table[pos])
     return words
+
+
+def _base_form(root: Token) -> str | None:
+    """The verb's base form for do-support: the lemma, except where spaCy's
+    rule lemmatizer strips "-ed" from a verb ending in "e" ("staged" ->
+    "stag", "hoped" -> "hop"). A one-syllable verb ending in one vowel and
+    one consonant doubles that consonant before "-ed" ("stagged",
+    "hopped"), so an undoubled past of such a lemma is the "-e" verb's;
+    None (refuse) when the lexicon has no such verb."""
+    lemma = root.lemma_.lower()
+    if root.tag_ == "VBD" and root.lower_ == lemma + "ed" and _SHORT_CLOSED_SYLLABLE.match(lemma):
+        fuller = lemma + "e"
+        index = _lemma_index(root, "verb")
+        return fuller if index is None or fuller in index else None
+    return lemma
 
 
 def _known_verb(root: Token, lemma: str) -> bool:
