@@ -225,3 +225,16 @@ def test_timestamped_live_entries_are_neither_needles_nor_hay(nlp, line):
 )
 def test_times_and_figures_in_prose_are_not_live_entries(sentence):
     assert live_entry(sentence) is None
+
+
+def test_a_speakers_label_before_a_quotation_to_the_sentence_end_is_not_a_needle(nlp):
+    # a run of reactions, each a label and the speaker's words: the writer's only words name who spoke
+    text = (
+        "Lawmakers from both parties reacted to the budget on Thursday. "
+        'Sen. Ann Walsh (D-Ore.): "We will never accept cuts to the ferry service in the west." '
+        "The vote on the budget is expected next month."
+    )
+    assert list(refusals(nlp, text).values()) == ["", "labelled_quotation", ""]
+    # a reporting verb before the colon is the writer's sentence; its quotation is the rules' to avoid
+    said = 'Ann Walsh said on Thursday: "We will never accept cuts to the ferry service in the west."'
+    assert refusals(nlp, f"Lawmakers reacted to the budget on Thursday. {said} The vote is next month.")[said] != "labelled_quotation"

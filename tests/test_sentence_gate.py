@@ -329,3 +329,21 @@ def test_a_common_noun_capitalised_before_a_comma_starts_a_second_sentence(nlp):
 def test_a_one_word_heading_before_a_place_refuses_the_sentence_as_a_needle(nlp, sentence, refused):
     found = refusals(nlp, f"The ferry left Cork at noon. {sentence} The crew stayed in Cork.")
     assert found[sentence] == ("heading_opening" if refused else "")
+
+
+def test_a_short_quotation_nested_in_an_open_one_with_the_same_marks_leaves_it_open(nlp):
+    text = (
+        "The mayor spoke on Friday. "
+        'She said: "I cannot support the cuts in this "skinny" budget. '
+        "The ferry and the bus are critical to the town. We start in May,\" she said. "
+        "The council met on Monday."
+    )
+    assert refusals(nlp, text)["The ferry and the bus are critical to the town."] == "quoted"
+
+
+def test_a_lists_lead_in_run_into_its_first_item_is_not_a_sentence(nlp):
+    fused = "Mr Byrne set out the plan in a statement, with measures including: New homes, championed by Ann Walsh, will be aimed at families."
+    assert fused not in stored(nlp, f"The ferry left Cork at noon. {fused} The council met again in May.")
+    # a colon after a clause, before a capital, is prose
+    prose = "The rule in the harbour is simple: Nobody sails after dark."
+    assert prose in stored(nlp, f"The ferry left Cork at noon. {prose} The council met again in May.")

@@ -35,6 +35,10 @@ question 2).
   split off as a "sentence" of its own ("BREAKING:" | "The council ...").
 - "speech_after_colon": a reporting verb, a colon and words without an
   opening quotation mark ("the pledge simply says: I promise to ...").
+- "labelled_quotation": a speaker's label without a verb, a colon and a
+  quotation that runs to the sentence's end ('Sen. Ann Walsh (D-Ore.): "We
+  will ..."'): an entry of a run of reactions; the writer's only words are
+  the label, so a needle could only change who spoke.
 
 `live_entry(text)`: "live_entry" if a sentence opens as a timestamped entry
 of a live blog or live sports text ("14:05 - ...", "9.30am: ...",
@@ -59,6 +63,7 @@ QUESTION_REACH = 8
 INTERVIEW = "interview"
 SPEECH_AFTER_COLON = "speech_after_colon"
 LIVE_ENTRY = "live_entry"
+LABELLED_QUOTATION = "labelled_quotation"
 
 FIRST_PERSON = frozenset({"me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves"})
 SECOND_PERSON = frozenset({"you", "your", "yours", "yourself", "yourselves"})
@@ -74,6 +79,10 @@ _REPORTED = re.compile(
     r"\b(?:says|said|say|saying|told\s+(?:[A-Z][\w-]*\s?){1,3}|tells\s+(?:[A-Z][\w-]*\s?){1,3}|adds|added|writes|wrote|"
     r"tweets|tweeted|declares|declared|states|stated|asks|asked|replies|replied|answers|answered)\s*:\s+(?![" + _QUOTES + r"])[A-Z]"
 )
+# a speaker's label ("Sen. Ann Walsh (D-Ore.)") and a colon, then an opening double quotation mark
+_LABEL_QUOTE = re.compile(r"^(?P<label>[^:\"\u201c\u201d]{1,80}):\s*[\"\u201c]")
+_QUOTATION_TO_END = re.compile(r"[\"\u201d][.!?]?$|[.!?,][\"\u201d]$")
+_FINITE = frozenset({"VBD", "VBZ", "VBP", "MD"})
 _LIVE = re.compile(
     r"^(?:(?:[01]?\d|2[0-3])[:.][0-5]\d\s*(?:[ap]\.?m\.?)?\s*(?:GMT|UTC|BST|CET|CEST|[ECMP][SD]?T|local(?:\s+time)?)?\s*[-\u2013\u2014:|]"
     r"|(?:UPDATE|Update|BREAKING|Breaking|LATEST|Latest)\b[\s\d]*[:\u2013\u2014-]"
@@ -95,9 +104,22 @@ def speech_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
         INTERVIEW if start is not None and k >= start
         else LIVE_ENTRY if _after_live_label(text, spans, k)
         else SPEECH_AFTER_COLON if _others_words_after_colon(span)
+        else LABELLED_QUOTATION if _labelled_quotation(span)
         else ""
         for k, span in enumerate(spans)
     )  # fmt: skip
+
+
+def _labelled_quotation(span: Span) -> bool:
+    """Whether `span` is a label (no finite verb before its first colon), a
+    colon, and a quotation that opens right after it and closes at the
+    sentence's end (module docstring)."""
+    text = span.text.strip()
+    match = _LABEL_QUOTE.match(text)
+    if match is None or not _QUOTATION_TO_END.search(text):
+        return False
+    end = span.start_char + match.end("label")
+    return not any(t.idx < end and (t.tag_ in _FINITE or "Fin" in t.morph.get("VerbForm")) for t in span)
 
 
 def _others_words_after_colon(span: Span) -> bool:

@@ -29,6 +29,9 @@ never a needle and never part of a hay window. A sentence
 - is not a row of a table, a numbered list, a photo caption or a teaser
   (engine.corpus.page_rows.row_kind: dot leaders, "II. ...", an all-capitals
   heading run into it, "(left)", "Photo:", a "(04.05.2016)" date stamp);
+- is not a list's lead-in run into its first item: a colon right after a
+  preposition, before a capital ("... including: So-called starter homes
+  will be ..."): "list_lead_in";
 - holds no second sentence run into it after a heading or a caption: a
   word that only opens sentences, capitalised right after a lowercase word
   ("run_on_heading": engine.corpus.run_on_headings.opener_after_word).
@@ -50,7 +53,10 @@ on to the next one:
   only until the next clear one), double and single quotations apart: a
   single quotation closing inside a double one leaves the double one open,
   and a single mark opening one that no single mark closes before the
-  paragraph ends is an elision ("'til", "'90s") and opens nothing.
+  paragraph ends is an elision ("'til", "'90s") and opens nothing. A short
+  quotation opened with double marks inside an open double one ('"I cannot
+  support this "skinny" budget.') is nested: its closing mark, within
+  MAX_NESTED_TOKENS tokens, leaves the outer quotation open.
 - "lost_characters": it holds U+FFFD, a character the dataset could not
   decode (a name cut mid-word: "Sinn F\\ufffd\\ufffdin").
 - "heading_opening": it opens with a short verbless phrase run into a
@@ -100,6 +106,8 @@ _LEGEND = re.compile(
 )
 _WEB = re.compile(r"https?://|www\.|pic\.twitter\.com|\B@\w{2,}|\b[\w.]+@[\w-]+\.[a-z]|\B#[A-Za-z]\w+")
 LOST_CHARACTER = "\ufffd"
+# the longest quotation, in tokens, read as nested in an open one written with the same marks ("skinny")
+MAX_NESTED_TOKENS = 6
 
 
 def not_a_sentence(span: Span, text: str) -> str | None:
@@ -126,7 +134,24 @@ def not_a_sentence(span: Span, text: str) -> str | None:
         return "no_finite_verb"
     if span.doc.has_annotation("DEP") and opener_after_word(span) is not None:
         return "run_on_heading"
+    if span.doc.has_annotation("TAG") and _list_lead_in(span):
+        return "list_lead_in"
     return None
+
+
+def _list_lead_in(span: Span) -> bool:
+    """A colon right after a preposition ("with measures including:", "such
+    as:"), then a capitalised word: a list's lead-in run into its first
+    bulleted item, whose own sentence follows ("... including: So-called
+    starter homes will be ..."). Prose puts a preposition's object after
+    it, not a colon."""
+    words = [t for t in span if not t.is_space]
+    for k in range(1, len(words) - 1):
+        before, after = words[k - 1], words[k + 1]
+        preposition = before.tag_ in ("IN", "TO") or before.dep_ == "prep" or before.lower_ == "including"  # tagged VBG
+        if words[k].text == ":" and preposition and after.text[:1].isupper():
+            return True
+    return False
 
 
 def _entry_label(span: Span, text: str) -> bool:
@@ -167,11 +192,17 @@ def needle_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
     speech = speech_refusals(doc, spans)  # interview answers, speech after a colon (engine.corpus.interviews)
     refusals: list[str] = []
     double = single = False
+    nested_at = -1  # where a short quotation inside an open double one opened, with the same marks
     e = 0
     for k, span in enumerate(spans):
         while e < len(events) and events[e][0] < span.start:
-            if e not in elisions:
-                double, single = _state_after(doc, double, single, *events[e])
+            i, role = events[e]
+            same_marks = bool(DOUBLE_MARKS.intersection(doc[i].text))
+            if same_marks and role == "close" and 0 <= nested_at and i - nested_at <= MAX_NESTED_TOKENS:
+                nested_at = -1  # '"I cannot support this "skinny" budget.': the outer quotation stays open
+            elif e not in elisions:
+                nested_at = i if same_marks and role == "open" and double else -1
+                double, single = _state_after(doc, double, single, i, role)
             e += 1
         marks = [(i, role) for i, role in _events_in(events, e, span.end) if role != PARAGRAPH]
         if double or single or not _quotations_closed_inside(doc, span, marks):
