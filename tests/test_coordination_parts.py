@@ -41,6 +41,8 @@ REFUSED = {
     "examples": [
         "For example, the council repaired the pier and the slipway.",
         "For instance, farmers in the valley grow barley, oats or rye.",
+        # whole clauses given as examples: either one serves
+        "For example, the council bought the old mill, and a firm from Cork took over the quay.",
     ],
     # the infinitive of a noun of ability or permission, at any length
     "free choice": [

@@ -438,8 +438,8 @@ def _has_words(sent: Span, phrases: tuple[tuple[str, ...], ...]) -> bool:
 def _renaming(sent: Span, token: Token) -> bool:
     """The coordination renames or counts what comes before it: an "or"
     in apposition or after "called" ("a unit, Tm or AM"; an object
-    predicate), after "known as"/"referred to as", or between two
-    abbreviations; an appositive or a list after a colon that spells out a
+    predicate) or between two abbreviations; names of one thing after "known
+    as"/"referred to as", with either conjunction; an appositive or a list after a colon that spells out a
     counted noun ("two partners: A and B", "seven types, three in X and four
     in Y"): the count holds only with "and"."""
     head = token.head
@@ -447,13 +447,13 @@ def _renaming(sent: Span, token: Token) -> bool:
     if token.lower_ == "or":
         if head.dep_ in ("appos", "oprd"):
             return True
-        if head.dep_ == "pobj" and head.head.lower_ == "as" and head.head.head.tag_ == "VBN":
-            return True  # "known as X or Y", "referred to as"
         if token.i + 1 < sent.end and _abbreviation(doc[token.i - 1]) and _abbreviation(doc[token.i + 1]):
             return True
     first = head
     while first.dep_ == "conj" and first.head.i != first.i:
         first = first.head
+    if first.dep_ == "pobj" and first.head.lower_ == "as" and first.head.head.tag_ == "VBN":
+        return True  # "known as X, Y and Z", "referred to as X or Y": names of one thing, with either word
     counted = []
     if first.tag_ == "CD" and _small_count(first) and any(t.text == ":" for t in doc[first.i : token.i]):
         return True  # the parser's "three of the four capitals: A, B and C" with A as the count's own conjunct

@@ -17,8 +17,8 @@ engine.needles.coordination_sense after its other classes.
   ranging ("everything from nails and screws to sheds") or with both ends
   coordinated: the range's ends are examples, named alike by either
   conjunction (one coordinated end of a journey is left);
-- examples: a noun coordination in a sentence that opens "For example," /
-  "For instance," names examples;
+- examples: a coordination in a sentence that opens "For example," /
+  "For instance," names examples, nouns or whole clauses;
 - free choice under a noun: the infinitive of a noun of ability or
   permission ("the power to search, detain or question", "the right to
   speak or write"), whose "or" offers each option as "can" does, at any
@@ -49,7 +49,6 @@ _FREE_CHOICE_NOUNS = frozenset(
 )
 # what a "from ... to ..." range hangs on, when the parser reads its "to" as an infinitive's ("from A to garden sheds")
 _RANGE_WORDS = frozenset("range vary span stretch everything anything something all".split())
-_NOMINAL = frozenset({"NOUN", "PROPN", "PRON", "NUM"})
 
 
 def parts_refusal(token: Token) -> str:
@@ -69,7 +68,7 @@ def parts_refusal(token: Token) -> str:
         return "span ends"
     if _range(token, first):
         return "range"
-    if first.pos_ in _NOMINAL and _example_sentence(token):
+    if _example_sentence(token):
         return "examples"
     if _free_choice_noun(first):
         return "free choice"
