@@ -125,8 +125,18 @@ def _span_ends(members: list[Token]) -> bool:
     in May and ending in June", "the start and the end of the season")."""
     if len(members) != 2:
         return False
-    lemmas = [m.lemma_.lower() for m in members]
-    return lemmas[0] in _SPAN_STARTS and lemmas[1] in _SPAN_ENDS
+    first, second = members
+    return any(w.lemma_.lower() in _SPAN_STARTS for w in _with_verb_above(first)) and second.lemma_.lower() in _SPAN_ENDS
+
+
+def _with_verb_above(member: Token) -> list[Token]:
+    """`member`, and the verb it hangs on through "by"/"with" + gerund
+    ("started by congratulating him and finished by ...": the parser
+    coordinates "finished" with the gerund, not with "started")."""
+    words = [member]
+    if member.dep_ == "pcomp" and member.head.dep_ == "prep" and member.head.head.pos_ == "VERB":
+        words.append(member.head.head)
+    return words
 
 
 def _range(token: Token, first: Token) -> bool:
