@@ -9,7 +9,11 @@
     # the sentence gate's refusal, else each rule's: negation.refusal, each
     # "and"/"or" with conjunction_refusals' reason, each entity with the first
     # entity-rule check that refuses it
-    python benchmarks/retention_drops.py OUT.spacy [--json OUT.jsonl] [--show neg,con,ner]
+    python benchmarks/retention_drops.py OUT.spacy [--json OUT.jsonl] [--show neg,con,ner] [--min-chars 100]
+
+`--min-chars` is the length filter's floor (prepare's default 150); pass the
+draw's --min-chars-per-sentence (100 on the issue-27 news draws), or the
+documents between the two floors are not screened at all.
 
 Screening is at the default settings with the scan stopped at its radius
 (`scan_beyond_radius = false`): the drops the radius alone makes; each row
@@ -104,12 +108,13 @@ def diagnose(doc, settings) -> dict:
     return out
 
 
-def why(path: str, json_out: str | None, show: set[str]) -> None:
+def why(path: str, json_out: str | None, show: set[str], min_chars: float | None = None) -> None:
     from ner_screen import load
 
     from engine.corpus.prepare import CorpusSettings, screen_document
 
-    settings = CorpusSettings(scan_beyond_radius=False)  # the drops of the radius alone; rows say what lies beyond
+    floor = {} if min_chars is None else {"min_chars_per_sentence": min_chars}
+    settings = CorpusSettings(scan_beyond_radius=False, **floor)  # the drops of the radius alone; rows say what lies beyond
     summary: Counter[str] = Counter()
     lines = []
     for doc in load(path):
@@ -144,8 +149,9 @@ def main() -> None:
     parser.add_argument("docbin", help="a DocBin written by ner_screen.py parse")
     parser.add_argument("--json", default=None, help="every drop's rows as JSONL")
     parser.add_argument("--show", default="neg,con,ner", help="types whose refused sentences are printed")
+    parser.add_argument("--min-chars", type=float, default=None, help="the length filter's floor (default: prepare's)")
     args = parser.parse_args()
-    why(args.docbin, args.json, set(args.show.split(",")))
+    why(args.docbin, args.json, set(args.show.split(",")), args.min_chars)
 
 
 if __name__ == "__main__":

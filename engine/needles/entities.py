@@ -71,7 +71,7 @@ from engine.needles.entity_form import NAME_PARTICLES, NAMED_AFTER_A_PLACE, date
 from engine.needles.place_syntax import article_alone, called_a_dependency, contained_places, described_by_nationality
 from engine.needles.place_syntax import country_modifier_fits, is_country, names_an_act, of_polities, party_of_states
 from engine.needles.part_of_a_name import INSTRUMENT_NOUNS, only_titles, part_of_a_name
-from engine.needles.person_evidence import aliases, not_a_person, quoted_alone, title_before, titled_mentions
+from engine.needles.person_evidence import aliases, courtesy_title, not_a_person, quoted_alone, title_before, titled_mentions
 from engine.needles.places import NEAR_POPULATION, city_population, place_of, same_kind_places
 from engine.needles.states_then import countries_not_states_then, states_not_yet_admitted
 
@@ -129,6 +129,7 @@ class DocumentEntities(msgspec.Struct, frozen=True):
     aliases: dict[str, tuple[str, ...]] = {}  # text -> words of the other names of its referent
     contained: dict[str, tuple[str, ...]] = {}  # place text -> places the document says it lies in or holds
     disputed_at: frozenset[int] = frozenset()  # start offsets of mentions two models tag otherwise
+    courtesy: dict[str, str] = {}  # PERSON text -> the gender of the courtesy title the document writes it after ("Mr Hill": "m")
 
 
 # ---------------------------------------------------------------------------
@@ -176,8 +177,8 @@ def _runs_into_a_name(span: Span) -> bool:
     if after < len(doc) and (proper(after) or _ROMAN.match(doc[after].text) or (doc[after].lower_ in NAME_PARTICLES and proper(after + 1) and doc[after + 1].ent_type_ != "DATE")):
         return True
     before = span.start - 1
-    if before >= sent_start and proper(before) and not (span.label_ == "PERSON" and title_before(span)):
-        return True  # ... but "Senator Ana Lima" is a person after her office (engine.needles.person_evidence)
+    if before >= sent_start and proper(before) and not (span.label_ == "PERSON" and (title_before(span) or courtesy_title(span))):
+        return True  # ... but "Senator Ana Lima", "Mr Hill" are persons after an office or title (engine.needles.person_evidence)
     if before > sent_start and doc[before].lower_ in NAME_PARTICLES and proper(before - 1):
         return True
     owner = span.root.head.head if span.root.dep_ == "pobj" else None
@@ -364,11 +365,14 @@ def document_entity_texts(doc: Doc, year: int | None = None) -> DocumentEntities
     names: dict[str, set[str]] = {}
     misfits: set[str] = set()
     uses: dict[str, Counter[str]] = {}
+    genders: dict[str, set[str]] = {}  # "Mr Hill", "Mrs May": the titles a name takes (person_evidence.courtesy_title)
     for span in spans:
         label = labels.get(span.text)
         if label is None or span.text in not_states or span.text.endswith(("'s", "’s")) or not _fits_label(span, label):
             misfits.add(span.text)
             continue
+        if label == "PERSON" and courtesy_title(span):
+            genders.setdefault(span.text, set()).add(courtesy_title(span))
         names.setdefault(label, set()).add(span.text)
         slot = _slot(span)
         if slot in ("the", "bare"):
@@ -376,11 +380,13 @@ def document_entity_texts(doc: Doc, year: int | None = None) -> DocumentEntities
     articles = {text: counts.most_common(1)[0][0] for text, counts in uses.items()}
     return DocumentEntities(
         labels={t: k for t, k in labels.items() if t not in not_states and (k == "DATE" or support[t] >= _support_needed(t, k))},
-        names={k: tuple(sorted(v - misfits)) for k, v in names.items()},
+        # a name the document writes after a courtesy title replaces only a name after one (entity_options)
+        names={k: tuple(sorted(v - misfits - set(genders))) for k, v in names.items()},
         articles=articles,
         aliases={k: tuple(sorted(v)) for k, v in aliases(doc, _without_article, name_words).items()},
         contained=contained_places(doc, [_without_article(e) for e in doc.ents if e.label_ in PLACE_LABELS]),
         disputed_at=disputed_starts(doc),
+        courtesy={text: g.pop() for text, g in genders.items() if len(g) == 1 and text not in misfits},
     )
 
 
@@ -432,9 +438,12 @@ def entity_options(sent: Span, entities: DocumentEntities) -> tuple[EntityOption
         # "States" parsed as a modifier of "war"): its "the" stays, so its replacement needs one too
         written_with_the = span.start > 0 and span.doc[span.start - 1].lower_ == "the"
         article = "the" if slot == "mod" and written_with_the and entities.articles.get(span.text) == "the" else slot
+        gender = courtesy_title(span) if label == "PERSON" else ""
         replacements, bare_ones = [], []
         after = span.doc[span.end].text if span.end < len(span.doc) else ""  # a possessive's form (`possessive_misfit`)
-        for candidate in _pool(span, label, sent, entities):
+        # "Mr Hill": only a name the document writes after a title of the same gender ("Mr Firth")
+        pool = [c for c, g in sorted(entities.courtesy.items()) if g == gender and entities.labels.get(c) == "PERSON"] if gender else _pool(span, label, sent, entities)
+        for candidate in pool:
             if candidate == span.text or candidate in text or span.text in candidate or possessive_misfit(after, candidate, entities.articles.get(candidate)):
                 continue
             if label == "DATE":

@@ -18,7 +18,17 @@
   multi-word name tagged PERSON (by both models: `disputed_texts`) gains
   support; a one-word "General Lima" does not (one word after a title is
   too often a firm or a work: "General Motors"). Gendered titles ("Mr.",
-  "Mrs.", "Sir") are not titles here: the name after them keeps refusing.
+  "Mrs.", "Sir") are not titles here.
+- Courtesy titles (`courtesy_title`): a surname written right after "Mr",
+  "Mrs", "Ms", "Miss" or "Mx" ("Mr Hill", the house style of British news
+  for every mention after the first) is a person's name with the title
+  outside it; its gender is the title's. Such a name is a span only where
+  the document offers a replacement it writes after a title of the same
+  gender ("Mr Hill" -> "Mr Firth", never "Mr Sturgeon" from "Ms Sturgeon",
+  nor a full name that would read "Mr Julian Firth"), so the title never
+  meets a name the document does not give it (entities.entity_options).
+  "Sir" and "Dame" take a first name ("Sir John"), not a surname: the name
+  after them still reads as part of a longer name.
 """
 
 from __future__ import annotations
@@ -119,6 +129,21 @@ def title_before(span: Span) -> bool:
         return False
     before = span.doc[span.start - 1]
     return before.lower_.rstrip(".") in PERSON_TITLES and before.pos_ in ("PROPN", "NOUN")
+
+
+# courtesy titles that take a surname, and the gender each gives it ("Mrs May" and "Ms May" are alike)
+COURTESY_GENDERS = {"mr": "m", "mrs": "f", "ms": "f", "miss": "f", "mx": "x"}
+
+
+def courtesy_title(span: Span) -> str:
+    """The gender ("m", "f", "x") of the courtesy title written right before
+    `span` inside its sentence ("Mr Hill", "Mrs. May"), else ""."""
+    if span.start <= span.sent.start:
+        return ""
+    before = span.doc[span.start - 1]
+    if before.pos_ not in ("PROPN", "NOUN") or not before.text[:1].isupper():
+        return ""
+    return COURTESY_GENDERS.get(before.lower_.rstrip("."), "")
 
 
 def titled_mentions(spans: list[Span]) -> Counter[str]:
