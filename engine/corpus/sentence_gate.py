@@ -56,7 +56,9 @@ on to the next one:
   paragraph ends is an elision ("'til", "'90s") and opens nothing. A short
   quotation opened with double marks inside an open double one ('"I cannot
   support this "skinny" budget.') is nested: its closing mark, within
-  MAX_NESTED_TOKENS tokens, leaves the outer quotation open.
+  MAX_NESTED_TOKENS tokens, leaves the outer quotation open, when the outer
+  one opened in the same sentence (a state carried from earlier sentences
+  may come from a misread mark, and a nested reading would keep it open).
 - "lost_characters": it holds U+FFFD, a character the dataset could not
   decode (a name cut mid-word: "Sinn F\\ufffd\\ufffdin").
 - "heading_opening": it opens with a short verbless phrase run into a
@@ -68,6 +70,7 @@ on to the next one:
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
@@ -193,6 +196,8 @@ def needle_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
     refusals: list[str] = []
     double = single = False
     nested_at = -1  # where a short quotation inside an open double one opened, with the same marks
+    opened_at = -1  # where the open double quotation opened
+    starts = [span.start for span in spans]
     e = 0
     for k, span in enumerate(spans):
         while e < len(events) and events[e][0] < span.start:
@@ -201,7 +206,12 @@ def needle_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
             if same_marks and role == "close" and 0 <= nested_at and i - nested_at <= MAX_NESTED_TOKENS:
                 nested_at = -1  # '"I cannot support this "skinny" budget.': the outer quotation stays open
             elif e not in elisions:
-                nested_at = i if same_marks and role == "open" and double else -1
+                # nested only inside an outer quotation opened in the same sentence: a state carried
+                # over from earlier sentences may be a misread mark, and would then never close
+                own_sentence = opened_at >= starts[max(bisect_right(starts, i) - 1, 0)]
+                nested_at = i if same_marks and role == "open" and double and own_sentence else -1
+                if same_marks and role == "open" and not double:
+                    opened_at = i
                 double, single = _state_after(doc, double, single, i, role)
             e += 1
         marks = [(i, role) for i, role in _events_in(events, e, span.end) if role != PARAGRAPH]
