@@ -341,3 +341,12 @@ def test_a_verb_after_a_second_conjunction_is_not_the_coordinations_own(nlp):
     sent = first_sentence(nlp, "Flowers open in winter and spring and are followed by pods.")
     reasons = [why for _t, why in conjunction_refusals(sent)]
     assert "agreement" not in reasons
+
+
+def test_a_coordination_after_as_well_as_is_no_renaming(nlp):
+    # "as well as" adds what follows; the parser hangs its "as" on the participle as it does "known as"
+    # (issue 27, session 12: the gold con_fresh sentence of this shape was refused as a renaming)
+    text = "The weavers had occasionally expressed sympathy for Chartism, as well as Owen and Cobbett for their attacks on the factory owners."
+    assert edited(nlp, swap_conjunction, text) == text.replace("Owen and", "Owen or")
+    refused, reasons = con_refusal(nlp, "The island, also known as Inishmore and Aranmore, lies west of the bay.")
+    assert refused and "renaming" in reasons  # the participle's own "as" still renames

@@ -39,7 +39,8 @@ A conjunction is left alone when it is
   inside an entity of either model;
 - renaming: an appositive coordination ("a unit, Tm or AM", "two groups:
   X and Y", the count fixes "and"), the object of "called"/"known as"
-  (an object predicate, or "as" after a participle), or an "or" between two
+  (an object predicate, or "as" after a participle, not the last "as" of
+  the conjunction "as well as"), or an "or" between two
   abbreviations;
 - a two-member restrictive modifier of a plural noun, as the object of its
   preposition of place or origin or as its noun modifiers ("activists in
@@ -435,6 +436,13 @@ def _has_words(sent: Span, phrases: tuple[tuple[str, ...], ...]) -> bool:
     return any(words[k : k + len(p)] == list(p) for p in phrases for k in range(len(words)))
 
 
+def _as_well_as(token: Token) -> bool:
+    """`token` is the last "as" of the conjunction "as well as" ("expressed sympathy for X, as well as Y
+    and Z"), which adds what follows; it names nothing the participle before it calls ("known as")."""
+    doc = token.doc
+    return token.i >= 2 and doc[token.i - 1].lower_ == "well" and doc[token.i - 2].lower_ == "as"
+
+
 def _renaming(sent: Span, token: Token) -> bool:
     """The coordination renames or counts what comes before it: an "or"
     in apposition or after "called" ("a unit, Tm or AM"; an object
@@ -452,7 +460,7 @@ def _renaming(sent: Span, token: Token) -> bool:
     first = head
     while first.dep_ == "conj" and first.head.i != first.i:
         first = first.head
-    if first.dep_ == "pobj" and first.head.lower_ == "as" and first.head.head.tag_ == "VBN":
+    if first.dep_ == "pobj" and first.head.lower_ == "as" and first.head.head.tag_ == "VBN" and not _as_well_as(first.head):
         return True  # "known as X, Y and Z", "referred to as X or Y": names of one thing, with either word
     counted = []
     if first.tag_ == "CD" and _small_count(first) and any(t.text == ":" for t in doc[first.i : token.i]):
