@@ -341,6 +341,19 @@ def test_a_short_quotation_nested_in_an_open_one_with_the_same_marks_leaves_it_o
     assert refusals(nlp, text)["The ferry and the bus are critical to the town."] == "quoted"
 
 
+def test_a_quotation_whose_close_is_lost_makes_no_later_one_nested(nlp):
+    # a close glued into a garbled token ('"legend,"ho') leaves the quotation open; a short quotation in a
+    # later sentence re-reads the marks instead of holding the rest of the text quoted (s12-ret-b's case)
+    text = (
+        'The chef was hailed as a "genius" and a "legend,"ho changed the way the town eats. '
+        'She opened a "farm to table" bistro in the old mill last year. '
+        'Critics called its menu "bold" in the spring. '
+        "The bistro and the bakery now employ forty people from the valley. "
+        "The council met on Monday."
+    )
+    assert refusals(nlp, text)["The bistro and the bakery now employ forty people from the valley."] == ""
+
+
 def test_a_lists_lead_in_run_into_its_first_item_is_not_a_sentence(nlp):
     fused = "Mr Byrne set out the plan in a statement, with measures including: New homes, championed by Ann Walsh, will be aimed at families."
     assert fused not in stored(nlp, f"The ferry left Cork at noon. {fused} The council met again in May.")
