@@ -232,8 +232,6 @@ def test_predicates_that_share_a_negation_are_not_swapped(nlp):
          "renaming"),
         ("Speaking of our fleet, everyone knows that years of bad planning and a long recession have pushed the yard "
          "to the brink.", "agreement"),
-        # a verb joined to a bare noun phrase: a gapped clause, or a list the parser lost (issue 27, session 12)
-        ("Sales rose 5 percent in May, and profits 3 percent in June.", "unlike conjuncts"),
     ],
 )
 def test_wrong_swaps_found_on_news_are_refused_with_their_reason(nlp, text, why):

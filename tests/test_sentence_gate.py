@@ -334,17 +334,16 @@ def test_a_one_word_heading_before_a_place_refuses_the_sentence_as_a_needle(nlp,
 def test_glued_sentences_and_flattened_tables_refuse_a_needle(nlp):
     """Two sentences glued through stray marks ("quay.*-Battered"), and a
     table's "label - figure" entries run into the prose (issue 27, session
-    12: the fresh read's con needles in both): refused as needles; a
-    spaced dash before one figure, and an ordinary full stop, are prose."""
-    glued = "The crew told the inspectors about the old quay.*-Battered by storms for years, the pier was closed in May."
-    table = (
-        "The harbour dues were as follows: Fishing boats - $124,964,852 Ferries - 15,548,757 "
-        "Total dues - 140,513,609 The ferries and the trawlers paid the most."
-    )
-    prose = "The harbour earned a record sum - $1,200,000 in all - and the ferries paid the most."
-    found = refusals(nlp, f"The ferry left Cork at noon. {glued} {table} {prose} The crew stayed in Cork.")
-    reasons = {text: why for text, why in found.items()}
-    assert any(why == "glued_sentences" for text, why in reasons.items() if "Battered" in text)
-    assert any(why == "table_entries" for text, why in reasons.items() if "Ferries - 15,548,757" in text)
-    assert reasons[prose] == ""
-    assert reasons["The ferry left Cork at noon."] == ""
+    12: the fresh read's con needles in both, as stored sentences): refused
+    as needles, read on the stored span; a spaced dash before one figure,
+    and an ordinary full stop, are prose."""
+    cases = {
+        "The crew told the inspectors about the old quay.*-Battered by storms for years, the pier was closed.": "glued_sentences",
+        "The dues were: Fishing boats - $124,964,852 Ferries - 15,548,757 Total dues - 140,513,609 The ferries "
+        "paid the most.": "table_entries",
+        "The harbour earned a record sum - $1,200,000 in all - and the ferries paid the most.": "",
+        "The crew told the inspectors about the old quay. Battered by storms, the pier was closed.": "",
+    }
+    for text, why in cases.items():
+        doc = nlp(text)
+        assert needle_refusals(doc, [doc[:]]) == (why,), text

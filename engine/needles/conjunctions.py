@@ -59,10 +59,6 @@ A conjunction is left alone when it is
   subject would ("years of A and a B have pushed"), unless the parse puts it
   inside that verb's subject and the subject's head agrees ("the price of
   oil and gas was"): the swap would break the agreement;
-- unlike conjuncts: a verb joined to a name or a figure (the parser's
-  reading of a gapped clause, "A won three seats and B two", or of a list
-  it lost, "to deliver the posts - A ..., and B"): no clause on the
-  right to take "or", and the parse cannot say what is joined;
 - in a sentence that repeats a phrase of three or more words back to back
   ("stationed in P stationed in P and B"): a garbled source;
 - free choice, examples, a shared complement, a collective predicate or a
@@ -239,8 +235,6 @@ def _refusal(sent: Span, token: Token) -> str:
     why = sense_refusal(token)
     if not why and _agreeing_verb_after(token):
         why = "agreement"  # "years of A and a B have pushed": the parse's object may be the verb's subject
-    if not why and _unlike_conjuncts(token):
-        why = "unlike conjuncts"  # a gapped clause or a lost list: "rose 5% in May, and profits 3%"
     return why
 
 
@@ -264,22 +258,6 @@ def _set_modifier(token: Token) -> bool:
     else:
         return False
     return noun.tag_ in ("NNS", "NNPS")
-
-
-def _unlike_conjuncts(token: Token) -> bool:
-    """The conjunction joins a verb to a noun phrase with no verb of its own:
-    the conjunct after it is a name, a number or a counted noun ("... was issued to
-    deliver the posts, and St. Marks, ...", "rose 5% in May, and profits
-    3%")."""
-    head = token.head
-    if head.pos_ not in ("VERB", "AUX"):
-        return False
-    later = [c for c in head.children if c.dep_ == "conj" and c.i > token.i]
-    if not later:
-        return False
-    member = later[0]
-    # a name or a figure: a common noun after a verb is often the parser's end of a list ("and other issues")
-    return member.pos_ in ("PROPN", "NUM") or member.pos_ == "NOUN" and any(c.dep_ == "nummod" for c in member.children)
 
 
 def _subject_coordination(head: Token) -> bool:
