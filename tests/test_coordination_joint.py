@@ -76,6 +76,18 @@ REFUSED = {
         "The company opened a research and development centre near the harbour.",
         "The town depends on the oil and gas industry for most of its jobs.",
     ],
+    # the parties of one joint act or relation: "or" leaves it one party
+    "joint party": [
+        "The rebels allied with the farmers and the miners in 1848.",  # a verb of joining, its "with"
+        "The council held talks with the ferry company and the port authority last week.",  # a noun over the verb
+        "The council approved the merger of the ferry company and the bus firm in May.",  # a noun's "of"
+        "The ferry line issued a joint statement with the port and the council.",  # a word of jointness
+        "The town signed a bilateral pact with the island and the port in 1990.",
+    ],
+    # a focusing adverb singles out the member after the conjunction
+    "focus": [
+        "Storms hit the coast and particularly the harbour towns in January.",
+    ],
 }
 
 
@@ -112,6 +124,15 @@ def test_fixed_and_joint_coordinations_are_refused_with_their_reason(nlp, why, t
          "The mayor thanked two men or three women from the crew."),
         # a pronoun and a possessive that belongs to the next noun: two people
         ("She thanked him and her sister for the flowers.", "She thanked him or her sister for the flowers."),
+        # a verb of talking, not of a joint act; a noun of sale, not of a relation; no focusing adverb
+        ("The mayor spoke with the fishermen and the harbour master on Tuesday.",
+         "The mayor spoke with the fishermen or the harbour master on Tuesday."),
+        ("The council approved the sale of the ferry and the bus depot in May.",
+         "The council approved the sale of the ferry or the bus depot in May."),
+        ("Storms hit the coast and the harbour towns in January.", "Storms hit the coast or the harbour towns in January."),
+        # a joint noun's topic, not its parties
+        ("The towns issued a joint statement on the ferry and the bridge.",
+         "The towns issued a joint statement on the ferry or the bridge."),
         # the pair modifies a plural elsewhere in the rule, and a singular only when it is the whole modifier
         ("The council paid for the new roads and the old harbour wall.",
          "The council paid for the new roads or the old harbour wall."),

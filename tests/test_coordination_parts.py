@@ -34,6 +34,9 @@ REFUSED = {
         "The fair lasted six years, beginning in May 1901 and ending in June 1907.",
         # the parser coordinates "finished" with the gerund under "started by"
         "At the dinner the mayor started by thanking the crew and finished by praising the new harbour master.",
+        # the start hung on the first member, the end a clause of its own
+        "The strike lasted for three weeks beginning on May 2, when the dockers walked out; "
+        "and it ending on May 23, when the port reopened.",
     ],
     # one end of a from-to range
     "range": [
@@ -47,6 +50,8 @@ REFUSED = {
         "For instance, farmers in the valley grow barley, oats or rye.",
         # whole clauses given as examples: either one serves
         "For example, the council bought the old mill, and a firm from Cork took over the quay.",
+        # two clauses with subjects of their own: two examples
+        "For example, Westport has a deep harbour, and Clifden is close to the fishing grounds.",
     ],
     # the infinitive of a noun of ability or permission, at any length
     "free choice": [
@@ -65,12 +70,12 @@ def test_swaps_of_parts_ranges_and_options_are_refused_with_their_reason(nlp, wh
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        # numbers on each side, but no partitive whole
-        ("The clinic treated 1,200 patients at home and 1,800 in the wards.",
-         "The clinic treated 1,200 patients at home or 1,800 in the wards."),
         # a plural with its members after a comma only: the parser's list ("mothers, heroes and martyrs")
         ("The town honoured its sailors, fishermen and pilots in May.",
          "The town honoured its sailors, fishermen or pilots in May."),
+        # numbers on each side, but no partitive whole
+        ("The clinic treated 1,200 patients at home and 1,800 in the wards.",
+         "The clinic treated 1,200 patients at home or 1,800 in the wards."),
         # no adverb of sequence
         ("The prize was offered to the baker and the miller.", "The prize was offered to the baker or the miller."),
         # two starts, no end
@@ -80,6 +85,12 @@ def test_swaps_of_parts_ranges_and_options_are_refused_with_their_reason(nlp, wh
         # an example sentence's opener elsewhere: no example
         ("The council repaired the pier and the slipway, for example.",
          "The council repaired the pier or the slipway, for example."),
+        # one subject's two acts in an example sentence: one example, left to the swap
+        ("For example, the council repaired the pier and painted the slipway.",
+         "For example, the council repaired the pier or painted the slipway."),
+        # the end of something with no start on the first member
+        ("The strike lasted for three weeks, and it ended the season for the ferries.",
+         "The strike lasted for three weeks, or it ended the season for the ferries."),
         # manner adverbs on one verb: not a scale
         ("The crew worked quickly and quietly on the deck.", "The crew worked quickly or quietly on the deck."),
         # a finite verb is a clause of its own, not one of the infinitive's options

@@ -29,11 +29,16 @@ REFUSED = {
         # a negative quantity above it, or on the subject of the verb above it
         "The ministry has little interest in a joint approach to roads and railways.",
         "Few ferries sailed to Cork and Cobh during the storm.",
+        # a number capped from above on the subject, also of coordinated verbs sharing it
+        "At most three boats sailed to the port and the island.",
+        "Less than 9 percent of the boats had nets or were in the harbour.",
     ],
     # two clauses, one an indirect question: "or" between two unknowns says the same
     "embedded questions": [
         "It is unclear what the inspectors found and whether the council will publish the report.",
         "The survey asked what the villagers wanted and whether they would pay for it.",
+        # any coordination inside an indirect question under a word of asking or doubt
+        "The delay calls into question how the council would deal with the ferry and the bridge.",
     ],
     # "A and other B": one category and an example of it
     "category union": [
@@ -92,6 +97,12 @@ def test_swaps_under_a_scope_or_in_a_count_are_refused_with_their_reason(nlp, wh
     ("text", "expected"),
     [
         ("The shop sells bread and cakes on Sundays.", "The shop sells bread or cakes on Sundays."),  # no "other"
+        # a number with a floor, not a cap
+        ("More than 9 percent of the boats had nets or were in the harbour.",
+         "More than 9 percent of the boats had nets and were in the harbour."),
+        # an indirect question under a verb that asserts its answer
+        ("The report explains how the council dealt with the ferry and the bridge.",
+         "The report explains how the council dealt with the ferry or the bridge."),
         # another preposition: two places, not a category and its example
         ("Trade in Cork and from other southern ports will grow again.",
          "Trade in Cork or from other southern ports will grow again."),

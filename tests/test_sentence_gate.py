@@ -360,3 +360,21 @@ def test_a_lists_lead_in_run_into_its_first_item_is_not_a_sentence(nlp):
     # a colon after a clause, before a capital, is prose
     prose = "The rule in the harbour is simple: Nobody sails after dark."
     assert prose in stored(nlp, f"The ferry left Cork at noon. {prose} The council met again in May.")
+
+
+def test_glued_sentences_and_flattened_tables_refuse_a_needle(nlp):
+    """Two sentences glued through stray marks ("quay.*-Battered"), and a
+    table's "label - figure" entries run into the prose (issue 27, session
+    12: the fresh read's con needles in both, as stored sentences): refused
+    as needles, read on the stored span; a spaced dash before one figure,
+    and an ordinary full stop, are prose."""
+    cases = {
+        "The crew told the inspectors about the old quay.*-Battered by storms for years, the pier was closed.": "glued_sentences",
+        "The dues were: Fishing boats - $124,964,852 Ferries - 15,548,757 Total dues - 140,513,609 The ferries "
+        "paid the most.": "table_entries",
+        "The harbour earned a record sum - $1,200,000 in all - and the ferries paid the most.": "",
+        "The crew told the inspectors about the old quay. Battered by storms, the pier was closed.": "",
+    }
+    for text, why in cases.items():
+        doc = nlp(text)
+        assert needle_refusals(doc, [doc[:]]) == (why,), text

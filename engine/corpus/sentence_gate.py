@@ -61,6 +61,13 @@ on to the next one:
   may come from a misread mark, and a nested reading would keep it open).
 - "lost_characters": it holds U+FFFD, a character the dataset could not
   decode (a name cut mid-word: "Sinn F\\ufffd\\ufffdin").
+- "glued_sentences": a sentence end glued to the next sentence through
+  stray marks, without a space ("... told her story.*-Sexually abused
+  ..."): two sentences the segmenter could not part;
+- "table_entries": two or more "label - figure" entries run into it, a
+  figure with thousands separators after a spaced dash or colon and
+  before a capitalised word ("Domestic goods - $724,964,852 Foreign goods
+  - 15,548,757 Total ..."): a table flattened into the prose;
 - "heading_opening": it opens with a short verbless phrase run into a
   capitalised word (engine.corpus.run_on_headings.heading_opening), a
   heading the parser kept ("The whole picture Neo Rauch takes ..."); the
@@ -111,6 +118,11 @@ _WEB = re.compile(r"https?://|www\.|pic\.twitter\.com|\B@\w{2,}|\b[\w.]+@[\w-]+\
 LOST_CHARACTER = "\ufffd"
 # the longest quotation, in tokens, read as nested in an open one written with the same marks ("skinny")
 MAX_NESTED_TOKENS = 6
+# a word's sentence end, then stray marks and the next sentence's capital, no space between
+_GLUED_END = re.compile(r"[a-z]{2}[.!?][*#~_|\-\u2013\u2014]+[A-Z]")
+# a table entry's figure: thousands separators after a spaced dash or colon, then the next entry's capital
+_TABLE_ENTRY = re.compile(r"\s[-\u2013\u2014:]\s\$?\d{1,3}(?:,\d{3})+\s+[A-Z]")
+TABLE_ENTRIES = 2
 
 
 def not_a_sentence(span: Span, text: str) -> str | None:
@@ -221,6 +233,10 @@ def needle_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
             refusals.append(speech[k])
         elif LOST_CHARACTER in span.text:
             refusals.append("lost_characters")
+        elif _GLUED_END.search(span.text):
+            refusals.append("glued_sentences")
+        elif len(_TABLE_ENTRY.findall(span.text)) >= TABLE_ENTRIES:
+            refusals.append("table_entries")
         elif span.doc.has_annotation("DEP") and heading_opening(span):
             refusals.append("heading_opening")
         else:

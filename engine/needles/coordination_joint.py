@@ -35,7 +35,21 @@ the parse; called by engine.needles.coordination_sense.
   the agreement (the con rule refuses subjects);
 - protection: a coordination guarded against at once ("protection from
   floods and fires", "powerless against A and B", "immune to A and B"):
-  "or" names the same dangers.
+  "or" names the same dangers;
+- joint party: the coordination names the parties of one joint act or
+  relation, as the "with" phrase of a verb of meeting, negotiating or
+  joining ("met with A and B", "allied with A and B"), the "with"
+  or "of" phrase of a noun of such an act or relation ("talks with A and
+  B", "the merger of A and B", "a deal with A and B", also over the verb
+  that takes the noun: "held talks with A and B"), or the party phrase of
+  a noun that a word of jointness modifies ("a joint statement by A and B", "a
+  bilateral treaty with A and B"): the act or relation holds of the
+  parties together, and "or" leaves it one party or changes only the
+  joint reading;
+- focus: the second member is singled out by a focusing adverb right after
+  the conjunction ("rare or especially severe cases", "in the town and
+  particularly in the port"): the adverb ranks the member within or
+  beside the first, and the swap says the same or breaks the phrase.
 """
 
 from __future__ import annotations
@@ -67,6 +81,28 @@ _COMPARING_WORDS = frozenset(
 _COMPARING_VERBS = frozenset("differ coincide overlap diverge converge match clash correlate resemble".split())
 # dependents of a class pair's nouns that modify the pair as a whole
 _CLASS_DEPENDENTS = ("cc", "conj", "punct", "det", "poss", "prep", "relcl", "acl")
+# verbs of a joint act whose "with" phrase names the other parties ("met with A and B": one meeting)
+_PARTY_VERBS = frozenset(
+    "meet ally cooperate co-operate collaborate negotiate converse confer merge unite integrate partner team "
+    "reconcile intermarry mingle".split()
+)
+# nouns of a joint act or relation: their "with"/"of" phrase names its parties ("talks with A and B",
+# "the merger of A and B")
+_PARTY_NOUNS = frozenset(
+    "meeting meetings talk talks negotiation negotiations summit dialogue conversation conversations consultation "
+    "consultations agreement agreements deal deals treaty treaties pact accord alliance alliances partnership "
+    "partnerships merger mergers union coalition collaboration cooperation co-operation rivalry rivalries "
+    "relationship relationships relation relations ties tie friendship marriage feud dispute disputes conflict "
+    "conflicts war wars clash clashes match game final contest duel truce ceasefire reconciliation "
+    "joint-venture venture ventures".split()
+)
+_PARTY_PREPOSITIONS = frozenset({"with", "of"})
+# words of jointness on a noun: every phrase of the noun names the parties together ("a joint bid by A and B")
+# the prepositions that name the parties of a joint noun ("a joint bid by A and B"; not its topic, "on A and B")
+_JOINT_PREPOSITIONS = frozenset({"by", "with", "of", "from"})
+_JOINT_WORDS = frozenset("joint mutual bilateral trilateral multilateral collective combined shared".split())
+# focusing adverbs that single out the member after the conjunction ("and especially", "or particularly")
+_FOCUS_ADVERBS = frozenset("especially particularly notably specifically chiefly mainly mostly primarily principally".split())
 # the personal pronouns of one sex: a masculine one beside a feminine one is one generic person ("his or her")
 _PRONOUN_GENDER = {w: "m" for w in ("he", "him", "his", "himself")} | {w: "f" for w in ("she", "her", "hers", "herself")}
 
@@ -96,7 +132,49 @@ def joint_refusal(token: Token) -> str:
         return "subject"
     if _protection(token):
         return "protection"
+    if _joint_party(token):
+        return "joint party"
+    if _focus(token):
+        return "focus"
     return ""
+
+
+def _joint_party(token: Token) -> bool:
+    """The coordination names the parties of one joint act or relation: the
+    object of "with" under a verb of meeting, negotiating or joining; the object of "with"/"of" under a noun of such an act or
+    relation, also when the parser hangs the phrase on the verb that takes
+    the noun ("held talks with A and B"); or in the "by"/"with"/"of"/"from" phrase
+    of a noun that a word of jointness modifies ("a joint statement by A and B")."""
+    first = token.head
+    while first.dep_ == "conj" and first.head.i != first.i:
+        first = first.head
+    if first.dep_ != "pobj" or first.head.dep_ not in ("prep", "agent", "dative"):
+        return False
+    preposition = first.head
+    holder = preposition.head
+    nouns = [holder]
+    if holder.pos_ in ("VERB", "AUX"):
+        nouns += [c for c in holder.children if c.dep_ in ("dobj", "attr")]  # "held talks with", "struck a deal with"
+    if preposition.lower_ in _JOINT_PREPOSITIONS and any(_jointly_modified(n) for n in nouns if n.pos_ in ("NOUN", "PROPN")):
+        return True  # "a joint statement by A and B", "signed a bilateral pact with A and B"
+    if preposition.lower_ not in _PARTY_PREPOSITIONS:
+        return False
+    if preposition.lower_ == "with" and holder.pos_ in ("VERB", "AUX") and holder.lemma_.lower() in _PARTY_VERBS:
+        return True  # "met with A and B"
+    # "of" joins a noun to its parties ("the merger of A and B"); a verb takes no "of" party
+    return any(n.pos_ == "NOUN" and n.lower_ in _PARTY_NOUNS for n in nouns if n.i == holder.i or preposition.lower_ == "with")
+
+
+def _jointly_modified(noun: Token) -> bool:
+    return any(c.dep_ in ("amod", "compound") and c.lower_ in _JOINT_WORDS for c in noun.children)
+
+
+def _focus(token: Token) -> bool:
+    """A focusing adverb right after the conjunction ("and especially", "or
+    particularly", "and in particular", "and above all")."""
+    doc = token.doc
+    following = [t.lower_ for t in doc[token.i + 1 : min(token.sent.end, token.i + 3)]]
+    return bool(following) and (following[0] in _FOCUS_ADVERBS or following[:2] in (["in", "particular"], ["above", "all"]))
 
 
 def _symmetric_predicate(token: Token) -> bool:

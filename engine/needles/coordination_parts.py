@@ -12,13 +12,20 @@ engine.needles.coordination_sense after its other classes.
   successively to A, B and C", "alternately", "consecutively", "in
   succession", "in that order") needs every member;
 - span ends: the two ends of one span ("beginning in May and ending in
-  June", "the start and the end of the season");
+  June", "the start and the end of the season"), also when the start hangs
+  on the first member ("lasted ten years beginning in 1930; and it ending
+  in 1940");
 - range: a coordination inside a "from ... to ..." range under a word of
   ranging ("everything from nails and screws to sheds") or with both ends
   coordinated: the range's ends are examples, named alike by either
-  conjunction (one coordinated end of a journey is left);
-- examples: a coordination in a sentence that opens "For example," /
-  "For instance," names examples, nouns or whole clauses;
+  conjunction (one coordinated end of a journey is left), also deeper
+  inside either end or in members the parser hangs beside the range
+  ("priced everything from the loss of a cow or a hen to the cost of a
+  roof, or how much a field is worth");
+- examples: a noun coordination in a sentence that opens "For example," /
+  "For instance," names examples, and so do clauses with subjects of their
+  own ("For example, A has a port, and B has a mine": two examples; one
+  subject's two acts, "the town built a wall and closed the port", stay);
 - free choice under a noun: the infinitive of a noun of ability or
   permission ("the power to search, detain or question", "the right to
   speak or write"), whose "or" offers each option as "can" does, at any
@@ -41,6 +48,8 @@ _SEQUENCE_WORDS = (("successively",), ("alternately",), ("consecutively",), ("in
                    ("in", "sequence"), ("one", "after", "another"), ("one", "after", "the", "other"))  # fmt: skip
 _SPAN_STARTS = frozenset("begin start commence open beginning start opening outset".split())
 _SPAN_ENDS = frozenset("end finish conclude close terminate expire ending finish closing conclusion".split())
+# how the parser hangs a span's start on the verb it describes ("lasted ten years beginning in 1930")
+_SPAN_START_DEPS = frozenset({"advcl", "xcomp", "prep", "acl", "npadvmod"})
 _DASHES = frozenset({"-", "--", "\u2013", "\u2014", ":"})
 _EXAMPLE_OPENERS = (("for", "example"), ("for", "instance"), ("e.g.",))
 # nouns of ability and permission: their infinitive offers each option ("the right to speak or write")
@@ -48,6 +57,7 @@ _FREE_CHOICE_NOUNS = frozenset(
     "power right authority freedom licence license permission ability option chance opportunity capacity".split()
 )
 # what a "from ... to ..." range hangs on, when the parser reads its "to" as an infinitive's ("from A to garden sheds")
+_NOMINAL = frozenset({"NOUN", "PROPN", "PRON", "NUM"})
 _RANGE_WORDS = frozenset("range vary span stretch everything anything something all".split())
 
 
@@ -68,7 +78,7 @@ def parts_refusal(token: Token) -> str:
         return "span ends"
     if _range(token, first):
         return "range"
-    if _example_sentence(token):
+    if (first.pos_ in _NOMINAL or _own_subjects(token, first)) and _example_sentence(token):
         return "examples"
     if _free_choice_noun(first):
         return "free choice"
@@ -122,11 +132,16 @@ def _sequence(first: Token) -> bool:
 
 def _span_ends(members: list[Token]) -> bool:
     """Two members, one the start and one the end of one span ("beginning
-    in May and ending in June", "the start and the end of the season")."""
+    in May and ending in June", "the start and the end of the season"), or
+    the end and a first member that carries the start ("lasted ten years
+    beginning in 1930, and ending in 1940")."""
     if len(members) != 2:
         return False
     first, second = members
-    return any(w.lemma_.lower() in _SPAN_STARTS for w in _with_verb_above(first)) and second.lemma_.lower() in _SPAN_ENDS
+    if second.lemma_.lower() not in _SPAN_ENDS:
+        return False
+    starts = [*_with_verb_above(first), *(c for c in first.children if c.i < second.i and c.dep_ in _SPAN_START_DEPS)]
+    return any(s.lemma_.lower() in _SPAN_STARTS or s.lower_ in _SPAN_STARTS for s in starts)
 
 
 def _with_verb_above(member: Token) -> list[Token]:
@@ -147,6 +162,8 @@ def _range(token: Token, first: Token) -> bool:
     journey ("came from A and B to the fair", "sailed from X to A, B and
     C") and stays."""
     doc = token.doc
+    if _under_held_range(token):
+        return True
     if first.dep_ != "pobj":
         return False
     preposition = first.head
@@ -169,11 +186,33 @@ def _range(token: Token, first: Token) -> bool:
     return False
 
 
+def _under_held_range(token: Token) -> bool:
+    """A word above the conjunction holds a "from ... to ..." range on a word
+    of ranging ("pricing everything from A to B"), and the conjunction comes
+    after the range's "from": a member of either end, at any depth, or a
+    further example the parser hung on the same word."""
+    for word in [token.head, *token.head.ancestors]:
+        sources = [c for c in word.children if c.dep_ == "prep" and c.lower_ == "from" and c.i < token.i]
+        for source in sources:
+            ends = [c for c in word.children if c.dep_ == "prep" and c.lower_ == "to" and c.i > source.i]
+            if ends and _range_holder(source):
+                return True
+    return False
+
+
 def _range_holder(source: Token) -> bool:
     """The "from" hangs on a word of ranging ("ranged", "varies") or follows
     "everything", "anything", ..."""
     holders = (source.head, source.doc[source.i - 1])
     return any(h.lemma_.lower() in _RANGE_WORDS or h.lower_ in _RANGE_WORDS for h in holders)
+
+
+def _own_subjects(token: Token, first: Token) -> bool:
+    """Clauses joined at `token`, the one after it with a subject of its own."""
+    if first.pos_ not in ("VERB", "AUX"):
+        return False
+    later = [c for c in first.conjuncts if c.i > token.i]
+    return bool(later) and any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in later[0].children)
 
 
 def _example_sentence(token: Token) -> bool:

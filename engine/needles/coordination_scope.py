@@ -10,12 +10,19 @@ engine.needles.coordination_sense after its own classes.
   to repair the bridges and roads" = "... bridges or roads"), a negative
   quantity on a word above it or on the subject of a verb above it
   ("little interest in A and B", "Few ships sailed to A and B";
-  negation_polarity decides "little" and "few"),
+  negation_polarity decides "little" and "few"; a number capped from
+  above, "less than 9 percent of them had A or B", "at most three boats",
+  "no more than"), also on the subject of coordinated verbs ("Fewer than
+  ten boats sailed or stayed"),
   or a negative existential over the whole sentence ("There is nothing that
   shows A, and B"): under all of them, "and" and "or" say the same;
 - embedded questions: clauses of which one is an indirect question ("it is
   unclear what the panel found and whether it will report"): "or" between
-  two things not known says the same;
+  two things not known says the same; and any coordination inside an
+  indirect question that a word of asking or doubt governs ("calls into
+  question how the board would treat A and B", "asked whether A and B
+  would come", "it is unclear how A and B"): the sentence asserts neither
+  reading, so the swap flips no claim;
 - category union: "bread and other baked goods" / "bread or other baked
   goods" name one category with an example (two members; not "A and two
   other B", who are counted people), also over a repeated preposition
@@ -69,6 +76,12 @@ _DEGREE_ADVERBS = frozenset(
     "very somewhat extremely fairly quite rather slightly highly moderately strongly mildly completely partly "
     "partially totally fully mostly largely entirely little much".split()
 )
+# the quantity words of a number capped from above ("less than 9 percent", "fewer than ten", "at most three")
+_UPPER_BOUNDS = (("less", "than"), ("fewer", "than"), ("at", "most"), ("no", "more", "than"), ("not", "more", "than"))
+# words of asking or doubt: an indirect question under them is asked, not answered
+_ASKING_WORDS = frozenset(
+    "ask wonder question doubt query inquire enquire unclear uncertain unknown undecided unsure debate".split()
+)
 # the clauses that complete a word: an indirect question is one of them
 _COMPLEMENT_CLAUSE_DEPS = frozenset({"ccomp", "csubj", "csubjpass", "pcomp", "xcomp"})
 
@@ -84,7 +97,7 @@ def scope_refusal(token: Token) -> str:
         return "question"
     if _negative_scope(first):
         return "negative operator"
-    if _embedded_questions(first):
+    if _embedded_questions(first) or _inside_asked_question(first):
         return "embedded questions"
     if len(first.conjuncts) == 1 and first.pos_ in ("NOUN", "PROPN", "ADP") and _other(token):
         return "category union"
@@ -106,8 +119,11 @@ def _negative_scope(first: Token) -> bool:
     """A negative noun above the coordination's first conjunct, a negative
     quantity on a word above it or on the subject of a verb above it, or a negative existential root ("There is nothing ...",
     "There was no ...")."""
-    for t in first.ancestors:
-        if t.lemma_.lower() in _NEGATIVE_NOUNS or _negatively_quantified(t):
+    shared_subject = first.pos_ in ("VERB", "AUX") and not any(
+        c.dep_ in ("nsubj", "nsubjpass") for m in first.conjuncts for c in m.children
+    )  # "fewer than ten boats sailed or stayed": the verbs share the capped subject
+    for t in [first, *first.ancestors] if shared_subject else first.ancestors:
+        if t.i != first.i and (t.lemma_.lower() in _NEGATIVE_NOUNS or _negatively_quantified(t)):
             return True
         if t.pos_ in ("VERB", "AUX") and any(
             c.dep_ in ("nsubj", "nsubjpass") and (c.lower_ in _NEGATIVE_PRONOUNS or _negatively_quantified(c)) for c in t.children
@@ -127,7 +143,32 @@ def _negatively_quantified(word: Token) -> bool:
     interest", "few ships"), or is that quantity itself ("no" is
     conjunctions' downward determiner)."""
     sent = word.sent
+    if any(_capped(t) for t in (word, *word.children) if t.tag_ == "CD"):
+        return True  # "less than 9 percent of them", "at most three boats"
     return any(t.lower_ == "little" and negative_little(sent, t) or t.lower_ == "few" and negative_few(sent, t) for t in (word, *word.children))
+
+
+def _capped(number: Token) -> bool:
+    """A number capped from above by its quantity words ("less than 9", "at most three")."""
+    doc = number.doc
+    words = [t.lower_ for t in doc[max(number.sent.start, number.i - 3) : number.i]]  # "at" hangs on the verb
+    return any(words[-len(b) :] == list(b) for b in _UPPER_BOUNDS)
+
+
+def _inside_asked_question(first: Token) -> bool:
+    """The coordination lies inside an indirect question ("how ...",
+    "whether ...") that completes a word of asking or doubt ("asked
+    whether", "it is unclear how", "calls into question how")."""
+    for t in first.ancestors:
+        if t.pos_ in ("VERB", "AUX") and t.dep_ in _COMPLEMENT_CLAUSE_DEPS and _asks_indirectly(t):
+            governor = t.head
+            if governor.lemma_.lower() in _ASKING_WORDS or governor.lower_ in _ASKING_WORDS:
+                return True
+            # "calls into question how", "raises the question whether", "is a question how"
+            return any(
+                d.lower_ in ("question", "questions", "doubt", "doubts") for d in governor.subtree if d.i < t.i and d.pos_ == "NOUN"
+            )
+    return False
 
 
 def _embedded_questions(first: Token) -> bool:
