@@ -209,15 +209,16 @@ def _one_word_heading_before_place(span: Span) -> bool:
     if len(span) < 4:
         return False
     first, name = span[0], span[1]
-    common = first.tag_ == "NNS" or (first.tag_ == "NNP" and _written_lowercase(first))
+    # the tests on the two tokens first; `_written_lowercase` walks the whole Doc, so it comes last
     return (
-        common
+        first.tag_ in ("NNS", "NNP")
         and first.is_title
         and not first.ent_type_
         and name.ent_iob_ == "B"
         and name.ent_type_ in _PLACE_OR_BODY_TYPES
         and name.is_title
         and any(t.tag_ in FINITE_TAGS for t in span[2:])
+        and (first.tag_ == "NNS" or _written_lowercase(first))
     )
 
 

@@ -336,12 +336,13 @@ def document_entity_texts(doc: Doc, year: int | None = None) -> DocumentEntities
     not_states |= _named_features(doc, places)  # "Cocos" where the document writes "Cocos Island": the island
     disputed = disputed_texts(doc)
     full_names = {s.text for s in spans if s.label_ == "PERSON" and len(s) > 1}
+    document = doc.text  # Doc.text joins every token anew: built once, not once a PERSON span
     words = {
         "in_other": {t.lower_ for s in spans if s.label_ not in NER_LABELS for t in s},
         "other_texts": {s.text for s in spans if s.label_ not in ("PERSON", "DATE")},
         "places": {s.text for s in spans if s.label_ in ("GPE", "LOC", "NORP") and len(s) == 1},
         # a "person" printed alone between quotation marks somewhere: a song's, film's or book's title
-        "quoted": {s.text for s in spans if s.label_ == "PERSON" and quoted_alone(s.text, doc.text)},
+        "quoted": {s.text for s in spans if s.label_ == "PERSON" and quoted_alone(s.text, document)},
     }
     labels: dict[str, str] = {}
     support: dict[str, int] = {}
