@@ -52,6 +52,26 @@ def refusal(nlp, text: str) -> str:
         ("You may also like ...", "trailing_off"),
         ("The fort was held by Brig.", "abbreviation_end"),
         ("The board (which met on Tuesday voted to rebuild the pier.", "unbalanced_brackets"),
+        # a headline's quotation with no stop of its own run into the item, at the start or inside,
+        # and a short one standing alone in single marks
+        ("'Harbour in doubt' Ann Walsh said the board would meet again in June.", "quoted_headline"),
+        ("Cork 'will not wait' Outside the hall, a fisherman said he feared for the pier.", "quoted_headline"),
+        ("'Why won't they mend the pier?'", "quoted_headline"),
+        # a call to act, a heading in the base form run into a sentence
+        ("Click here to see how the island fares have changed since May.", "imperative"),
+        ("Hold steady Harbour Lines said on Monday that it would add two sailings.", "imperative"),
+        # a timeline's date label run into its entry
+        ("June 12 Mayor Ann Walsh opened the new ferry terminal in Cobh.", "date_label"),
+        # a sentence or heading starting inside the stored one: a plural noun, a word said again
+        ("The old pier was rebuilt in 1890 Fares rose, and the islanders complained to the board.", "capital_mid_sentence"),
+        ("The harbour remains calm Calm is what the islanders want from the board this winter.", "capital_mid_sentence"),
+        # a headline's name said again at once by the item
+        ("Cork courts the Walshes Walsh's ferry firm may soon move its office to the quay.", "name_repeated"),
+        # an explainer's wh-heading with no question mark, run into a sentence
+        ("Why ferries matter here Captain Ann Walsh said the islands depend on the boats.", "wh_heading"),
+        # a picture's caption: short, in the present, ending in a place
+        ("Ann Walsh stands outside her home in Cobh.", "caption_present"),
+        ("Islanders wait for the morning ferry on the quay at Kinsale.", "caption_present"),
     ],
 )
 def test_doubtful_sentences_are_refused_for_hay(nlp, text, why):
@@ -72,6 +92,20 @@ def test_doubtful_sentences_are_refused_for_hay(nlp, text, why):
         'She said: "We will rebuild the pier before the winter storms come."',
         "The council was wrong about the pier, and so was I.",  # "I." is not an initial
         "The islanders can't wait for the new ferry, and they'll say so at the meeting.",  # contracted finite verbs
+        # the prose neighbours of the session-12 forms: a quotation ending in its own comma, single
+        # marks before a lowercase word, a participle, a date as subject or after a preposition, a
+        # name after a year, a present verb with a time after the place or a clause under it, a
+        # wh-clause as subject, a month after a comma
+        '"We will not wait," Ann Walsh said at the quay.',
+        "Ann Walsh told the board to 'wait and see' before the vote on the pier.",
+        "Waiting for the ferry, Ann Walsh read the paper on the quay.",
+        "June 12 was the day the old pier at Kinsale reopened.",
+        "On June 12, Mayor Ann Walsh opened the new ferry terminal in Cobh.",
+        "The old pier was rebuilt in 1890 by Harland Marine of Belfast.",
+        "Ann Walsh stands outside her home in Cobh every morning.",
+        "Ann Walsh says the ferry stops in Cobh.",
+        "Why the council waited so long is a question the islanders still ask.",
+        "The ferry sails in May, and the fare is set in April.",
     ],
 )
 def test_prose_is_kept_for_hay(nlp, text):
