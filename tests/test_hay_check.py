@@ -106,6 +106,9 @@ def test_doubtful_sentences_are_refused_for_hay(nlp, text, why):
         "Ann Walsh says the ferry stops in Cobh.",
         "Why the council waited so long is a question the islanders still ask.",
         "The ferry sails in May, and the fare is set in April.",
+        # a proper adjective after a plain word, a noun in the base form's shape opening the sentence
+        "The museum lent its renowned Western paintings to the harbour gallery in Cobh.",
+        "Aid workers say the islanders will need a new pier before the winter.",
     ],
 )
 def test_prose_is_kept_for_hay(nlp, text):

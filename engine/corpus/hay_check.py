@@ -283,7 +283,9 @@ def _imperative(span: Span, text: str) -> bool:
     if text.startswith(tuple(_OPENING_QUOTES)):
         return False
     words = _words(span)
-    return bool(words) and words[0].tag_ == "VB" and words[0].is_title and words[0].is_alpha
+    if not words or words[0].ent_type_ or words[0].dep_ in ("nsubj", "nsubjpass", "compound", "amod", "npadvmod"):
+        return False  # a name, or a noun the parser sees ("Aid workers say ...")
+    return words[0].tag_ == "VB" and words[0].is_title and words[0].is_alpha
 
 
 def _date_label(span: Span) -> bool:
@@ -318,6 +320,8 @@ def _capital_mid_sentence(span: Span) -> bool:
                 continue  # a name the tagger sees, unless a plain word before it says a new sentence starts
         if not before.whitespace_:
             continue
+        if before.is_lower and (token.tag_ == "JJ" or token.ent_type_ == "NORP"):
+            continue  # a proper adjective or a people's name after a plain word ("renowned Western museums")
         lower_content = before.is_lower and before.is_alpha and before.tag_ in ("NN", "NNS", "JJ") and not before.is_stop
         number = before.like_num and before.tag_ == "CD"
         name = name_word(before) and before.ent_type_ in _NAME_TYPES and token.tag_ not in ("NNP", "NNPS")
