@@ -72,10 +72,51 @@ def refusal(nlp, text: str) -> str:
         # a picture's caption: short, in the present, ending in a place
         ("Ann Walsh stands outside her home in Cobh.", "caption_present"),
         ("Islanders wait for the morning ferry on the quay at Kinsale.", "caption_present"),
+        # the tail of a sentence cut before an editor's conversion, an attribution cut from its quotation
+        ("[$5,000], but I refused to sell the boat to them.", "bracket_start"),
+        ("Walsh said.", "attribution_alone"),
+        # a gallery's fragment: the main verb a gerund
+        ("One of them being the old pier - or the quay as it would be called in Irish.", "root_not_finite"),
+        # a caption run into a quotation that goes on in the next sentence
+        ('Gulls nest in the old pier, even in the depths of winter "This is the best spot on the coast for them.', "quote_fused"),
     ],
 )
 def test_doubtful_sentences_are_refused_for_hay(nlp, text, why):
     assert refusal(nlp, text) == why
+
+
+def whole_refusal(nlp, text: str) -> str:
+    """The refusal of `text` kept as one stored sentence, as the segmenter
+    leaves a heading run into a sentence (parsed alone, the model may split
+    it where the stored document did not)."""
+    doc = nlp(text)
+    return hay_refusals(doc, [doc[:]])[0]
+
+
+@pytest.mark.parametrize(
+    "text, why",
+    [
+        # a heading ending in a participle or a plural noun, then a capitalised article opening a subject
+        ("New island ferry unveiled The harbour board has bought a new ferry for the Kinsale route, a spokesman said on Monday.", "determiner_mid_sentence"),
+        ("Bomb scare at the quay called off The ferry was evacuated as a precaution and sailed an hour late.", "determiner_mid_sentence"),
+        # a brief's headline ending in the place its item opens with
+        ("Harbour board meets in Cobh Cobh, the port of the islands, has named two pier wardens to steer repairs.", "name_repeated"),
+    ],
+)
+def test_headings_run_into_a_stored_sentence_are_refused(nlp, text, why):
+    assert whole_refusal(nlp, text) == why
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Walsh told The Irish Times on Monday that the pier would be rebuilt.",  # a paper's name after a verb
+        "The islanders said The Quiet Man was shot near the harbour at Cong in 1951.",  # a title after a verb of saying
+        "The harbour board said on Monday that it would meet again in June.",
+    ],
+)
+def test_names_with_an_article_are_kept_as_one_stored_sentence(nlp, text):
+    assert whole_refusal(nlp, text) == ""
 
 
 @pytest.mark.parametrize(
@@ -109,6 +150,12 @@ def test_doubtful_sentences_are_refused_for_hay(nlp, text, why):
         # a proper adjective after a plain word, a noun in the base form's shape opening the sentence
         "The museum lent its renowned Western paintings to the harbour gallery in Cobh.",
         "Aid workers say the islanders will need a new pier before the winter.",
+        # an editor's bracket inside a whole sentence, a quoted reply and its speaker, a participle
+        # opening a sentence, a quoted title closed in the sentence
+        "[The pier] was rebuilt in 1890, the board said.",
+        '"No," Walsh said.',
+        "Founded in 1890, the ferry company has carried islanders for more than a century.",
+        'The film "The Quiet Man" was shot near the harbour in 1951.',
     ],
 )
 def test_prose_is_kept_for_hay(nlp, text):

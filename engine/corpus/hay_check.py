@@ -70,7 +70,7 @@ sentence end, a finite verb, no list mark):
   are ...", "... remains calm Calm is ..."): a word prose capitalises only
   where a sentence starts;
 - "name_repeated": a name said twice in a row ("... courts the Walshes
-  Walsh's ..."), or the name the sentence opens with said again after a
+  Walsh's ...", "... comes to Cobh Cobh, a port ..."), or the name the sentence opens with said again after a
   content word within MAX_OPENING_TOKENS words ("Walsh says pier vital to
   growing Ann Walsh, the mayor, ...");
 - "wh_heading": it opens with a wh-word, is no question, and a capitalised
@@ -78,7 +78,25 @@ sentence end, a finite verb, no list mark):
   ("Why ferries matter here Captain Ann Walsh said ...");
 - "caption_present": at most MAX_CAPTION_WORDS words, its main verb in the
   present with no clause under it, ending in a place after a preposition
-  ("Ann Walsh stands outside her home in Cobh."): a picture's caption.
+  ("Ann Walsh stands outside her home in Cobh."): a picture's caption;
+- "bracket_start": it opens with a bracket holding a number, closed before
+  a comma ("[$5,000], but I refused."): the rest of a sentence cut before
+  an editor's conversion;
+- "attribution_alone": at most MAX_ATTRIBUTION_WORDS words, a name and a
+  verb of saying with nothing said and no quotation mark ("Walsh said."):
+  an attribution cut from its quotation;
+- "root_not_finite": the main verb is a gerund with a subject and no
+  auxiliary ("One of them being the old pier - or the quay as it is
+  called."): a fragment, though a clause under it has a finite verb;
+- "determiner_mid_sentence": "The", "A" or "An" capitalised after a
+  lowercase participle, particle or plural noun (no verb of saying) with no
+  punctuation between,
+  before no name, opening the subject of a verb ("... ferry unveiled The
+  harbour board has ..."): a heading run into the sentence after it;
+- "quote_fused": a double quotation mark opened right after a lowercase
+  word, before a capitalised word, and not closed in the sentence ("... in
+  the winter "This is a willow forest."): a caption or heading run into a
+  quotation.
 """
 
 from __future__ import annotations
@@ -101,6 +119,11 @@ MAX_QUESTION_WORDS = 12
 MAX_LABEL_WORDS = 6
 MAX_TRAILING_OFF_WORDS = 6
 MAX_CAPTION_WORDS = 14
+MAX_ATTRIBUTION_WORDS = 3
+_SAYING_LEMMAS = frozenset({"say", "tell", "add", "write", "explain", "note", "insist", "recall", "ask", "reply", "respond", "continue"})
+_BRACKET_START = re.compile(r"^[\[(][^\])]{0,20}\d[^\])]{0,20}[\])]\s*,")
+_QUOTE_FUSED = re.compile(r"[a-z] [\"\u201c](?!I )[A-Z]")
+_ARTICLES = frozenset({"The", "A", "An"})
 _QUOTED_OPENING = re.compile(r"^([\"'\u201c\u2018])([^\"'\u201c\u201d\u2018\u2019]{2,80}?)[\"'\u201d\u2019]\s+[A-Z]")
 _SINGLE_QUOTED_INSIDE = re.compile(r"\s\u2018?'?(?<=[\s\u2018'])['\u2018][^'\u2018\u2019\"]{2,80}?[^\s.,!?;:]['\u2019]\s+[A-Z]")
 _SINGLE_QUOTED_WHOLE = re.compile(r"^['\u2018]\w[^\"\u201c\u201d]*[^\s\"\u201c\u201d]['\u2019]$")
@@ -174,6 +197,16 @@ def _refusal(span: Span) -> str:
         return "wh_heading"
     if span.doc.has_annotation("DEP") and _caption_present(span):
         return "caption_present"
+    if _bracket_start(text):
+        return "bracket_start"
+    if span.doc.has_annotation("DEP") and _attribution_alone(span):
+        return "attribution_alone"
+    if span.doc.has_annotation("DEP") and _root_not_finite(span):
+        return "root_not_finite"
+    if span.doc.has_annotation("DEP") and _determiner_mid_sentence(span):
+        return "determiner_mid_sentence"
+    if _quote_fused(text):
+        return "quote_fused"
     return ""
 
 
@@ -343,7 +376,7 @@ def _name_repeated(span: Span) -> bool:
         if not (name_word(token) and name_word(before) and before.whitespace_):
             continue
         a, b = before.text, token.text
-        if a != b and (a == b + "s" or a == b + "es" or b == a + "s"):
+        if a == b or a == b + "s" or a == b + "es" or b == a + "s":
             return True
     first = words[0] if words else None
     if first is None or not name_word(first) or first.ent_type_ not in _NAME_TYPES:
@@ -387,3 +420,65 @@ def _caption_present(span: Span) -> bool:
     last = words[-1]
     place = last.ent_type_ in _PLACE_TYPES or (last.ent_type_ == "ORG" and last.head.lower_ == "in")
     return place and last.head.tag_ == "IN" and last.head.dep_ == "prep"
+
+
+def _bracket_start(text: str) -> bool:
+    """It opens with a bracket closed before a comma or a lowercase word:
+    the tail of a sentence cut before an editor's insertion."""
+    return bool(_BRACKET_START.match(text))
+
+
+def _attribution_alone(span: Span) -> bool:
+    """A few words whose main verb says, with nothing said: an attribution
+    cut from its quotation ("Walsh said.")."""
+    words = [t for t in _words(span) if not t.is_punct]
+    root = span.root
+    if not words or len(words) > MAX_ATTRIBUTION_WORDS or root.lemma_ not in _SAYING_LEMMAS:
+        return False
+    if any(t.is_quote for t in span) or words[0].tag_ not in ("NNP", "NNPS"):
+        return False  # a quoted reply and its speaker ('"No," she said.') is a sentence
+    return not any(child.dep_ in ("ccomp", "dobj", "xcomp", "dative", "prep", "advcl") for child in root.children)
+
+
+def _root_not_finite(span: Span) -> bool:
+    """The main verb is a gerund with a subject and no auxiliary: a
+    fragment."""
+    root = span.root
+    if root.tag_ != "VBG":  # a participle's tag is too often a past tense's (the tagger's VBN for VBD)
+        return False
+    if any(child.dep_ in ("aux", "auxpass", "nsubjpass", "expl", "cop") for child in root.children):
+        return False
+    if root.i == span.start:  # a list entry opened by a participle ("Working with ...") is no_finite_verb's
+        return False
+    if any(t.tag_ in FINITE_TAGS for t in span.doc[span.start : root.i]):
+        return False  # a finite verb before it: the parser hung the clause wrongly ("the lawyer says,-adding")
+    return any(child.dep_ == "nsubj" for child in root.children)
+
+
+def _determiner_mid_sentence(span: Span) -> bool:
+    """A capitalised article after a lowercase word with no punctuation
+    between, opening the subject of a verb: the start of a sentence after
+    a heading."""
+    words = _words(span)
+    for k in range(1, len(words) - 1):
+        token, before = words[k], words[k - 1]
+        if token.text not in _ARTICLES or not before.whitespace_ or not before.is_lower or not before.is_alpha:
+            continue
+        if before.tag_ not in ("VBN", "VBD", "NNS", "RP") or before.lemma_ in _SAYING_LEMMAS or words[k + 1].tag_ in ("NNP", "NNPS"):
+            continue  # a title or a paper's name ("epic The Myth", "after The Star quoted")
+        noun = token.head
+        if noun.dep_ in ("nsubj", "nsubjpass") and noun.head.tag_ in FINITE_TAGS | {"VBN", "VBG", "VB"}:
+            return True
+    return False
+
+
+def _quote_fused(text: str) -> bool:
+    """A double mark opened right after a lowercase word before a capital,
+    and not closed in the sentence: a caption or heading run into a
+    quotation."""
+    match = _QUOTE_FUSED.search(text)
+    if not match:
+        return False
+    rest = text[match.start() + 2 :]
+    return rest.count('"') + rest.count("\u201c") + rest.count("\u201d") == 1
+
