@@ -52,10 +52,71 @@ def refusal(nlp, text: str) -> str:
         ("You may also like ...", "trailing_off"),
         ("The fort was held by Brig.", "abbreviation_end"),
         ("The board (which met on Tuesday voted to rebuild the pier.", "unbalanced_brackets"),
+        # a headline's quotation with no stop of its own run into the item, at the start or inside,
+        # and a short one standing alone in single marks
+        ("'Harbour in doubt' Ann Walsh said the board would meet again in June.", "quoted_headline"),
+        ("Cork 'will not wait' Outside the hall, a fisherman said he feared for the pier.", "quoted_headline"),
+        ("'Why won't they mend the pier?'", "quoted_headline"),
+        # a call to act, a heading in the base form run into a sentence
+        ("Click here to see how the island fares have changed since May.", "imperative"),
+        ("Hold steady Harbour Lines said on Monday that it would add two sailings.", "imperative"),
+        # a timeline's date label run into its entry
+        ("June 12 Mayor Ann Walsh opened the new ferry terminal in Cobh.", "date_label"),
+        # a sentence or heading starting inside the stored one: a plural noun, a word said again
+        ("The old pier was rebuilt in 1890 Fares rose, and the islanders complained to the board.", "capital_mid_sentence"),
+        ("The harbour remains calm Calm is what the islanders want from the board this winter.", "capital_mid_sentence"),
+        # a headline's name said again at once by the item
+        ("Cork courts the Walshes Walsh's ferry firm may soon move its office to the quay.", "name_repeated"),
+        # an explainer's wh-heading with no question mark, run into a sentence
+        ("Why ferries matter here Captain Ann Walsh said the islands depend on the boats.", "wh_heading"),
+        # a picture's caption: short, in the present, ending in a place
+        ("Ann Walsh stands outside her home in Cobh.", "caption_present"),
+        ("Islanders wait for the morning ferry on the quay at Kinsale.", "caption_present"),
+        # the tail of a sentence cut before an editor's conversion, an attribution cut from its quotation
+        ("[$5,000], but I refused to sell the boat to them.", "bracket_start"),
+        ("Walsh said.", "attribution_alone"),
+        # a gallery's fragment: the main verb a gerund
+        ("One of them being the old pier - or the quay as it would be called in Irish.", "root_not_finite"),
+        # a caption run into a quotation that goes on in the next sentence
+        ('Gulls nest in the old pier, even in the depths of winter "This is the best spot on the coast for them.', "quote_fused"),
     ],
 )
 def test_doubtful_sentences_are_refused_for_hay(nlp, text, why):
     assert refusal(nlp, text) == why
+
+
+def whole_refusal(nlp, text: str) -> str:
+    """The refusal of `text` kept as one stored sentence, as the segmenter
+    leaves a heading run into a sentence (parsed alone, the model may split
+    it where the stored document did not)."""
+    doc = nlp(text)
+    return hay_refusals(doc, [doc[:]])[0]
+
+
+@pytest.mark.parametrize(
+    "text, why",
+    [
+        # a heading ending in a participle or a plural noun, then a capitalised article opening a subject
+        ("New island ferry unveiled The harbour board has bought a new ferry for the Kinsale route, a spokesman said on Monday.", "determiner_mid_sentence"),
+        ("Bomb scare at the quay called off The ferry was evacuated as a precaution and sailed an hour late.", "determiner_mid_sentence"),
+        # a brief's headline ending in the place its item opens with
+        ("Harbour board meets in Cobh Cobh, the port of the islands, has named two pier wardens to steer repairs.", "name_repeated"),
+    ],
+)
+def test_headings_run_into_a_stored_sentence_are_refused(nlp, text, why):
+    assert whole_refusal(nlp, text) == why
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Walsh told The Irish Times on Monday that the pier would be rebuilt.",  # a paper's name after a verb
+        "The islanders said The Quiet Man was shot near the harbour at Cong in 1951.",  # a title after a verb of saying
+        "The harbour board said on Monday that it would meet again in June.",
+    ],
+)
+def test_names_with_an_article_are_kept_as_one_stored_sentence(nlp, text):
+    assert whole_refusal(nlp, text) == ""
 
 
 @pytest.mark.parametrize(
@@ -72,6 +133,29 @@ def test_doubtful_sentences_are_refused_for_hay(nlp, text, why):
         'She said: "We will rebuild the pier before the winter storms come."',
         "The council was wrong about the pier, and so was I.",  # "I." is not an initial
         "The islanders can't wait for the new ferry, and they'll say so at the meeting.",  # contracted finite verbs
+        # the prose neighbours of the session-12 forms: a quotation ending in its own comma, single
+        # marks before a lowercase word, a participle, a date as subject or after a preposition, a
+        # name after a year, a present verb with a time after the place or a clause under it, a
+        # wh-clause as subject, a month after a comma
+        '"We will not wait," Ann Walsh said at the quay.',
+        "Ann Walsh told the board to 'wait and see' before the vote on the pier.",
+        "Waiting for the ferry, Ann Walsh read the paper on the quay.",
+        "June 12 was the day the old pier at Kinsale reopened.",
+        "On June 12, Mayor Ann Walsh opened the new ferry terminal in Cobh.",
+        "The old pier was rebuilt in 1890 by Harland Marine of Belfast.",
+        "Ann Walsh stands outside her home in Cobh every morning.",
+        "Ann Walsh says the ferry stops in Cobh.",
+        "Why the council waited so long is a question the islanders still ask.",
+        "The ferry sails in May, and the fare is set in April.",
+        # a proper adjective after a plain word, a noun in the base form's shape opening the sentence
+        "The museum lent its renowned Western paintings to the harbour gallery in Cobh.",
+        "Aid workers say the islanders will need a new pier before the winter.",
+        # an editor's bracket inside a whole sentence, a quoted reply and its speaker, a participle
+        # opening a sentence, a quoted title closed in the sentence
+        "[The pier] was rebuilt in 1890, the board said.",
+        '"No," Walsh said.',
+        "Founded in 1890, the ferry company has carried islanders for more than a century.",
+        'The film "The Quiet Man" was shot near the harbour in 1951.',
     ],
 )
 def test_prose_is_kept_for_hay(nlp, text):

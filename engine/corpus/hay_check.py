@@ -51,7 +51,52 @@ sentence end, a finite verb, no list mark):
 - "capital_after_lowercase": a capitalised word that is no entity, after a
   lowercase common noun and before a lowercase word that is not a verb or
   a function word other than a conjunction ("... rose by 4 percent Trade
-  unions said ...", "... crisis Gender and age ...").
+  unions said ...", "... crisis Gender and age ...");
+- "quoted_headline": a phrase in quotation marks with no stop of its own,
+  opening the sentence or in single marks inside it, run into a capitalised
+  word ("'Harbour in doubt' Ann Walsh said ...", "Cork 'will not wait'
+  Outside the hall ..."), or a sentence wholly in single marks of at most
+  MAX_QUESTION_WORDS words (a headline's quotation: news prose quotes in
+  double marks);
+- "imperative": it opens with a verb in the base form, not after a
+  quotation mark (a call to act: "Sign up for our newsletter", a heading
+  "Wait and see Acme said ..."); a speech's exhortation goes with it;
+- "date_label": it opens with a date ("March 21", "Monday") run into a
+  capitalised word with no punctuation between (a timeline's entry);
+- "capital_mid_sentence": a capitalised word that is no name to the tagger
+  (nor a month or a day), after a lowercase content word, a number or a
+  name, before a lowercase word or a comma ("... in August 2016 Fiscal
+  discipline?", "... on March 15 She noted ...", "... Germany Big firms
+  are ...", "... remains calm Calm is ..."): a word prose capitalises only
+  where a sentence starts;
+- "name_repeated": a name said twice in a row ("... courts the Walshes
+  Walsh's ...", "... comes to Cobh Cobh, a port ..."), or the name the sentence opens with said again after a
+  content word within MAX_OPENING_TOKENS words ("Walsh says pier vital to
+  growing Ann Walsh, the mayor, ...");
+- "wh_heading": it opens with a wh-word, is no question, and a capitalised
+  word follows a lowercase content word within MAX_OPENING_TOKENS words
+  ("Why ferries matter here Captain Ann Walsh said ...");
+- "caption_present": at most MAX_CAPTION_WORDS words, its main verb in the
+  present with no clause under it, ending in a place after a preposition
+  ("Ann Walsh stands outside her home in Cobh."): a picture's caption;
+- "bracket_start": it opens with a bracket holding a number, closed before
+  a comma ("[$5,000], but I refused."): the rest of a sentence cut before
+  an editor's conversion;
+- "attribution_alone": at most MAX_ATTRIBUTION_WORDS words, a name and a
+  verb of saying with nothing said and no quotation mark ("Walsh said."):
+  an attribution cut from its quotation;
+- "root_not_finite": the main verb is a gerund with a subject and no
+  auxiliary ("One of them being the old pier - or the quay as it is
+  called."): a fragment, though a clause under it has a finite verb;
+- "determiner_mid_sentence": "The", "A" or "An" capitalised after a
+  lowercase participle, particle or plural noun (no verb of saying) with no
+  punctuation between,
+  before no name, opening the subject of a verb ("... ferry unveiled The
+  harbour board has ..."): a heading run into the sentence after it;
+- "quote_fused": a double quotation mark opened right after a lowercase
+  word, before a capitalised word, and not closed in the sentence ("... in
+  the winter "This is a willow forest."): a caption or heading run into a
+  quotation.
 """
 
 from __future__ import annotations
@@ -67,12 +112,27 @@ from engine.needles.edits import FINITE_TAGS
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from spacy.tokens import Doc, Span
+    from spacy.tokens import Doc, Span, Token
 
 MAX_OPENING_TOKENS = 12
 MAX_QUESTION_WORDS = 12
 MAX_LABEL_WORDS = 6
 MAX_TRAILING_OFF_WORDS = 6
+MAX_CAPTION_WORDS = 14
+MAX_ATTRIBUTION_WORDS = 3
+_SAYING_LEMMAS = frozenset({"say", "tell", "add", "write", "explain", "note", "insist", "recall", "ask", "reply", "respond", "continue"})
+_BRACKET_START = re.compile(r"^[\[(][^\])]{0,20}\d[^\])]{0,20}[\])]\s*,")
+_QUOTE_FUSED = re.compile(r"[a-z] [\"\u201c](?!I )[A-Z]")
+_ARTICLES = frozenset({"The", "A", "An"})
+_QUOTED_OPENING = re.compile(r"^([\"'\u201c\u2018])([^\"'\u201c\u201d\u2018\u2019]{2,80}?)[\"'\u201d\u2019]\s+[A-Z]")
+_SINGLE_QUOTED_INSIDE = re.compile(r"\s\u2018?'?(?<=[\s\u2018'])['\u2018][^'\u2018\u2019\"]{2,80}?[^\s.,!?;:]['\u2019]\s+[A-Z]")
+_SINGLE_QUOTED_WHOLE = re.compile(r"^['\u2018]\w[^\"\u201c\u201d]*[^\s\"\u201c\u201d]['\u2019]$")
+_CALENDAR = frozenset(
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday".split()
+)
+_WH_WORDS = frozenset({"why", "how", "what", "where", "when", "who", "which"})
+_PLACE_TYPES = frozenset({"GPE", "LOC", "FAC"})
 _FIRST_LETTER = re.compile(r"[^\W_]")  # the first letter or digit
 _CAPTION = re.compile(r"\((?:pictured|photo|left|right|above|below|cent(?:re|er)|top|bottom|file)\b[^)]*\)")
 _OPENING_QUOTES = "\"'\u201c\u2018"
@@ -121,6 +181,32 @@ def _refusal(span: Span) -> str:
         return "name_restated"
     if span.doc.has_annotation("TAG") and _bare_capital_after_lowercase(span):
         return "capital_after_lowercase"
+    if _quoted_headline(text):
+        return "quoted_headline"
+    if not span.doc.has_annotation("TAG"):
+        return ""
+    if _imperative(span, text):
+        return "imperative"
+    if _date_label(span):
+        return "date_label"
+    if _capital_mid_sentence(span):
+        return "capital_mid_sentence"
+    if _name_repeated(span):
+        return "name_repeated"
+    if _wh_heading(span, text):
+        return "wh_heading"
+    if span.doc.has_annotation("DEP") and _caption_present(span):
+        return "caption_present"
+    if _bracket_start(text):
+        return "bracket_start"
+    if span.doc.has_annotation("DEP") and _attribution_alone(span):
+        return "attribution_alone"
+    if span.doc.has_annotation("DEP") and _root_not_finite(span):
+        return "root_not_finite"
+    if span.doc.has_annotation("DEP") and _determiner_mid_sentence(span):
+        return "determiner_mid_sentence"
+    if _quote_fused(text):
+        return "quote_fused"
     return ""
 
 
@@ -205,3 +291,194 @@ def _bare_capital_after_lowercase(span: Span) -> bool:
         if after.is_lower and after.is_alpha and not after.tag_.startswith("VB") and (after.tag_ == "CC" or after.tag_ not in _FUNCTION_TAGS):
             return True
     return False
+
+
+def _quoted_headline(text: str) -> bool:
+    """A quotation with no stop of its own run into a capitalised word, at the
+    start ("'Harbour in doubt' Ann Walsh said ...") or, in single marks,
+    inside ("Cork 'will not wait' Outside ..."); or a short sentence wholly
+    in single marks ("'Why don't you pay us?'")."""
+    match = _QUOTED_OPENING.match(text)
+    if match and match.group(2).rstrip()[-1:] not in ".,!?;:":
+        return True
+    if _SINGLE_QUOTED_INSIDE.search(text):
+        return True
+    return bool(_SINGLE_QUOTED_WHOLE.match(text)) and len(text.split()) <= MAX_QUESTION_WORDS
+
+
+def _words(span: Span) -> list[Token]:
+    return [t for t in span if not t.is_space]
+
+
+def _imperative(span: Span, text: str) -> bool:
+    """The sentence opens with a capitalised verb in the base form, with no
+    quotation mark before it: a call to act or a heading."""
+    if text.startswith(tuple(_OPENING_QUOTES)):
+        return False
+    words = _words(span)
+    if not words or words[0].ent_type_ or words[0].dep_ in ("nsubj", "nsubjpass", "compound", "amod", "npadvmod"):
+        return False  # a name, or a noun the parser sees ("Aid workers say ...")
+    return words[0].tag_ == "VB" and words[0].is_title and words[0].is_alpha
+
+
+def _date_label(span: Span) -> bool:
+    """A date opening the sentence ("March 21", "Monday"), then at once a
+    capitalised word: a timeline's label run into its entry."""
+    words = _words(span)
+    k = 0
+    while k < len(words) and words[k].ent_type_ == "DATE" and (words[k].lower_ in _CALENDAR or words[k].like_num):
+        k += 1
+    if k == 0 or k >= len(words) - 1 or not any(w.lower_ in _CALENDAR for w in words[:k]):
+        return False
+    nxt = words[k]
+    return bool(words[k - 1].whitespace_) and nxt.is_title and nxt.is_alpha and nxt.text != "I"
+
+
+def _capital_mid_sentence(span: Span) -> bool:
+    """A capitalised word that is no name (no name entity, not a month or a
+    day, not "I"), after a lowercase content word, a number or a name, and
+    before a lowercase word or a comma: where a sentence or a heading starts
+    inside the stored sentence ("... in August 2016 Fiscal discipline?",
+    "... on March 15 She noted ...", "... Germany Big firms ...")."""
+    words = _words(span)
+    for k in range(1, len(words) - 1):
+        token, before, after = words[k], words[k - 1], words[k + 1]
+        if not (token.is_title and token.is_alpha and len(token.text) > 1 and token.text != "I"):
+            continue
+        # a plural common noun or the word before said again is no name, whatever the entity tagger
+        # says ("in 1890 Fares rose", "remains calm Calm is")
+        plain = token.tag_ == "NNS" or token.lower_ == before.lower_
+        if not plain and (token.ent_type_ in _NAME_TYPES or token.lower_ in _CALENDAR or token.tag_ in ("NNP", "NNPS") and token.ent_type_ == ""):
+            if not (token.tag_ in ("NNP", "NNPS") and token.ent_type_ == "" and before.is_lower and before.tag_ in ("JJ", "NN", "NNS")):
+                continue  # a name the tagger sees, unless a plain word before it says a new sentence starts
+        if not before.whitespace_:
+            continue
+        if before.is_lower and (token.tag_ == "JJ" or token.ent_type_ == "NORP"):
+            continue  # a proper adjective or a people's name after a plain word ("renowned Western museums")
+        lower_content = before.is_lower and before.is_alpha and before.tag_ in ("NN", "NNS", "JJ") and not before.is_stop
+        number = before.like_num and before.tag_ == "CD"
+        name = name_word(before) and before.ent_type_ in _NAME_TYPES and token.tag_ not in ("NNP", "NNPS")
+        if not (lower_content or number or name):
+            continue
+        if (after.is_lower and after.is_alpha) or after.text == ",":
+            return True
+    return False
+
+
+def _name_repeated(span: Span) -> bool:
+    """A name said twice in a row ("the Walshes Walsh's"), or the name the
+    sentence opens with said again after a content word within
+    MAX_OPENING_TOKENS words ("Walsh says pier vital to growing Ann Walsh,
+    ...")."""
+    words = _words(span)
+    for k in range(1, min(len(words), MAX_OPENING_TOKENS + 1)):
+        token, before = words[k], words[k - 1]
+        if not (name_word(token) and name_word(before) and before.whitespace_):
+            continue
+        a, b = before.text, token.text
+        if a == b or a == b + "s" or a == b + "es" or b == a + "s":
+            return True
+    first = words[0] if words else None
+    if first is None or not name_word(first) or first.ent_type_ not in _NAME_TYPES:
+        return False
+    for k in range(2, min(len(words), MAX_OPENING_TOKENS + 1)):
+        token, before = words[k], words[k - 1]
+        if token.text == first.text and before.is_lower and before.is_alpha and before.tag_ not in _FUNCTION_TAGS and before.whitespace_:
+            return True
+    return False
+
+
+def _wh_heading(span: Span, text: str) -> bool:
+    """An explainer's heading opened by a wh-word, no question, run into a
+    sentence: a capitalised word after a lowercase content word within
+    MAX_OPENING_TOKENS words ("Why ferries matter here Captain Ann Walsh
+    said ...")."""
+    words = _words(span)
+    if not words or words[0].lower_ not in _WH_WORDS or text.rstrip("\"'\u201d\u2019)").endswith("?"):
+        return False
+    for k in range(2, min(len(words), MAX_OPENING_TOKENS + 1)):
+        token, before = words[k], words[k - 1]
+        if before.is_punct:
+            return False
+        if token.is_title and token.is_alpha and token.text != "I" and before.is_lower and before.is_alpha and before.tag_ not in _FUNCTION_TAGS:
+            return True
+    return False
+
+
+def _caption_present(span: Span) -> bool:
+    """A picture's caption: at most MAX_CAPTION_WORDS words, the main verb in
+    the present with no clause under it, the last word a place after a
+    preposition ("Ann Walsh stands outside her home in Cobh.")."""
+    words = [t for t in _words(span) if not t.is_punct]
+    if not words or len(words) > MAX_CAPTION_WORDS:
+        return False
+    root = span.root
+    if root.tag_ not in ("VBZ", "VBP") or root.lemma_ == "be":
+        return False
+    if any(child.dep_ in ("ccomp", "xcomp", "advcl", "csubj") and child.tag_.startswith("VB") and child.tag_ != "VB" for child in root.children):
+        return False
+    last = words[-1]
+    place = last.ent_type_ in _PLACE_TYPES or (last.ent_type_ == "ORG" and last.head.lower_ == "in")
+    return place and last.head.tag_ == "IN" and last.head.dep_ == "prep"
+
+
+def _bracket_start(text: str) -> bool:
+    """It opens with a bracket closed before a comma or a lowercase word:
+    the tail of a sentence cut before an editor's insertion."""
+    return bool(_BRACKET_START.match(text))
+
+
+def _attribution_alone(span: Span) -> bool:
+    """A few words whose main verb says, with nothing said: an attribution
+    cut from its quotation ("Walsh said.")."""
+    words = [t for t in _words(span) if not t.is_punct]
+    root = span.root
+    if not words or len(words) > MAX_ATTRIBUTION_WORDS or root.lemma_ not in _SAYING_LEMMAS:
+        return False
+    if any(t.is_quote for t in span) or words[0].tag_ not in ("NNP", "NNPS"):
+        return False  # a quoted reply and its speaker ('"No," she said.') is a sentence
+    return not any(child.dep_ in ("ccomp", "dobj", "xcomp", "dative", "prep", "advcl") for child in root.children)
+
+
+def _root_not_finite(span: Span) -> bool:
+    """The main verb is a gerund with a subject and no auxiliary: a
+    fragment."""
+    root = span.root
+    if root.tag_ != "VBG":  # a participle's tag is too often a past tense's (the tagger's VBN for VBD)
+        return False
+    if any(child.dep_ in ("aux", "auxpass", "nsubjpass", "expl", "cop") for child in root.children):
+        return False
+    if root.i == span.start:  # a list entry opened by a participle ("Working with ...") is no_finite_verb's
+        return False
+    if any(t.tag_ in FINITE_TAGS for t in span.doc[span.start : root.i]):
+        return False  # a finite verb before it: the parser hung the clause wrongly ("the lawyer says,-adding")
+    return any(child.dep_ == "nsubj" for child in root.children)
+
+
+def _determiner_mid_sentence(span: Span) -> bool:
+    """A capitalised article after a lowercase word with no punctuation
+    between, opening the subject of a verb: the start of a sentence after
+    a heading."""
+    words = _words(span)
+    for k in range(1, len(words) - 1):
+        token, before = words[k], words[k - 1]
+        if token.text not in _ARTICLES or not before.whitespace_ or not before.is_lower or not before.is_alpha:
+            continue
+        if before.tag_ not in ("VBN", "VBD", "NNS", "RP") or before.lemma_ in _SAYING_LEMMAS or words[k + 1].tag_ in ("NNP", "NNPS"):
+            continue  # a title or a paper's name ("epic The Myth", "after The Star quoted")
+        noun = token.head
+        if noun.dep_ in ("nsubj", "nsubjpass") and noun.head.tag_ in FINITE_TAGS | {"VBN", "VBG", "VB"}:
+            return True
+    return False
+
+
+def _quote_fused(text: str) -> bool:
+    """A double mark opened right after a lowercase word before a capital,
+    and not closed in the sentence: a caption or heading run into a
+    quotation."""
+    match = _QUOTE_FUSED.search(text)
+    if not match:
+        return False
+    rest = text[match.start() + 2 :]
+    return rest.count('"') + rest.count("\u201c") + rest.count("\u201d") == 1
+

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
 MAX_HEADING_TOKENS = 12
 MAX_RESTATED_TOKENS = 20
 RESTATED_WITHIN = 15
+HAY_RESTATED_WITHIN = 25
 _FUNCTION_TAGS = frozenset({"IN", "TO", "DT", "PDT", "PRP$", "POS", "WDT", "WP", "WP$", "CC", "EX", "MD"})
 _NAME_TYPES = frozenset({"PERSON", "GPE", "ORG", "LOC", "FAC", "NORP", "WORK_OF_ART", "LAW", "EVENT", "PRODUCT", "LANGUAGE"})
 # what a word modifying the next one is (a role before a name, an adjective)
@@ -151,17 +152,24 @@ def heading_opening(span: Span, *, hay: bool = False) -> bool:
     words before hold a verb in the present, as a headline's do ("Refugee
     influx and attacks increase opposition Acme Polls also found ..."; a
     past tense or a modal is prose's)."""
-    return _verbless_heading_before_name(span, hay) or _restated_heading(span) or _one_word_heading_before_place(span)
+    return _verbless_heading_before_name(span, hay) or _restated_heading(span, hay) or _one_word_heading_before_place(span)
 
 
-def _restated_heading(span: Span) -> bool:
+def _restated_heading(span: Span, hay: bool = False) -> bool:
     """A title the sentence restates at once: where a capitalised word
     follows a lowercase word within the first MAX_RESTATED_TOKENS, at least
     two lowercase content words before it, and a third of them, come back in
     the RESTATED_WITHIN words after it (a name restated is a topic, not a
-    title: "Penn State ... Penn State")."""
+    title: "Penn State ... Penn State"). `hay`: the heading's first word
+    counts too when it is a common noun ("Scientists find ... Chinese
+    scientists say ..."), and the words after reach HAY_RESTATED_WITHIN
+    (an apposition can stand between: "... dismissed Ann Walsh, head of
+    the ... board, has dismissed ...")."""
     stems = [content_stem(t) for t in span]
     heading: set[str] = set()
+    if hay and stems[0] and span[0].tag_ in ("NN", "NNS"):
+        heading.add(stems[0])
+    within = HAY_RESTATED_WITHIN if hay else RESTATED_WITHIN
     for k in range(1, min(len(span) - 1, MAX_RESTATED_TOKENS + 1)):
         before = span[k - 1]
         if before.is_quote or before.text in _STOPS:
@@ -170,7 +178,7 @@ def _restated_heading(span: Span) -> bool:
             heading.add(stems[k - 1])
         if len(heading) < MIN_RESTATED or not (_capitalised(span[k]) and _content_word_before(span[k])):
             continue
-        rest = set(stems[k : k + RESTATED_WITHIN])
+        rest = set(stems[k : k + within])
         restated = len(heading & rest)
         if restated >= MIN_RESTATED and 3 * restated >= len(heading):
             return True
