@@ -211,7 +211,9 @@ def test_a_window_holding_a_fused_heading_is_never_chosen(nlp):
     # 20 sentences, so only two (9, 9) windows (centers 9 and 10), and both hold its heading
     documents = [_document(nlp, 0, 12 - 3), _document(nlp, 1, 12, n=20)] + [_document(nlp, d, None) for d in range(2, 6)]
     assert documents[0].hay_refused == {9: "heading_opening"} and documents[1].hay_refused == {12: "heading_opening"}
-    assert clean_center(documents[0], 9) == 9  # the one offset that leaves it out: the needle replaces it
+    # the one offset that leaves doc-0's heading out (center 9) holds its middle sentence, the
+    # donor's own "none" needle, which rand hay never shows: no clean window
+    assert clean_center(documents[0], 9) is None
     assert clean_center(documents[1], 9) is None
     assert clean_center(documents[2], 9) == 12  # a clean document keeps its middle window
     corpus = Corpus(_Documents(documents))
@@ -222,5 +224,14 @@ def test_a_window_holding_a_fused_heading_is_never_chosen(nlp):
             for i, j in ((9, 9), (3, 3), (0, 5)):
                 pair = corpus.make_pair(doc_id, "none", "rand", i, j, seed)
                 assert pair is not None and HEADING not in pair.original, (doc_id, seed, i, j)
-                assert pair.hay_doc_id != "doc-1"  # no clean window: never a donor
+                assert pair.hay_doc_id not in ("doc-0", "doc-1")  # no clean window: never a donor
     assert {"doc-0", "doc-1"} <= first_picks  # the rule was needed: both were drawn first
+
+
+def test_a_window_off_the_middle_never_holds_the_donors_middle_sentence(nlp):
+    # 45 sentences, middle 22, a heading 3 above it: the nearest clean (9, 9) window lies 10 away
+    document = _document(nlp, 0, 19, n=45)
+    assert document.hay_refused == {19: "heading_opening"}
+    center = clean_center(document, 9)
+    assert center == 32  # 22 + 10: the first offset whose window leaves out both the heading and the middle
+    assert not center - 9 <= document.middle <= center + 9

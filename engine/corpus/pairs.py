@@ -275,9 +275,13 @@ class Corpus:
 def clean_center(document: StoredDocument, reach: int) -> int | None:
     """The sentence of `document` nearest its middle (the middle first, then
     after before before) with `reach` sentences either side, none of which
-    engine.corpus.hay_check refused; None if there is none."""
+    engine.corpus.hay_check refused; None if there is none. A window off the
+    middle never holds the middle sentence: that is the donor's own "none"
+    needle, and a rand-hay pair must not show another document's needle
+    sentence (simulation.items reads an identical pair's needle as the one
+    middle sentence it holds)."""
     n, middle, refused = len(document.sentences), document.middle, document.hay_refused
-    for step in range(n):
+    for step in (0, *range(reach + 1, n)):
         for center in ((middle,) if step == 0 else (middle + step, middle - step)):
             if reach <= center < n - reach and not any(k in refused for k in range(center - reach, center + reach + 1) if k != center):
                 return center
