@@ -257,11 +257,13 @@ def _named_features(doc: Doc, places: list[Span]) -> set[str]:
     short form, not that town; a large city keeps its name ("San Francisco"
     beside "San Francisco Bay")."""
     found = set()
+    document = None  # Doc.text joins every token anew: built once, and only for a small town's name
     for text in {p.text for p in places}:
         place = place_of(text)
         if place is None or place.kind != "city" or city_population(place) >= NEAR_POPULATION:
             continue
-        if any(m.group(1).lower() in WATER_AND_LAND_FEATURES for m in re.finditer(rf"\b{re.escape(text)}\s+([A-Z][a-z]+)\b", doc.text)):
+        document = doc.text if document is None else document
+        if any(m.group(1).lower() in WATER_AND_LAND_FEATURES for m in re.finditer(rf"\b{re.escape(text)}\s+([A-Z][a-z]+)\b", document)):
             found.add(text)
     return found
 
@@ -342,7 +344,7 @@ def document_entity_texts(doc: Doc, year: int | None = None) -> DocumentEntities
         "other_texts": {s.text for s in spans if s.label_ not in ("PERSON", "DATE")},
         "places": {s.text for s in spans if s.label_ in ("GPE", "LOC", "NORP") and len(s) == 1},
         # a "person" printed alone between quotation marks somewhere: a song's, film's or book's title
-        "quoted": {s.text for s in spans if s.label_ == "PERSON" and quoted_alone(s.text, document)},
+        "quoted": {text for text in {s.text for s in spans if s.label_ == "PERSON"} if quoted_alone(text, document)},
     }
     labels: dict[str, str] = {}
     support: dict[str, int] = {}

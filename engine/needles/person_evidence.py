@@ -117,6 +117,8 @@ def quoted_alone(text: str, document: str) -> bool:
     opening mark follows a space, a bracket or the start, and the name follows
     it at once; the closing mark ends the word ("Jones' Harbour Jack'" is no
     pair: the first mark closes a word)."""
+    if not any(mark + text in document for mark in _OPENING):
+        return False  # the pattern needs an opening mark right before the name: a substring test rules most names out
     name = re.escape(text)
     pattern = rf"(?:^|(?<=[\s(\[]))[{_OPENING}]{name}[,.!?]?[{_CLOSING}](?![\w])"
     return re.search(pattern, document) is not None
