@@ -173,37 +173,38 @@ def _refusal(span: Span) -> str:
         return "short_question"
     if _label(span, text):
         return "label"
+    words = _words(span)  # the sentence's tokens but spaces, shared by the token rules below
     if span.doc.has_annotation("DEP") and heading_opening(span, hay=True):
         return "heading_opening"
-    if _opener_after_name(span):
+    if _opener_after_name(span, words):
         return "opener_after_name"
-    if span.doc.has_annotation("TAG") and _name_restated(span):
+    if span.doc.has_annotation("TAG") and _name_restated(span, words):
         return "name_restated"
-    if span.doc.has_annotation("TAG") and _bare_capital_after_lowercase(span):
+    if span.doc.has_annotation("TAG") and _bare_capital_after_lowercase(span, words):
         return "capital_after_lowercase"
     if _quoted_headline(text):
         return "quoted_headline"
     if not span.doc.has_annotation("TAG"):
         return ""
-    if _imperative(span, text):
+    if _imperative(span, text, words):
         return "imperative"
-    if _date_label(span):
+    if _date_label(span, words):
         return "date_label"
-    if _capital_mid_sentence(span):
+    if _capital_mid_sentence(span, words):
         return "capital_mid_sentence"
-    if _name_repeated(span):
+    if _name_repeated(span, words):
         return "name_repeated"
-    if _wh_heading(span, text):
+    if _wh_heading(span, text, words):
         return "wh_heading"
-    if span.doc.has_annotation("DEP") and _caption_present(span):
+    if span.doc.has_annotation("DEP") and _caption_present(span, words):
         return "caption_present"
     if _bracket_start(text):
         return "bracket_start"
-    if span.doc.has_annotation("DEP") and _attribution_alone(span):
+    if span.doc.has_annotation("DEP") and _attribution_alone(span, words):
         return "attribution_alone"
     if span.doc.has_annotation("DEP") and _root_not_finite(span):
         return "root_not_finite"
-    if span.doc.has_annotation("DEP") and _determiner_mid_sentence(span):
+    if span.doc.has_annotation("DEP") and _determiner_mid_sentence(span, words):
         return "determiner_mid_sentence"
     if _quote_fused(text):
         return "quote_fused"
@@ -231,13 +232,12 @@ def _label(span: Span, text: str) -> bool:
     return label[0].tag_ in ("WRB", "WP") or not any(t.tag_ in FINITE_TAGS for t in label)
 
 
-def _opener_after_name(span: Span) -> bool:
+def _opener_after_name(span: Span, words: list[Token]) -> bool:
     """A word that opens clauses (a preposition, a conjunction, an adverb)
     capitalised right after a name, inside the sentence ("... grew up in
     Dublin For all her ..."): engine.corpus.fused_headings splits there
     only when no title-case word follows (a title of a work: "Gone With
     the Wind"); here the title goes with it."""
-    words = [t for t in span if not t.is_space]
     for k in range(1, len(words) - 1):
         token, before = words[k], words[k - 1]
         if not (token.is_title and token.is_alpha and len(token.text) > 1 and before.whitespace_ and name_word(before)):
@@ -248,14 +248,13 @@ def _opener_after_name(span: Span) -> bool:
     return False
 
 
-def _name_restated(span: Span) -> bool:
+def _name_restated(span: Span, words: list[Token]) -> bool:
     """A heading that names what the sentence after it opens with: within the
     first MAX_OPENING_TOKENS words, with no punctuation or conjunction
     before it, a capitalised word that the words before it already hold,
     after a word that is neither a verb nor a function word ("The harbour
     levy Levy ...", "Carmaker Acme reports record sales in May Acme Group
     said ...")."""
-    words = [t for t in span if not t.is_space]
     for k in range(1, min(len(words) - 1, MAX_OPENING_TOKENS + 1)):
         token, before = words[k], words[k - 1]
         if before.is_punct or before.tag_ in ("CC", "POS"):
@@ -274,14 +273,13 @@ def _name_restated(span: Span) -> bool:
     return False
 
 
-def _bare_capital_after_lowercase(span: Span) -> bool:
+def _bare_capital_after_lowercase(span: Span, words: list[Token]) -> bool:
     """A capitalised word that is not a name to the parser (no entity), right
     after a lowercase common noun and before a lowercase word that is not a
     verb ("... lowers by 4.5 percent Trade volumes between ..."): the first
     word of a sentence run onto a headline. engine.corpus.sentence_gate drops
     the forms tagged as openers (run_on_headings.opener_after_word); the
     tagger's proper nouns are left to this."""
-    words = [t for t in span if not t.is_space]
     for k in range(1, len(words) - 1):
         token, before, after = words[k], words[k - 1], words[k + 1]
         if not (token.is_title and token.is_alpha and len(token.text) > 1 and token.text != "I" and not token.ent_type_):
@@ -310,21 +308,19 @@ def _words(span: Span) -> list[Token]:
     return [t for t in span if not t.is_space]
 
 
-def _imperative(span: Span, text: str) -> bool:
+def _imperative(span: Span, text: str, words: list[Token]) -> bool:
     """The sentence opens with a capitalised verb in the base form, with no
     quotation mark before it: a call to act or a heading."""
     if text.startswith(tuple(_OPENING_QUOTES)):
         return False
-    words = _words(span)
     if not words or words[0].ent_type_ or words[0].dep_ in ("nsubj", "nsubjpass", "compound", "amod", "npadvmod"):
         return False  # a name, or a noun the parser sees ("Aid workers say ...")
     return words[0].tag_ == "VB" and words[0].is_title and words[0].is_alpha
 
 
-def _date_label(span: Span) -> bool:
+def _date_label(span: Span, words: list[Token]) -> bool:
     """A date opening the sentence ("March 21", "Monday"), then at once a
     capitalised word: a timeline's label run into its entry."""
-    words = _words(span)
     k = 0
     while k < len(words) and words[k].ent_type_ == "DATE" and (words[k].lower_ in _CALENDAR or words[k].like_num):
         k += 1
@@ -334,13 +330,12 @@ def _date_label(span: Span) -> bool:
     return bool(words[k - 1].whitespace_) and nxt.is_title and nxt.is_alpha and nxt.text != "I"
 
 
-def _capital_mid_sentence(span: Span) -> bool:
+def _capital_mid_sentence(span: Span, words: list[Token]) -> bool:
     """A capitalised word that is no name (no name entity, not a month or a
     day, not "I"), after a lowercase content word, a number or a name, and
     before a lowercase word or a comma: where a sentence or a heading starts
     inside the stored sentence ("... in August 2016 Fiscal discipline?",
     "... on March 15 She noted ...", "... Germany Big firms ...")."""
-    words = _words(span)
     for k in range(1, len(words) - 1):
         token, before, after = words[k], words[k - 1], words[k + 1]
         if not (token.is_title and token.is_alpha and len(token.text) > 1 and token.text != "I"):
@@ -365,12 +360,11 @@ def _capital_mid_sentence(span: Span) -> bool:
     return False
 
 
-def _name_repeated(span: Span) -> bool:
+def _name_repeated(span: Span, words: list[Token]) -> bool:
     """A name said twice in a row ("the Walshes Walsh's"), or the name the
     sentence opens with said again after a content word within
     MAX_OPENING_TOKENS words ("Walsh says pier vital to growing Ann Walsh,
     ...")."""
-    words = _words(span)
     for k in range(1, min(len(words), MAX_OPENING_TOKENS + 1)):
         token, before = words[k], words[k - 1]
         if not (name_word(token) and name_word(before) and before.whitespace_):
@@ -388,12 +382,11 @@ def _name_repeated(span: Span) -> bool:
     return False
 
 
-def _wh_heading(span: Span, text: str) -> bool:
+def _wh_heading(span: Span, text: str, words: list[Token]) -> bool:
     """An explainer's heading opened by a wh-word, no question, run into a
     sentence: a capitalised word after a lowercase content word within
     MAX_OPENING_TOKENS words ("Why ferries matter here Captain Ann Walsh
     said ...")."""
-    words = _words(span)
     if not words or words[0].lower_ not in _WH_WORDS or text.rstrip("\"'\u201d\u2019)").endswith("?"):
         return False
     for k in range(2, min(len(words), MAX_OPENING_TOKENS + 1)):
@@ -405,11 +398,11 @@ def _wh_heading(span: Span, text: str) -> bool:
     return False
 
 
-def _caption_present(span: Span) -> bool:
+def _caption_present(span: Span, words: list[Token]) -> bool:
     """A picture's caption: at most MAX_CAPTION_WORDS words, the main verb in
     the present with no clause under it, the last word a place after a
     preposition ("Ann Walsh stands outside her home in Cobh.")."""
-    words = [t for t in _words(span) if not t.is_punct]
+    words = [t for t in words if not t.is_punct]
     if not words or len(words) > MAX_CAPTION_WORDS:
         return False
     root = span.root
@@ -428,10 +421,10 @@ def _bracket_start(text: str) -> bool:
     return bool(_BRACKET_START.match(text))
 
 
-def _attribution_alone(span: Span) -> bool:
+def _attribution_alone(span: Span, words: list[Token]) -> bool:
     """A few words whose main verb says, with nothing said: an attribution
     cut from its quotation ("Walsh said.")."""
-    words = [t for t in _words(span) if not t.is_punct]
+    words = [t for t in words if not t.is_punct]
     root = span.root
     if not words or len(words) > MAX_ATTRIBUTION_WORDS or root.lemma_ not in _SAYING_LEMMAS:
         return False
@@ -455,11 +448,10 @@ def _root_not_finite(span: Span) -> bool:
     return any(child.dep_ == "nsubj" for child in root.children)
 
 
-def _determiner_mid_sentence(span: Span) -> bool:
+def _determiner_mid_sentence(span: Span, words: list[Token]) -> bool:
     """A capitalised article after a lowercase word with no punctuation
     between, opening the subject of a verb: the start of a sentence after
     a heading."""
-    words = _words(span)
     for k in range(1, len(words) - 1):
         token, before = words[k], words[k - 1]
         if token.text not in _ARTICLES or not before.whitespace_ or not before.is_lower or not before.is_alpha:
