@@ -299,17 +299,19 @@ def _capitalised(token: Token) -> bool:
 def _restated_start(doc: Doc, start: int) -> int | None:
     """The token where a title restated by its sentence ends, in the stretch
     that starts at token `start` (after a sentence end), or None."""
+    if doc[start].tag_ == "IN":
+        return None  # "At the State election in 1836, 94 Democrats and 34 | Whigs were elected": a clause
     end = start
     while end < len(doc) and end - start < MAX_SENTENCE_TOKENS and not _ends_sentence(doc[end]):
         end += 1
     if end - start > 1 and doc[start + 1].text == ",":
         return None  # "Currently, ...": a sentence adverb, not a title
-    if doc[start].tag_ == "IN":
-        return None  # "At the State election in 1836, 94 Democrats and 34 | Whigs were elected": a clause
     if end - start > 2 and _one_word_heading(doc, start):
         return start + 1
     stems = [content_stem(doc[k]) for k in range(start, end)]
     rest = Counter(s for s in stems if s)
+    if sum(1 for n in rest.values() if n > 1) < MIN_RESTATED:
+        return None  # a restated title has MIN_RESTATED words that come back: fewer words recur in the whole stretch
     heading: set[str] = set()
     best: tuple[float, int] | None = None
     finite, headlinese = False, True

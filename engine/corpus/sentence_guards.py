@@ -256,8 +256,8 @@ def sentence_guards(doc: Doc) -> Doc:
             if not (doc[i].is_title and doc[k].is_title):
                 break
             _forbid(doc[k])  # nor inside a name that opens it after a title ("... to Cork | Harbour | Lines will ...")
-    for token in doc[:-1]:
-        following = doc[token.i + 1]
+    tokens = list(doc)  # one Token object a position for the pass below, not one per lookup
+    for token, following in zip(tokens, tokens[1:]):
         kind = _abbreviation(token)
         if kind == "title" or (kind == "other" and not opens_sentences(following)):
             _forbid(following)
@@ -274,6 +274,6 @@ def sentence_guards(doc: Doc) -> Doc:
         elif token.text in _ENDS and _closed_title_goes_on(token):
             _forbid(following)  # a quoted title: 'its "Stop Now!" campaign'
             _forbid(doc[following.i + 1])
-        elif following.is_sent_start is None and fused_heading(doc, token.i + 1):
+        elif following.is_sent_start is None and following.is_title and fused_heading(doc, token.i + 1):  # each form starts title-case
             following.is_sent_start = True
     return doc
