@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span
@@ -95,14 +95,24 @@ def live_entry(text: str) -> str | None:
     return LIVE_ENTRY if _LIVE.match(text.lstrip()) else None
 
 
+class _Sentence(NamedTuple):
+    """What the interview rules read of a kept sentence: its text (Span.text
+    joins the tokens anew at each call, and they read it many times) and offsets."""
+
+    text: str
+    start_char: int
+    end_char: int
+
+
 def speech_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
     """For each of `spans` (the document's kept sentences, in order): "" or
     INTERVIEW or SPEECH_AFTER_COLON (module docstring)."""
     text = doc.text
-    start = interview_start(text, spans)
+    sentences = [_Sentence(text[s.start_char : s.end_char], s.start_char, s.end_char) for s in spans]
+    start = interview_start(text, sentences)
     return tuple(
         INTERVIEW if start is not None and k >= start
-        else LIVE_ENTRY if _after_live_label(text, spans, k)
+        else LIVE_ENTRY if _after_live_label(text, sentences, k)
         else SPEECH_AFTER_COLON if _others_words_after_colon(span)
         else LABELLED_QUOTATION if _labelled_quotation(span)
         else ""
@@ -142,7 +152,7 @@ def _others_words_after_colon(span: Span) -> bool:
     return True
 
 
-def _after_live_label(text: str, spans: Sequence[Span], k: int) -> bool:
+def _after_live_label(text: str, spans: Sequence[_Sentence], k: int) -> bool:
     """Whether the sentence follows a live-entry label the parser split off
     and segmentation dropped ("BREAKING:" | "The council has voted ...")."""
     before = text[spans[k - 1].end_char if k else 0 : spans[k].start_char].strip()
@@ -151,7 +161,7 @@ def _after_live_label(text: str, spans: Sequence[Span], k: int) -> bool:
     return bool(last) and match is not None and match.end() >= len(last)
 
 
-def interview_start(text: str, spans: Sequence[Span]) -> int | None:
+def interview_start(text: str, spans: Sequence[_Sentence]) -> int | None:
     """The index of the first sentence of `spans` in the document's interview
     part, or None when there are fewer than MIN_TURNS turns."""
     turns = [k for k in range(len(spans)) if _is_turn(text, spans, k)]
@@ -185,7 +195,7 @@ def _is_question(sentence: str) -> bool:
     return sentence.endswith("?") and sentence[:1] not in _OPENING_QUOTES
 
 
-def _is_turn(text: str, spans: Sequence[Span], k: int) -> bool:
+def _is_turn(text: str, spans: Sequence[_Sentence], k: int) -> bool:
     if not _is_question(spans[k].text):
         return False
     question = spans[k].text.strip()
@@ -205,7 +215,7 @@ def _is_turn(text: str, spans: Sequence[Span], k: int) -> bool:
     return bool(said) and (said[0].lower() in ANSWER_OPENINGS or "I" in said or bool(FIRST_PERSON.intersection(w.lower() for w in said)))
 
 
-def _is_addressed_question(text: str, spans: Sequence[Span], k: int) -> bool:
+def _is_addressed_question(text: str, spans: Sequence[_Sentence], k: int) -> bool:
     """Whether sentence k is a question that addresses someone ("you",
     "your") and holds no first person of its own, and the next kept sentence
     answers it: a statement, not another question, not opening with a
@@ -220,7 +230,7 @@ def _is_addressed_question(text: str, spans: Sequence[Span], k: int) -> bool:
     return answer[:1] not in _OPENING_QUOTES and not answer.endswith("?")
 
 
-def _addresses_the_reader(spans: Sequence[Span]) -> bool:
+def _addresses_the_reader(spans: Sequence[_Sentence]) -> bool:
     """Whether the writer speaks to the reader throughout: at least
     READER_SHARE of the document's statements (sentences that are not
     questions) hold "you"/"your" ("If you shut off your ..."), as in an
@@ -231,7 +241,7 @@ def _addresses_the_reader(spans: Sequence[Span]) -> bool:
     return bool(statements) and addressed >= READER_SHARE * len(statements)
 
 
-def _labelled_exchange(text: str, spans: Sequence[Span]) -> int | None:
+def _labelled_exchange(text: str, spans: Sequence[_Sentence]) -> int | None:
     """The index of the first kept sentence at or after the first question
     that stands between two different speakers' labels, the asker's before
     it and the answerer's after it ("Outlet: ...? Name Surname: ..."), each

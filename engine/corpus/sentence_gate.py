@@ -227,15 +227,16 @@ def needle_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
                 double, single = _state_after(doc, double, single, i, role)
             e += 1
         marks = [(i, role) for i, role in _events_in(events, e, span.end) if role != PARAGRAPH]
+        text = span.text  # Span.text joins its tokens anew: once for the three tests on it below
         if double or single or not _quotations_closed_inside(doc, span, marks):
             refusals.append("quoted")
         elif speech[k]:
             refusals.append(speech[k])
-        elif LOST_CHARACTER in span.text:
+        elif LOST_CHARACTER in text:
             refusals.append("lost_characters")
-        elif _GLUED_END.search(span.text):
+        elif _GLUED_END.search(text):
             refusals.append("glued_sentences")
-        elif len(_TABLE_ENTRY.findall(span.text)) >= TABLE_ENTRIES:
+        elif len(_TABLE_ENTRY.findall(text)) >= TABLE_ENTRIES:
             refusals.append("table_entries")
         elif span.doc.has_annotation("DEP") and heading_opening(span):
             refusals.append("heading_opening")

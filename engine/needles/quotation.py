@@ -70,7 +70,7 @@ def quotation_marks(doc: Doc) -> tuple[tuple[int, str], ...]:
                 found.append((token.i, mark_role(text, token.idx)))
             elif "\n" in token.text or "\n" in token.whitespace_:
                 found.append((token.i, PARAGRAPH))
-            else:
+            elif not DOUBLE_MARKS.isdisjoint(token.text):  # a mark inside a word is rare: the scan only where there is one
                 found.extend((token.i, mark_role(text, token.idx + k)) for k, c in enumerate(token.text) if c in DOUBLE_MARKS)
         marks = doc.user_data[_MARKS_KEY] = tuple(found)
     return marks
