@@ -238,3 +238,13 @@ def test_a_speakers_label_before_a_quotation_to_the_sentence_end_is_not_a_needle
     # a reporting verb before the colon is the writer's sentence; its quotation is the rules' to avoid
     said = 'Ann Walsh said on Thursday: "We will never accept cuts to the ferry service in the west."'
     assert refusals(nlp, f"Lawmakers reacted to the budget on Thursday. {said} The vote is next month.")[said] != "labelled_quotation"
+
+
+def test_a_sentence_sliced_from_the_document_text_is_its_span_text(nlp):
+    # speech_refusals reads each kept sentence as doc.text[start_char:end_char], not Span.text
+    # (which joins the tokens anew at each call): the two must agree, runs of spaces and line breaks too
+    doc = nlp("The ferry left Cobh at noon.  It   carried forty cars \n\nand two buses. Did you see it?\n")
+    sentences = list(doc.sents)
+    assert len(sentences) >= 3
+    for sent in sentences:
+        assert doc.text[sent.start_char : sent.end_char] == sent.text
