@@ -92,6 +92,8 @@ def refusal(nlp, text: str) -> str:
         ("The second of the piers being the Kinsale pier - or the quay as the islanders called it.", "gerund_fragment"),
         # a name broken by characters the dataset could not decode
         ("The pier at Sin\ufffd\ufffd Bay was rebuilt by the harbour board in 1890.", "lost_characters"),
+        # a byline run onto the article's first sentence
+        ("By Ann Walsh, harbour correspondent Support for the new pier reached a peak in 1990.", "byline_opening"),
     ],
 )
 def test_doubtful_sentences_are_refused_for_hay(nlp, text, why):
@@ -183,6 +185,9 @@ def test_names_with_an_article_are_kept_as_one_stored_sentence(nlp, text):
         'He told the board in Cobh "We will not sell the pier," and walked out.',
         'The mayor called the plan "a waste of money that nobody wants," and left the hall.',
         'The islanders sang "We Shall Overcome" at the quay.',
+        "By 2020, the harbour board had rebuilt the old pier at Kinsale.",
+        "By Monday, Ann Walsh had closed the quay to the ferries.",
+        "The film was shown in The Quiet Man's old cinema on the quay.",
     ],
 )
 def test_prose_is_kept_for_hay(nlp, text):

@@ -408,6 +408,7 @@ def test_two_sentences_parted_at_a_unit_are_stored_apart(nlp):
         # a timeline's date label, a headline run onto the sentence: not one sentence, no needle
         ("June 12 Mayor Ann Walsh opened the new ferry terminal in Cobh.", "date_label"),
         ("Harbour board meets in Cobh Cobh, the port of the islands, has named two pier wardens.", "name_repeated"),
+        ("By Ann Walsh, harbour correspondent Support for the new pier reached a peak in 1990.", "byline_opening"),
     ],
 )
 def test_headings_fused_onto_a_sentence_are_no_needles(nlp, text, why):

@@ -101,6 +101,8 @@ sentence end, a finite verb, no list mark):
   clause of its own ("The old pier at Kinsale, which the board rebuilt in
   1890."): a list entry or a caption, the finite verb only in a clause
   that describes the noun;
+- "byline_opening": "By", a person's name of two words or more and a comma
+  opening the sentence ("By Ann Walsh, harbour correspondent The ...");
 - a sentence ending in a name's suffix ("... Thomas Walsh Jr.") is an
   "abbreviation_end" too (a split there leaves a fragment after it).
 
@@ -193,7 +195,7 @@ def hay_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
 
 # the refusals that read a heading or a timeline's label run onto the sentence after it, from the words
 # (engine.corpus.sentence_gate refuses such a sentence as a needle too: it is not one sentence)
-FUSED_HEADING_FORMS = frozenset({"date_label", "determiner_mid_sentence", "name_restated", "name_repeated", "wh_heading"})
+FUSED_HEADING_FORMS = frozenset({"date_label", "determiner_mid_sentence", "name_restated", "name_repeated", "wh_heading", "byline_opening"})
 
 
 def fused_heading_form(span: Span) -> str:
@@ -221,6 +223,8 @@ def _refusal(span: Span) -> str:
         return "caption"
     if LOST_CHARACTER in text:
         return "lost_characters"
+    if span.doc.has_annotation("ENT_IOB") and _byline_opening(span):
+        return "byline_opening"
     if text.endswith(("...", "\u2026")) and len(text.split()) <= MAX_TRAILING_OFF_WORDS:
         return "trailing_off"
     if _abbreviation_end(text):
@@ -274,6 +278,20 @@ def _refusal(span: Span) -> str:
     if _quote_after_heading(span):
         return "quote_after_heading"
     return ""
+
+
+def _byline_opening(span: Span) -> bool:
+    """"By", a person's name and a comma opening the sentence ("By Ann
+    Walsh, harbour correspondent The ferry ..."): a byline run onto the
+    article's first sentence ("By 2020, ..." and "By Monday, ..." are no
+    person's name)."""
+    words = _words(span)
+    if len(words) < 4 or words[0].text != "By" or words[1].ent_type_ != "PERSON":
+        return False
+    k = 1
+    while k < len(words) and words[k].ent_type_ == "PERSON" and words[k].ent_iob_ != "O" and (k == 1 or words[k].ent_iob_ == "I"):
+        k += 1
+    return k < len(words) and k >= 3 and words[k].text == ","
 
 
 def _gerund_after_subject(span: Span) -> bool:
