@@ -224,6 +224,13 @@ def test_a_window_does_not_cut_a_quotation(nlp):
     assert document.hay_refused == {8: "quote_left_open", 9: "quote_continues"}
     assert clean_center(document, 3) == 16  # the window 9..15 would open inside the quotation
     assert clean_center(document, 4) == 12  # 8..16 holds the whole quotation
+    # nor beside the center, whose sentence the needle replaces: around the middle (12), sentence 11
+    # would open a quotation that goes on in the replaced sentence
+    texts[8], texts[9] = _prose(7, 8), _prose(7, 9)
+    texts[11], texts[12] = '"We will rebuild the pier before the winter.', 'It will cost a lot," she said.'
+    document = _stored(nlp, 7, texts)
+    assert document.hay_refused == {11: "quote_left_open", 12: "quote_continues"}
+    assert clean_center(document, 4) == 17  # 13..21: the next offset clear of the quotation
 
 
 # -- the window choice --------------------------------------------------------
