@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.corpus.hay_check import hay_refusals
+from engine.corpus.hay_check import edge_refused, hay_refusals
 from engine.corpus.pairs import Corpus, clean_center
 from engine.corpus.prepare import NeedleEdit, StoredDocument
 from engine.corpus.prepared_corpus import PreparedCorpus
@@ -79,6 +79,21 @@ def refusal(nlp, text: str) -> str:
         ("One of them being the old pier - or the quay as it would be called in Irish.", "root_not_finite"),
         # a caption run into a quotation that goes on in the next sentence
         ('Gulls nest in the old pier, even in the depths of winter "This is the best spot on the coast for them.', "quote_fused"),
+        # a list entry or caption that is a noun phrase, its finite verb only in a clause describing the noun
+        ("The old pier at Kinsale, which the board rebuilt in 1890.", "noun_phrase_entry"),
+        # a sentence ending in a name's suffix (a split there leaves a fragment after it)
+        ("The new pier was named for Thomas Walsh Jr.", "abbreviation_end"),
+        # a headline's quotation run onto the quotation under it; a heading run onto a quotation
+        ("'Without a pier' \"It may bring some hope to the islanders,\" said Ann Walsh, the mayor.", "quoted_headline"),
+        ('Boats should be mended, not sold in Cobh "What came out of this report is quite stark," Ann Walsh told the board.', "quote_after_heading"),
+        # a capitalised determiner right after a name: a heading run onto the sentence
+        ("Repairs ahead of the vote in Cobh Some 100 boats were moored at the quay on Monday.", "opener_after_name"),
+        # a gerund after a subject, whatever root the parser chose: a list's fragment
+        ("The second of the piers being the Kinsale pier - or the quay as the islanders called it.", "gerund_fragment"),
+        # a name broken by characters the dataset could not decode
+        ("The pier at Sin\ufffd\ufffd Bay was rebuilt by the harbour board in 1890.", "lost_characters"),
+        # a byline run onto the article's first sentence
+        ("By Ann Walsh, harbour correspondent Support for the new pier reached a peak in 1990.", "byline_opening"),
     ],
 )
 def test_doubtful_sentences_are_refused_for_hay(nlp, text, why):
@@ -99,6 +114,8 @@ def whole_refusal(nlp, text: str) -> str:
         # a heading ending in a participle or a plural noun, then a capitalised article opening a subject
         ("New island ferry unveiled The harbour board has bought a new ferry for the Kinsale route, a spokesman said on Monday.", "determiner_mid_sentence"),
         ("Bomb scare at the quay called off The ferry was evacuated as a precaution and sailed an hour late.", "determiner_mid_sentence"),
+        # ... or in a verb in the present, a headline's tense
+        ("Island ferry talks resume The minister said on Monday that the talks would go on until May.", "determiner_mid_sentence"),
         # a brief's headline ending in the place its item opens with
         ("Harbour board meets in Cobh Cobh, the port of the islands, has named two pier wardens to steer repairs.", "name_repeated"),
     ],
@@ -112,6 +129,7 @@ def test_headings_run_into_a_stored_sentence_are_refused(nlp, text, why):
     [
         "Walsh told The Irish Times on Monday that the pier would be rebuilt.",  # a paper's name after a verb
         "The islanders said The Quiet Man was shot near the harbour at Cong in 1951.",  # a title after a verb of saying
+        "Every islander knows The Quiet Man, and the film still draws visitors to the harbour.",  # a title after a present verb
         "The harbour board said on Monday that it would meet again in June.",
     ],
 )
@@ -156,6 +174,20 @@ def test_names_with_an_article_are_kept_as_one_stored_sentence(nlp, text):
         '"No," Walsh said.',
         "Founded in 1890, the ferry company has carried islanders for more than a century.",
         'The film "The Quiet Man" was shot near the harbour in 1951.',
+        # a noun opening the sentence with a clause and a verb of its own, a name's suffix inside it
+        "The mayor of Cork, who built the pier, said it would open in May.",
+        "Walsh, the mayor, said the pier would open in May.",
+        "Thomas Walsh Jr. said the board would meet again in June.",
+        # a participle clause after a comma or a preposition, a quotation after a verb of saying or a
+        # verb with no heading before it, a quoted title
+        "The pier, being the oldest in the county, was rebuilt in 1890.",
+        "She was praised for being the first to cross the bay in winter.",
+        'He told the board in Cobh "We will not sell the pier," and walked out.',
+        'The mayor called the plan "a waste of money that nobody wants," and left the hall.',
+        'The islanders sang "We Shall Overcome" at the quay.',
+        "By 2020, the harbour board had rebuilt the old pier at Kinsale.",
+        "By Monday, Ann Walsh had closed the quay to the ferries.",
+        "The film was shown in The Quiet Man's old cinema on the quay.",
     ],
 )
 def test_prose_is_kept_for_hay(nlp, text):
@@ -170,6 +202,35 @@ def test_the_sentence_after_an_abbreviation_is_refused_too(nlp):
     cut, second = text.index("Marsh"), text.index("The ferry")
     spans = [doc.char_span(0, cut - 1), doc.char_span(cut, second - 1), doc.char_span(second, len(text))]
     assert hay_refusals(doc, spans) == ("abbreviation_end", "after_abbreviation", "")
+
+
+def test_a_quotation_of_several_sentences_is_refused_only_at_a_window_edge(nlp):
+    text = '"We will rebuild the pier before the winter. It will cost a lot," she said. The board met in June.'
+    doc = nlp(f"{BEFORE} {text}")
+    sentences = document_sentences(doc)
+    assert hay_refusals(doc, sentences.spans) == ("", "quote_left_open", "quote_continues", "")
+    # a window may open on the quotation's first sentence or close on its last, not cut it
+    assert not edge_refused("quote_left_open", "first") and edge_refused("quote_left_open", "last")
+    assert edge_refused("quote_continues", "first") and not edge_refused("quote_continues", "last")
+    assert not edge_refused("quote_inside", "inner") and edge_refused("quote_inside", "first")
+    assert edge_refused("caption", "inner")
+
+
+def test_a_window_does_not_cut_a_quotation(nlp):
+    texts = [_prose(7, k) for k in range(25)]
+    texts[8] = '"We will rebuild the pier before the winter.'  # the first sentence a window around 12 would hold
+    texts[9] = 'It will cost a lot," she said.'
+    document = _stored(nlp, 7, texts)
+    assert document.hay_refused == {8: "quote_left_open", 9: "quote_continues"}
+    assert clean_center(document, 3) == 16  # the window 9..15 would open inside the quotation
+    assert clean_center(document, 4) == 12  # 8..16 holds the whole quotation
+    # nor beside the center, whose sentence the needle replaces: around the middle (12), sentence 11
+    # would open a quotation that goes on in the replaced sentence
+    texts[8], texts[9] = _prose(7, 8), _prose(7, 9)
+    texts[11], texts[12] = '"We will rebuild the pier before the winter.', 'It will cost a lot," she said.'
+    document = _stored(nlp, 7, texts)
+    assert document.hay_refused == {11: "quote_left_open", 12: "quote_continues"}
+    assert clean_center(document, 4) == 17  # 13..21: the next offset clear of the quotation
 
 
 # -- the window choice --------------------------------------------------------
@@ -195,6 +256,11 @@ def _document(nlp, doc: int, heading_at: int | None, n: int = 25) -> StoredDocum
     texts = [_prose(doc, k) for k in range(n)]
     if heading_at is not None:
         texts[heading_at] = HEADING
+    return _stored(nlp, doc, texts)
+
+
+def _stored(nlp, doc: int, texts: list[str]) -> StoredDocument:
+    n = len(texts)
     parsed = nlp(" ".join(texts))
     sentences = document_sentences(parsed)
     assert sentences.texts == tuple(texts)

@@ -378,3 +378,44 @@ def test_glued_sentences_and_flattened_tables_refuse_a_needle(nlp):
     for text, why in cases.items():
         doc = nlp(text)
         assert needle_refusals(doc, [doc[:]]) == (why,), text
+
+
+@pytest.mark.parametrize(
+    "text, word, start",
+    [
+        # no sentence starts after a name's suffix before a lowercase word or a verb
+        ("The pier was paid for by Thomas Walsh Jr. who ran the harbour board.", "who", False),
+        ("The pier was named for Thomas Walsh Jr. said the harbour master.", "said", False),
+        # one starts after a unit letter's period against a number, before a word that opens sentences
+        # (the tokenizer keeps "m." whole; "?" is a currency sign lost to mojibake)
+        ("The board spent ?490m. The minister said the cost was too high.", "The minister", True),
+    ],
+)
+def test_boundaries_around_suffixes_and_units(nlp, text, word, start):
+    doc = before_parser(nlp, text)
+    at = text.index(word)
+    assert next(t for t in doc if t.idx == at).is_sent_start is start
+
+
+def test_two_sentences_parted_at_a_unit_are_stored_apart(nlp):
+    texts = stored(nlp, "The ferry left Cork at noon. The board spent ?490m. The minister said the cost was too high.")
+    assert texts[-2:] == ("The board spent ?490m.", "The minister said the cost was too high.")
+
+
+@pytest.mark.parametrize(
+    "text, why",
+    [
+        # a timeline's date label, a headline run onto the sentence: not one sentence, no needle
+        ("June 12 Mayor Ann Walsh opened the new ferry terminal in Cobh.", "date_label"),
+        ("Harbour board meets in Cobh Cobh, the port of the islands, has named two pier wardens.", "name_repeated"),
+        ("By Ann Walsh, harbour correspondent Support for the new pier reached a peak in 1990.", "byline_opening"),
+    ],
+)
+def test_headings_fused_onto_a_sentence_are_no_needles(nlp, text, why):
+    found = refusals(nlp, f"The ferry left Cork at noon. {text}")
+    assert found.get(text) == why, found
+
+
+def test_a_plain_sentence_with_a_date_may_be_a_needle(nlp):
+    text = "On June 12, Mayor Ann Walsh opened the new ferry terminal in Cobh."
+    assert refusals(nlp, f"The ferry left Cork at noon. {text}")[text] == ""

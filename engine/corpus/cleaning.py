@@ -157,6 +157,8 @@ def _plural_possessives(text: str) -> str:
     return "".join(chars)
 
 
+LOST_CHARACTER = "\ufffd"  # a character the dataset could not decode
+
 # Titles written before a name, and lowercase abbreviations that run on
 # inside a sentence: no sentence ends after them (engine.corpus.sentence_guards,
 # engine.corpus.boilerplate). spaCy's tokenizer exceptions hold some of the titles.
@@ -165,6 +167,9 @@ TITLES = frozenset(
     "Rep Rev Rt Sen Sgt Sr St Supt".split()
 )
 ABBREVIATIONS = frozenset("al approx c ca cf ed eds fl lit op pp viz vol vols vs".split())
+# Suffixes written after a name: a sentence may end after one ("... named for
+# Thomas Walsh Jr."), but not before a lowercase word or a verb ("Jr. said").
+NAME_SUFFIXES = frozenset({"Jr"})
 
 
 def has_word(text: str) -> bool:

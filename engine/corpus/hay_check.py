@@ -96,7 +96,27 @@ sentence end, a finite verb, no list mark):
 - "quote_fused": a double quotation mark opened right after a lowercase
   word, before a capitalised word, and not closed in the sentence ("... in
   the winter "This is a willow forest."): a caption or heading run into a
-  quotation.
+  quotation;
+- "noun_phrase_entry": its root is a noun with no subject, copula or
+  clause of its own ("The old pier at Kinsale, which the board rebuilt in
+  1890."): a list entry or a caption, the finite verb only in a clause
+  that describes the noun;
+- "byline_opening": "By", a person's name of two words or more and a comma
+  opening the sentence ("By Ann Walsh, harbour correspondent The ...");
+- a sentence ending in a name's suffix ("... Thomas Walsh Jr.") is an
+  "abbreviation_end" too (a split there leaves a fragment after it).
+
+Then, for sentences with no refusal above, the quotation state around them
+(engine.needles.quotation): "quote_continues" (it starts inside a
+quotation opened before it), "quote_left_open" (a quotation is still open
+after it), "quote_inside" (both). These hold only at a window's edge
+(`edge_refused`): a window may hold a quotation of several sentences, but
+may not cut one, which would leave a closing mark without its opening, or
+the reverse.
+
+The capitalised-article form ("determiner_mid_sentence") also takes a
+headline ending in a verb in the present, a noun or an adjective ("Budget
+talks resume The minister said ..."), not a verb of saying.
 """
 
 from __future__ import annotations
@@ -104,10 +124,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from engine.corpus.cleaning import ABBREVIATIONS, TITLES
+from engine.corpus.cleaning import ABBREVIATIONS, LOST_CHARACTER, NAME_SUFFIXES, TITLES
 from engine.corpus.fused_headings import name_word
 from engine.corpus.run_on_headings import heading_opening
 from engine.needles.edits import FINITE_TAGS
+from engine.needles.quotation import quotation_open_at
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -124,7 +145,10 @@ _SAYING_LEMMAS = frozenset({"say", "tell", "add", "write", "explain", "note", "i
 _BRACKET_START = re.compile(r"^[\[(][^\])]{0,20}\d[^\])]{0,20}[\])]\s*,")
 _QUOTE_FUSED = re.compile(r"[a-z] [\"\u201c](?!I )[A-Z]")
 _ARTICLES = frozenset({"The", "A", "An"})
-_QUOTED_OPENING = re.compile(r"^([\"'\u201c\u2018])([^\"'\u201c\u201d\u2018\u2019]{2,80}?)[\"'\u201d\u2019]\s+[A-Z]")
+# what a headline ends in before the capitalised article of the sentence run onto it: a participle, a
+# particle, a noun, an adjective, or a verb in the present ("Budget talks resume The minister said ...")
+_HEADING_END_TAGS = frozenset({"VBN", "VBD", "VBP", "VBZ", "VB", "NNS", "NN", "JJ", "RP"})
+_QUOTED_OPENING = re.compile(r"^([\"'\u201c\u2018])([^\"'\u201c\u201d\u2018\u2019]{2,80}?)[\"'\u201d\u2019]\s+[\"\u201c]?[A-Z]")
 _SINGLE_QUOTED_INSIDE = re.compile(r"\s\u2018?'?(?<=[\s\u2018'])['\u2018][^'\u2018\u2019\"]{2,80}?[^\s.,!?;:]['\u2019]\s+[A-Z]")
 _SINGLE_QUOTED_WHOLE = re.compile(r"^['\u2018]\w[^\"\u201c\u201d]*[^\s\"\u201c\u201d]['\u2019]$")
 _CALENDAR = frozenset(
@@ -141,7 +165,15 @@ _ABBREVIATED_END = re.compile(r"(?:^|[\s(])([A-Za-z]+)\.[\"'\u201d\u2019)]*$")
 _FUNCTION_TAGS = frozenset({"IN", "TO", "DT", "PDT", "PRP", "PRP$", "POS", "WDT", "WP", "WP$", "CC", "EX", "MD", "RP"})
 _NAME_TYPES = frozenset({"PERSON", "GPE", "ORG", "LOC", "FAC", "NORP", "WORK_OF_ART", "PRODUCT", "EVENT"})
 _PAST_TAGS = frozenset({"VBD", "MD"})
-_OPENER_TAGS = frozenset({"IN", "CC", "RB", "RBR", "RBS", "WRB"})
+_OPENER_TAGS = frozenset({"IN", "CC", "RB", "RBR", "RBS", "WRB", "DT", "PDT"})
+
+
+QUOTE_CONTINUES = "quote_continues"
+QUOTE_LEFT_OPEN = "quote_left_open"
+QUOTE_INSIDE = "quote_inside"
+# refusals that hold only at a window's edge: the first sentence of a window may not start inside
+# a quotation, nor may the last leave one open (engine.corpus.pairs.clean_center)
+QUOTE_EDGES = {QUOTE_CONTINUES: "first", QUOTE_LEFT_OPEN: "last", QUOTE_INSIDE: "both"}
 
 
 def hay_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
@@ -151,7 +183,35 @@ def hay_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
     for k in range(1, len(spans)):
         if not refusals[k] and refusals[k - 1] == "abbreviation_end":
             refusals[k] = "after_abbreviation"
+    for k, span in enumerate(spans):
+        if refusals[k]:
+            continue
+        continues = bool(quotation_open_at(doc, span.start))
+        left_open = span.end < len(doc) and bool(quotation_open_at(doc, span.end))
+        if continues or left_open:
+            refusals[k] = QUOTE_INSIDE if continues and left_open else QUOTE_CONTINUES if continues else QUOTE_LEFT_OPEN
     return tuple(refusals)
+
+
+# the refusals that read a heading or a timeline's label run onto the sentence after it, from the words
+# (engine.corpus.sentence_gate refuses such a sentence as a needle too: it is not one sentence)
+FUSED_HEADING_FORMS = frozenset({"date_label", "determiner_mid_sentence", "name_restated", "name_repeated", "wh_heading", "byline_opening"})
+
+
+def fused_heading_form(span: Span) -> str:
+    """The refusal of `span` if it is one of FUSED_HEADING_FORMS, else ""."""
+    why = _refusal(span)
+    return why if why in FUSED_HEADING_FORMS else ""
+
+
+def edge_refused(why: str, place: str) -> bool:
+    """Whether a sentence refused for `why` may not stand at `place` of a
+    window ("first", "last" or "inner"): a quotation's refusals hold at an
+    edge only, the others everywhere."""
+    edge = QUOTE_EDGES.get(why)
+    if edge is None:
+        return bool(why)
+    return place != "inner" and edge in (place, "both")
 
 
 def _refusal(span: Span) -> str:
@@ -161,6 +221,10 @@ def _refusal(span: Span) -> str:
         return "lowercase_start"
     if _CAPTION.search(text):
         return "caption"
+    if LOST_CHARACTER in text:
+        return "lost_characters"
+    if span.doc.has_annotation("ENT_IOB") and _byline_opening(span):
+        return "byline_opening"
     if text.endswith(("...", "\u2026")) and len(text.split()) <= MAX_TRAILING_OFF_WORDS:
         return "trailing_off"
     if _abbreviation_end(text):
@@ -208,7 +272,83 @@ def _refusal(span: Span) -> str:
         return "determiner_mid_sentence"
     if _quote_fused(text):
         return "quote_fused"
+    if span.doc.has_annotation("DEP") and _noun_phrase_entry(span):
+        return "noun_phrase_entry"
+    if _gerund_after_subject(span):
+        return "gerund_fragment"
+    if _quote_after_heading(span):
+        return "quote_after_heading"
     return ""
+
+
+def _byline_opening(span: Span) -> bool:
+    """"By", a person's name and a comma opening the sentence ("By Ann
+    Walsh, harbour correspondent The ferry ..."): a byline run onto the
+    article's first sentence ("By 2020, ..." and "By Monday, ..." are no
+    person's name)."""
+    words = _words(span)
+    if len(words) < 4 or words[0].text != "By" or words[1].ent_type_ != "PERSON":
+        return False
+    k = 1
+    while k < len(words) and words[k].ent_type_ == "PERSON" and words[k].ent_iob_ != "O" and (k == 1 or words[k].ent_iob_ == "I"):
+        k += 1
+    return k < len(words) and k >= 3 and words[k].text == ","
+
+
+def _gerund_after_subject(span: Span) -> bool:
+    """"being" or "having" right after a noun or a pronoun, with no finite
+    verb and no punctuation before it ("One of them being the old pier - or
+    the quay as it is called."): a fragment of a list or a caption, whatever
+    root the parser chose; a participle clause after a comma ("The pier,
+    being old, ...") or a preposition ("for being late") is prose."""
+    words = _words(span)
+    for k in range(1, len(words)):
+        token, before = words[k], words[k - 1]
+        if token.tag_ in FINITE_TAGS or token.is_punct:
+            return False
+        if token.lower_ in ("being", "having") and before.tag_ in ("NN", "NNS", "NNP", "NNPS", "PRP", "CD"):
+            return True
+    return False
+
+
+MIN_QUOTED_CLAUSE_WORDS = 5
+
+
+def _quote_after_heading(span: Span) -> bool:
+    """A double quotation opened right after a noun or an adjective, with no
+    punctuation between and no verb of saying before it, holding
+    a clause of at least MIN_QUOTED_CLAUSE_WORDS words with a finite verb
+    that ends at its own mark ('... not security in Africa "What came out
+    of this report is stark," Ann Walsh told ...'): a heading run onto the
+    quotation under it."""
+    words = _words(span)
+    for k in range(1, len(words) - 1):
+        mark, before, first = words[k], words[k - 1], words[k + 1]
+        if mark.text not in ('"', "\u201c") or not before.whitespace_ or not first.is_title:
+            continue
+        if before.tag_ not in ("NN", "NNS", "NNP", "NNPS", "JJ") or any(t.lemma_ in _SAYING_LEMMAS for t in words[:k]):
+            continue  # "He told the board in Cobh "We will ..."": a colon left out, not a heading
+        inside: list[Token] = []
+        for token in words[k + 1 :]:
+            if token.text in ('"', "\u201d"):
+                break
+            inside.append(token)
+        else:
+            continue  # not closed in the sentence: quote_fused's
+        if len(inside) >= MIN_QUOTED_CLAUSE_WORDS and inside[-1].text in (",", ".", "!", "?") and any(t.tag_ in FINITE_TAGS for t in inside):
+            return True
+    return False
+
+
+def _noun_phrase_entry(span: Span) -> bool:
+    """The sentence is a noun phrase: its root a noun with no subject, no
+    copula and no clause of its own under it, the finite verb only in a
+    clause that describes the noun ("The old pier at Kinsale, which the
+    board rebuilt in 1890."): an entry of a list or a caption."""
+    root = span.root
+    if root.pos_ not in ("NOUN", "PROPN"):
+        return False
+    return not any(child.dep_ in ("nsubj", "nsubjpass", "cop", "aux", "ccomp", "conj", "parataxis") for child in root.children)
 
 
 def _abbreviation_end(text: str) -> bool:
@@ -216,7 +356,7 @@ def _abbreviation_end(text: str) -> bool:
     if match is None:
         return False
     word = match.group(1)
-    return (len(word) == 1 and word.isupper() and word != "I") or word in TITLES or word.lower() in ABBREVIATIONS
+    return (len(word) == 1 and word.isupper() and word != "I") or word in TITLES or word in NAME_SUFFIXES or word.lower() in ABBREVIATIONS
 
 
 def _short_question(text: str) -> bool:
@@ -243,8 +383,8 @@ def _opener_after_name(span: Span, words: list[Token]) -> bool:
         if not (token.is_title and token.is_alpha and len(token.text) > 1 and before.whitespace_ and name_word(before)):
             continue
         adverb = token.lower_.endswith("ly") and len(token.text) > 4 and words[k + 1].text == "," and token.ent_type_ not in _NAME_TYPES
-        if token.tag_ in _OPENER_TAGS or adverb:
-            return True
+        if (token.tag_ in _OPENER_TAGS and token.text not in _ARTICLES) or adverb:
+            return True  # an article after a name opens a title too often ("Mary Poppins The Musical")
     return False
 
 
@@ -456,7 +596,7 @@ def _determiner_mid_sentence(span: Span, words: list[Token]) -> bool:
         token, before = words[k], words[k - 1]
         if token.text not in _ARTICLES or not before.whitespace_ or not before.is_lower or not before.is_alpha:
             continue
-        if before.tag_ not in ("VBN", "VBD", "NNS", "RP") or before.lemma_ in _SAYING_LEMMAS or words[k + 1].tag_ in ("NNP", "NNPS"):
+        if before.tag_ not in _HEADING_END_TAGS or before.lemma_ in _SAYING_LEMMAS or words[k + 1].tag_ in ("NNP", "NNPS"):
             continue  # a title or a paper's name ("epic The Myth", "after The Star quoted")
         noun = token.head
         if noun.dep_ in ("nsubj", "nsubjpass") and noun.head.tag_ in FINITE_TAGS | {"VBN", "VBG", "VB"}:

@@ -26,6 +26,7 @@ from typing import Literal
 from engine.contracts import HAYS, NEEDLES, Pair
 from engine.needles.edits import TextEdit, apply_entity
 from engine.needles.oracle import check_pair, check_sentence, check_window
+from engine.corpus.hay_check import edge_refused
 from engine.corpus.prepare import WINDOW_ROOM, StoredDocument
 from engine.corpus.prepared_corpus import PreparedCorpus
 from engine.seeding import item_rng
@@ -272,10 +273,24 @@ class Corpus:
         return None
 
 
+def _place(k: int, center: int, reach: int) -> str:
+    """Where sentence k stands in the window around `center`: "first" after
+    the window's start or the center (whose sentence the needle replaces),
+    "last" before the window's end or the center, else "inner"."""
+    if k in (center - reach, center + 1):
+        return "first"
+    if k in (center + reach, center - 1):
+        return "last"
+    return "inner"
+
+
 def clean_center(document: StoredDocument, reach: int) -> int | None:
     """The sentence of `document` nearest its middle (the middle first, then
     after before before) with `reach` sentences either side, none of which
-    engine.corpus.hay_check refused; None if there is none. A window off the
+    engine.corpus.hay_check refused (a quotation's refusals only at the
+    window's edges and beside its center, whose sentence the needle
+    replaces: no part of the window may open inside a quotation nor end in
+    an open one); None if there is none. A window off the
     middle never holds the middle sentence: that is the donor's own "none"
     needle, and a rand-hay pair must not show another document's needle
     sentence (simulation.items reads an identical pair's needle as the one
@@ -283,7 +298,9 @@ def clean_center(document: StoredDocument, reach: int) -> int | None:
     n, middle, refused = len(document.sentences), document.middle, document.hay_refused
     for step in (0, *range(reach + 1, n)):
         for center in ((middle,) if step == 0 else (middle + step, middle - step)):
-            if reach <= center < n - reach and not any(k in refused for k in range(center - reach, center + reach + 1) if k != center):
+            if reach <= center < n - reach and not any(
+                edge_refused(refused.get(k, ""), _place(k, center, reach)) for k in range(center - reach, center + reach + 1) if k != center
+            ):
                 return center
     return None
 

@@ -71,7 +71,12 @@ on to the next one:
 - "heading_opening": it opens with a short verbless phrase run into a
   capitalised word (engine.corpus.run_on_headings.heading_opening), a
   heading the parser kept ("The whole picture Neo Rauch takes ..."); the
-  reading is ambiguous, so the sentence stays in hay.
+  reading is ambiguous, so the sentence stays in hay;
+- a heading or a timeline's date label run onto the sentence, in the forms
+  engine.corpus.hay_check reads from the words
+  (hay_check.FUSED_HEADING_FORMS: "June 12 Mayor Ann Walsh opened ...",
+  "Ferry unveiled The harbour board has ..."): the needle "sentence" would
+  not be one sentence, and the scan moves on to the next.
 """
 
 from __future__ import annotations
@@ -81,7 +86,8 @@ from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from engine.corpus.cleaning import template_hole
+from engine.corpus.cleaning import LOST_CHARACTER, template_hole
+from engine.corpus.hay_check import fused_heading_form
 from engine.corpus.interviews import live_entry, speech_refusals
 from engine.corpus.page_rows import row_kind
 from engine.corpus.run_on_headings import heading_opening, opener_after_word
@@ -115,7 +121,6 @@ _LEGEND = re.compile(
     r"\b(?:in|as)\s+(?:bold|boldface|italics?)\b|^See\b.*\b(?:below|above|section|article|chapter)\b", re.IGNORECASE
 )
 _WEB = re.compile(r"https?://|www\.|pic\.twitter\.com|\B@\w{2,}|\b[\w.]+@[\w-]+\.[a-z]|\B#[A-Za-z]\w+")
-LOST_CHARACTER = "\ufffd"
 # the longest quotation, in tokens, read as nested in an open one written with the same marks ("skinny")
 MAX_NESTED_TOKENS = 6
 # a word's sentence end, then stray marks and the next sentence's capital, no space between
@@ -240,6 +245,8 @@ def needle_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
             refusals.append("table_entries")
         elif span.doc.has_annotation("DEP") and heading_opening(span):
             refusals.append("heading_opening")
+        elif span.doc.has_annotation("DEP") and (form := fused_heading_form(span)):
+            refusals.append(form)
         else:
             refusals.append("")
     return tuple(refusals)

@@ -17,6 +17,13 @@ the text shows what the model misses:
   U.S. The rest"); the abbreviations missing from spaCy's own tokenizer
   exceptions are added as tokenizer special cases (`add_abbreviations`), so
   "Brig." is one token as "Gen." already is;
+- none after a name's suffix ("Jr.") before a lowercase word or a verb
+  ("Thomas Walsh Jr. | said ...", "... Jr. | who ran ..."); before a
+  capitalised word one may ("... named for Thomas Walsh Jr. | The board");
+- one does start after a unit letter's period written against a number,
+  before a word that opens sentences ("spent ?490m. | The minister said"):
+  the tokenizer keeps "m." as one abbreviation token, so the parser sees no
+  period there;
 - none before a lowercase word after "!", "?", an ellipsis (also a spaced
   one, ". . .", inside which none starts either) or an abbreviation ("the
   band Neu! | having split", "Centre a.s. | in 2009"), also where a
@@ -52,7 +59,7 @@ from __future__ import annotations
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
-from engine.corpus.cleaning import ABBREVIATIONS, TITLES
+from engine.corpus.cleaning import ABBREVIATIONS, NAME_SUFFIXES, TITLES
 from engine.corpus.fused_headings import (
     MAX_NAME_WORDS,
     fused_heading,
@@ -77,7 +84,7 @@ SAYING_FORMS = frozenset(
 
 def add_abbreviations(nlp: Language) -> None:
     """Tokenizer special cases: each title and abbreviation with its period is one token."""
-    for word in TITLES | ABBREVIATIONS:
+    for word in TITLES | ABBREVIATIONS | NAME_SUFFIXES:
         for form in {word, word.capitalize()}:
             nlp.tokenizer.add_special_case(f"{form}.", [{"ORTH": f"{form}."}])
 
@@ -136,6 +143,18 @@ def _quotation_guards(doc: Doc) -> None:
             continue  # a quoted sentence may end inside: '"We sail. We dock," she said.'
         for k in range(token.i + 1, close + 1):
             _forbid(doc[k])
+
+
+def _unit_after_number(token: Token) -> bool:
+    """A unit letter and its period written against a number ("490m.",
+    "5k."): the tokenizer's single-letter abbreviation, which ends the
+    sentence when a word that opens sentences follows."""
+    doc = token.doc
+    text = token.text
+    return (
+        len(text) == 2 and text[0].islower() and text[1] == "." and token.i > 0
+        and doc[token.i - 1].like_num and not doc[token.i - 1].whitespace_
+    )  # fmt: skip
 
 
 def _dotted(token: Token) -> bool:
@@ -261,6 +280,10 @@ def sentence_guards(doc: Doc) -> Doc:
         kind = _abbreviation(token)
         if kind == "title" or (kind == "other" and not opens_sentences(following)):
             _forbid(following)
+        elif token.text[:-1] in NAME_SUFFIXES and token.text.endswith(".") and ((following.is_lower and following.is_alpha) or following.tag_.startswith("VB")):
+            _forbid(following)  # "Thomas Walsh Jr. said"
+        elif _unit_after_number(token) and following.is_sent_start is None and opens_sentences(following):
+            following.is_sent_start = True  # "spent ?490m. The minister said"
         elif token.text == "?" and not token.whitespace_ and following.like_num:
             _forbid(following)
         elif _lost_letter_goes_on(token):
