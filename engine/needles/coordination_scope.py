@@ -107,8 +107,10 @@ def scope_refusal(token: Token) -> str:
         return "count of a union"
     if _rank(first):
         return "rank"
-    if _adjective_members(first) or _plural_members(first):
+    if _adjective_members(first) or _plural_members(first) or _restricting_participles(first) or _modifier_run(token):
         return "members of a plural"
+    if _distributed_kinds(first):
+        return "kinds of a plural"
     following = next((t for t in token.doc[token.i + 1 : token.sent.end] if not t.is_punct), None)
     if following is not None and following.lower_ in _ENUMERATION_WORDS:
         return "enumeration"
@@ -277,3 +279,57 @@ def _plural_members(first: Token) -> bool:
     # after a comma it may be the parser's list of three ("mothers, heroes and martyrs")
     between = first.doc[first.head.i + 1 : first.left_edge.i]
     return first.head.tag_ in _PLURAL_TAGS and first.head.i < first.i and not any(t.text == "," for t in between)
+
+
+def _restricting_participles(first: Token) -> bool:
+    """Two participles restricting one plural noun ("the documents signed or
+    stamped by the clerk"), or the two agents of one such participle
+    ("statements made by the mayor and his aides"): the plural names the
+    members that meet either, so "and" and "or" name the same set (or "or"
+    reads member by member)."""
+    if len(first.conjuncts) != 1:
+        return False
+    if first.dep_ == "pobj" and first.head.lower_ == "by":
+        # the participle whose agents the coordination names, over the parser's "made during the talks by A and B"
+        word = first.head
+        while word.dep_ in ("agent", "prep", "pobj") and word.tag_ != "VBN" and word.head.i != word.i:
+            word = word.head
+        return word.dep_ == "acl" and word.tag_ == "VBN" and word.head.tag_ in _PLURAL_TAGS
+    return first.dep_ == "acl" and first.tag_ == "VBN" and first.head.tag_ in _PLURAL_TAGS and first.conjuncts[0].tag_ == "VBN"
+
+
+_MODIFIER_TAGS = frozenset({"JJ", "VBN", "VBG"})
+
+
+def _modifier_run(token: Token) -> bool:
+    """The conjunction joins two single modifiers run straight into a plural
+    noun ("the damaged or destroyed sheds", "old and new members"), however
+    the parser hangs them (it may make the first an object and the plural
+    the second's): the modifiers sort one plural set, as
+    `_adjective_members` says of a clean parse."""
+    doc = token.doc
+    sent = token.sent
+    if token.i - 1 <= sent.start or token.i + 2 >= sent.end:
+        return False
+    before, after = doc[token.i - 1], doc[token.i + 1]
+    if before.tag_ not in _MODIFIER_TAGS or after.tag_ not in _MODIFIER_TAGS:
+        return False
+    opener = doc[token.i - 2]
+    if opener.text == "," or opener.tag_ in _MODIFIER_TAGS or opener.pos_ in ("NOUN", "PROPN"):
+        return False  # a list of three ("old, damaged or destroyed"), or a participle after its noun
+    i = token.i + 2
+    while i < sent.end and doc[i].pos_ in ("NOUN", "PROPN") and doc[i].tag_ not in _PLURAL_TAGS:
+        i += 1  # compound nouns before the head: "damaged or destroyed school buildings"
+    return i < sent.end and doc[i].tag_ in _PLURAL_TAGS and (i + 1 >= sent.end or doc[i + 1].pos_ not in ("NOUN", "PROPN"))
+
+
+def _distributed_kinds(first: Token) -> bool:
+    """Two adjectives on a singular noun in the "of" phrase of a plural ("the
+    codes of civil and criminal procedure"): the plural holds one member of
+    each kind, so "or" leaves the same codes, or no sense."""
+    if first.dep_ != "amod" or first.tag_ != "JJ" or len(first.conjuncts) != 1:
+        return False
+    noun = first.head
+    if noun.tag_ != "NN" or noun.i < first.conjuncts[0].i:
+        return False
+    return noun.dep_ == "pobj" and noun.head.lower_ == "of" and noun.head.head.tag_ in _PLURAL_TAGS
