@@ -83,6 +83,8 @@ REFUSED = {
         # a modifier run into a plural, however the parser hangs it (here "damaged" as the object)
         "Volunteers counted the damaged or destroyed sheds after the storm.",
         "The club welcomed old and new members to the dinner.",
+        # each member under its own "the", one plural: one war each
+        "The museum has relics of the Crimean and the Boer wars.",
     ],
     # a plural with one member of each kind its "of" phrase names: "codes of civil or criminal procedure"
     "kinds of a plural": ["The lawyer studied the codes of civil and criminal procedure."],
@@ -126,6 +128,8 @@ def test_swaps_under_a_scope_or_in_a_count_are_refused_with_their_reason(nlp, wh
          "They counted the damaged and destroyed shed after the storm."),
         ("The clerk signed or stamped the documents.", "The clerk signed and stamped the documents."),
         ("She wrote a history of ancient and modern art.", "She wrote a history of ancient or modern art."),
+        # a clause after "and the": no second modifier run under a plural
+        ("The ship was old and the crew members were tired.", "The ship was old or the crew members were tired."),
         # a relative or adverbial clause opened by a wh-word asks nothing
         (
             "She starred in a small film which struggled with its budget and has remained unseen.",

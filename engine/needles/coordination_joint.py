@@ -284,6 +284,8 @@ def _protection(token: Token) -> bool:
     first = token.head
     while first.dep_ == "conj" and first.head.i != first.i:
         first = first.head
+    if first.dep_ == "amod" and first.head.i > first.i:
+        first = first.head  # the kinds of danger: "against sudden and violent storms"
     if first.dep_ != "pobj" or first.head.lower_ not in _PROTECTION_PREPOSITIONS:
         return False
     guards = [first.head.head]

@@ -107,7 +107,7 @@ def scope_refusal(token: Token) -> str:
         return "count of a union"
     if _rank(first):
         return "rank"
-    if _adjective_members(first) or _plural_members(first) or _restricting_participles(first) or _modifier_run(token):
+    if _adjective_members(first) or _plural_members(first) or _restricting_participles(first) or _modifier_run(token) or _articled_modifier_run(token):
         return "members of a plural"
     if _distributed_kinds(first):
         return "kinds of a plural"
@@ -320,7 +320,41 @@ def _modifier_run(token: Token) -> bool:
     i = token.i + 2
     while i < sent.end and doc[i].pos_ in ("NOUN", "PROPN") and doc[i].tag_ not in _PLURAL_TAGS:
         i += 1  # compound nouns before the head: "damaged or destroyed school buildings"
-    return i < sent.end and doc[i].tag_ in _PLURAL_TAGS and (i + 1 >= sent.end or doc[i + 1].pos_ not in ("NOUN", "PROPN"))
+    return _plural_head_at(doc, i, sent.end)
+
+
+def _plural_head_at(doc, i: int, end: int) -> bool:
+    return i < end and doc[i].tag_ in _PLURAL_TAGS and (i + 1 >= end or doc[i + 1].pos_ not in ("NOUN", "PROPN"))
+
+
+def _articled_modifier_run(token: Token) -> bool:
+    """"the A and the B PLURAL", each member a run of modifiers under its
+    own "the" ("the Spanish-American and the Russo-Japanese wars": one war
+    each): the plural is sorted by the members, as in `_modifier_run`. Both
+    "the"s are required, so a clause ("the ship was old and the crew
+    members ...") is no such run."""
+    doc = token.doc
+    sent = token.sent
+
+    def modifier(word: Token) -> bool:
+        return word.tag_ in _MODIFIER_TAGS or word.tag_ in ("HYPH", "NN", "NNP")
+
+    if doc[token.i - 1].tag_ not in (*_MODIFIER_TAGS, "NNP"):
+        return False  # a common noun before the conjunction is a member, not a modifier: "the coast and the harbour towns"
+    i = token.i - 1
+    while i > sent.start and modifier(doc[i]):
+        i -= 1
+    if i == token.i - 1 or doc[i].lower_ != "the":
+        return False
+    j = token.i + 1
+    if j >= sent.end or doc[j].lower_ != "the":
+        return False
+    j += 1
+    start = j
+    while j < sent.end and modifier(doc[j]):
+        j += 1
+    # a common plural ("wars"), not a name's ("the New York Giants and the Cleveland Indians": two teams)
+    return j > start and _plural_head_at(doc, j, sent.end) and doc[j].tag_ == "NNS" and doc[j].is_lower
 
 
 def _distributed_kinds(first: Token) -> bool:
