@@ -222,6 +222,8 @@ def test_predicates_that_share_a_negation_are_not_swapped(nlp):
         # a treaty's or a society's name written lower-case (issue 27, session 11)
         ("The two kingdoms signed a treaty of amity, commerce, and navigation in 1850.", "title"),
         ("He led the society of arts and sciences for a decade.", "title"),
+        # a grade of partnership between states is a name (issue 27, session 14)
+        ("The two countries raised ties to a comprehensive strategic and cooperative partnership last year.", "title"),
         # a garbled source repeating a phrase back to back
         ("The troops were stationed in Cork stationed in Cork and the capital.", "repeated phrase"),
         # a verb right after the coordination agrees with it as its subject, whatever the parse says
@@ -371,7 +373,12 @@ def test_a_correlative_word_of_another_clause_does_not_refuse_the_swap(nlp, text
 
 @pytest.mark.parametrize(
     "text",
-    ["They sold both fish and crabs at the quay.", "The crew could either stay or leave the ship."],
+    [
+        "They sold both fish and crabs at the quay.",
+        "The crew could either stay or leave the ship.",
+        # "whether" opens the clause that holds the coordination
+        "The doctor will test whether the sailor was drunk with rum or gin.",
+    ],
 )
 def test_a_correlative_over_the_coordination_still_refuses(nlp, text):
     refused, reasons = con_refusal(nlp, text)

@@ -85,6 +85,9 @@ REFUSED = {
         "The club welcomed old and new members to the dinner.",
         # each member under its own "the", one plural: one war each
         "The museum has relics of the Crimean and the Boer wars.",
+        # two bare plurals under one restrictive clause: the members of either kind
+        "The council fined shops and bars that opened late.",
+        "The crew sold nets and ropes made in the town.",
     ],
     # a plural with one member of each kind its "of" phrase names: "codes of civil or criminal procedure"
     "kinds of a plural": ["The lawyer studied the codes of civil and criminal procedure."],
@@ -130,6 +133,8 @@ def test_swaps_under_a_scope_or_in_a_count_are_refused_with_their_reason(nlp, wh
         ("She wrote a history of ancient and modern art.", "She wrote a history of ancient or modern art."),
         # a clause after "and the": no second modifier run under a plural
         ("The ship was old and the crew members were tired.", "The ship was old or the crew members were tired."),
+        # no clause shared by two bare plurals
+        ("The council fined shops and bars in May.", "The council fined shops or bars in May."),
         # a relative or adverbial clause opened by a wh-word asks nothing
         (
             "She starred in a small film which struggled with its budget and has remained unseen.",

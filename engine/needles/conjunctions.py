@@ -399,9 +399,10 @@ def _quantifies_elsewhere(word: Token, token: Token) -> bool:
     while first.dep_ == "conj" and first.head.i != first.i:
         first = first.head
     members = {first.i, *(c.i for c in first.conjuncts)}
-    if word.head.i in members:
-        return False
-    return word.dep_ == "det" and word.head.pos_ in ("NOUN", "PROPN") or word.dep_ == "mark" and word.head.pos_ in ("VERB", "AUX")
+    owner = word.head
+    if owner.i in members or owner.left_edge.i <= token.i <= owner.right_edge.i:
+        return False  # "both fish and crabs"; "whether he was drunk with A or B": the clause holds the coordination
+    return word.dep_ == "det" and owner.pos_ in ("NOUN", "PROPN") or word.dep_ == "mark" and owner.pos_ in ("VERB", "AUX")
 
 
 def _gloss(token: Token) -> bool:

@@ -107,7 +107,7 @@ def scope_refusal(token: Token) -> str:
         return "count of a union"
     if _rank(first):
         return "rank"
-    if _adjective_members(first) or _plural_members(first) or _restricting_participles(first) or _modifier_run(token) or _articled_modifier_run(token):
+    if _adjective_members(first) or _plural_members(first) or _restricting_participles(first) or _modifier_run(token) or _articled_modifier_run(token) or _shared_restriction(first):
         return "members of a plural"
     if _distributed_kinds(first):
         return "kinds of a plural"
@@ -367,3 +367,18 @@ def _distributed_kinds(first: Token) -> bool:
     if noun.tag_ != "NN" or noun.i < first.conjuncts[0].i:
         return False
     return noun.dep_ == "pobj" and noun.head.lower_ == "of" and noun.head.head.tag_ in _PLURAL_TAGS
+
+
+def _shared_restriction(first: Token) -> bool:
+    """Two bare plural nouns under one restrictive relative clause or
+    participle ("penalties on shops and bars that open late"): the clause
+    restricts both, and the plural names the members of either kind, so
+    "or" names the same set. The second noun bare (no determiner, number
+    or possessive of its own), so the clause is shared, not the second's."""
+    if first.tag_ not in _PLURAL_TAGS or len(first.conjuncts) != 1:
+        return False
+    second = first.conjuncts[0]
+    if second.tag_ != "NNS" or second.i < first.i or any(c.dep_ in ("det", "nummod", "poss") for c in second.children):
+        return False
+    clauses = [c for c in [*second.children, *first.children] if c.dep_ in ("relcl", "acl") and c.i > second.i]
+    return any(c.dep_ == "relcl" or c.tag_ in ("VBN", "VBG") for c in clauses)
