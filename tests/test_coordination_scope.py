@@ -52,6 +52,8 @@ REFUSED = {
         "In the survey, 60% of residents said the pier was very or somewhat unsafe.",
         "Most voters strongly or somewhat agree with the plan.",
         "Most residents were very or somewhat likely to vote for the plan.",
+        # one word with and without a degree adverb: the same scale's points (issue 27, session 14)
+        'Most of the sailors said they were "very satisfied" or "satisfied" with the new ferry.',
     ],
     # a count or total of the union
     "count of a union": [
@@ -133,6 +135,8 @@ def test_swaps_under_a_scope_or_in_a_count_are_refused_with_their_reason(nlp, wh
         ("She wrote a history of ancient and modern art.", "She wrote a history of ancient or modern art."),
         # a clause after "and the": no second modifier run under a plural
         ("The ship was old and the crew members were tired.", "The ship was old or the crew members were tired."),
+        # a degree adverb on one of two different words: two claims
+        ("The sailors said they were very tired and hungry.", "The sailors said they were very tired or hungry."),
         # no clause shared by two bare plurals
         ("The council fined shops and bars in May.", "The council fined shops or bars in May."),
         # a relative or adverbial clause opened by a wh-word asks nothing

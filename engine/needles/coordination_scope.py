@@ -208,11 +208,15 @@ def _degrees(first: Token) -> bool:
     "strongly or somewhat agree"): exclusive points of one scale, a poll's
     answers counted together; "very and somewhat likely" is no degree."""
     members = [first, *first.conjuncts]
-    return (
-        first.dep_ == "advmod"
-        and len(members) == 2
-        and all(m.pos_ == "ADV" and m.lower_ in _DEGREE_ADVERBS for m in members)
-    )
+    if len(members) != 2:
+        return False
+    if first.dep_ == "advmod" and all(m.pos_ == "ADV" and m.lower_ in _DEGREE_ADVERBS for m in members):
+        return True
+    # one word with and without a degree adverb ("very satisfied or satisfied", "strongly agree or agree"):
+    # the same points of one scale
+    second = members[1]
+    graded = [m for m in members if any(c.dep_ == "advmod" and c.lower_ in _DEGREE_ADVERBS for c in m.children)]
+    return first.lower_ == second.lower_ and len(graded) == 1
 
 
 def _counting(noun: Token) -> bool:
