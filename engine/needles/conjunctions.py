@@ -17,10 +17,13 @@ A conjunction is left alone when it is
   "and so on", "and then", "and/or", binomial idioms such as "law and
   order", ... and "one X and the other Y");
 - an appositive or alias "or" ("The fungi, or mycobionts, are",
-  "(or slab)", "or simply X");
+  "(or slab)", "or simply X"), or a gloss: "or" between two bare singular
+  nouns under one "the" or possessive ("the course or direction of the ship");
 - anywhere inside an apposition to a person: a title or an office's name
   ("Ms Lee, head of sales and marketing at X, said");
-- in a correlative (both/either/neither/whether), "between X and Y" /
+- in a correlative (both/either/neither/whether) that scopes over it (not
+  the determiner of another clause's noun: "Neither side would comment, and
+  ..."), "between X and Y" /
   "among", a subject ("X and Y were" -> "X or Y were";
   a coordination further inside the subject's phrase is swapped: "the
   price of oil and gas was"), before a "both" that refers back to it ("X

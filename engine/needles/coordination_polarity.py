@@ -31,6 +31,12 @@ short and closed here):
   claim holds whichever member is meant;
 - a frequency adverb of negative quantity on a verb above ("rarely sold crab
   or lobster", as "seldom", which negation's word list holds already);
+- the standard of an equative ("as fast as A and B": "as fast as anyone");
+- a verb of hindering over "from" + an act ("kept the sheep from straying or
+  drowning", "stop/bar/deter ... from"), and a noun with a negative
+  adjective ("an insufficient basis to stop or arrest");
+- the first half of a comparative correlative ("The longer the talks and
+  the delays, the angrier ..."), a condition on the second;
 - a conditional or temporal antecedent: the coordination inside a clause
   opened by "if", "unless", "before", "lest" (not "as if": a manner);
 - the restrictor of a universal: inside the relative clause of "anyone",

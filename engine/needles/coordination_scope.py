@@ -37,7 +37,12 @@ engine.needles.coordination_sense after its own classes.
   and Belgian governments", two governments, one each; "current and former
   officials", one set either way) or an apposition to
   a plural ("the twins Anna and Maria"): the plural names every member, and
-  "or" breaks it (the complement of a plural subject, "the reasons are the
+  "or" breaks it; also two participles or the agents of one restricting a
+  plural ("documents signed or stamped by the clerk"), modifier runs into a
+  plural however parsed ("the damaged or destroyed sheds", "the Crimean and
+  the Boer wars"), two bare plurals under one restrictive clause ("shops and
+  bars that opened late"), and kinds of a plural ("codes of civil and
+  criminal procedure") (the complement of a plural subject, "the reasons are the
   weather and the strike", is engine.needles.coordination_lists's, at any
   length; after a dash or a colon, engine.needles.coordination_parts's, at
   any length, with free choice under a noun, "the ability to recruit
