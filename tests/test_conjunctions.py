@@ -222,6 +222,8 @@ def test_predicates_that_share_a_negation_are_not_swapped(nlp):
         # a treaty's or a society's name written lower-case (issue 27, session 11)
         ("The two kingdoms signed a treaty of amity, commerce, and navigation in 1850.", "title"),
         ("He led the society of arts and sciences for a decade.", "title"),
+        # a grade of partnership between states is a name (issue 27, session 14)
+        ("The two countries raised ties to a comprehensive strategic and cooperative partnership last year.", "title"),
         # a garbled source repeating a phrase back to back
         ("The troops were stationed in Cork stationed in Cork and the capital.", "repeated phrase"),
         # a verb right after the coordination agrees with it as its subject, whatever the parse says
@@ -350,3 +352,71 @@ def test_a_coordination_after_as_well_as_is_no_renaming(nlp):
     assert edited(nlp, swap_conjunction, text) == text.replace("Owen and", "Owen or")
     refused, reasons = con_refusal(nlp, "The island, also known as Inishmore and Aranmore, lies west of the bay.")
     assert refused and "renaming" in reasons  # the participle's own "as" still renames
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # issue 27, session 14: "neither"/"both" quantifying a noun of another clause is no correlative
+        ("Neither side would comment, and the mayor left for the harbour and the market.",
+         "Neither side would comment, and the mayor left for the harbour or the market."),
+        ("Both towns sent boats, and the crews rowed to the pier and the lighthouse.",
+         "Both towns sent boats, and the crews rowed to the pier or the lighthouse."),
+    ],
+)
+def test_a_correlative_word_of_another_clause_does_not_refuse_the_swap(nlp, text, expected):
+    sent = first_sentence(nlp, text)
+    reasons = [why for _t, why in conjunction_refusals(sent)]
+    assert "correlative" not in reasons and "negated" not in reasons
+    assert edited(nlp, swap_conjunction, text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "They sold both fish and crabs at the quay.",
+        "The crew could either stay or leave the ship.",
+        # "whether" opens the clause that holds the coordination
+        "The doctor will test whether the sailor was drunk with rum or gin.",
+    ],
+)
+def test_a_correlative_over_the_coordination_still_refuses(nlp, text):
+    refused, reasons = con_refusal(nlp, text)
+    assert refused and "correlative" in reasons
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # an "or" between bare singular nouns under one "the" renames one thing ("that is")
+        "The captain changed the course or direction of the ship.",
+        "She joined the guild or society of weavers in the town.",
+        "The launch angle is a ship's initial sailing trajectory or direction.",  # a possessive: one thing too
+    ],
+)
+def test_a_gloss_or_under_one_definite_article_is_refused(nlp, text):
+    refused, reasons = con_refusal(nlp, text)
+    assert refused and "gloss" in reasons
+
+
+def test_alternatives_with_an_article_each_are_no_gloss(nlp):
+    text = "The captain chose the knife or the fork."
+    assert edited(nlp, swap_conjunction, text) == "The captain chose the knife and the fork."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # issue 27, session 14 redo: classes the earlier checks already refuse, pinned with sentences of our own
+        "The bakery sells pastries, for instance croissants and tarts.",  # examples
+        "The town hosts events, such as fairs or markets, every summer.",
+        "Every sailor has the right to rest and eat during the voyage.",  # a right to A and B
+        "The harbour board published a joint report of the council and the port.",  # joint source
+        "The festival is a collaboration between the school and the museum.",
+        "He visited the village where his aunt and uncle lived.",  # a relative clause of place
+        "Among the boats and barges moored there are two old trawlers.",  # inverted "Among A and B are"
+    ],
+)
+def test_the_redone_session_13_classes_are_refused(nlp, text):
+    refused, _reasons = con_refusal(nlp, text)
+    assert refused

@@ -36,6 +36,9 @@ REFUSED = {
     "protection": [
         "The new sea wall gives the village protection from floods and storms.",
         "The council felt powerless against the landlords and the banks.",
+        # the "against" phrase on the protecting verb's object (issue 27, session 14)
+        "The wall protects the village against floods and storms.",
+        "The wall protects the village against sudden and violent storms.",  # the kinds of one danger
     ],
     # a list of three as the subject, parsed as an apposition and its conjunct: "A, B or C are"
     "subject": ["The grey heron, the little egret and the spoonbill are common on the marsh."],

@@ -85,3 +85,43 @@ def test_the_check_reads_the_conjunction_it_is_given(nlp):
     sent = first_sentence(nlp, "The board is reluctant to sell the pier or the market, and the mayor left.")
     reasons = {t.lower_ + str(t.i): polarity_refusal(t) for t in sent if t.lower_ in ("and", "or")}
     assert sorted(reasons.values()) == ["", "downward operator"]
+
+
+@pytest.mark.parametrize(
+    ("why", "text"),
+    [
+        # issue 27, session 14: the standard of an equative comparison licenses "any" ("as fast as anyone")
+        ("downward operator", "The new ferry is as fast as the old ferry and the hovercraft."),
+        # a verb of hindering over "from" + an act: "kept them from straying or drowning" = from either
+        ("downward operator", "The fence keeps the sheep from straying and drowning."),
+        ("downward operator", "The new rule stops anglers from fishing or camping on the bank."),
+        # the first half of a comparative correlative is a condition on the second
+        ("antecedent", "The longer the talks and the delays, the angrier the fishermen become."),
+        ("antecedent", "The more the crew mends nets and sails, the sooner the boat leaves."),
+        # a noun modified by a negative adjective licenses "any" in its complement
+        ("downward operator", "The clerk said a rumour is an insufficient reason to close or sell the pier."),
+    ],
+)
+def test_equatives_hindering_verbs_and_comparative_correlatives_are_refused(nlp, why, text):
+    refused, reasons = con_refusal(nlp, text)
+    assert refused and why in reasons
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the equative in the first conjunct only
+        ("The new ferry is as fast as the old one and carries more cars.",
+         "The new ferry is as fast as the old one or carries more cars."),
+        # "from" naming a source, not an act
+        ("She kept the nets from the old boat and the new one.", "She kept the nets from the old boat or the new one."),
+        # "free" before a noun means without charge, no operator
+        ("The council offers a free ferry to Arran and a bus to the pier.",
+         "The council offers a free ferry to Arran or a bus to the pier."),
+        # the second half of a comparative correlative is its consequent
+        ("The more it rains, the later the crew mends the nets and the sails.",
+         "The more it rains, the later the crew mends the nets or the sails."),
+    ],
+)
+def test_coordinations_beside_equatives_hindering_verbs_and_correlatives_are_still_swapped(nlp, text, expected):
+    assert edited(nlp, swap_conjunction, text) == expected

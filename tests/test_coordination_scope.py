@@ -52,6 +52,8 @@ REFUSED = {
         "In the survey, 60% of residents said the pier was very or somewhat unsafe.",
         "Most voters strongly or somewhat agree with the plan.",
         "Most residents were very or somewhat likely to vote for the plan.",
+        # one word with and without a degree adverb: the same scale's points (issue 27, session 14)
+        'Most of the sailors said they were "very satisfied" or "satisfied" with the new ferry.',
     ],
     # a count or total of the union
     "count of a union": [
@@ -76,7 +78,21 @@ REFUSED = {
         # the parse does not tell a sorting pair from adjectives that hold at once ("or" then only weakens): abstain
         "They began complex and costly repairs to the quays.",
         "The book features the twins Anna and Maria.",
+        # issue 27, session 14: two participles restricting a plural name the members meeting either
+        "The clerk keeps the documents signed or stamped by the mayor.",
+        # the two agents of a participle restricting a plural (the parser may hang "by" on a noun on the way)
+        "The mayor said that statements made during the meeting by the clerk and his deputy were wrong.",
+        # a modifier run into a plural, however the parser hangs it (here "damaged" as the object)
+        "Volunteers counted the damaged or destroyed sheds after the storm.",
+        "The club welcomed old and new members to the dinner.",
+        # each member under its own "the", one plural: one war each
+        "The museum has relics of the Crimean and the Boer wars.",
+        # two bare plurals under one restrictive clause: the members of either kind
+        "The council fined shops and bars that opened late.",
+        "The crew sold nets and ropes made in the town.",
     ],
+    # a plural with one member of each kind its "of" phrase names: "codes of civil or criminal procedure"
+    "kinds of a plural": ["The lawyer studied the codes of civil and criminal procedure."],
     # free choice under a noun, as under "able to": "the ability to recruit nurses or teachers" says the same
     "free choice": [
         "The ban would harm the town's ability to recruit nurses and teachers.",
@@ -112,6 +128,17 @@ def test_swaps_under_a_scope_or_in_a_count_are_refused_with_their_reason(nlp, wh
         ("The team arrived after the mayor and the bishop.", "The team arrived after the mayor or the bishop."),  # no rank
         ("There is a school and a church in the village.", "There is a school or a church in the village."),  # not negative
         ("The new and larger ferry sails to Cork.", "The new or larger ferry sails to Cork."),  # one ferry, not a plural
+        # one shed, not a plural; the same participles as verbs; one singular noun after "of" under a singular
+        ("They counted the damaged or destroyed shed after the storm.",
+         "They counted the damaged and destroyed shed after the storm."),
+        ("The clerk signed or stamped the documents.", "The clerk signed and stamped the documents."),
+        ("She wrote a history of ancient and modern art.", "She wrote a history of ancient or modern art."),
+        # a clause after "and the": no second modifier run under a plural
+        ("The ship was old and the crew members were tired.", "The ship was old or the crew members were tired."),
+        # a degree adverb on one of two different words: two claims
+        ("The sailors said they were very tired and hungry.", "The sailors said they were very tired or hungry."),
+        # no clause shared by two bare plurals
+        ("The council fined shops and bars in May.", "The council fined shops or bars in May."),
         # a relative or adverbial clause opened by a wh-word asks nothing
         (
             "She starred in a small film which struggled with its budget and has remained unseen.",

@@ -17,10 +17,13 @@ A conjunction is left alone when it is
   "and so on", "and then", "and/or", binomial idioms such as "law and
   order", ... and "one X and the other Y");
 - an appositive or alias "or" ("The fungi, or mycobionts, are",
-  "(or slab)", "or simply X");
+  "(or slab)", "or simply X"), or a gloss: "or" between two bare singular
+  nouns under one "the" or possessive ("the course or direction of the ship");
 - anywhere inside an apposition to a person: a title or an office's name
   ("Ms Lee, head of sales and marketing at X, said");
-- in a correlative (both/either/neither/whether), "between X and Y" /
+- in a correlative (both/either/neither/whether) that scopes over it (not
+  the determiner of another clause's noun: "Neither side would comment, and
+  ..."), "between X and Y" /
   "among", a subject ("X and Y were" -> "X or Y were";
   a coordination further inside the subject's phrase is swapped: "the
   price of oil and gas was"), before a "both" that refers back to it ("X
@@ -208,6 +211,8 @@ def _refusal(sent: Span, token: Token) -> str:
         return "fixed phrase"
     if _alias(sent, token):
         return "alias"
+    if _gloss(token):
+        return "gloss"
     if _in_name(sent, token):
         return "in a name"
     if _renaming(sent, token):
@@ -215,7 +220,7 @@ def _refusal(sent: Span, token: Token) -> str:
     doc = token.doc
     # correlatives ("either X or Y", "both X and Y", "whether X or Y") sit
     # before the first conjunct, where the parser attaches them anywhere
-    if any(t.lower_ in _CORRELATIVES for t in doc[sent.start : token.i]):
+    if any(t.lower_ in _CORRELATIVES and not _quantifies_elsewhere(t, token) for t in doc[sent.start : token.i]):
         return "correlative"
     for t in doc[sent.start : token.i]:  # "between X and Y", "among A, B and C"
         if t.lower_ in ("between", "among", "amongst") and t.left_edge.i <= token.i <= t.right_edge.i:
@@ -387,6 +392,42 @@ def _fixed_phrase(sent: Span, token: Token) -> bool:
     return after[:2] == ["the", "other"] or after[:1] == ["another"]
 
 
+def _quantifies_elsewhere(word: Token, token: Token) -> bool:
+    """The correlative word `word` is the determiner of a noun outside the
+    coordination at `token`, or the subordinator of a clause outside it
+    ("Neither side would comment, and the mayor left for A and B", "Both
+    towns sent boats, and the crews rowed to A and B"): it quantifies that
+    noun or opens that clause, and says nothing of the coordination."""
+    first = token.head
+    while first.dep_ == "conj" and first.head.i != first.i:
+        first = first.head
+    members = {first.i, *(c.i for c in first.conjuncts)}
+    owner = word.head
+    if owner.i in members or owner.left_edge.i <= token.i <= owner.right_edge.i:
+        return False  # "both fish and crabs"; "whether he was drunk with A or B": the clause holds the coordination
+    return word.dep_ == "det" and owner.pos_ in ("NOUN", "PROPN") or word.dep_ == "mark" and owner.pos_ in ("VERB", "AUX")
+
+
+def _gloss(token: Token) -> bool:
+    """An "or" between two bare singular common nouns under one definite
+    article or possessive ("the course or direction of the ship", "a ship's
+    initial trajectory or direction"): a definite determiner names one known
+    thing, so the second noun renames the first ("that is"); alternatives
+    take a determiner each ("the knife or the fork"). "and" would make the
+    one thing two."""
+    if token.lower_ != "or":
+        return False
+    first = token.head
+    if first.pos_ != "NOUN" or first.tag_ != "NN" or len(first.conjuncts) != 1:
+        return False
+    second = first.conjuncts[0]
+    if second.i < token.i or second.pos_ != "NOUN" or second.tag_ != "NN":
+        return False
+    if token.i != first.i + 1 or any(c.dep_ != "compound" for c in second.children if c.i < second.i):
+        return False  # "the course or direction", "the think tank or opinion circuit"; not "the ship, or a new ferry"
+    return any(c.dep_ == "det" and c.lower_ == "the" or c.dep_ == "poss" for c in first.children)
+
+
 def _alias(sent: Span, token: Token) -> bool:
     """An "or" that renames: "The fungi, or mycobionts, are", "(or slab)", "or simply X"."""
     if token.lower_ != "or":
@@ -536,6 +577,19 @@ def _negated(sent: Span, token: Token) -> bool:
         while scope.pos_ not in ("VERB", "AUX") and scope.head.i != scope.i:
             scope = scope.head
         if scope.left_edge.i <= token.i <= scope.right_edge.i and not (token.head.i == scope.i and _own_clause(token)):
+            if not _in_joined_clause(token.head, scope):
+                return True
+    return False
+
+
+def _in_joined_clause(word: Token, scope: Token) -> bool:
+    """`word` lies in a clause with a subject of its own joined to the
+    negated verb `scope` as its conjunct ("Neither side would comment, and
+    the mayor left for A and B"): the negation stays in the first clause."""
+    for t in [word, *word.ancestors]:
+        if t.i == scope.i:
+            return False
+        if t.dep_ == "conj" and t.head.i == scope.i and any(c.dep_ in SUBJECT_DEPS for c in t.children):
             return True
     return False
 

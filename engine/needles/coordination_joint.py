@@ -284,9 +284,13 @@ def _protection(token: Token) -> bool:
     first = token.head
     while first.dep_ == "conj" and first.head.i != first.i:
         first = first.head
+    if first.dep_ == "amod" and first.head.i > first.i:
+        first = first.head  # the kinds of danger: "against sudden and violent storms"
     if first.dep_ != "pobj" or first.head.lower_ not in _PROTECTION_PREPOSITIONS:
         return False
     guards = [first.head.head]
     if first.head.head.pos_ in ("VERB", "AUX") and first.head.i > 0:
         guards.append(first.doc[first.head.i - 1])  # "gives the village protection from A and B": the phrase on the verb
+    if first.head.head.dep_ == "dobj":
+        guards.append(first.head.head.head)  # "protects the village against A and B": the phrase on the object
     return any(g.lemma_.lower() in _PROTECTING or g.lower_ in _PROTECTING for g in guards)

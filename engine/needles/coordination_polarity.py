@@ -31,6 +31,12 @@ short and closed here):
   claim holds whichever member is meant;
 - a frequency adverb of negative quantity on a verb above ("rarely sold crab
   or lobster", as "seldom", which negation's word list holds already);
+- the standard of an equative ("as fast as A and B": "as fast as anyone");
+- a verb of hindering over "from" + an act ("kept the sheep from straying or
+  drowning", "stop/bar/deter ... from"), and a noun with a negative
+  adjective ("an insufficient basis to stop or arrest");
+- the first half of a comparative correlative ("The longer the talks and
+  the delays, the angrier ..."), a condition on the second;
 - a conditional or temporal antecedent: the coordination inside a clause
   opened by "if", "unless", "before", "lest" (not "as if": a manner);
 - the restrictor of a universal: inside the relative clause of "anyone",
@@ -56,7 +62,7 @@ _DE_ASPECTUAL = frozenset("stop quit halt discontinue".split())
 # adjectives of unlikelihood, unwillingness, inability or absence ("unlikely that anyone ever ...")
 _DE_ADJECTIVES = frozenset(
     "unlikely improbable impossible doubtful dubious reluctant unwilling loath loth averse hesitant disinclined "
-    "unable incapable unaware ignorant free devoid sceptical skeptical".split()
+    "unable incapable unaware ignorant free devoid sceptical skeptical insufficient inadequate".split()
 )
 # prepositions of concession or indifference (and the nouns of their multi-word forms)
 _DE_PREPOSITIONS = frozenset("despite notwithstanding spite regardless irrespective".split())
@@ -64,6 +70,10 @@ _DE_PREPOSITIONS = frozenset("despite notwithstanding spite regardless irrespect
 _DE_ADVERBS = frozenset({"rarely", "infrequently"})
 # subordinators that open an antecedent: a condition, or an event that has not happened yet
 _DE_MARKS = frozenset({"if", "unless", "before", "lest"})
+# verbs that hinder an act named by their "from" + gerund ("kept them from straying or drowning")
+_HINDERING_VERBS = frozenset(
+    "keep stop bar prevent prohibit ban deter discourage block restrain dissuade hinder preclude save".split()
+)
 # universal pronouns whose relative clause restricts them ("anyone who ...")
 _UNIVERSAL_PRONOUNS = frozenset(
     "anyone anybody anything everyone everybody everything whoever whatever whichever whomever".split()
@@ -75,6 +85,8 @@ _SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj", "expl"})
 def polarity_refusal(token: Token) -> str:
     """Why the swap of the conjunction `token` says the same under a
     downward-entailing or non-veridical operator ("" when none is above)."""
+    if comparative_antecedent(token):
+        return "antecedent"
     first = token.head
     while first.dep_ == "conj" and first.head.i != first.i:
         first = first.head
@@ -123,16 +135,68 @@ def _licensor(t: Token, below: Token | None) -> str:
             return "downward operator"  # "It is unlikely that A or B will ..."
         if any(c.dep_ in _SUBJECTS and c.lower_ in _UNIVERSAL_PRONOUNS for c in t.children) and t.dep_ in ("csubj", "ccomp", "advcl", "relcl", "pcomp"):
             return "universal restrictor"  # "whoever parks on A or B"
+        if lemma in _HINDERING_VERBS and below is not None and below.lower_ == "from" and _gerund_object(below):
+            return "downward operator"  # "kept the sheep from straying or drowning"
+    if lower == "as" and below is not None and _equative(t):
+        return "downward operator"  # "as fast as the old ferry or the hovercraft" = "as fast as either"
     if t.pos_ in ("ADJ", "ADV") and below is not None:
         if lemma in _DE_ADJECTIVES or lower in _DE_ADJECTIVES:
             return "downward operator"  # "reluctant to sell A or B", "free of ice and debris"
         if clausal and any(c.dep_ == "advmod" and c.lower_ == "too" for c in t.children):
             return "downward operator"  # "too strong to repair A and B"
+    if t.pos_ in ("NOUN", "PROPN") and below is not None and below.dep_ in ("acl", "relcl", "prep"):
+        # not "free": before a noun it means without charge ("a free ferry to A and B")
+        if any(c.dep_ == "amod" and c.lemma_.lower() in _DE_ADJECTIVES - {"free"} for c in t.children):
+            return "downward operator"  # "an insufficient basis to stop or arrest", "a reluctant partner in A and B"
     if lower in _DE_PREPOSITIONS and below is not None:
         return "downward operator"  # "despite rumours of A or fears of B", "regardless of A and B"
     if lower in _UNIVERSAL_PRONOUNS and below is not None and below.dep_ in ("relcl", "acl"):
         return "universal restrictor"  # "anyone who parks on A or B"
     return ""
+
+
+def _gerund_object(preposition: Token) -> bool:
+    """A "from" whose object is an act ("from straying"), not a place or a
+    source ("kept the nets from the old boat")."""
+    if preposition.dep_ != "prep":
+        return False
+    return any(
+        c.dep_ == "pcomp" and c.tag_ == "VBG"
+        # the tagger's noun "fishing" in "from fishing or camping": a bare -ing word
+        or c.dep_ == "pobj" and c.lower_.endswith("ing") and not any(d.dep_ in ("det", "poss") for d in c.children)
+        for c in preposition.children
+    )
+
+
+def _equative(preposition: Token) -> bool:
+    """The second "as" of "as ADJ as": its object is the standard of an
+    equative comparison, which licenses "any" ("as fast as anyone")."""
+    degree = preposition.head
+    return degree.pos_ in ("ADJ", "ADV") and degree.i < preposition.i and any(
+        c.lower_ == "as" and c.dep_ == "advmod" and c.i < degree.i for c in degree.children
+    )
+
+
+def comparative_antecedent(token: Token) -> bool:
+    """`token` lies in the first half of a comparative correlative ("The more
+    wind and rain there is, the later the ferry sails"): that half is a
+    condition on the second, and licenses "any" like "if"."""
+    sent = token.sent
+    words = list(sent)
+
+    def comparative_at(k: int, loose: bool = False) -> bool:
+        if k + 1 >= len(words) or words[k].lower_ != "the":
+            return False
+        word = words[k + 1]
+        if word.tag_ in ("JJR", "RBR") or word.lower_ in ("more", "less", "fewer"):
+            return True
+        # after a first half, the tagger may miss the second comparative ("the angrier": NN)
+        return loose and word.is_alpha and word.lower_.endswith("er")
+
+    if not comparative_at(0):
+        return False
+    second = next((k for k in range(2, len(words)) if words[k - 1].text == "," and comparative_at(k, loose=True)), None)
+    return second is not None and token.i < sent.start + second
 
 
 def _as_if(mark: Token) -> bool:

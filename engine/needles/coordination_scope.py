@@ -37,7 +37,12 @@ engine.needles.coordination_sense after its own classes.
   and Belgian governments", two governments, one each; "current and former
   officials", one set either way) or an apposition to
   a plural ("the twins Anna and Maria"): the plural names every member, and
-  "or" breaks it (the complement of a plural subject, "the reasons are the
+  "or" breaks it; also two participles or the agents of one restricting a
+  plural ("documents signed or stamped by the clerk"), modifier runs into a
+  plural however parsed ("the damaged or destroyed sheds", "the Crimean and
+  the Boer wars"), two bare plurals under one restrictive clause ("shops and
+  bars that opened late"), and kinds of a plural ("codes of civil and
+  criminal procedure") (the complement of a plural subject, "the reasons are the
   weather and the strike", is engine.needles.coordination_lists's, at any
   length; after a dash or a colon, engine.needles.coordination_parts's, at
   any length, with free choice under a noun, "the ability to recruit
@@ -107,8 +112,10 @@ def scope_refusal(token: Token) -> str:
         return "count of a union"
     if _rank(first):
         return "rank"
-    if _adjective_members(first) or _plural_members(first):
+    if _adjective_members(first) or _plural_members(first) or _restricting_participles(first) or _modifier_run(token) or _articled_modifier_run(token) or _shared_restriction(first):
         return "members of a plural"
+    if _distributed_kinds(first):
+        return "kinds of a plural"
     following = next((t for t in token.doc[token.i + 1 : token.sent.end] if not t.is_punct), None)
     if following is not None and following.lower_ in _ENUMERATION_WORDS:
         return "enumeration"
@@ -206,11 +213,15 @@ def _degrees(first: Token) -> bool:
     "strongly or somewhat agree"): exclusive points of one scale, a poll's
     answers counted together; "very and somewhat likely" is no degree."""
     members = [first, *first.conjuncts]
-    return (
-        first.dep_ == "advmod"
-        and len(members) == 2
-        and all(m.pos_ == "ADV" and m.lower_ in _DEGREE_ADVERBS for m in members)
-    )
+    if len(members) != 2:
+        return False
+    if first.dep_ == "advmod" and all(m.pos_ == "ADV" and m.lower_ in _DEGREE_ADVERBS for m in members):
+        return True
+    # one word with and without a degree adverb ("very satisfied or satisfied", "strongly agree or agree"):
+    # the same points of one scale
+    second = members[1]
+    graded = [m for m in members if any(c.dep_ == "advmod" and c.lower_ in _DEGREE_ADVERBS for c in m.children)]
+    return first.lower_ == second.lower_ and len(graded) == 1
 
 
 def _counting(noun: Token) -> bool:
@@ -277,3 +288,106 @@ def _plural_members(first: Token) -> bool:
     # after a comma it may be the parser's list of three ("mothers, heroes and martyrs")
     between = first.doc[first.head.i + 1 : first.left_edge.i]
     return first.head.tag_ in _PLURAL_TAGS and first.head.i < first.i and not any(t.text == "," for t in between)
+
+
+def _restricting_participles(first: Token) -> bool:
+    """Two participles restricting one plural noun ("the documents signed or
+    stamped by the clerk"), or the two agents of one such participle
+    ("statements made by the mayor and his aides"): the plural names the
+    members that meet either, so "and" and "or" name the same set (or "or"
+    reads member by member)."""
+    if len(first.conjuncts) != 1:
+        return False
+    if first.dep_ == "pobj" and first.head.lower_ == "by":
+        # the participle whose agents the coordination names, over the parser's "made during the talks by A and B"
+        word = first.head
+        while word.dep_ in ("agent", "prep", "pobj") and word.tag_ != "VBN" and word.head.i != word.i:
+            word = word.head
+        return word.dep_ == "acl" and word.tag_ == "VBN" and word.head.tag_ in _PLURAL_TAGS
+    return first.dep_ == "acl" and first.tag_ == "VBN" and first.head.tag_ in _PLURAL_TAGS and first.conjuncts[0].tag_ == "VBN"
+
+
+_MODIFIER_TAGS = frozenset({"JJ", "VBN", "VBG"})
+
+
+def _modifier_run(token: Token) -> bool:
+    """The conjunction joins two single modifiers run straight into a plural
+    noun ("the damaged or destroyed sheds", "old and new members"), however
+    the parser hangs them (it may make the first an object and the plural
+    the second's): the modifiers sort one plural set, as
+    `_adjective_members` says of a clean parse."""
+    doc = token.doc
+    sent = token.sent
+    if token.i - 1 <= sent.start or token.i + 2 >= sent.end:
+        return False
+    before, after = doc[token.i - 1], doc[token.i + 1]
+    if before.tag_ not in _MODIFIER_TAGS or after.tag_ not in _MODIFIER_TAGS:
+        return False
+    opener = doc[token.i - 2]
+    if opener.text == "," or opener.tag_ in _MODIFIER_TAGS or opener.pos_ in ("NOUN", "PROPN"):
+        return False  # a list of three ("old, damaged or destroyed"), or a participle after its noun
+    i = token.i + 2
+    while i < sent.end and doc[i].pos_ in ("NOUN", "PROPN") and doc[i].tag_ not in _PLURAL_TAGS:
+        i += 1  # compound nouns before the head: "damaged or destroyed school buildings"
+    return _plural_head_at(doc, i, sent.end)
+
+
+def _plural_head_at(doc, i: int, end: int) -> bool:
+    return i < end and doc[i].tag_ in _PLURAL_TAGS and (i + 1 >= end or doc[i + 1].pos_ not in ("NOUN", "PROPN"))
+
+
+def _articled_modifier_run(token: Token) -> bool:
+    """"the A and the B PLURAL", each member a run of modifiers under its
+    own "the" ("the Spanish-American and the Russo-Japanese wars": one war
+    each): the plural is sorted by the members, as in `_modifier_run`. Both
+    "the"s are required, so a clause ("the ship was old and the crew
+    members ...") is no such run."""
+    doc = token.doc
+    sent = token.sent
+
+    def modifier(word: Token) -> bool:
+        return word.tag_ in _MODIFIER_TAGS or word.tag_ in ("HYPH", "NN", "NNP")
+
+    if doc[token.i - 1].tag_ not in (*_MODIFIER_TAGS, "NNP"):
+        return False  # a common noun before the conjunction is a member, not a modifier: "the coast and the harbour towns"
+    i = token.i - 1
+    while i > sent.start and modifier(doc[i]):
+        i -= 1
+    if i == token.i - 1 or doc[i].lower_ != "the":
+        return False
+    j = token.i + 1
+    if j >= sent.end or doc[j].lower_ != "the":
+        return False
+    j += 1
+    start = j
+    while j < sent.end and modifier(doc[j]):
+        j += 1
+    # a common plural ("wars"), not a name's ("the New York Giants and the Cleveland Indians": two teams)
+    return j > start and _plural_head_at(doc, j, sent.end) and doc[j].tag_ == "NNS" and doc[j].is_lower
+
+
+def _distributed_kinds(first: Token) -> bool:
+    """Two adjectives on a singular noun in the "of" phrase of a plural ("the
+    codes of civil and criminal procedure"): the plural holds one member of
+    each kind, so "or" leaves the same codes, or no sense."""
+    if first.dep_ != "amod" or first.tag_ != "JJ" or len(first.conjuncts) != 1:
+        return False
+    noun = first.head
+    if noun.tag_ != "NN" or noun.i < first.conjuncts[0].i:
+        return False
+    return noun.dep_ == "pobj" and noun.head.lower_ == "of" and noun.head.head.tag_ in _PLURAL_TAGS
+
+
+def _shared_restriction(first: Token) -> bool:
+    """Two bare plural nouns under one restrictive relative clause or
+    participle ("penalties on shops and bars that open late"): the clause
+    restricts both, and the plural names the members of either kind, so
+    "or" names the same set. The second noun bare (no determiner, number
+    or possessive of its own), so the clause is shared, not the second's."""
+    if first.tag_ not in _PLURAL_TAGS or len(first.conjuncts) != 1:
+        return False
+    second = first.conjuncts[0]
+    if second.tag_ != "NNS" or second.i < first.i or any(c.dep_ in ("det", "nummod", "poss") for c in second.children):
+        return False
+    clauses = [c for c in [*second.children, *first.children] if c.dep_ in ("relcl", "acl") and c.i > second.i]
+    return any(c.dep_ == "relcl" or c.tag_ in ("VBN", "VBG") for c in clauses)

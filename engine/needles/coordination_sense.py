@@ -53,7 +53,7 @@ _TITLE_NOUNS = frozenset(
 # of amity, commerce, and navigation", "the society of arts and sciences"): "of A and B" is part of the name
 _NAME_NOUNS = frozenset(
     "treaty act convention charter pact accord protocol declaration statute society association academy "
-    "college museum league federation guild order company court tribunal".split()
+    "college museum league federation guild order company court tribunal partnership".split()
 )
 _TITLE_PREPOSITIONS = frozenset({"of", "for", "on"})
 
