@@ -255,8 +255,15 @@ def test_gazetteer_likes_of_a_region_share_its_iso_type_and_country():
 
 def test_gazetteer_likes_abstain_for_other_kinds_and_unsettled_names():
     assert gazetteer_likes("Soviet Union") == ()  # a former country: its likes are of its time
-    assert gazetteer_likes("Europe") == ()  # a continent
     assert gazetteer_likes("Scotland") == ()  # a nation of the United Kingdom
     assert gazetteer_likes("Georgia") == ()  # the country or the state: unknown
     assert gazetteer_likes("Tumbolia") == ()
     assert gazetteer_likes("Lyon") == gazetteer_likes("Lyon")  # deterministic: a fixed order
+
+
+def test_gazetteer_likes_of_a_continent_are_the_other_continents_that_stand_as_it_did():
+    likes = gazetteer_likes("Europe")
+    assert {"Africa", "Asia", "South America"} <= set(likes)
+    # "France, in Europe": no other continent holds France
+    assert same_kind_places("Europe", ["France"], likes) == []
+    assert "Asia" in same_kind_places("Europe", [], likes) and "Europe" not in same_kind_places("Europe", [], likes)

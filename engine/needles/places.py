@@ -68,7 +68,8 @@ When a document names no other place of a span's kind, `gazetteer_likes`
 draws same-kind places from the same data (issue 27, session 14): a
 country, the most populous one-word UN member states; a city, the largest
 cities of its country; a region, the regions of its ISO 3166-2 type in its
-country. `same_kind_places` still decides which of them may stand in.
+country; a continent, the other continents. `same_kind_places` still
+decides which of them may stand in.
 """
 
 from __future__ import annotations
@@ -554,8 +555,8 @@ def gazetteer_likes(text: str) -> tuple[str, ...]:
     rather than a document: for a country, the LIKELY_COUNTRIES most
     populous one-word UN member states; for a city, the LIKELY_CITIES
     largest cities of its country; for a region, the regions of its ISO
-    3166-2 type in its country. Empty for other kinds (a former country, a
-    nation of the UK, a continent, a territory) and when the country or the
+    3166-2 type in its country; for a continent, the others. Empty for other
+    kinds (a former country, a nation of the UK, a territory) and when the country or the
     type is not one (a name of several readings in different countries).
     The same place and places that contain it or lie in it are left to
     `same_kind_places`, which decides what may stand in a sentence."""
@@ -569,4 +570,13 @@ def gazetteer_likes(text: str) -> tuple[str, ...]:
         return _likely_cities(countries.pop())
     if place.kind == "region" and place.division and len(countries) == 1:
         return _likely_regions(countries.pop(), place.division)
+    if place.kind == "continent":
+        return _continents()
     return ()
+
+
+@functools.cache
+def _continents() -> tuple[str, ...]:
+    """GeoNames' continents whose name the gazetteer reads as that continent, sorted."""
+    names = (c["name"] for c in _geonames()[0].values())
+    return tuple(sorted(n for n in names if (p := place_of(n)) is not None and p.kind == "continent"))
