@@ -63,7 +63,7 @@ def ner_refusal(ent, sent, entities, disputed: frozenset[str]) -> str:
         return "determiner (slot)"
     if label in E.PLACE_LABELS and E.place_of(span.text) is None:
         return "place unknown to the gazetteers"
-    pool = E._pool(span, label, sent, entities)
+    pool, _ = E._pool(span, label, sent, entities)
     if not pool:
         return "no same-kind place" if label in E.PLACE_LABELS else f"no other {label} in the document"
     options = E.entity_options(sent, entities)
@@ -84,7 +84,9 @@ def diagnose(doc, settings) -> dict:
     spans, texts = sentences.spans, sentences.texts
     n, middle = len(spans), len(spans) // 2
     gate = needle_refusals(doc, spans)
-    entities, disputed = E.document_entity_texts(doc, doc.user_data.get("year")), E.disputed_texts(doc)
+    year = doc.user_data.get("year")
+    entities, disputed = E.document_entity_texts(doc, year), E.disputed_texts(doc)
+    entities = E.with_gazetteer(doc, entities, year) or entities  # a no_ner drop had the gazetteers' places too
     radius = {"neg": settings.scan_radius, "con": settings.scan_radius, "ner": settings.ner_scan_radius}
     out = {"n": n, "middle": middle, "types": {}}
     for needle in ("neg", "con", "ner"):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from engine.needles.entities import document_entity_texts, entity_options
+from engine.needles.places import place_of
 
 # one document of our own: cities, countries, a title naming a city, aliases
 DOCUMENT = (
@@ -333,3 +334,55 @@ def test_a_person_tagged_with_a_courtesy_title_is_neither_span_nor_replacement(n
     assert not any("Ms" in r for r in offered), offered
     assert all("Ms Carla Venn" not in sentence for sentence in options.values())
     assert options["Tom Baker said growth would come."] == {"Tom Baker": ("Rosa Lind",)}
+
+
+# a document of our own that names one country and one city and no other place of either kind
+LONE_PLACES = (
+    "Officials in Kenya said on Monday that the new road would open next year. "
+    "The minister told reporters in Mombasa that the work was on time. "
+    "Kenya will pay for most of the road, the minister said on Monday."
+)
+
+
+def _options(doc, entities):
+    return {s.text.strip(): {o.text: o.replacements for o in entity_options(s, entities)} for s in doc.sents}
+
+
+def test_a_place_without_a_same_kind_place_in_its_document_takes_one_from_the_gazetteers(nlp):
+    from engine.needles.entities import with_gazetteer
+    from engine.needles.places import gazetteer_likes
+
+    doc = nlp(LONE_PLACES)
+    entities = document_entity_texts(doc)
+    assert all("Kenya" not in o and "Mombasa" not in o for o in _options(doc, entities).values())
+    drawn = _options(doc, with_gazetteer(doc, entities))
+    countries = drawn["Kenya will pay for most of the road, the minister said on Monday."]["Kenya"]
+    assert countries and "Kenya" not in countries and set(countries) <= set(gazetteer_likes("Kenya"))
+    cities = drawn["The minister told reporters in Mombasa that the work was on time."]["Mombasa"]
+    assert cities and "Mombasa" not in cities and set(cities) <= set(gazetteer_likes("Mombasa"))
+    assert "Nairobi" not in cities or "Nairobi" in gazetteer_likes("Mombasa")  # a Kenyan city: the same country
+    assert drawn == _options(doc, with_gazetteer(doc, entities))  # the same every time
+
+
+def test_no_gazetteer_place_for_a_document_of_or_about_a_time_before_today_s_map(nlp):
+    from engine.needles.entities import with_gazetteer
+
+    doc = nlp(LONE_PLACES)
+    assert with_gazetteer(doc, document_entity_texts(doc), year=1990) is None  # written before 1992
+    old = nlp(LONE_PLACES.replace("next year", "in 1988"))
+    assert with_gazetteer(old, document_entity_texts(old)) is None  # mentions a year before 1992
+    recent = nlp(LONE_PLACES.replace("next year", "in 2019"))
+    assert with_gazetteer(recent, document_entity_texts(recent)) is not None
+
+
+def test_a_gazetteer_country_never_names_a_place_of_the_sentence_again(nlp):
+    from engine.needles.entities import with_gazetteer
+
+    # the document's only Kenyan city shares its sentence with "Kenya"; the gazetteers' likes keep it Kenyan
+    # and "India" and "Japan", in the sentence, are never offered for a country of it
+    doc = nlp("Kenya, India and Japan signed the accord in Mombasa on Monday. The minister said Kenya would sign it again.")
+    drawn = _options(doc, with_gazetteer(doc, document_entity_texts(doc)))
+    first = drawn["Kenya, India and Japan signed the accord in Mombasa on Monday."]
+    assert first["Mombasa"] and all(place_of(c).within >= {"C:KE"} for c in first["Mombasa"])
+    for text, replacements in first.items():
+        assert not {"Kenya", "India", "Japan", "Mombasa"} & set(replacements), (text, replacements)

