@@ -101,6 +101,7 @@ def test_the_check_reads_the_conjunction_it_is_given(nlp):
         # issue 27, session 14: other comparatives in the first half ("the further"/"the fewer", tagged as
         # plain adjectives), and the frame inside a reported clause, not at the sentence start
         ("antecedent", "The further north and the colder it got, the less the crew spoke."),
+        ("antecedent", "A survey found that the further away a village lies from a port and the poorer its road, then the more it pays for fuel."),
         ("antecedent", "Economists said the higher the taxes and the lower the wages, the weaker the recovery would be."),
         ("antecedent", "Officials said the further the talks go and the fewer concessions are made, the more anxious the markets become."),
         # a noun modified by a negative adjective licenses "any" in its complement

@@ -102,6 +102,9 @@ REFUSED = {
         "The inspectors found some structural and electrical damage in the hall.",
         "He worked for a law enforcement and intelligence agency in the capital.",
         "The camp now shelters women and child refugees from the north.",
+        # shared modifiers before the first noun and a shared phrase after the second
+        "He ran the Danish law enforcement and intelligence agency known as the PET.",
+        "The charity surveyed women and child refugees in the camps.",
     ],
     # free choice under a noun, as under "able to": "the ability to recruit nurses or teachers" says the same
     "free choice": [

@@ -200,9 +200,11 @@ def comparative_antecedent(token: Token) -> bool:
     start = next((k for k in range(len(words)) if comparative_at(k)), None)
     if start is None:
         return False
-    second = next(
-        (k for k in range(start + 2, len(words)) if words[k - 1].text == "," and comparative_at(k, loose=True)), None
-    )
+    def second_half_at(k: int) -> bool:  # ", the ..." or ", then the ..."
+        before = k - 2 if words[k - 1].lower_ == "then" else k - 1
+        return before > start and words[before].text == "," and comparative_at(k, loose=True)
+
+    second = next((k for k in range(start + 2, len(words)) if second_half_at(k)), None)
     return second is not None and words[start].i <= token.i < words[second].i
 
 

@@ -415,10 +415,9 @@ def _compound_modifiers_misparsed(token: Token) -> bool:
         return False  # a list ("age, gender, income and employment status") reads as a list
     if second.tag_ not in ("NN", "NNS") or before.lower_.endswith("ing"):
         return False  # a name, or a gerund sharing the object: "writing and recording demos" are two acts
-    # the first conjunct bare: nothing of its own beyond the determiner the phrase may share
-    return before.pos_ == "NOUN" and not any(
-        c.dep_ in ("nummod", "poss", "amod", "prep", "relcl", "acl") for c in before.children
-    )
+    # the first conjunct bare: no number or possessive of its own (a determiner, an adjective before
+    # it or a phrase after the second conjunct may be shared: "the Russian law enforcement and ...")
+    return before.pos_ == "NOUN" and not any(c.dep_ in ("nummod", "poss") for c in before.children)
 
 
 def _distributed_kinds(first: Token) -> bool:
