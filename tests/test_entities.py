@@ -115,6 +115,18 @@ def test_a_possessive_s_never_takes_a_plural_form_name(nlp):
     assert "Peru" in replacements and not {"Philippines", "the Philippines"} & replacements
 
 
+def test_a_name_joined_by_a_hyphen_to_the_next_word_gives_no_evidence_of_its_article(nlp):
+    # "US-headquartered" modifies: it never shows the document writing "US" bare, so "Chile's plan" is not "US's plan"
+    doc = nlp(
+        "Copper from Peru reached the port in 2015. It became the first US-headquartered bank in the market. "
+        "Officials said Chile's plan for the port would cost more."
+    )
+    entities = document_entity_texts(doc)
+    last = list(doc.sents)[-1]
+    replacements = {r for o in entity_options(last, entities) if o.label == "GPE" for r in o.replacements}
+    assert "Peru" in replacements and "US" not in replacements
+
+
 # a fourth, of an old document: places as the document relates them then, a currency and laws named with a year
 HISTORY = (
     "Maine, at present a part of Massachusetts, asked for a separate court in 1802. Farmers in Maine sold timber "

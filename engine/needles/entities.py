@@ -161,12 +161,23 @@ def _slot(span: Span) -> str | None:
     if root.dep_ in _MODIFIER_DEPS and root.head.i >= span.end:
         return "mod"
     doc = span.doc
+    if _hyphened_to_the_next_word(span):
+        return "mod"  # "the first US-headquartered bank": no evidence of how the name heads a noun phrase
     before = doc[span.start - 1] if span.start > 0 else None
     if before is not None and before.pos_ == "DET":
         if before.lower_ == "the" and before.head.i in range(span.start, span.end):
             return "the"
         return None
     return "bare"
+
+
+def _hyphened_to_the_next_word(span: Span) -> bool:
+    """Whether a hyphen with no space joins the span to the word after it ("US-headquartered", "Japan-based")."""
+    doc = span.doc
+    return (
+        span.end + 1 < len(doc) and doc[span.end].text in ("-", "\u2013")
+        and not span[-1].whitespace_ and not doc[span.end].whitespace_
+    )  # fmt: skip
 
 
 def _runs_into_a_name(span: Span) -> bool:
