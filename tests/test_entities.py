@@ -398,3 +398,15 @@ def test_a_gazetteer_country_never_names_a_place_of_the_sentence_again(nlp):
     assert first["Mombasa"] and all(place_of(c).within >= {"C:KE"} for c in first["Mombasa"])
     for text, replacements in first.items():
         assert not {"Kenya", "India", "Japan", "Mombasa"} & set(replacements), (text, replacements)
+
+
+def test_a_name_set_beside_a_work_noun_by_commas_is_a_title_not_a_person(nlp):
+    # "a biographical feature, Mara Quill,": a film named after a person is neither span nor replacement
+    doc = nlp(
+        "The studio released two films this year. The first was a biographical feature, Mara Quill, based on the "
+        "life of a Welsh poet. Mara Quill opened in cinemas in April. The director Tomas Reyes said the cast had "
+        "worked for little pay. Tomas Reyes wrote the script in Cardiff."
+    )
+    entities = document_entity_texts(doc)
+    assert "Tomas Reyes" in entities.names["PERSON"]
+    assert "Mara Quill" not in entities.names["PERSON"] and "Mara Quill" not in entities.labels

@@ -103,10 +103,11 @@ WATER_AND_LAND_FEATURES = frozenset(
 PLACE_PREPOSITIONS = frozenset("in at near into inside outside throughout across".split())
 MOTION_VERBS = frozenset("move return transfer go travel relocate emigrate".split())  # "moved to Habana": a place
 # common nouns that, written just before a name ("the band Hawthorne Heights",
-# "theatre company Black Lung"), say it is not a person
+# "theatre company Black Lung") or set beside it by a comma ("a biographical feature, Xu Lin,"), say it is not a person
 NOT_NAME_KINDS = frozenset(
     "band group club team side label company firm magazine newspaper journal album film movie novel book song "
-    "series show ship horse dog tiger animal brand network station".split()
+    "series show ship horse dog tiger animal brand network station feature documentary biopic play opera musical "
+    "drama sitcom painting poem memoir".split()
 )
 # "Earl of Westmorland", "King of France": a title, not a person's name
 TITLE_WORDS = frozenset(
@@ -206,18 +207,34 @@ def _runs_into_a_name(span: Span) -> bool:
     return owner is not None and sent_start < owner.i < span.start and owner.text[:1].isupper() and owner.ent_type_ not in _NAMED_BY_ITSELF
 
 
+def _named_beside_a_kind(span: Span) -> bool:
+    """Whether a noun of NOT_NAME_KINDS stands right before the span ("the band
+    Hawthorne Heights") or before a comma that sets the span beside it as its
+    name, closed by a comma, a bracket or the sentence's end ("a biographical
+    feature, Xu Lin, based on ...": a film named after a person)."""
+    doc = span.doc
+
+    def kind(i: int) -> bool:
+        return i >= span.sent.start and doc[i].pos_ == "NOUN" and doc[i].lower_ in NOT_NAME_KINDS
+
+    if kind(span.start - 1):
+        return True
+    closed = span.end >= span.sent.end or doc[span.end].text in (",", "(", ".", ";")
+    return span.start - 2 >= 0 and doc[span.start - 1].text == "," and kind(span.start - 2) and closed
+
+
 def _contradicted_by_syntax(span: Span, label: str) -> bool:
     """A PERSON as the object of a place preposition ("a club in Hemel
     Hempstead") or of a move ("moved to Habana"), a place as the agent of a
     passive ("by West-East Bag") or the subject of being born, married, dying
     or saying ("Namaste died"), and any name right after a noun that says it
-    is a band, club, company or work ("the band Hawthorne Heights"). A
+    is a band, club, company or work, or set beside one by commas
+    (`_named_beside_a_kind`). A
     country the gazetteers know (engine.needles.places) may be an agent or
     say something: its government acts ("ratified by the United States",
     "Russia says"); a city or region there is more often a club or a person."""
     doc = span.doc
-    before = doc[span.start - 1] if span.start > 0 else None
-    if before is not None and before.pos_ == "NOUN" and before.lower_ in NOT_NAME_KINDS:
+    if _named_beside_a_kind(span):
         return True
     root = span.root
     # a country acts and speaks by its government ("Norway says", "ratified by Norway"); it is never born or dead
