@@ -210,8 +210,8 @@ def _runs_into_a_name(span: Span) -> bool:
 def _named_beside_a_kind(span: Span) -> bool:
     """Whether a noun of NOT_NAME_KINDS stands right before the span ("the band
     Hawthorne Heights") or before a comma that sets the span beside it as its
-    name, closed by a comma, a bracket or the sentence's end ("a biographical
-    feature, Xu Lin, based on ...": a film named after a person)."""
+    name, closed by a comma ("a biographical feature, Xu Lin, based on ...":
+    a film named after a person)."""
     doc = span.doc
 
     def kind(i: int) -> bool:
@@ -219,7 +219,8 @@ def _named_beside_a_kind(span: Span) -> bool:
 
     if kind(span.start - 1):
         return True
-    closed = span.end >= span.sent.end or doc[span.end].text in (",", "(", ".", ";")
+    # closed by a comma: an opening phrase ("In the E4's show, Ana Lima (who ...) voiced") is followed by its clause
+    closed = span.end < span.sent.end and doc[span.end].text == ","
     return span.start - 2 >= 0 and doc[span.start - 1].text == "," and kind(span.start - 2) and closed
 
 
