@@ -115,6 +115,18 @@ def test_a_possessive_s_never_takes_a_plural_form_name(nlp):
     assert "Peru" in replacements and not {"Philippines", "the Philippines"} & replacements
 
 
+def test_a_name_joined_by_a_hyphen_to_the_next_word_gives_no_evidence_of_its_article(nlp):
+    # "US-headquartered" modifies: it never shows the document writing "US" bare, so "Chile's plan" is not "US's plan"
+    doc = nlp(
+        "Copper from Peru reached the port in 2015. It became the first US-headquartered bank in the market. "
+        "Officials said Chile's plan for the port would cost more."
+    )
+    entities = document_entity_texts(doc)
+    last = list(doc.sents)[-1]
+    replacements = {r for o in entity_options(last, entities) if o.label == "GPE" for r in o.replacements}
+    assert "Peru" in replacements and "US" not in replacements
+
+
 # a fourth, of an old document: places as the document relates them then, a currency and laws named with a year
 HISTORY = (
     "Maine, at present a part of Massachusetts, asked for a separate court in 1802. Farmers in Maine sold timber "
@@ -386,3 +398,15 @@ def test_a_gazetteer_country_never_names_a_place_of_the_sentence_again(nlp):
     assert first["Mombasa"] and all(place_of(c).within >= {"C:KE"} for c in first["Mombasa"])
     for text, replacements in first.items():
         assert not {"Kenya", "India", "Japan", "Mombasa"} & set(replacements), (text, replacements)
+
+
+def test_a_name_set_beside_a_work_noun_by_commas_is_a_title_not_a_person(nlp):
+    # "a biographical feature, Mara Quill,": a film named after a person is neither span nor replacement
+    doc = nlp(
+        "The studio released two films this year. The first was a biographical feature, Mara Quill, based on the "
+        "life of a Welsh poet. Mara Quill opened in cinemas in April. The director Tomas Reyes said the cast had "
+        "worked for little pay. Tomas Reyes wrote the script in Cardiff."
+    )
+    entities = document_entity_texts(doc)
+    assert "Tomas Reyes" in entities.names["PERSON"]
+    assert "Mara Quill" not in entities.names["PERSON"] and "Mara Quill" not in entities.labels

@@ -107,6 +107,21 @@ def test_an_exchange_whose_labelled_lines_the_gate_dropped_marks_an_interview(nl
         assert got[sentence] == "interview"
 
 
+def test_an_askers_label_after_a_teasers_dateline_and_a_dash_marks_an_interview(nlp):
+    # a related-story teaser ends in its date; the outlet's label follows a dash on the same line
+    text = (
+        "Bakers across the west are cutting the size of their loaves as the cost of flour climbs. (12.04.2019) "
+        "-Gazette: Ms Marlow, what has the drought done to the price of flour this year? "
+        "Ines Marlow: The price has gone up by a third since the spring, and the mills expect more. "
+        "We bake smaller loaves now rather than charge more for each one. "
+        "Many small bakers in the county will not survive another dry summer."
+    )
+    got = refusals(nlp, text)
+    for sentence in ("We bake smaller loaves now rather than charge more for each one.",
+                     "Many small bakers in the county will not survive another dry summer."):  # fmt: skip
+        assert got[sentence] == "interview"
+
+
 def test_questions_put_to_someone_and_answered_in_any_person_mark_an_interview(nlp):
     # a Q&A without labels: the questions address the interviewee, the answers do not open in the first person
     text = INTRO + (

@@ -23,7 +23,8 @@ question 2).
   questions are the writer's own); and so is one with a question between
   two different speakers' labels ("DW: ...? Rolf Rische: ..."), read from
   the whole text, since the gate drops a sentence that opens with a
-  label. Its part runs
+  label; a label may follow page debris on its line (a teaser's bracketed
+  date, a dash: "(20.08.2016) -DW: ..."). Its part runs
   from its first question (the first turn's, or an earlier one that is at
   most QUESTION_REACH sentences before the next question of the part; or
   from a speaker label just before it, within LABEL_REACH sentences) to the
@@ -75,6 +76,9 @@ _WORD = re.compile(r"[A-Za-z]+")
 # "Name:", "Al Jazeera:", "DW:", "Q:" at the start of what follows a question
 _SPEAKER = re.compile(r"^([A-Z][\w.'\u2019-]*(?:\s[A-Z][\w.'\u2019-]*){0,3}):(?:\s|$)")
 _KICKER = re.compile(r"[A-Z]{4,}")
+# page debris a label may follow on its line: a bracketed dateline closing the teaser before it
+# ("(20.08.2016) -DW: ..."), a dash or a bullet
+_LABEL_DEBRIS = re.compile(r"^(?:\([^()]{1,40}\)\s*)?[-\u2013\u2014\u2022*|>]*\s*")
 _REPORTED = re.compile(
     r"\b(?:says|said|say|saying|told\s+(?:[A-Z][\w-]*\s?){1,3}|tells\s+(?:[A-Z][\w-]*\s?){1,3}|adds|added|writes|wrote|"
     r"tweets|tweeted|declares|declared|states|stated|asks|asked|replies|replied|answers|answered)\s*:\s+(?![" + _QUOTES + r"])[A-Z]"
@@ -268,8 +272,9 @@ def _labelled_exchange(text: str, spans: Sequence[_Sentence]) -> int | None:
 
 
 def _label_name(opening: str) -> str | None:
-    """The speaker's name if `opening` starts with a label ("DW:", "Ana Ruiz:"), not an all-capitals kicker."""
-    match = _SPEAKER.match(opening)
+    """The speaker's name if `opening` starts with a label ("DW:", "Ana Ruiz:"), not an all-capitals kicker;
+    the label may follow page debris ("(20.08.2016) -DW:", "- Ana Ruiz:")."""
+    match = _SPEAKER.match(_LABEL_DEBRIS.sub("", opening, count=1))
     return None if match is None or _KICKER.search(match.group(1)) else match.group(1)
 
 

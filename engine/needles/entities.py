@@ -103,10 +103,11 @@ WATER_AND_LAND_FEATURES = frozenset(
 PLACE_PREPOSITIONS = frozenset("in at near into inside outside throughout across".split())
 MOTION_VERBS = frozenset("move return transfer go travel relocate emigrate".split())  # "moved to Habana": a place
 # common nouns that, written just before a name ("the band Hawthorne Heights",
-# "theatre company Black Lung"), say it is not a person
+# "theatre company Black Lung") or set beside it by a comma ("a biographical feature, Xu Lin,"), say it is not a person
 NOT_NAME_KINDS = frozenset(
     "band group club team side label company firm magazine newspaper journal album film movie novel book song "
-    "series show ship horse dog tiger animal brand network station".split()
+    "series show ship horse dog tiger animal brand network station feature documentary biopic play opera musical "
+    "drama sitcom painting poem memoir".split()
 )
 # "Earl of Westmorland", "King of France": a title, not a person's name
 TITLE_WORDS = frozenset(
@@ -161,12 +162,23 @@ def _slot(span: Span) -> str | None:
     if root.dep_ in _MODIFIER_DEPS and root.head.i >= span.end:
         return "mod"
     doc = span.doc
+    if _hyphened_to_the_next_word(span):
+        return "mod"  # "the first US-headquartered bank": no evidence of how the name heads a noun phrase
     before = doc[span.start - 1] if span.start > 0 else None
     if before is not None and before.pos_ == "DET":
         if before.lower_ == "the" and before.head.i in range(span.start, span.end):
             return "the"
         return None
     return "bare"
+
+
+def _hyphened_to_the_next_word(span: Span) -> bool:
+    """Whether a hyphen with no space joins the span to the word after it ("US-headquartered", "Japan-based")."""
+    doc = span.doc
+    return (
+        span.end + 1 < len(doc) and doc[span.end].text in ("-", "\u2013")
+        and not span[-1].whitespace_ and not doc[span.end].whitespace_
+    )  # fmt: skip
 
 
 def _runs_into_a_name(span: Span) -> bool:
@@ -195,18 +207,35 @@ def _runs_into_a_name(span: Span) -> bool:
     return owner is not None and sent_start < owner.i < span.start and owner.text[:1].isupper() and owner.ent_type_ not in _NAMED_BY_ITSELF
 
 
+def _named_beside_a_kind(span: Span) -> bool:
+    """Whether a noun of NOT_NAME_KINDS stands right before the span ("the band
+    Hawthorne Heights") or before a comma that sets the span beside it as its
+    name, closed by a comma ("a biographical feature, Xu Lin, based on ...":
+    a film named after a person)."""
+    doc = span.doc
+
+    def kind(i: int) -> bool:
+        return i >= span.sent.start and doc[i].pos_ == "NOUN" and doc[i].lower_ in NOT_NAME_KINDS
+
+    if kind(span.start - 1):
+        return True
+    # closed by a comma: an opening phrase ("In the E4's show, Ana Lima (who ...) voiced") is followed by its clause
+    closed = span.end < span.sent.end and doc[span.end].text == ","
+    return span.start - 2 >= 0 and doc[span.start - 1].text == "," and kind(span.start - 2) and closed
+
+
 def _contradicted_by_syntax(span: Span, label: str) -> bool:
     """A PERSON as the object of a place preposition ("a club in Hemel
     Hempstead") or of a move ("moved to Habana"), a place as the agent of a
     passive ("by West-East Bag") or the subject of being born, married, dying
     or saying ("Namaste died"), and any name right after a noun that says it
-    is a band, club, company or work ("the band Hawthorne Heights"). A
+    is a band, club, company or work, or set beside one by commas
+    (`_named_beside_a_kind`). A
     country the gazetteers know (engine.needles.places) may be an agent or
     say something: its government acts ("ratified by the United States",
     "Russia says"); a city or region there is more often a club or a person."""
     doc = span.doc
-    before = doc[span.start - 1] if span.start > 0 else None
-    if before is not None and before.pos_ == "NOUN" and before.lower_ in NOT_NAME_KINDS:
+    if _named_beside_a_kind(span):
         return True
     root = span.root
     # a country acts and speaks by its government ("Norway says", "ratified by Norway"); it is never born or dead
