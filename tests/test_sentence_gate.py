@@ -444,6 +444,9 @@ PROSE_WITH_A_NAME_AS_SUBJECT = (
     "Ann thinks the plan Tom Byrne drafted was weak.",
     "As the city gears up for the parade Mayor Tom Byrne pledged to keep the streets open.",
     "No other singer Ann Walsh admired sold as many records.",
+    # a name the tagger splits, and a reported subject after "said": one clause each
+    "When Keep Your Coast was signed into law, it was popular, Walsh claimed.",
+    "Ann said Tom, as the head of the board, or another member might speak up.",
 )
 
 

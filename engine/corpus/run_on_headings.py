@@ -47,10 +47,8 @@ parsed sentence and say why it is not one clean sentence, or None:
   stand before it) and a past-tense verb heading the sentence, with no
   punctuation, conjunction or subordinator between ("Dublin gears up for
   the Easter Parade Mayor Tom Byrne pledged ..."; a present tense in a
-  past report is a headline's); a verb given two subjects, the later a
-  person's name, with neither punctuation nor a conjunction between; a
-  headline's attribution, a bare singular noun and "says", right before a
-  name ("Farmers have this figured out, tariff critic says Ann Walsh, who
+  past report is a headline's); a headline's attribution, a bare
+  singular noun and "says", right before a name ("Farmers have this figured out, tariff critic says Ann Walsh, who
   ..."; prose gives the noun an article: "The critic says Ann ..."); or a
   name premodified by a noun under the negative determiner "no" ("No
   clear agenda Ann Walsh, a lecturer, said ...": a role before a name
@@ -258,8 +256,6 @@ def _written_lowercase(token: Token) -> bool:
     return any(t.text == lower and t.tag_ == "NNS" for t in token.doc if t.i != token.i)
 
 
-_SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass"})
-_PRONOUN_OR_DETERMINER_TAGS = frozenset({"PRP", "DT", "EX", "WP", "WDT"})
 _ARTICLE_DEPS = frozenset({"det", "poss", "nummod", "predet"})
 
 
@@ -267,26 +263,10 @@ def headline_before_subject(span: Span) -> bool:
     """Whether a headline runs into `span` before a person's name that is a
     subject (module docstring)."""
     return (
-        _two_subjects(span)
-        or _present_headline_before_past_clause(span)
+        _present_headline_before_past_clause(span)
         or _negated_role_before_name(span)
         or _headline_attribution_before_name(span)
     )
-
-
-def _two_subjects(span: Span) -> bool:
-    doc = span.doc
-    for verb in span:
-        subjects = [child for child in verb.children if child.dep_ in _SUBJECT_DEPS]
-        if len(subjects) < 2 or subjects[0].i - span.start > MAX_HEADING_TOKENS:
-            continue
-        first, second = subjects[0], subjects[-1]
-        if second.ent_type_ != "PERSON" or first.tag_ in _PRONOUN_OR_DETERMINER_TAGS:
-            continue  # "Ann has this figured out": the parser's second subject is the object
-        between = doc[first.i + 1 : second.left_edge.i]
-        if not any(t.is_punct or t.tag_ == "CC" for t in between):
-            return True
-    return False
 
 
 def _negated_role_before_name(span: Span) -> bool:
