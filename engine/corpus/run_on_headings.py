@@ -360,4 +360,3 @@ def _present_verb_before(span: Span, start: int) -> Token | None:
         if token.is_punct or token.tag_ in _CLAUSE_JOINING_TAGS or token.dep_ == "mark" or token.tag_ in FINITE_TAGS:
             return None
     return None
-    return False
