@@ -419,3 +419,42 @@ def test_headings_fused_onto_a_sentence_are_no_needles(nlp, text, why):
 def test_a_plain_sentence_with_a_date_may_be_a_needle(nlp):
     text = "On June 12, Mayor Ann Walsh opened the new ferry terminal in Cobh."
     assert refusals(nlp, f"The ferry left Cork at noon. {text}")[text] == ""
+
+
+HEADLINES_BEFORE_A_SUBJECT = (
+    # a headline's present-tense clause, then a role and a name with a past-tense verb
+    "Dublin gears up for busy Easter Parade Mayor Tom Byrne pledged on Monday to keep the streets open.",
+    # a headline's "critic says" taking the name after it as a second subject
+    "Farmers have this figured out, tariff critic says Ann Walsh, who has run a dairy farm for years.",
+    # the same, the headline ending in a name
+    "Galway gears up for wet Arts Festival Mayor Tom Byrne pledged on Monday to keep the streets open.",
+    # a headline negating a noun before a name
+    "No clear agenda Ann Walsh, a lecturer at the university, said the talks had stalled.",
+)
+PROSE_WITH_A_NAME_AS_SUBJECT = (
+    "Labour MP Ann Walsh said the talks had stalled.",
+    "Ann and her brother Tom said the farm had been sold.",
+    "The mayor says Tom Byrne pledged to keep the streets open.",
+    "The farm, says Ann Walsh, who has run it for years, is for sale.",
+    "There was no answer Ann Walsh could give to the board.",
+    "Ann Walsh, the mayor, says the streets will stay open.",
+    "Ann has this figured out, her critics say.",
+    "The critic says Ann Walsh is wrong about the tariffs.",
+    "Ann's doctor says Tom Byrne was right to rest her.",
+    "Ann thinks the plan Tom Byrne drafted was weak.",
+    "As the city gears up for the parade Mayor Tom Byrne pledged to keep the streets open.",
+    "No other singer Ann Walsh admired sold as many records.",
+    # a name the tagger splits, and a reported subject after "said": one clause each
+    "When Keep Your Coast was signed into law, it was popular, Walsh claimed.",
+    "Ann said Tom, as the head of the board, or another member might speak up.",
+)
+
+
+@pytest.mark.parametrize(
+    "sentence, refused",
+    [(s, True) for s in HEADLINES_BEFORE_A_SUBJECT] + [(s, False) for s in PROSE_WITH_A_NAME_AS_SUBJECT],
+)
+def test_a_headline_run_into_a_named_subject_refuses_the_sentence_as_a_needle(nlp, sentence, refused):
+    # a role, a kin word, an inverted attribution or a contact relative clause before a name is prose
+    found = refusals(nlp, f"The ferry left Cork at noon. {sentence} The crew stayed in Cork.")
+    assert (found[sentence] == "headline_before_subject") == refused

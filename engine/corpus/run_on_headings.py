@@ -41,6 +41,23 @@ parsed sentence and say why it is not one clean sentence, or None:
   and one that opens with a one-word heading, a capitalised common noun
   before the name of a place or a body ("Harbours Cork has long been ...";
   a role before a person's name is prose: "Researcher Ann Walsh said").
+- `headline_before_subject(span)`: a headline run into a sentence whose
+  subject is a person's name, where the parse shows two clauses that
+  nothing joins: a present-tense headline clause, then a name (a role may
+  stand before it) and a past-tense verb heading the sentence, with no
+  punctuation, conjunction or subordinator between ("Dublin gears up for
+  the Easter Parade Mayor Tom Byrne pledged ..."; a present tense in a
+  past report is a headline's); a headline's attribution, a bare
+  singular noun and "says", right before a name ("Farmers have this figured out, tariff critic says Ann Walsh, who
+  ..."; prose gives the noun an article: "The critic says Ann ..."); or a
+  name premodified by a noun under the negative determiner "no" ("No
+  clear agenda Ann Walsh, a lecturer, said ...": a role before a name
+  names what the person is, never what they are not). "The mayor says Tom
+  pledged", "Ann and her brother Tom said", ", says Ann Walsh" and a
+  contact relative clause ("the plan Tom drafted was weak") are prose and
+  not taken. Needles only (engine.corpus.sentence_gate.needle_refusals):
+  the sentence may be prose the parser read wrongly, so it moves the
+  needle on and hay keeps it.
 """
 
 from __future__ import annotations
@@ -238,3 +255,108 @@ def _written_lowercase(token: Token) -> bool:
     lower = token.lower_
     return any(t.text == lower and t.tag_ == "NNS" for t in token.doc if t.i != token.i)
 
+
+_ARTICLE_DEPS = frozenset({"det", "poss", "nummod", "predet"})
+
+
+def headline_before_subject(span: Span) -> bool:
+    """Whether a headline runs into `span` before a person's name that is a
+    subject (module docstring)."""
+    return (
+        _present_headline_before_past_clause(span)
+        or _negated_role_before_name(span)
+        or _headline_attribution_before_name(span)
+    )
+
+
+def _negated_role_before_name(span: Span) -> bool:
+    """The sentence opens "No <adjectives> <noun> <Name>", the noun hung on
+    the name, and the name is followed by a comma or the sentence's verb
+    (a noun before a name that heads a contact relative clause is prose:
+    "No other singer Ann Walsh admired sold more", "There was no answer
+    Ann could give")."""
+    doc = span.doc
+    token = span[0]
+    if token.lower_ != "no" or token.dep_ != "det":
+        return False
+    k = token.i + 1
+    while k < span.end and doc[k].tag_ in ("JJ", "NN", "NNS") and not doc[k].ent_type_:
+        k += 1
+    if k == span.end or doc[k - 1].tag_ not in ("NN", "NNS"):
+        return False
+    noun, name = doc[k - 1], doc[k]
+    if name.ent_type_ != "PERSON" or name.ent_iob_ != "B" or noun.dep_ != "compound" or noun.head.ent_type_ != "PERSON":
+        return False
+    if token.head.i not in (noun.i, noun.head.i):
+        return False
+    end = k
+    while end + 1 < span.end and doc[end + 1].ent_iob_ == "I":
+        end += 1
+    # the name, then an apposition or the sentence's verb; not "No other singer Ann admired sold ..."
+    return end + 1 < span.end and (doc[end + 1].text == "," or end + 1 == span.root.i)
+
+
+def _headline_attribution_before_name(span: Span) -> bool:
+    """A headline's attribution, "<noun> says" with a bare singular common
+    noun as its subject, right before a person's name: "Obamacare critic
+    says Becky ..." (prose gives a singular count noun an article or a
+    possessive: "The critic says Ann Walsh is wrong", "Ann's doctor says")."""
+    doc = span.doc
+    for verb in span[1 : MAX_HEADING_TOKENS + 1]:
+        if verb.lower_ != "says" or verb.i + 1 >= span.end:
+            continue
+        noun, name = doc[verb.i - 1], doc[verb.i + 1]
+        if noun.tag_ != "NN" or noun.dep_ != "nsubj" or noun.head.i != verb.i or noun.ent_type_:
+            continue
+        if any(child.dep_ in _ARTICLE_DEPS for child in noun.children):
+            continue
+        if name.ent_type_ == "PERSON" and name.ent_iob_ == "B" and verb.whitespace_:
+            return True
+    return False
+
+
+_PRESENT_TAGS = frozenset({"VBZ", "VBP"})
+_CLAUSE_JOINING_TAGS = frozenset({"CC", "WDT", "WP", "WP$", "WRB"})
+
+
+def _present_headline_before_past_clause(span: Span) -> bool:
+    """A past-tense verb right after a person's name (a role may stand
+    before it) heads the sentence, or the parser joined it to a present-tense
+    verb before the name as a conjunct though no conjunction stands between;
+    and that present-tense verb has nothing joining its clause to the past
+    one: no punctuation, no conjunction, no subordinator, no verb right
+    before the name ("Dublin gears up for the Easter Parade Mayor Tom Byrne
+    pledged ..."). A contact relative clause ("Ann thinks the plan Tom
+    drafted was weak") makes the past verb a modifier, not the head, and
+    "The mayor says Tom pledged ..." puts a verb before the name."""
+    doc = span.doc
+    if span[0].tag_ in CLAUSE_OPENING_TAGS:
+        return False
+    for past in span[2 : MAX_HEADING_TOKENS + 4]:
+        last = doc[past.i - 1]
+        if past.tag_ != "VBD" or last.ent_type_ != "PERSON" or past.dep_ not in ("ROOT", "conj"):
+            continue
+        start = last.i
+        while start > span.start and doc[start].ent_iob_ == "I":
+            start -= 1
+        while start > span.start and doc[start - 1].tag_ == "NNP" and not doc[start - 1].ent_type_:
+            start -= 1  # a role written as a title: "President", "Mayor"
+        if start == span.start or doc[start - 1].tag_.startswith("VB"):
+            return False
+        present = _present_verb_before(span, start)
+        return present is not None and (past.dep_ == "ROOT" or past.head.i == present.i)
+    return False
+
+
+def _present_verb_before(span: Span, start: int) -> Token | None:
+    """The present-tense verb nearest before `start` in `span`, not the
+    first word, with no punctuation, conjunction, subordinator or other
+    finite verb between."""
+    doc = span.doc
+    for k in range(start - 1, span.start, -1):
+        token = doc[k]
+        if token.tag_ in _PRESENT_TAGS:
+            return token
+        if token.is_punct or token.tag_ in _CLAUSE_JOINING_TAGS or token.dep_ == "mark" or token.tag_ in FINITE_TAGS:
+            return None
+    return None

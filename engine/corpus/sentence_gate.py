@@ -72,6 +72,11 @@ on to the next one:
   capitalised word (engine.corpus.run_on_headings.heading_opening), a
   heading the parser kept ("The whole picture Neo Rauch takes ..."); the
   reading is ambiguous, so the sentence stays in hay;
+- "headline_before_subject": a headline run into a person's name that is a
+  subject, where the parse shows two clauses without punctuation or a
+  conjunction between (engine.corpus.run_on_headings.headline_before_subject:
+  "Dublin gears up for the Easter Parade Mayor Tom Byrne pledged ..."); hay
+  keeps it, as it does "heading_opening";
 - a heading or a timeline's date label run onto the sentence, in the forms
   engine.corpus.hay_check reads from the words
   (hay_check.FUSED_HEADING_FORMS: "June 12 Mayor Ann Walsh opened ...",
@@ -90,7 +95,7 @@ from engine.corpus.cleaning import LOST_CHARACTER, template_hole
 from engine.corpus.hay_check import fused_heading_form
 from engine.corpus.interviews import live_entry, speech_refusals
 from engine.corpus.page_rows import row_kind
-from engine.corpus.run_on_headings import heading_opening, opener_after_word
+from engine.corpus.run_on_headings import heading_opening, headline_before_subject, opener_after_word
 from engine.needles.quotation import DOUBLE_MARKS, PARAGRAPH, inside_after, quotation_marks
 
 if TYPE_CHECKING:
@@ -245,6 +250,8 @@ def needle_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
             refusals.append("table_entries")
         elif span.doc.has_annotation("DEP") and heading_opening(span):
             refusals.append("heading_opening")
+        elif span.doc.has_annotation("DEP") and headline_before_subject(span):
+            refusals.append("headline_before_subject")
         elif span.doc.has_annotation("DEP") and (form := fused_heading_form(span)):
             refusals.append(form)
         else:
