@@ -116,8 +116,6 @@ def scope_refusal(token: Token) -> str:
         return "members of a plural"
     if _distributed_kinds(first):
         return "kinds of a plural"
-    if _modifiers_of_one_head(first) or _compound_modifiers_misparsed(token):
-        return "modifiers of one head"
     following = next((t for t in token.doc[token.i + 1 : token.sent.end] if not t.is_punct), None)
     if following is not None and following.lower_ in _ENUMERATION_WORDS:
         return "enumeration"
@@ -310,8 +308,6 @@ def _restricting_participles(first: Token) -> bool:
 
 
 _MODIFIER_TAGS = frozenset({"JJ", "VBN", "VBG"})
-# determiners of quantity that a mass noun takes ("some wine", "much abuse")
-_MASS_DETERMINERS = frozenset({"some", "much", "more", "most", "such", "all", "enough", "less"})
 
 
 def _modifier_run(token: Token) -> bool:
@@ -368,56 +364,6 @@ def _articled_modifier_run(token: Token) -> bool:
         j += 1
     # a common plural ("wars"), not a name's ("the New York Giants and the Cleveland Indians": two teams)
     return j > start and _plural_head_at(doc, j, sent.end) and doc[j].tag_ == "NNS" and doc[j].is_lower
-
-
-def _modifiers_of_one_head(first: Token) -> bool:
-    """Two modifiers before one head noun that names a kind, not one thing:
-    a singular with no determiner or with a determiner of quantity
-    ("widespread verbal and physical abuse", "red and white wine", "some
-    ancient and modern art"). A bare singular is a mass noun, so the
-    modifiers sort one mass into kinds and "or" names the same (the
-    protocol's equivalent swap); plurals are `_adjective_members`'. A
-    singular of one thing ("a long and bitter quarrel", "the new and larger
-    ferry") has two traits, and "or" says less: still swapped."""
-    if first.dep_ not in ("amod", "compound", "nmod") or len(first.conjuncts) != 1:
-        return False
-    head = first.head
-    if head.pos_ != "NOUN" or head.tag_ != "NN" or head.i < first.conjuncts[0].i:
-        return False
-    if first.left_edge.i > first.sent.start and first.doc[first.left_edge.i - 1].text == ",":
-        return False  # the end of a longer list the parser hung on the last noun ("age, gender, income and ...")
-    if any(m.pos_ not in ("ADJ", "NOUN") for m in (first, *first.conjuncts)):
-        return False
-    return not any(
-        c.dep_ in ("poss", "nummod") or (c.dep_ in ("det", "predet") and c.lower_ not in _MASS_DETERMINERS)
-        for c in head.children
-    )
-
-
-def _compound_modifiers_misparsed(token: Token) -> bool:
-    """"N1 and N2 HEAD" parsed as N1 conjoined with the phrase "N2 HEAD" ("a
-    law enforcement and intelligence agency", "women and child refugees"):
-    the bare noun before the conjunction can as well modify the head after
-    N2, one agency described by two functions, one plural sorted by two
-    kinds, and the parse cannot tell that from two things; abstain. A
-    determiner or number after the conjunction marks a second phrase ("the
-    coast and the harbour towns")."""
-    doc = token.doc
-    if token.i - 1 < token.sent.start or token.i + 2 >= token.sent.end:
-        return False
-    before, after = doc[token.i - 1], doc[token.i + 1]
-    second = after.head
-    if after.dep_ != "compound" or after.tag_ not in ("NN", "NNP") or second.dep_ != "conj" or second.head.i != before.i:
-        return False
-    if second.i <= after.i or any(doc[k].dep_ != "compound" for k in range(after.i, second.i)):
-        return False
-    if len(before.conjuncts) != 1:
-        return False  # a list ("age, gender, income and employment status") reads as a list
-    if second.tag_ not in ("NN", "NNS") or before.lower_.endswith("ing"):
-        return False  # a name, or a gerund sharing the object: "writing and recording demos" are two acts
-    # the first conjunct bare: no number or possessive of its own (a determiner, an adjective before
-    # it or a phrase after the second conjunct may be shared: "the Russian law enforcement and ...")
-    return before.pos_ == "NOUN" and not any(c.dep_ in ("nummod", "poss") for c in before.children)
 
 
 def _distributed_kinds(first: Token) -> bool:
