@@ -103,27 +103,30 @@ def test_a_possessive_written_as_a_bare_apostrophe_takes_only_a_name_ending_in_s
     assert all("Japan" not in o.replacements for o in entity_options(last, entities) if o.label == "GPE")
 
 
+def _last_sentence_place_replacements(nlp, text):
+    """Every GPE replacement entity_options offers in the text's last sentence."""
+    doc = nlp(text)
+    last = list(doc.sents)[-1]
+    return {r for o in entity_options(last, document_entity_texts(doc)) if o.label == "GPE" for r in o.replacements}
+
+
 def test_a_possessive_s_never_takes_a_plural_form_name(nlp):
     # "Peru's plan" never becomes "the Philippines's plan"; a name ending in s written bare still may ("Laos's")
-    doc = nlp(
+    replacements = _last_sentence_place_replacements(
+        nlp,
         "Ships from the Philippines reached Peru in 2015. Traders in Laos sold rice to Chile in 2015. "
-        "Officials said Chile's plan for the port would cost more."
+        "Officials said Chile's plan for the port would cost more.",
     )
-    entities = document_entity_texts(doc)
-    last = list(doc.sents)[-1]
-    replacements = {r for o in entity_options(last, entities) if o.label == "GPE" for r in o.replacements}
     assert "Peru" in replacements and not {"Philippines", "the Philippines"} & replacements
 
 
 def test_a_name_joined_by_a_hyphen_to_the_next_word_gives_no_evidence_of_its_article(nlp):
     # "US-headquartered" modifies: it never shows the document writing "US" bare, so "Chile's plan" is not "US's plan"
-    doc = nlp(
+    replacements = _last_sentence_place_replacements(
+        nlp,
         "Copper from Peru reached the port in 2015. It became the first US-headquartered bank in the market. "
-        "Officials said Chile's plan for the port would cost more."
+        "Officials said Chile's plan for the port would cost more.",
     )
-    entities = document_entity_texts(doc)
-    last = list(doc.sents)[-1]
-    replacements = {r for o in entity_options(last, entities) if o.label == "GPE" for r in o.replacements}
     assert "Peru" in replacements and "US" not in replacements
 
 
