@@ -505,12 +505,11 @@ def _likely_countries() -> tuple[str, ...]:
     countries = _geonames()[1].values()
     members = un_members()
     ranked = sorted((c for c in countries if c["iso"] in members), key=lambda c: (-int(c["population"]), c["iso"]))
-    names = [c["name"] for c in ranked if " " not in c["name"] and _bare_name(c["name"])]
-    return tuple(n for n in names if (p := place_of(n)) is not None and p.kind == "country" and p.keys == {f"C:{_iso(n)}"})[:LIKELY_COUNTRIES]
-
-
-def _iso(name: str) -> str:
-    return next(c["iso"] for c in _geonames()[1].values() if c["name"] == name)
+    bare = [c for c in ranked if " " not in c["name"] and _bare_name(c["name"])]
+    read_as_itself = [
+        c["name"] for c in bare if (p := place_of(c["name"])) is not None and p.kind == "country" and p.keys == {f"C:{c['iso']}"}
+    ]
+    return tuple(read_as_itself[:LIKELY_COUNTRIES])
 
 
 @functools.cache
