@@ -79,7 +79,6 @@ def ner_refusal(ent, sent, entities, disputed: frozenset[str]) -> str:
 
 
 def diagnose(doc, settings) -> dict:
-    from engine.corpus.prepare import gazetteer_entities
     from engine.corpus.sentence_gate import needle_refusals
     from engine.corpus.segmentation import document_sentences
     from engine.needles import entities as E
@@ -93,6 +92,7 @@ def diagnose(doc, settings) -> dict:
     gate = needle_refusals(doc, spans)
     year = doc.user_data.get("year")
     entities, disputed = E.document_entity_texts(doc, year), E.disputed_texts(doc)
+    drawn = E.with_gazetteer(doc, entities, year) or entities  # a no_ner drop had the gazetteers' places too
     radius = {"neg": settings.scan_radius, "con": settings.scan_radius, "ner": settings.ner_scan_radius}
     out = {"n": n, "middle": middle, "types": {}}
     for needle in ("neg", "con", "ner"):
@@ -107,8 +107,6 @@ def diagnose(doc, settings) -> dict:
                 elif needle == "con":
                     row["why"] = [f"{t.text}@{t.i - sent.start}: {why}" if why else f"{t.text}@{t.i - sent.start}: OK" for t, why in conjunction_refusals(sent)] or ["no and/or"]
                 else:
-                    # a no_ner drop had the gazetteers' places too where prepare's pass does not abstain
-                    drawn = gazetteer_entities(doc, spans, k, entities, year) or entities
                     row["why"] = [f"{e.label_} {e.text!r}: {ner_refusal(e, sent, drawn, disputed) or 'OK'}" for e in sent.ents] or ["no entity"]
                 row["safe"] = any(w == "" or w.endswith(": OK") for w in row["why"])
             else:

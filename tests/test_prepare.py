@@ -550,36 +550,3 @@ def test_every_rule_module_the_listed_ones_import_is_fingerprinted():
             seen.add(name)
             rules.extend(imported(name))
     assert seen - set(RULE_MODULES) == set()
-
-
-def test_the_gazetteer_pass_asks_the_years_around_the_needle_sentence_not_the_whole_document(nlp):
-    """The document's only place is a city with no other city of its country in the document: the
-    second pass takes one from the gazetteers. A year before 1992 named far from that sentence (an
-    article of today recalling the past in another paragraph) leaves the pass as it is; named within
-    GAZETTEER_CONTEXT sentences of it, or in a document written before 1992, the pass abstains and
-    the document is dropped (no_ner)."""
-    from engine.corpus.prepare import GAZETTEER_CONTEXT, screen_document
-    from engine.needles.places import gazetteer_likes
-
-    nouns = ("heron", "barge", "willow", "ferry", "otter", "lantern", "orchard", "quarry", "tannery", "granary",
-             "chapel", "kiln", "smithy", "sawmill", "dovecote", "brewery", "tollhouse", "boathouse", "wharf",
-             "stable", "windmill", "cottage", "bakery", "forge")  # fmt: skip
-    settings = CorpusSettings(min_sentences=2, min_chars_per_sentence=10)
-
-    def screened(early_at: int | None, year: int | None = None):
-        body = [f"The old mill stood by the {noun} for many years." for noun in nouns]
-        body[14] = "The ferry company opened a new office in Mombasa."
-        body[16] = "The miller sold flour and bread to the town."
-        if early_at is not None:
-            body[early_at] = "The harbour wall was first built in 1963."
-        return screen_document("d", "t", nlp(" ".join(body)), settings, year=year)
-
-    for far in (None, 0, 14 - GAZETTEER_CONTEXT - 1):
-        kept, reason = screened(far)
-        assert kept is not None and reason == "" and kept.ner_sentence == 14, far
-        (option,) = kept.ner_options
-        assert option.text == "Mombasa" and set(option.replacements) <= set(gazetteer_likes("Mombasa"))
-    for near in (14 - GAZETTEER_CONTEXT, 14 + GAZETTEER_CONTEXT, 15):
-        assert screened(near) == (None, "no_ner"), near
-    assert screened(None, year=1985) == (None, "no_ner")  # written before 1992
-    assert screened(None, year=2017)[0] is not None

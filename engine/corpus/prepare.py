@@ -57,7 +57,6 @@ SUMMARY_KEY = b"summary"
 CORPUS_DB = "corpus"
 META_DB = "corpus_meta"
 BUNDLED_CORPUS = Path(__file__).resolve().parents[1] / "data" / "wiki_sample.json"
-GAZETTEER_CONTEXT = 3  # sentences either side of a needle sentence whose years decide the gazetteer pass (_gazetteer_options)
 WINDOW_ROOM = 9  # sentences either side of a needle found past the radius: the default grid's (9, 9)
 _WRITE_BATCH = 256
 
@@ -369,9 +368,10 @@ def screen_document(
     )
     # only a document the document's own places leave without a needle takes one from the gazetteers,
     # so that every needle found without them stays as it was
-    if ner is None:
+    drawn = with_gazetteer(doc, entity_texts, year) if ner is None else None
+    if drawn is not None:
         ner = find_needle_sentence(
-            candidates, middle, settings.ner_scan_radius, _unless_refused(_gazetteer_options(doc, sents, entity_texts, year)), room=room
+            candidates, middle, settings.ner_scan_radius, _unless_refused(lambda s: entity_options(s, drawn)), room=room
         )
     if ner is None:
         return None, "no_ner"
@@ -390,27 +390,6 @@ def screen_document(
         ),
         "",
     )
-
-
-def gazetteer_entities(doc: Any, sents: list[Any], k: int, entity_texts: Any, year: int | None) -> Any:
-    """The entities of sentence k's gazetteer pass (engine.needles.entities.with_gazetteer), whose
-    test of the years mentioned is asked of the sentence and the GAZETTEER_CONTEXT sentences either
-    side of it, not of the whole document: an article of today that names "the 1960s" in one
-    paragraph speaks of today's places in the others. None when the pass abstains (a document
-    written before GAZETTEER_SINCE, `year`, never takes it)."""
-    around = doc[sents[max(0, k - GAZETTEER_CONTEXT)].start : sents[min(len(sents) - 1, k + GAZETTEER_CONTEXT)].end]
-    return with_gazetteer(around, entity_texts, year)
-
-
-def _gazetteer_options(doc: Any, sents: list[Any], entity_texts: Any, year: int | None) -> Callable[[Any], Any]:
-    """A sentence's ner options on the gazetteer pass (`gazetteer_entities`)."""
-    index = {span.start: k for k, span in enumerate(sents)}
-
-    def options(span: Any) -> Any:
-        drawn = gazetteer_entities(doc, sents, index[span.start], entity_texts, year)
-        return drawn is not None and entity_options(span, drawn)
-
-    return options
 
 
 def _unless_refused(rule: Callable[[Any], Any]) -> Callable[[Any], Any]:
