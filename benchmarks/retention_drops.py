@@ -92,7 +92,7 @@ def diagnose(doc, settings) -> dict:
     gate = needle_refusals(doc, spans)
     year = doc.user_data.get("year")
     entities, disputed = E.document_entity_texts(doc, year), E.disputed_texts(doc)
-    drawn = E.with_gazetteer(doc, entities, year) or entities  # a no_ner drop had the gazetteers' places too
+    entities = E.with_gazetteer(doc, entities, year) or entities  # a no_ner drop had the gazetteers' places too
     radius = {"neg": settings.scan_radius, "con": settings.scan_radius, "ner": settings.ner_scan_radius}
     out = {"n": n, "middle": middle, "types": {}}
     for needle in ("neg", "con", "ner"):
@@ -107,7 +107,7 @@ def diagnose(doc, settings) -> dict:
                 elif needle == "con":
                     row["why"] = [f"{t.text}@{t.i - sent.start}: {why}" if why else f"{t.text}@{t.i - sent.start}: OK" for t, why in conjunction_refusals(sent)] or ["no and/or"]
                 else:
-                    row["why"] = [f"{e.label_} {e.text!r}: {ner_refusal(e, sent, drawn, disputed) or 'OK'}" for e in sent.ents] or ["no entity"]
+                    row["why"] = [f"{e.label_} {e.text!r}: {ner_refusal(e, sent, entities, disputed) or 'OK'}" for e in sent.ents] or ["no entity"]
                 row["safe"] = any(w == "" or w.endswith(": OK") for w in row["why"])
             else:
                 row["safe"] = False
