@@ -13,12 +13,18 @@
 
 `--min-chars` is the length filter's floor (prepare's default 150); pass the
 draw's --min-chars-per-sentence (100 on the issue-27 news draws), or the
-documents between the two floors are not screened at all.
+documents between the two floors are not screened at all. ner_screen.py's
+parse skips texts shorter than 30 x 150 characters: for a draw at floor 100,
+parse with that floor too, or the drops of the shorter documents are missed.
 
-Screening is at the default settings with the scan stopped at its radius
-(`scan_beyond_radius = false`): the drops the radius alone makes; each row
-says whether its sentence lies beyond the radius and has room for a (9, 9)
-window. Never run it on held-out documents.
+A drop is what prepare drops (the default scan, past the radius to sentences
+with room for a (9, 9) window), so the list is the draw's. For each type
+with no needle the last line names where its safe sentences lie: only
+where no (9, 9) window fits (the position contract keeps them out), or
+nowhere; and, per drop and summed over the drops, why the sentences the
+scan reaches were refused (the gate's reason, or the rule's: the type's
+refusals by reason, one count a sentence and reason). Never run it on
+held-out documents.
 """
 
 from __future__ import annotations
@@ -110,38 +116,71 @@ def diagnose(doc, settings) -> dict:
     return out
 
 
+def reached(row: dict) -> bool:
+    """Whether prepare's scan reaches the row's sentence: inside the radius, or past it with room for a (9, 9) window."""
+    return row["in_radius"] or row["fits_grid"]
+
+
+def refusal_reasons(row: dict, needle: str) -> set[str]:
+    """The reasons one reached sentence gives no needle of `needle` (one each): the gate's, else the rule's."""
+    if row["gate"]:
+        return {f"gate: {row['gate']}"}
+    reasons = set()
+    for why in row["why"]:
+        if needle == "con" and ": " in why:
+            why = why.split(": ", 1)[1]  # "and@5: correlative" -> "correlative"
+        elif needle == "ner" and ": " in why:
+            kind, why = why.split(" ", 1)[0], why.split(": ", 1)[1]  # "GPE 'Turkey': disputed" -> "GPE: disputed"
+            why = f"{kind}: {why}" if not why.startswith("kind not used") else "another kind (ORG, NORP, ...)"
+        if why not in ("OK", ""):
+            reasons.add(why)
+    return reasons
+
+
 def why(path: str, json_out: str | None, show: set[str], min_chars: float | None = None) -> None:
     from ner_screen import load
 
     from engine.corpus.prepare import CorpusSettings, screen_document
 
     floor = {} if min_chars is None else {"min_chars_per_sentence": min_chars}
-    settings = CorpusSettings(scan_beyond_radius=False, **floor)  # the drops of the radius alone; rows say what lies beyond
-    summary: Counter[str] = Counter()
+    settings = CorpusSettings(**floor)  # prepare's scan: the drops of the draw
+    where: Counter[str] = Counter()
+    reasons: dict[str, Counter[str]] = {"neg": Counter(), "con": Counter(), "ner": Counter()}
+    drops: Counter[str] = Counter()
     lines = []
+    kept_length = 0
     for doc in load(path):
         doc_id = doc.user_data["doc_id"]
         stored, reason = screen_document(doc_id, "", doc, settings, year=doc.user_data.get("year"))
+        kept_length += reason not in ("too_few_sentences", "sentences_too_short", "sentences_too_long")
         if stored is not None or reason not in ("no_neg", "no_con", "no_ner"):
             continue
+        drops[reason] += 1
         found = diagnose(doc, settings)
         found.update(doc_id=doc_id, drop=reason)
         lines.append(found)
         print(f"## {doc_id} {reason} (n={found['n']}, middle={found['middle']})")
         for needle, rows in found["types"].items():
             safe = [r for r in rows if r["safe"]]
-            gate = Counter(r["gate"] for r in rows if r["in_radius"] and r["gate"])
-            where = ", ".join(f"k={r['k']} d={r['d']:+d}{'' if r['fits_grid'] else ' (no 9,9 window)'}" for r in safe[:4])
-            print(f"  {needle}: safe in radius {sum(r['in_radius'] for r in safe)}, outside {sum(not r['in_radius'] for r in safe)} [{where}]; gate in radius {dict(gate)}")
-            if safe and any(r["in_radius"] for r in safe):
-                continue
-            summary[f"{reason}: {needle} safe only outside radius" if safe else f"{reason}: {needle} no safe sentence anywhere"] += 1
+            gate = Counter(r["gate"] for r in rows if reached(r) and r["gate"])
+            at = ", ".join(f"k={r['k']} d={r['d']:+d}{'' if r['fits_grid'] else ' (no 9,9 window)'}" for r in safe[:4])
+            print(f"  {needle}: safe in radius {sum(r['in_radius'] for r in safe)}, outside {sum(not r['in_radius'] for r in safe)} [{at}]; gate where reached {dict(gate)}")
+            if any(reached(r) for r in safe):
+                continue  # the diagnosis's "safe" is each rule's reason, close to but not exactly the screen
+            lost = "safe only where no (9, 9) window fits" if safe else "no safe sentence anywhere"
+            where[f"{needle}: {lost}"] += 1
+            mine = Counter(why for r in rows if reached(r) for why in refusal_reasons(r, needle))
+            reasons[needle].update(mine)
+            print(f"    {lost}; reached sentences refused: {dict(mine.most_common())}")
             if needle in show:
                 for r in rows:
-                    if r["in_radius"] and not r["gate"]:
+                    if reached(r) and not r["gate"]:
                         print(f"    k={r['k']} d={r['d']:+d}: {' | '.join(r['why'])}")
                         print(f"        {r['text'][:220]}")
-    print(json.dumps(summary.most_common()))
+    print(f"# kept by the length filter {kept_length}, dropped by screening {sum(drops.values())} {dict(drops)}")
+    print("# per type without a needle, where its safe sentences lie:", json.dumps(where.most_common()))
+    for needle, counts in reasons.items():
+        print(f"# {needle}: reasons of the reached sentences, summed over the drops (sentences):", json.dumps(counts.most_common()))
     if json_out:
         Path(json_out).write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), encoding="utf-8")
 
