@@ -373,7 +373,7 @@ def _title_ends_before(doc: Doc, i: int, heading: set[str], clause: bool) -> boo
         return False
     if _attribution_before(doc, i):
         return True
-    if before.tag_ not in _TITLE_END_TAGS:
+    if before.tag_ not in _TITLE_END_TAGS and not _reduced_passive(doc, i - 1):
         return False
     name = token.tag_ in ("NNP", "NNPS") or (token.is_upper and len(token.text) > 1)
     if before.tag_ in ("NNP", "NNPS") and before.is_title:
@@ -388,6 +388,22 @@ def _title_ends_before(doc: Doc, i: int, heading: set[str], clause: bool) -> boo
     if before.tag_.startswith("JJ") and doc[i - 2].tag_ in _DETERMINER_TAGS:
         return False  # "a former | State official": the adjective modifies what follows
     return not name or content_stem(token) in heading or (clause and before.is_lower) or _listed_before(doc, i)
+
+
+def _reduced_passive(doc: Doc, k: int) -> bool:
+    """Token k is a past form right after a lowercase common noun, the
+    headline's passive without its auxiliary, which the tagger reads as a
+    past tense ("Crackdown sees 111 golf courses closed", "$120m steel mill
+    reconstruction planned"): not after a name or a pronoun, a subject of
+    prose ("Mr Xi met | Mr Tillerson"), nor a verb of saying ("Labour's John
+    Mann said | Mr Osborne was ...")."""
+    return (
+        k > 0
+        and doc[k].tag_ == "VBD"
+        and doc[k].lower_ not in _ATTRIBUTING
+        and doc[k - 1].tag_ in ("NN", "NNS")
+        and doc[k - 1].is_lower
+    )
 
 
 def _listed_before(doc: Doc, i: int) -> bool:
