@@ -35,6 +35,8 @@ def refusals(nlp, text: str) -> tuple[str, str]:
         ("A musical pioneer Byrne wrote and recorded two songs every band in Cork had to learn.", "indefinite_heading"),
         # a standfirst describing the person, run into the first sentence
         ("Sailing star in a new port for her latest big-screen offering Ann Walsh is taking the helm of a trawler.", "descriptive_heading"),
+        # a plural topic heading ending in a place, before the name that opens the clause
+        ("Questions about China Obama did little to calm the row over the harbour levy.", "plural_heading"),
     ],
 )
 def test_a_heading_read_from_the_parse_is_refused_for_hay_and_needles(nlp, text, why):
@@ -56,6 +58,10 @@ def test_a_heading_read_from_the_parse_is_refused_for_hay_and_needles(nlp, text,
         # a title with a preposition and a definite article before a name
         "President of the Harbour Court Ann Walsh said the pier was safe.",
         "Minister for Foreign Affairs Tom Byrne said the pier would reopen.",
+        # a plural noun with its place as the subject; a place and a title before a name
+        "Residents of Cork said the levy was unfair.",
+        "Residents of Cork and Cobh said the levy was unfair.",
+        "Talks with Ireland Prime Minister Ann Walsh said were going well.",
         # sentences that open with a name
         "Walsh said the pier would reopen in May.",
         "The European Union agreed to fund the pier in May.",

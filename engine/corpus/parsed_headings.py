@@ -34,6 +34,14 @@ None; `fused_heading_kind(span)` names the first that holds.
   with a definite article or none: an indefinite article or a possessive
   describes something the title does not.
 
+- "plural_heading": the sentence opens with a plural noun, a preposition
+  and a name, then at once another name and a finite verb ("Questions
+  about Brest Walsh did little to ..."): two names side by side, the first
+  closing a verbless topic phrase and the second opening the clause. A
+  plural noun is no title before a person's name ("Minister for Brest Ann
+  Walsh said" is singular), and the name after a preposition's name is not
+  its subject ("Residents of Cork said ..." has one name).
+
 These are refused as needles (engine.corpus.sentence_gate) and as hay
 (engine.corpus.hay_check): the sentence is two pieces, and which piece the
 parser hung where is not to be trusted.
@@ -44,6 +52,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.needles.edits import FINITE_TAGS
+from engine.needles.person_evidence import PERSON_TITLES
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
@@ -51,6 +60,7 @@ if TYPE_CHECKING:
 CAPITAL_DETERMINER = "capital_determiner"
 INDEFINITE_HEADING = "indefinite_heading"
 DESCRIPTIVE_HEADING = "descriptive_heading"
+PLURAL_HEADING = "plural_heading"
 MAX_HEADING_TOKENS = 16  # how far into the sentence a heading is looked for
 _DETERMINER_TAGS = frozenset({"DT", "PRP$", "WP$"})
 _INDEFINITES = frozenset({"a", "an"})
@@ -71,6 +81,8 @@ def fused_heading_kind(span: Span) -> str:
         return INDEFINITE_HEADING
     if descriptive_heading(span) is not None:
         return DESCRIPTIVE_HEADING
+    if plural_heading(span) is not None:
+        return PLURAL_HEADING
     return ""
 
 
@@ -164,4 +176,30 @@ def descriptive_heading(span: Span) -> Token | None:
         if not (described and before.is_lower and _after_word(token)):
             return None
         return token if _subject_name(span, k) else None
+    return None
+
+
+def plural_heading(span: Span) -> Token | None:
+    """The name that starts the sentence under a plural topic heading, or None (module docstring)."""
+    if len(span) < 6 or span[0].tag_ != "NNS" or span[0].ent_type_:
+        return None
+    preposition = False
+    for k in range(1, min(len(span) - 2, MAX_HEADING_TOKENS)):
+        token, before = span[k], span[k - 1]
+        if _verb(before) or before.is_punct or before.tag_ == "CC":
+            return None
+        preposition = preposition or before.tag_ == "IN"
+        if not (preposition and before.tag_ in _NAME_TAGS and before.ent_type_ and token.tag_ in _NAME_TAGS):
+            continue
+        if token.ent_iob_ == "I" or not (token.is_title and _after_word(token)):
+            return None  # one name ("the Port of Cork Authority"), or no new one
+        end = token.i
+        while end < span.end and span.doc[end].tag_ in _NAME_TAGS and span.doc[end].is_title:
+            end += 1
+        after = span.doc[end] if end < span.end else None
+        if after is None or after.tag_ not in FINITE_TAGS:
+            return None
+        if any(t.lower_.rstrip(".") in PERSON_TITLES for t in span.doc[token.i : end]):
+            return None  # a place and a title before a name: "Talks with Ireland Prime Minister Ann Walsh said ..."
+        return token
     return None
