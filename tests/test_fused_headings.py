@@ -71,6 +71,8 @@ def stored(nlp, text: str) -> tuple[str, ...]:
         # a headline's passive without its auxiliary, which the tagger reads as a past tense, restated
         ("Pier reconstruction planned", "Cork Harbour Lines said the pier reconstruction would start in May."),
         ("New harbour ferry unveiled", "The Cork Harbour Company has put a new ferry on the harbour route."),
+        # a headline's passive right after its first word, restated by a sentence that opens with a name
+        ("Mayor accused of wrecking harbour deal", "Cork slammed Mayor Ann Walsh for wrecking the harbour deal on Monday."),
     ],
 )
 def test_a_fused_heading_is_split_off_and_dropped(nlp, heading, sentence):
