@@ -106,8 +106,8 @@ sentence end, a finite verb, no list mark):
 - a sentence ending in a name's suffix ("... Thomas Walsh Jr.") is an
   "abbreviation_end" too (a split there leaves a fragment after it);
 - last, the headings engine.corpus.parsed_headings reads from the parse
-  ("capital_determiner", "indefinite_heading", "descriptive_heading":
-  "... Progress and scope The council has ...").
+  ("capital_determiner", "indefinite_heading", "descriptive_heading",
+  "plural_heading": "... Progress and scope The council has ...").
 
 Then, for sentences with no refusal above, the quotation state around them
 (engine.needles.quotation): "quote_continues" (it starts inside a

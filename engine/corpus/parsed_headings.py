@@ -6,7 +6,7 @@ punctuation between ("Progress and scope The council has ...").
 engine.corpus.fused_headings splits what the tagger alone shows before the
 parser runs, and engine.corpus.run_on_headings and engine.corpus.hay_check
 read the forms they know; these tests read, in the parse of one stored
-sentence, three more forms whose grammar says a new sentence starts inside
+sentence, four more forms whose grammar says a new sentence starts inside
 it. Each returns the token where the sentence under the heading starts, or
 None; `fused_heading_kind(span)` names the first that holds.
 
