@@ -68,6 +68,11 @@ def stored(nlp, text: str) -> tuple[str, ...]:
         ("The old quay was far busier in 1900 than it is now",
          "Several years ago, a local novel about the quay also sold well."),
         ("It is a good time for the harbour, says a retired pilot", "Many boats should come back to Cork this year."),
+        # a headline's passive without its auxiliary, which the tagger reads as a past tense, restated
+        ("Pier reconstruction planned", "Cork Harbour Lines said the pier reconstruction would start in May."),
+        ("New harbour ferry unveiled", "The Cork Harbour Company has put a new ferry on the harbour route."),
+        # a headline's passive right after its first word, restated by a sentence that opens with a name
+        ("Mayor accused of wrecking harbour deal", "Cork slammed Mayor Ann Walsh for wrecking the harbour deal on Monday."),
     ],
 )
 def test_a_fused_heading_is_split_off_and_dropped(nlp, heading, sentence):
@@ -109,6 +114,9 @@ def test_a_fused_heading_is_split_off_and_dropped(nlp, heading, sentence):
         "The pier was busy on Monday and Most of the crews stayed ashore.",
         # a name whose last word is tagged as a conjunction: no finite verb after it
         "The plan is part of the Smart Harbour 2030 and Port Plus programmes.",
+        # a past tense after a name is prose's, with its object or its reported clause, though words come back
+        "Harbour master Ann Walsh met Tom Byrne in Cork to discuss the harbour master plan.",
+        "Harbour master Ann Walsh said Tom Byrne would run the harbour master plan.",
     ],
 )
 def test_a_sentence_that_only_looks_fused_is_kept_whole(nlp, sentence):

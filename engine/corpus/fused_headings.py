@@ -319,7 +319,7 @@ def _restated_start(doc: Doc, start: int) -> int | None:
         if stems[i - start - 1]:
             heading.add(stems[i - start - 1])
             rest[stems[i - start - 1]] -= 1
-        finite = finite or _agreeing_finite(doc, i - 1)
+        finite = finite or _agreeing_finite(doc, i - 1) or _headline_passive(doc, start, i - 1)
         # headlines quote with single marks ("Ross calls for 'constructive' talks")
         headlinese = headlinese and doc[i - 1].tag_ not in _PROSE_TAGS and not (doc[i - 1].is_quote and doc[i - 1].text not in _SINGLE_QUOTES)
         if not _title_ends_before(doc, i, heading, finite and headlinese):
@@ -373,7 +373,7 @@ def _title_ends_before(doc: Doc, i: int, heading: set[str], clause: bool) -> boo
         return False
     if _attribution_before(doc, i):
         return True
-    if before.tag_ not in _TITLE_END_TAGS:
+    if before.tag_ not in _TITLE_END_TAGS and not _reduced_passive(doc, i - 1):
         return False
     name = token.tag_ in ("NNP", "NNPS") or (token.is_upper and len(token.text) > 1)
     if before.tag_ in ("NNP", "NNPS") and before.is_title:
@@ -388,6 +388,31 @@ def _title_ends_before(doc: Doc, i: int, heading: set[str], clause: bool) -> boo
     if before.tag_.startswith("JJ") and doc[i - 2].tag_ in _DETERMINER_TAGS:
         return False  # "a former | State official": the adjective modifies what follows
     return not name or content_stem(token) in heading or (clause and before.is_lower) or _listed_before(doc, i)
+
+
+def _headline_passive(doc: Doc, start: int, k: int) -> bool:
+    """Token k is a past participle right after the title's first word, a
+    name or a noun, with no auxiliary: a headline's clause ("Mayor accused
+    of 'wrecking' harbour deal"), whose verb the tagger does not call finite.
+    Prose sets such a participle off with commas ("The mayor, accused of
+    ...")."""
+    return k == start + 1 and doc[k].tag_ in ("VBN", "VBD") and doc[start].tag_ in ("NNP", "NN", "NNS") and doc[k].lower_ not in _ATTRIBUTING
+
+
+def _reduced_passive(doc: Doc, k: int) -> bool:
+    """Token k is a past form right after a lowercase common noun, the
+    headline's passive without its auxiliary, which the tagger reads as a
+    past tense ("Crackdown sees 111 golf courses closed", "$120m steel mill
+    reconstruction planned"): not after a name or a pronoun, a subject of
+    prose ("Mr Xi met | Mr Tillerson"), nor a verb of saying ("Labour's John
+    Mann said | Mr Osborne was ...")."""
+    return (
+        k > 0
+        and doc[k].tag_ == "VBD"
+        and doc[k].lower_ not in _ATTRIBUTING
+        and doc[k - 1].tag_ in ("NN", "NNS")
+        and doc[k - 1].is_lower
+    )
 
 
 def _listed_before(doc: Doc, i: int) -> bool:

@@ -104,7 +104,10 @@ sentence end, a finite verb, no list mark):
 - "byline_opening": "By", a person's name of two words or more and a comma
   opening the sentence ("By Ann Walsh, harbour correspondent The ...");
 - a sentence ending in a name's suffix ("... Thomas Walsh Jr.") is an
-  "abbreviation_end" too (a split there leaves a fragment after it).
+  "abbreviation_end" too (a split there leaves a fragment after it);
+- last, the headings engine.corpus.parsed_headings reads from the parse
+  ("capital_determiner", "indefinite_heading", "descriptive_heading",
+  "plural_heading": "... Progress and scope The council has ...").
 
 Then, for sentences with no refusal above, the quotation state around them
 (engine.needles.quotation): "quote_continues" (it starts inside a
@@ -126,6 +129,7 @@ from typing import TYPE_CHECKING
 
 from engine.corpus.cleaning import ABBREVIATIONS, LOST_CHARACTER, NAME_SUFFIXES, TITLES
 from engine.corpus.fused_headings import name_word
+from engine.corpus.parsed_headings import fused_heading_kind
 from engine.corpus.run_on_headings import heading_opening
 from engine.needles.edits import FINITE_TAGS
 from engine.needles.quotation import quotation_open_at
@@ -278,6 +282,8 @@ def _refusal(span: Span) -> str:
         return "gerund_fragment"
     if _quote_after_heading(span):
         return "quote_after_heading"
+    if span.doc.has_annotation("DEP"):
+        return fused_heading_kind(span)  # engine.corpus.parsed_headings
     return ""
 
 

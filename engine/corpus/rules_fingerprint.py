@@ -20,6 +20,7 @@ RULE_MODULES = (
     "engine.corpus.page_rows",
     "engine.corpus.sentence_guards",
     "engine.corpus.run_on_headings",
+    "engine.corpus.parsed_headings",
     "engine.corpus.fused_headings",
     "engine.corpus.hay_check",
     "engine.corpus.model_setting",

@@ -81,7 +81,10 @@ on to the next one:
   engine.corpus.hay_check reads from the words
   (hay_check.FUSED_HEADING_FORMS: "June 12 Mayor Ann Walsh opened ...",
   "Ferry unveiled The harbour board has ..."): the needle "sentence" would
-  not be one sentence, and the scan moves on to the next.
+  not be one sentence, and the scan moves on to the next; so is one that
+  engine.corpus.parsed_headings reads from the parse ("capital_determiner",
+  "indefinite_heading", "descriptive_heading", "plural_heading": "...
+  Progress and scope The council has ...").
 """
 
 from __future__ import annotations
@@ -95,6 +98,7 @@ from engine.corpus.cleaning import LOST_CHARACTER, template_hole
 from engine.corpus.hay_check import fused_heading_form
 from engine.corpus.interviews import live_entry, speech_refusals
 from engine.corpus.page_rows import row_kind
+from engine.corpus.parsed_headings import fused_heading_kind
 from engine.corpus.run_on_headings import heading_opening, headline_before_subject, opener_after_word
 from engine.needles.quotation import DOUBLE_MARKS, PARAGRAPH, inside_after, quotation_marks
 
@@ -252,7 +256,7 @@ def needle_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
             refusals.append("heading_opening")
         elif span.doc.has_annotation("DEP") and headline_before_subject(span):
             refusals.append("headline_before_subject")
-        elif span.doc.has_annotation("DEP") and (form := fused_heading_form(span)):
+        elif span.doc.has_annotation("DEP") and (form := fused_heading_form(span) or fused_heading_kind(span)):
             refusals.append(form)
         else:
             refusals.append("")

@@ -1,0 +1,205 @@
+"""Headings fused onto a stored sentence, read from its parse.
+
+News text is shipped one line per article, so a subheading, a digest item's
+title or a related article's title runs into the sentence after it with no
+punctuation between ("Progress and scope The council has ...").
+engine.corpus.fused_headings splits what the tagger alone shows before the
+parser runs, and engine.corpus.run_on_headings and engine.corpus.hay_check
+read the forms they know; these tests read, in the parse of one stored
+sentence, four more forms whose grammar says a new sentence starts inside
+it. Each returns the token where the sentence under the heading starts, or
+None; `fused_heading_kind(span)` names the first that holds.
+
+- "capital_determiner": a determiner or a possessive written capitalised
+  inside the sentence, after a word and a space, whose noun is a lowercase
+  common noun ("... Progress and scope The council has ...", "... in the
+  War The county board invested ..."). Inside a name every word is
+  capitalised ("The Hague", "The Cork Harbour Company", a title of a work:
+  "his epic The Harbour"), so a capitalised article before a lowercase noun
+  can only open a sentence. Not after a quotation mark (a quoted title in
+  sentence case), nor for "A"/"An", which also mark a grade or a class
+  ("Class A shares", "vitamin A supplements").
+- "indefinite_heading": the sentence opens with "A"/"An", words without a
+  verb, a comma or a preposition, and a lowercase noun right before a name
+  that is the subject of the sentence's verb ("A new generation Walsh went
+  on to ..."). A role may stand before a name ("Harbour master Ann Walsh
+  said", "The singer Ann Walsh said"), but never with an indefinite article:
+  prose writes "A singer, Ann Walsh, ..." or "a singer named Ann Walsh".
+- "descriptive_heading": the sentence opens with a noun and a phrase under a
+  preposition that holds an indefinite article or a possessive ("Movie star
+  in a new role for his latest film Ann Walsh is ..."), without a verb or a
+  comma, then a person's name, the subject of the first finite verb. A title
+  before a name may hold a preposition ("Minister for Foreign Affairs Ann
+  Walsh said", "President of the Court Ann Walsh"), but it names an office,
+  with a definite article or none: an indefinite article or a possessive
+  describes something the title does not.
+
+- "plural_heading": the sentence opens with a plural noun, a preposition
+  and a name, then at once another name and a finite verb ("Questions
+  about Brest Walsh did little to ..."): two names side by side, the first
+  closing a verbless topic phrase and the second opening the clause. A
+  plural noun is no title before a person's name ("Minister for Brest Ann
+  Walsh said" is singular), and the name after a preposition's name is not
+  its subject ("Residents of Cork said ..." has one name).
+
+These are refused as needles (engine.corpus.sentence_gate) and as hay
+(engine.corpus.hay_check): the sentence is two pieces, and which piece the
+parser hung where is not to be trusted.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.needles.edits import FINITE_TAGS
+from engine.needles.person_evidence import PERSON_TITLES
+
+if TYPE_CHECKING:
+    from spacy.tokens import Span, Token
+
+CAPITAL_DETERMINER = "capital_determiner"
+INDEFINITE_HEADING = "indefinite_heading"
+DESCRIPTIVE_HEADING = "descriptive_heading"
+PLURAL_HEADING = "plural_heading"
+MAX_HEADING_TOKENS = 16  # how far into the sentence a heading is looked for
+_DETERMINER_TAGS = frozenset({"DT", "PRP$", "WP$"})
+_INDEFINITES = frozenset({"a", "an"})
+# what describes an indefinite or possessed thing inside a preposition's phrase
+_DESCRIBING = frozenset({"a", "an", "his", "her", "its", "their", "our", "my", "your"})
+_QUOTES = frozenset("\"'\u201c\u201d\u2018\u2019")
+_NAME_TAGS = frozenset({"NNP", "NNPS"})
+# what a heading ends in: a noun, an adjective, a number, a verb's particle ("Bomb squad called in")
+_HEADING_END_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "JJ", "JJR", "JJS", "CD", "RP"})
+_NOMINAL_DEPS = frozenset({"pobj", "dobj", "compound", "amod", "nsubj", "nsubjpass", "appos", "conj"})
+
+
+def fused_heading_kind(span: Span) -> str:
+    """The first of the module's forms that holds for `span`, or ""."""
+    if capital_determiner(span) is not None:
+        return CAPITAL_DETERMINER
+    if indefinite_heading(span) is not None:
+        return INDEFINITE_HEADING
+    if descriptive_heading(span) is not None:
+        return DESCRIPTIVE_HEADING
+    if plural_heading(span) is not None:
+        return PLURAL_HEADING
+    return ""
+
+
+def _after_word(token: Token) -> bool:
+    """The token follows a word or a number and a space, nothing else between."""
+    before = token.doc[token.i - 1]
+    return bool(before.whitespace_) and (before.is_alpha or before.like_num) and before.text not in _QUOTES
+
+
+def capital_determiner(span: Span) -> Token | None:
+    """The capitalised determiner that opens a sentence inside `span`, or None (module docstring)."""
+    for token in span[1:-1]:
+        if not (token.is_title and token.tag_ in _DETERMINER_TAGS and token.lower_ not in _INDEFINITES):
+            continue
+        if token.dep_ not in ("det", "poss") or not _after_word(token):
+            continue
+        noun = token.head
+        before = token.doc[token.i - 1].tag_
+        if before not in _HEADING_END_TAGS and not (before in ("VB", "VBN") and noun.dep_ in ("nsubj", "nsubjpass")):
+            # after a verb or a preposition, a paper's name: "edited The Spectator magazine", "for The Times
+            # story"; a heading's last word the tagger took for a verb ("Progress and scope") before a subject
+            continue
+        if noun.i <= token.i or noun.i >= span.end or noun.tag_ not in ("NN", "NNS") or not noun.is_lower:
+            continue
+        # every word between the determiner and its noun modifies the noun (not a title's own words)
+        if any(t.head.i < token.i or t.head.i >= span.end for t in token.doc[token.i + 1 : noun.i]):
+            continue
+        return token
+    return None
+
+
+def _subject_name(span: Span, k: int) -> bool:
+    """Whether a name starting at span token k (a capitalised name word) is,
+    with the words of the name after it, the subject of a finite verb after it."""
+    doc = span.doc
+    i = span.start + k
+    end = i
+    while end < span.end and doc[end].tag_ in _NAME_TAGS and doc[end].is_title:
+        end += 1
+    if end == i:
+        return False
+    subject = next((t for t in doc[i:end] if t.dep_ in ("nsubj", "nsubjpass")), None)
+    if subject is None:
+        return False
+    verb = subject.head
+    if verb.i < end:
+        return False
+    return verb.tag_ in FINITE_TAGS or any(c.dep_ in ("aux", "auxpass") and c.tag_ in FINITE_TAGS for c in verb.children)
+
+
+def _verb(token: Token) -> bool:
+    """A verb, not a gerund or a participle the parser uses as a noun or an
+    adjective ("his latest big-screen offering")."""
+    return token.tag_.startswith(("VB", "MD")) and token.dep_ not in _NOMINAL_DEPS
+
+
+def _verbless_words(words: Span) -> bool:
+    return not any(_verb(t) or (t.is_punct and t.text not in "-\u2013") for t in words)
+
+
+def indefinite_heading(span: Span) -> Token | None:
+    """The name that starts the sentence under an indefinite heading, or None (module docstring)."""
+    if len(span) < 5 or span[0].lower_ not in _INDEFINITES or not span[0].is_title:
+        return None
+    for k in range(2, min(len(span) - 2, MAX_HEADING_TOKENS)):
+        token, before = span[k], span[k - 1]
+        if not (token.is_title and token.tag_ in _NAME_TAGS and token.is_alpha and _after_word(token)):
+            continue
+        if not (before.is_lower and before.tag_ in ("NN", "NNS")):
+            return None
+        words = span[1:k]
+        if not _verbless_words(words) or any(t.tag_ in ("IN", "TO", "CC") for t in words):
+            return None
+        return token if _subject_name(span, k) else None
+    return None
+
+
+def descriptive_heading(span: Span) -> Token | None:
+    """The person's name that starts the sentence under a descriptive heading, or None (module docstring)."""
+    if len(span) < 6 or span[0].tag_ not in ("NN", "NNS", "JJ", "NNP") or span[0].ent_type_:
+        return None
+    preposition = described = False
+    for k in range(1, min(len(span) - 2, MAX_HEADING_TOKENS)):
+        token, before = span[k], span[k - 1]
+        if _verb(before) or (before.is_punct and before.text not in "-\u2013"):
+            return None
+        preposition = preposition or before.tag_ == "IN"
+        described = described or (preposition and before.lower_ in _DESCRIBING)
+        if not (token.is_title and token.tag_ in _NAME_TAGS and token.ent_type_ == "PERSON" and token.ent_iob_ == "B"):
+            continue
+        if not (described and before.is_lower and _after_word(token)):
+            return None
+        return token if _subject_name(span, k) else None
+    return None
+
+
+def plural_heading(span: Span) -> Token | None:
+    """The name that starts the sentence under a plural topic heading, or None (module docstring)."""
+    if len(span) < 6 or span[0].tag_ != "NNS" or span[0].ent_type_:
+        return None
+    preposition = False
+    for k in range(1, min(len(span) - 2, MAX_HEADING_TOKENS)):
+        token, before = span[k], span[k - 1]
+        if _verb(before) or before.is_punct or before.tag_ == "CC":
+            return None
+        preposition = preposition or before.tag_ == "IN"
+        if not (preposition and before.tag_ in _NAME_TAGS and before.ent_type_ and token.tag_ in _NAME_TAGS):
+            continue
+        if token.ent_iob_ == "I" or not (token.is_title and _after_word(token)):
+            return None  # one name ("the Port of Cork Authority"), or no new one
+        end = token.i
+        while end < span.end and span.doc[end].tag_ in _NAME_TAGS and span.doc[end].is_title:
+            end += 1
+        after = span.doc[end] if end < span.end else None
+        if after is None or after.tag_ not in FINITE_TAGS:
+            return None
+        if any(t.lower_.rstrip(".") in PERSON_TITLES for t in span.doc[token.i : end]):
+            return None  # a place and a title before a name: "Talks with Ireland Prime Minister Ann Walsh said ..."
+        return token
+    return None
