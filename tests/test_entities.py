@@ -460,3 +460,28 @@ def test_screening_takes_the_ner_needle_from_the_gazetteers_when_the_document_ha
     early = nlp(" ".join(HARBOUR) + " The first pier was built in 1985.")
     assert screen_document("harbour", "t", early, settings) == (None, "no_ner")
     assert screen_document("harbour", "t", doc, settings, year=1990) == (None, "no_ner")
+
+
+def test_a_country_named_by_a_common_noun_takes_the_even_when_a_list_writes_it_bare(nlp):
+    # "United Arab Emirates" is written bare only inside a bracketed list; in prose it takes "the"
+    doc = nlp(
+        "The drought hit Somalia hard this year. The Gulf states (Saudi Arabia, Qatar, Kuwait, United Arab Emirates "
+        "and Oman) sent food. Traders from Somalia sold camels in Qatar. More companies now arrive in Somalia every month."
+    )
+    found = _options(doc, document_entity_texts(doc))["More companies now arrive in Somalia every month."]["Somalia"]
+    assert "the United Arab Emirates" in found and "United Arab Emirates" not in found
+    assert {"Kuwait", "Oman", "Qatar"} <= set(found)  # names of one word stay bare, as the document writes them
+
+
+def test_a_name_after_a_post_and_of_or_at_is_an_organisation_not_a_person(nlp):
+    # a firm named after its founder ("managing director of Rosa Klein") is neither span nor replacement;
+    # after a kin noun ("the son of Rosa Klein") the same name is a person
+    text = (
+        "Ana Lima met Tom Ferris in London. Ana Lima said the bank would grow. Paul Sand, {post} Rosa Klein, said "
+        "rates would rise. Ana Lima, {other} Rosa Klein, agreed with Paul Sand. Tom Ferris, the son of Rosa Klein, disagreed."
+    )
+    firm = document_entity_texts(nlp(text.format(post="managing director of", other="an economist at")))
+    assert "Rosa Klein" not in firm.labels and "Rosa Klein" not in firm.names["PERSON"]
+    assert "Paul Sand" in firm.names["PERSON"]
+    kin = document_entity_texts(nlp(text.format(post="a friend of", other="the sister of")))
+    assert kin.labels.get("Rosa Klein") == "PERSON" and "Rosa Klein" in kin.names["PERSON"]
