@@ -413,3 +413,75 @@ def test_a_name_set_beside_a_work_noun_by_commas_is_a_title_not_a_person(nlp):
     entities = document_entity_texts(doc)
     assert "Tomas Reyes" in entities.names["PERSON"]
     assert "Mara Quill" not in entities.names["PERSON"] and "Mara Quill" not in entities.labels
+
+
+# a document of our own whose only place, a country, has no other country beside it; no person, one date
+HARBOUR = (
+    "The old harbour of the town was rebuilt after the storms.",
+    "Fishermen mended their nets on the quay every morning.",
+    "The new pier was longer and wider than the old one.",
+    "Tourists came to watch the boats and buy fresh fish.",
+    "The council paid for the work with a loan from Peru.",
+    "The engineers tested the stones and the mortar each week.",
+    "The work finished early because the weather stayed dry.",
+    "The harbour master opened the gates at dawn.",
+    "Ferries now carry cars and trucks to the islands.",
+    "The fish market moved to a larger hall near the pier.",
+    "Visitors praised the clean water of the bay.",
+)
+
+
+def test_screening_takes_the_ner_needle_from_the_gazetteers_when_the_document_has_no_same_kind_place(nlp):
+    """prepare.screen_document runs the gazetteer pass when the first pass finds
+    no ner sentence: the needle replaces the document's only country by one of
+    the gazetteers' countries; a document that mentions a year before 1992, or
+    was written before it, abstains (no_ner)."""
+    from engine.corpus.needle_gold import seeded_ner_output
+    from engine.corpus.prepare import CorpusSettings, screen_document
+    from engine.needles.oracle import check_sentence
+    from engine.needles.places import gazetteer_likes
+
+    settings = CorpusSettings(min_sentences=2, min_chars_per_sentence=10)
+    doc = nlp(" ".join(HARBOUR))
+    first_pass = document_entity_texts(doc)
+    assert not any(entity_options(s, first_pass) for s in doc.sents)  # the document's own places give nothing
+    kept, reason = screen_document("harbour", "t", doc, settings)
+    assert kept is not None and reason == ""
+    sentence = "The council paid for the work with a loan from Peru."
+    assert kept.sentences[kept.ner_sentence] == sentence
+    (option,) = kept.ner_options
+    assert option.text == "Peru" and option.label == "GPE"
+    assert set(option.replacements) == set(gazetteer_likes("Peru")) - {"Peru"}
+    needle = seeded_ner_output(sentence, kept.ner_options, "harbour", seed=0)
+    country = needle.removeprefix("The council paid for the work with a loan from ").removesuffix(".")
+    assert country in gazetteer_likes("Peru") and country != "Peru"
+    assert check_sentence("ner", sentence, needle, ner_options=kept.ner_options) is None  # the oracle passes it
+
+    early = nlp(" ".join(HARBOUR) + " The first pier was built in 1985.")
+    assert screen_document("harbour", "t", early, settings) == (None, "no_ner")
+    assert screen_document("harbour", "t", doc, settings, year=1990) == (None, "no_ner")
+
+
+def test_a_country_named_by_a_common_noun_takes_the_even_when_a_list_writes_it_bare(nlp):
+    # "United Arab Emirates" is written bare only inside a bracketed list; in prose it takes "the"
+    doc = nlp(
+        "The drought hit Somalia hard this year. The Gulf states (Saudi Arabia, Qatar, Kuwait, United Arab Emirates "
+        "and Oman) sent food. Traders from Somalia sold camels in Qatar. More companies now arrive in Somalia every month."
+    )
+    found = _options(doc, document_entity_texts(doc))["More companies now arrive in Somalia every month."]["Somalia"]
+    assert "the United Arab Emirates" in found and "United Arab Emirates" not in found
+    assert {"Kuwait", "Oman", "Qatar"} <= set(found)  # names of one word stay bare, as the document writes them
+
+
+def test_a_name_after_a_post_and_of_or_at_is_an_organisation_not_a_person(nlp):
+    # a firm named after its founder ("managing director of Rosa Klein") is neither span nor replacement;
+    # after a kin noun ("the son of Rosa Klein") the same name is a person
+    text = (
+        "Ana Lima met Tom Ferris in London. Ana Lima said the bank would grow. Paul Sand, {post} Rosa Klein, said "
+        "rates would rise. Ana Lima, {other} Rosa Klein, agreed with Paul Sand. Tom Ferris, the son of Rosa Klein, disagreed."
+    )
+    firm = document_entity_texts(nlp(text.format(post="managing director of", other="an economist at")))
+    assert "Rosa Klein" not in firm.labels and "Rosa Klein" not in firm.names["PERSON"]
+    assert "Paul Sand" in firm.names["PERSON"]
+    kin = document_entity_texts(nlp(text.format(post="a friend of", other="the sister of")))
+    assert kin.labels.get("Rosa Klein") == "PERSON" and "Rosa Klein" in kin.names["PERSON"]

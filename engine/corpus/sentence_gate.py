@@ -59,6 +59,9 @@ on to the next one:
   MAX_NESTED_TOKENS tokens, leaves the outer quotation open, when the outer
   one opened in the same sentence (a state carried from earlier sentences
   may come from a misread mark, and a nested reading would keep it open).
+- "attribution_tail": it only says who spoke the quotation that closed right
+  before it ('"Is it the adviser?" | Walsh said, in a reference to Byrne.':
+  engine.needles.quotation.attribution_tail), as '"...," she said.' does.
 - "lost_characters": it holds U+FFFD, a character the dataset could not
   decode (a name cut mid-word: "Sinn F\\ufffd\\ufffdin").
 - "glued_sentences": a sentence end glued to the next sentence through
@@ -100,7 +103,7 @@ from engine.corpus.interviews import live_entry, speech_refusals
 from engine.corpus.page_rows import row_kind
 from engine.corpus.parsed_headings import fused_heading_kind
 from engine.corpus.run_on_headings import heading_opening, headline_before_subject, opener_after_word
-from engine.needles.quotation import DOUBLE_MARKS, PARAGRAPH, inside_after, quotation_marks
+from engine.needles.quotation import DOUBLE_MARKS, PARAGRAPH, attribution_tail, inside_after, quotation_marks
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
@@ -246,6 +249,8 @@ def needle_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
             refusals.append("quoted")
         elif speech[k]:
             refusals.append(speech[k])
+        elif span.doc.has_annotation("DEP") and attribution_tail(span):
+            refusals.append("attribution_tail")  # '"... the adviser?" | Walsh said, in a reference to Byrne.' (quotation.py)
         elif LOST_CHARACTER in text:
             refusals.append("lost_characters")
         elif _GLUED_END.search(text):

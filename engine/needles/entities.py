@@ -70,7 +70,7 @@ import msgspec
 
 from engine.needles.edits import EntityOption, sentence_bounds
 from engine.needles.edits import _inside_quotes as inside_quotes
-from engine.needles.entity_form import NAME_PARTICLES, NAMED_AFTER_A_PLACE, date_in_a_name, entity_shape, name_words, possessive_misfit, shaped
+from engine.needles.entity_form import NAME_PARTICLES, NAMED_AFTER_A_PLACE, date_in_a_name, entity_shape, name_words, possessive_misfit, shaped, takes_the
 from engine.needles.place_syntax import article_alone, called_a_dependency, contained_places, described_by_nationality
 from engine.needles.place_syntax import country_modifier_fits, is_country, names_an_act, of_polities, party_of_states
 from engine.needles.part_of_a_name import INSTRUMENT_NOUNS, only_titles, part_of_a_name
@@ -102,6 +102,13 @@ WATER_AND_LAND_FEATURES = frozenset(
 )
 PLACE_PREPOSITIONS = frozenset("in at near into inside outside throughout across".split())
 MOTION_VERBS = frozenset("move return transfer go travel relocate emigrate".split())  # "moved to Habana": a place
+# posts held in an organisation: a name after one and "of"/"at" is the organisation ("UK managing director of
+# Charles Schwab", "an economist at Morgan Stanley"), not a person (kin and aides, "son of", "adviser to", are not here)
+POST_NOUNS = frozenset(
+    "director executive chief head president chairman chairwoman chairperson chair founder cofounder co-founder ceo "
+    "officer manager analyst economist strategist partner employee researcher professor".split()
+)
+POST_PREPOSITIONS = frozenset({"of", "at"})
 # common nouns that, written just before a name ("the band Hawthorne Heights",
 # "theatre company Black Lung") or set beside it by a comma ("a biographical feature, Xu Lin,"), say it is not a person
 NOT_NAME_KINDS = frozenset(
@@ -226,7 +233,8 @@ def _named_beside_a_kind(span: Span) -> bool:
 
 def _contradicted_by_syntax(span: Span, label: str) -> bool:
     """A PERSON as the object of a place preposition ("a club in Hemel
-    Hempstead") or of a move ("moved to Habana"), a place as the agent of a
+    Hempstead"), of a move ("moved to Habana") or of "of"/"at" after a post
+    in an organisation ("managing director of Charles Schwab"), a place as the agent of a
     passive ("by West-East Bag") or the subject of being born, married, dying
     or saying ("Namaste died"), and any name right after a noun that says it
     is a band, club, company or work, or set beside one by commas
@@ -252,6 +260,8 @@ def _contradicted_by_syntax(span: Span, label: str) -> bool:
     if label == "PERSON":
         if head.lower_ == "to" and head.head.lemma_ in MOTION_VERBS:
             return True
+        if head.lower_ in POST_PREPOSITIONS and head.head.lemma_.lower() in POST_NOUNS and head.head.i < span.start:
+            return True  # "managing director of Charles Schwab": a firm named after its founder
         return head.lower_ in PLACE_PREPOSITIONS
     return label in PLACE_LABELS and head.lower_ == "by" and not country
 
@@ -508,6 +518,8 @@ def entity_options(sent: Span, entities: DocumentEntities) -> tuple[EntityOption
         for candidate in pool:
             # a place drawn from the gazetteers is written bare (`places.gazetteer_likes`)
             use = "bare" if drawn else entities.articles.get(candidate)
+            if use == "bare" and takes_the(candidate):
+                use = "the"  # "(Kuwait, United Arab Emirates, Oman)": a list's bare form is no evidence against "the"
             if candidate == span.text or candidate in text or span.text in candidate or possessive_misfit(after, candidate, use):
                 continue
             if label == "DATE":

@@ -37,6 +37,9 @@ _WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday"
 # a weekday alone or with these ("on Tuesday", "last Friday"): a day a report dates by, of shape "D"
 _WEEKDAY_SHAPES = frozenset({("D",), ("last", "D"), ("next", "D")})
 _SHAPE_PIECES = re.compile(r"\d+|[^\W\d_]+|\S")
+# common nouns that, heading a place's name, make it take "the" in running prose ("the United Arab Emirates",
+# "the Czech Republic", "the Solomon Islands"); a bare use in a list or a heading does not say otherwise
+COMMON_NOUN_HEADS = frozenset("states kingdom emirates republic islands isles union federation".split())
 
 
 def entity_shape(text: str, label: str) -> str:
@@ -120,3 +123,11 @@ def possessive_misfit(after: str, candidate: str, article: str | None) -> bool:
     if after in ("'", "’"):
         return not candidate.endswith("s")
     return after in ("'s", "’s") and candidate.endswith("s") and article == "the"
+
+
+def takes_the(name: str) -> bool:
+    """Whether a place's name is headed by a common noun (COMMON_NOUN_HEADS)
+    and so takes "the" wherever it heads a noun phrase, whatever the
+    document's bare uses say ("arrive in the United Arab Emirates")."""
+    words = name.split()
+    return len(words) > 1 and words[-1].lower() in COMMON_NOUN_HEADS

@@ -14,6 +14,13 @@ quotation. The marks are spaCy's quote tokens (`Token.is_quote`), without
 the possessive "'" of "students'" (tag POS).
 
 The marks of a document are found once and kept in `doc.user_data`.
+
+`attribution_tail(sent)`: a sentence that only reports who said the
+quotation that closed right before it ('"Who decides? Is it the adviser?"
+| Walsh said, in an apparent reference to Byrne.'): the segmenter ends a
+sentence at a quotation's own "?", "!" or ".", so the attribution stands
+alone, and its verb's content is the quotation. It is no sentence of the
+writer's own, as '"...," she said.' is not.
 """
 
 from __future__ import annotations
@@ -32,6 +39,19 @@ _MARKS_KEY = "needlejudge_quotation_marks"
 DOUBLE_MARKS = frozenset('"\u201c\u201d\u201e\u00ab\u00bb')
 _OPEN_BEFORE = frozenset("([{\u2014\u2013")  # what may stand before an opening mark, besides a space
 _CLOSE_AFTER = frozenset(".,;:!?)]}\u2014\u2013-'\u2019")  # what may follow a closing mark, besides a space
+
+
+# verbs that report speech or writing: as the root of a sentence right after a closing mark and with no
+# clause of its own ("said, in an apparent reference to X", "told reporters"), they frame that quotation
+REPORTING_VERBS = frozenset(
+    "say tell ask add write explain note continue insist reply respond answer declare remark argue conclude "
+    "warn claim state quip joke recall observe announce admit acknowledge concede complain suggest tweet post "
+    "retort counter contend caution predict promise urge wonder exclaim shout scream cry whisper mutter "
+    "murmur laugh sigh recount report stress emphasise emphasize assert maintain agree mock".split()
+)
+_SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass"})
+ADDRESSEE_VERBS = frozenset({"tell", "ask"})  # whose object is the one spoken to ("told reporters"), not what was said
+_NOT_A_CLAUSE_DEPS = frozenset({"amod", "compound", "aux", "auxpass"})  # a verb's form that heads no clause ("a growing movement")
 
 
 def is_quotation_mark(token: Token) -> bool:
@@ -100,3 +120,31 @@ def quote_open_before(sent: Span) -> str:
     """The mark ('"' or '\u201c') of a quotation opened before `sent` and
     still open where it starts, or "" (the module docstring says how)."""
     return quotation_open_at(sent.doc, sent.start)
+
+
+def attribution_tail(sent: Span) -> bool:
+    """Whether `sent` is only the attribution of a quotation that closed right
+    before it (module docstring): the token before it is a closing quotation
+    mark, and its root is a verb of REPORTING_VERBS with a subject, no
+    object but the one spoken to, and no other verb outside the subject
+    ('Walsh told reporters in Dublin.', 'Walsh, who chairs the board, said
+    on Friday.' after '"... here?"'; not 'Walsh said Byrne had lost
+    control.', 'Walsh answered when asked if ...' nor 'Walsh promised new
+    jobs.', which report content of their own, nor 'Walsh left the hall.',
+    which reports no speech)."""
+    doc = sent.doc
+    k = sent.start - 1
+    while k >= 0 and doc[k].is_space:
+        k -= 1
+    if k < 0 or not is_quotation_mark(doc[k]) or mark_role(doc.text, doc[k].idx) != "close":
+        return False
+    root = sent.root
+    if root.lemma_.lower() not in REPORTING_VERBS or root.pos_ not in ("VERB", "AUX"):
+        return False
+    children = list(root.children)
+    if not any(c.dep_ in _SUBJECT_DEPS for c in children):
+        return False
+    if root.lemma_.lower() not in ADDRESSEE_VERBS and any(c.dep_ == "dobj" for c in children):
+        return False  # "Walsh promised new jobs": what was said, in the writer's words
+    rest = (t for c in children if c.dep_ not in _SUBJECT_DEPS for t in c.subtree)
+    return not any(t.pos_ in ("VERB", "AUX") and t.dep_ not in _NOT_A_CLAUSE_DEPS for t in rest)
