@@ -104,7 +104,15 @@ sentence end, a finite verb, no list mark):
 - "byline_opening": "By", a person's name of two words or more and a comma
   opening the sentence ("By Ann Walsh, harbour correspondent The ...");
 - a sentence ending in a name's suffix ("... Thomas Walsh Jr.") is an
-  "abbreviation_end" too (a split there leaves a fragment after it).
+  "abbreviation_end" too (a split there leaves a fragment after it);
+- "fused_clause": two main clauses, each with its subject and finite verb,
+  run together with nothing between (engine.corpus.fused_clauses: a
+  caption or a teaser printed without a stop, "... a lifeline for the
+  islands Walsh enjoys the backing of the board.");
+- "telephone_number": a telephone number (engine.corpus.page_rows
+  .telephone_number): a contact line or a call for witnesses
+  ("... is asked to call the harbour police on 1800 666 111."), where the
+  gate drops only a directory's entry (page_rows' "contact_listing").
 
 Then, for sentences with no refusal above, the quotation state around them
 (engine.needles.quotation): "quote_continues" (it starts inside a
@@ -113,6 +121,14 @@ after it), "quote_inside" (both). These hold only at a window's edge
 (`edge_refused`): a window may hold a quotation of several sentences, but
 may not cut one, which would leave a closing mark without its opening, or
 the reverse.
+
+Last, engine.corpus.continuations.continuation_refusals: a sentence opening
+with an ellipsis or a bracketed insertion that continues a cut clause
+("continuation_start"), one right after a span the gate dropped that starts
+inside a quotation ("after_dropped_in_quote"), and both halves of a
+sentence split at an ellipsis written against the next word
+("ellipsis_split"); these replace a quotation's edge refusals and hold
+anywhere in a window.
 
 The capitalised-article form ("determiner_mid_sentence") also takes a
 headline ending in a verb in the present, a noun or an adjective ("Budget
@@ -125,6 +141,9 @@ import re
 from typing import TYPE_CHECKING
 
 from engine.corpus.cleaning import ABBREVIATIONS, LOST_CHARACTER, NAME_SUFFIXES, TITLES
+from engine.corpus.continuations import continuation_refusals
+from engine.corpus.fused_clauses import fused_clause
+from engine.corpus.page_rows import telephone_number
 from engine.corpus.fused_headings import name_word
 from engine.corpus.run_on_headings import heading_opening
 from engine.needles.edits import FINITE_TAGS
@@ -190,6 +209,10 @@ def hay_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
         left_open = span.end < len(doc) and bool(quotation_open_at(doc, span.end))
         if continues or left_open:
             refusals[k] = QUOTE_INSIDE if continues and left_open else QUOTE_CONTINUES if continues else QUOTE_LEFT_OPEN
+    # a piece continuing one cut off or dropped before it (engine.corpus.continuations): refused anywhere
+    for k, why in continuation_refusals(doc, spans).items():
+        if not refusals[k] or refusals[k] in QUOTE_EDGES:
+            refusals[k] = why
     return tuple(refusals)
 
 
@@ -278,6 +301,10 @@ def _refusal(span: Span) -> str:
         return "gerund_fragment"
     if _quote_after_heading(span):
         return "quote_after_heading"
+    if span.doc.has_annotation("DEP") and fused_clause(span) is not None:
+        return "fused_clause"
+    if telephone_number(text):
+        return "telephone_number"
     return ""
 
 

@@ -22,6 +22,8 @@ RULE_MODULES = (
     "engine.corpus.run_on_headings",
     "engine.corpus.fused_headings",
     "engine.corpus.hay_check",
+    "engine.corpus.continuations",
+    "engine.corpus.fused_clauses",
     "engine.corpus.model_setting",
     "engine.needles.edits",
     "engine.needles.agreement",
