@@ -365,3 +365,13 @@ def test_a_window_off_the_middle_never_holds_the_donors_middle_sentence(nlp):
     center = clean_center(document, 9)
     assert center == 32  # 22 + 10: the first offset whose window leaves out both the heading and the middle
     assert not center - 9 <= document.middle <= center + 9
+
+
+def test_a_caption_fused_as_a_second_clause_is_no_needle_sentence(nlp):
+    # engine.corpus.sentence_gate refuses the fused forms of hay_check as needles: not one sentence
+    from engine.corpus.sentence_gate import needle_refusals
+
+    text = "The opening of the new pier at Kinsale by the harbour board is viewed as a boost for the island trade Walsh enjoys the backing of the council."
+    doc = nlp(f"{BEFORE} {text}")
+    sentences = document_sentences(doc)
+    assert needle_refusals(doc, sentences.spans) == ("", "fused_clause")

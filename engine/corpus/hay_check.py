@@ -216,9 +216,11 @@ def hay_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
     return tuple(refusals)
 
 
-# the refusals that read a heading or a timeline's label run onto the sentence after it, from the words
-# (engine.corpus.sentence_gate refuses such a sentence as a needle too: it is not one sentence)
-FUSED_HEADING_FORMS = frozenset({"date_label", "determiner_mid_sentence", "name_restated", "name_repeated", "wh_heading", "byline_opening"})
+# the refusals that read a heading, a caption or a timeline's label run onto the sentence after it, from the
+# words (engine.corpus.sentence_gate refuses such a sentence as a needle too: it is not one sentence)
+FUSED_HEADING_FORMS = frozenset(
+    {"date_label", "determiner_mid_sentence", "name_restated", "name_repeated", "wh_heading", "byline_opening", "fused_clause"}
+)
 
 
 def fused_heading_form(span: Span) -> str:
