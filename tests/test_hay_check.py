@@ -255,6 +255,11 @@ def test_a_sentence_after_a_dropped_piece_outside_quotations_is_kept(nlp):
     doc = nlp(text)
     spans = _spans(doc, text, ["Walsh spoke", "The ferry", "The board met"], dropped=["the board has"])
     assert hay_refusals(doc, spans) == ("", "", "")
+    # nor does a first mark whose spacing says neither open nor close (a dataset's stray hyphen before it)
+    text = 'Walsh spoke at noon. the crew said so. Since the board sold-the old pier in 2015,-"Harbour Lines" has run the ferries. The ferry left.'
+    doc = nlp(text)
+    spans = _spans(doc, text, ["Walsh spoke", "Since the board", "The ferry"], dropped=["the crew"])
+    assert hay_refusals(doc, spans) == ("", "", "")
 
 
 def test_both_halves_of_a_sentence_split_at_a_glued_ellipsis_are_refused(nlp):

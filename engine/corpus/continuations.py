@@ -38,7 +38,7 @@ import re
 from typing import TYPE_CHECKING
 
 from engine.corpus.cleaning import has_word
-from engine.needles.quotation import DOUBLE_MARKS, quotation_marks, quotation_open_at
+from engine.needles.quotation import DOUBLE_MARKS, PARAGRAPH, quotation_marks, quotation_open_at
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -109,8 +109,9 @@ def _piece_dropped_before(doc: Doc, start: int, end: int) -> bool:
 
 
 def _first_mark_closes(doc: Doc, spans: Sequence[Span]) -> list[bool]:
-    """For each span, whether its first double quotation mark closes a quotation (one it did not open)."""
-    events = [(i, role) for i, role in quotation_marks(doc) if role in ("open", "close") and DOUBLE_MARKS.intersection(doc[i].text)]
+    """For each span, whether its first double quotation mark closes a quotation (one it did not open);
+    a first mark whose spacing says neither ('entered,-"IS" has') says nothing."""
+    events = [(i, role) for i, role in quotation_marks(doc) if role != PARAGRAPH and DOUBLE_MARKS.intersection(doc[i].text)]
     out: list[bool] = []
     e = 0
     for span in spans:
