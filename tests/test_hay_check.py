@@ -94,6 +94,10 @@ def refusal(nlp, text: str) -> str:
         ("The pier at Sin\ufffd\ufffd Bay was rebuilt by the harbour board in 1890.", "lost_characters"),
         # a byline run onto the article's first sentence
         ("By Ann Walsh, harbour correspondent Support for the new pier reached a peak in 1990.", "byline_opening"),
+        # a caption printed without a stop, run onto the sentence after it: two main clauses, nothing between
+        ("The opening of the new pier at Kinsale by the harbour board is viewed as a boost for the island trade Walsh enjoys the backing of the council.", "fused_clause"),
+        # a call for witnesses with a telephone number
+        ("Anyone who saw the crash at the quay is asked to call the harbour police on 1800 555 123.", "telephone_number"),
     ],
 )
 def test_doubtful_sentences_are_refused_for_hay(nlp, text, why):
@@ -188,6 +192,15 @@ def test_names_with_an_article_are_kept_as_one_stored_sentence(nlp, text):
         "By 2020, the harbour board had rebuilt the old pier at Kinsale.",
         "By Monday, Ann Walsh had closed the quay to the ferries.",
         "The film was shown in The Quiet Man's old cinema on the quay.",
+        # two clauses whose first is subordinate (its comma left out), a reported or a relative clause
+        # with a name for its subject, a fronted phrase before the subject
+        "As the storm hit land Ann Walsh closed the quay to the ferries.",
+        "She told reporters Walsh would stay on the harbour board until May.",
+        "The harbour board said the deal China signed last year was a mistake.",
+        "In the morning Ann Walsh opened the hall for the islanders.",
+        # numbers that are no telephone number: years, a figure with its thousands split by spaces
+        "The pier was rebuilt in 1980, 1984, 1988 and 1993 by the harbour board.",
+        "The board spent some 2 000 000 euros on the new pier at Kinsale.",
     ],
 )
 def test_prose_is_kept_for_hay(nlp, text):
@@ -202,6 +215,62 @@ def test_the_sentence_after_an_abbreviation_is_refused_too(nlp):
     cut, second = text.index("Marsh"), text.index("The ferry")
     spans = [doc.char_span(0, cut - 1), doc.char_span(cut, second - 1), doc.char_span(second, len(text))]
     assert hay_refusals(doc, spans) == ("abbreviation_end", "after_abbreviation", "")
+
+
+def _spans(doc, text: str, starts: list[str], dropped: list[str] = ()):
+    """The stored sentences of `doc` as the segmenter leaves them: a span from
+    each of `starts` to the next start or dropped piece (`dropped`: where a
+    span the gate dropped begins)."""
+    cuts = sorted([(text.index(s), True) for s in starts] + [(text.index(d), False) for d in dropped])
+    spans = []
+    for n, (at, kept) in enumerate(cuts):
+        end = cuts[n + 1][0] if n + 1 < len(cuts) else len(text)
+        if kept:
+            spans.append(doc.char_span(at, len(text[:end].rstrip()), alignment_mode="expand"))
+    return spans
+
+
+def test_a_piece_cut_before_an_editors_bracket_is_refused_anywhere(nlp):
+    # spaCy split '"We will not be free of debt to Harland [Marine] ... unless ...' before the bracket, and the
+    # gate dropped the first half: the second continues a clause no window holds
+    text = 'The mayor spoke at noon. "We will not be free of debt to Harland [Marine] ... unless the pier is sold," Walsh said. The ferry left.'
+    doc = nlp(text)
+    spans = _spans(doc, text, ["The mayor", "[Marine]", "The ferry"], dropped=['"We will'])
+    refused = hay_refusals(doc, spans)
+    assert refused == ("", "continuation_start", "")
+    assert edge_refused(refused[1], "inner")
+
+
+def test_the_rest_of_a_quotation_after_a_dropped_piece_is_refused_anywhere(nlp):
+    # the question inside the quotation was dropped (it starts in lowercase); what follows depends on it
+    text = 'Walsh spoke at the quay. " the board has to decide ... will it sell the pier? And if it does, the islands lose their ferry." The ferry left.'
+    doc = nlp(text)
+    spans = _spans(doc, text, ["Walsh spoke", "And if", "The ferry"], dropped=['" the board'])
+    assert hay_refusals(doc, spans) == ("", "after_dropped_in_quote", "")
+
+
+def test_a_sentence_after_a_dropped_piece_outside_quotations_is_kept(nlp):
+    # near miss: a fragment dropped between two sentences of prose leaves no quotation cut
+    text = "Walsh spoke at the quay. the board has to decide soon on the pier. The ferry left at noon. The board met in June."
+    doc = nlp(text)
+    spans = _spans(doc, text, ["Walsh spoke", "The ferry", "The board met"], dropped=["the board has"])
+    assert hay_refusals(doc, spans) == ("", "", "")
+    # nor does a first mark whose spacing says neither open nor close (a dataset's stray hyphen before it)
+    text = 'Walsh spoke at noon. the crew said so. Since the board sold-the old pier in 2015,-"Harbour Lines" has run the ferries. The ferry left.'
+    doc = nlp(text)
+    spans = _spans(doc, text, ["Walsh spoke", "Since the board", "The ferry"], dropped=["the crew"])
+    assert hay_refusals(doc, spans) == ("", "", "")
+
+
+def test_both_halves_of_a_sentence_split_at_a_glued_ellipsis_are_refused(nlp):
+    text = "When you hear the gulls at dawn...I just want to stay on the island. The ferry left at noon."
+    doc = nlp(text)
+    spans = _spans(doc, text, ["When you", "I just", "The ferry"])
+    assert hay_refusals(doc, spans) == ("ellipsis_split", "ellipsis_split", "")
+    # near miss: an ellipsis followed by a space ends a sentence that trails off, and stays
+    text = "The storm lasted all night and into the morning... The ferry left at noon."
+    doc = nlp(text)
+    assert hay_refusals(doc, _spans(doc, text, ["The storm", "The ferry"])) == ("", "")
 
 
 def test_a_quotation_of_several_sentences_is_refused_only_at_a_window_edge(nlp):
@@ -301,3 +370,13 @@ def test_a_window_off_the_middle_never_holds_the_donors_middle_sentence(nlp):
     center = clean_center(document, 9)
     assert center == 32  # 22 + 10: the first offset whose window leaves out both the heading and the middle
     assert not center - 9 <= document.middle <= center + 9
+
+
+def test_a_caption_fused_as_a_second_clause_is_no_needle_sentence(nlp):
+    # engine.corpus.sentence_gate refuses the fused forms of hay_check as needles: not one sentence
+    from engine.corpus.sentence_gate import needle_refusals
+
+    text = "The opening of the new pier at Kinsale by the harbour board is viewed as a boost for the island trade Walsh enjoys the backing of the council."
+    doc = nlp(f"{BEFORE} {text}")
+    sentences = document_sentences(doc)
+    assert needle_refusals(doc, sentences.spans) == ("", "fused_clause")

@@ -45,6 +45,9 @@ from engine.corpus.segmentation import document_sentences
         # a link line run into the sentence after it
         ("Read more from Mary Asked by the board, the harbour master said the pier was safe.", "teaser"),
         ("Read more about the new quotas Fishermen in Kinsale fear they will end their trade.", "teaser"),
+        # a directory's entry: name, address, telephone and prices set off by semicolons, run into the next one
+        ("Harbour Tours, Quay Street, Cobh; +353 21 481 1234; trips from 20 euros per person Island Ferries The boats leave at dawn.", "contact_listing"),
+        ("Kinsale Sea Safari; 086 555 0192; boats leave the pier daily from May to September.", "contact_listing"),
     ],
 )
 def test_rows_of_tables_lists_captions_and_teasers_are_named(row, kind):
@@ -58,6 +61,10 @@ def test_rows_of_tables_lists_captions_and_teasers_are_named(row, kind):
         "The storm lasted all night....",
         "By 2017 ... the quay had been rebuilt twice.",
         "The pier was rebuilt in 1980, 1984, 1988 and 1993.",
+        # a telephone number in prose is no directory entry (hay_check refuses it for rand hay only),
+        # and figures split by semicolons are no telephone number
+        "Anyone who saw the crash should call the harbour police on 1800 555 123.",
+        "Fares rose by 4 percent in 2015; by 2017 some 2 000 000 passengers had paid them.",
         "Anyone who saw the crash should call the harbour police on 1800 666 111.",
         "The pier was named Best Picture by the harbour board.",  # a prize, not a credit
         "In 2016, 2,000 boats called at Cork and 300 at Kinsale.",
@@ -184,6 +191,20 @@ def test_table_rows_captions_and_teasers_are_dropped_from_the_stored_sentences(n
         "The crossing took two hours.",
         "The council voted to close the old pier in May.",
         "The crew stayed in Cork.",
+    )
+
+
+def test_a_directorys_entries_are_dropped_and_the_prose_around_them_kept(nlp):
+    text = (
+        "Sharks gather off the Old Head every summer. Kinsale Sea Safari, Pier Road, Kinsale; +353 86 555 0192; "
+        "trips from 40 euros per person. Boats leave the pier at dawn. Anyone who saw the crash should call "
+        "the harbour police on 1800 555 123."
+    )
+    # the prose sentence with a telephone number stays (rand hay refuses it: engine.corpus.hay_check)
+    assert stored(nlp, text) == (
+        "Sharks gather off the Old Head every summer.",
+        "Boats leave the pier at dawn.",
+        "Anyone who saw the crash should call the harbour police on 1800 555 123.",
     )
 
 

@@ -105,6 +105,14 @@ sentence end, a finite verb, no list mark):
   opening the sentence ("By Ann Walsh, harbour correspondent The ...");
 - a sentence ending in a name's suffix ("... Thomas Walsh Jr.") is an
   "abbreviation_end" too (a split there leaves a fragment after it);
+- "fused_clause": two main clauses, each with its subject and finite verb,
+  run together with nothing between (engine.corpus.fused_clauses: a
+  caption or a teaser printed without a stop, "... a lifeline for the
+  islands Walsh enjoys the backing of the board.");
+- "telephone_number": a telephone number (engine.corpus.page_rows
+  .telephone_number): a contact line or a call for witnesses
+  ("... is asked to call the harbour police on 1800 666 111."), where the
+  gate drops only a directory's entry (page_rows' "contact_listing").
 - last, the headings engine.corpus.parsed_headings reads from the parse
   ("capital_determiner", "indefinite_heading", "descriptive_heading",
   "plural_heading": "... Progress and scope The council has ...").
@@ -117,6 +125,14 @@ after it), "quote_inside" (both). These hold only at a window's edge
 may not cut one, which would leave a closing mark without its opening, or
 the reverse.
 
+Last, engine.corpus.continuations.continuation_refusals: a sentence opening
+with an ellipsis or a bracketed insertion that continues a cut clause
+("continuation_start"), one right after a span the gate dropped that starts
+inside a quotation ("after_dropped_in_quote"), and both halves of a
+sentence split at an ellipsis written against the next word
+("ellipsis_split"); these replace a quotation's edge refusals and hold
+anywhere in a window.
+
 The capitalised-article form ("determiner_mid_sentence") also takes a
 headline ending in a verb in the present, a noun or an adjective ("Budget
 talks resume The minister said ..."), not a verb of saying.
@@ -128,6 +144,9 @@ import re
 from typing import TYPE_CHECKING
 
 from engine.corpus.cleaning import ABBREVIATIONS, LOST_CHARACTER, NAME_SUFFIXES, TITLES
+from engine.corpus.continuations import continuation_refusals
+from engine.corpus.fused_clauses import fused_clause
+from engine.corpus.page_rows import telephone_number
 from engine.corpus.fused_headings import name_word
 from engine.corpus.parsed_headings import fused_heading_kind
 from engine.corpus.run_on_headings import heading_opening
@@ -194,12 +213,18 @@ def hay_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
         left_open = span.end < len(doc) and bool(quotation_open_at(doc, span.end))
         if continues or left_open:
             refusals[k] = QUOTE_INSIDE if continues and left_open else QUOTE_CONTINUES if continues else QUOTE_LEFT_OPEN
+    # a piece continuing one cut off or dropped before it (engine.corpus.continuations): refused anywhere
+    for k, why in continuation_refusals(doc, spans).items():
+        if not refusals[k] or refusals[k] in QUOTE_EDGES:
+            refusals[k] = why
     return tuple(refusals)
 
 
-# the refusals that read a heading or a timeline's label run onto the sentence after it, from the words
-# (engine.corpus.sentence_gate refuses such a sentence as a needle too: it is not one sentence)
-FUSED_HEADING_FORMS = frozenset({"date_label", "determiner_mid_sentence", "name_restated", "name_repeated", "wh_heading", "byline_opening"})
+# the refusals that read a heading, a caption or a timeline's label run onto the sentence after it, from the
+# words (engine.corpus.sentence_gate refuses such a sentence as a needle too: it is not one sentence)
+FUSED_HEADING_FORMS = frozenset(
+    {"date_label", "determiner_mid_sentence", "name_restated", "name_repeated", "wh_heading", "byline_opening", "fused_clause"}
+)
 
 
 def fused_heading_form(span: Span) -> str:
@@ -282,6 +307,10 @@ def _refusal(span: Span) -> str:
         return "gerund_fragment"
     if _quote_after_heading(span):
         return "quote_after_heading"
+    if span.doc.has_annotation("DEP") and fused_clause(span) is not None:
+        return "fused_clause"
+    if telephone_number(text):
+        return "telephone_number"
     if span.doc.has_annotation("DEP"):
         return fused_heading_kind(span)  # engine.corpus.parsed_headings
     return ""

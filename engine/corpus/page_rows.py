@@ -38,6 +38,13 @@ mark that prose does not use; none depends on one outlet's wording.
 - "gallery": a sentence announcing the page's picture gallery ("The gallery
   below revisits ...", "Click through the gallery above to ..."): it points
   at what the text does not hold; not a room ("a gallery above the nave").
+- "contact_listing": a telephone number (`telephone_number`) in a sentence
+  whose parts are set off by semicolons ("Harbour Tours, Quay Street, Cobh;
+  +353 21 481 1234; trips from 20 euros per person"): the entry of a
+  directory (a business's name, address, telephone, prices), whose fields
+  are no clause, run into the next entry's name and first sentence. A
+  telephone number in prose ("... is asked to call the Garda on 1800 666
+  111.") is no listing: engine.corpus.hay_check refuses it for rand hay only.
 
 `row_neighbours(texts)`, for a document's parsed sentences in order (before
 any is dropped), the indices of sentences that are rows only by their
@@ -123,7 +130,34 @@ _GALLERY_BELOW = re.compile(rf"\b(?:gallery|galleries|slideshow|slide\s+show)\s+
 _READ_MORE = re.compile(r"^Read\s+more\s+(?:from|about|on)\b")
 _DATE_STAMP = re.compile(r"\(\d{1,2}[./]\d{1,2}[./](?:\d{2}|\d{4})\)")
 _BYLINE = re.compile(r"^[A-Z][\w.'\u2019-]*(?:\s+[A-Z][\w.'\u2019-]*){0,3}\s+reports?\s+from\s+[A-Z][^.!?]{0,60}\.$")
+# a telephone number: groups of digits split by single spaces or hyphens, after an optional
+# international "+<code>" (a bracketed area code allowed); telephone_number checks the groups
+_PHONE = re.compile(r"(?<![\w.,$/])(\+\s?\d{1,3}[\s-]*)?(\(?\d{2,4}\)?(?:[ -]\d{2,5}){1,4})(?![\w,]|\.\d)")
+MIN_PHONE_DIGITS = 7
 _BARE_NUMERAL = re.compile(r"^\(?(?:[IVXLC]+|\d{1,3}|[a-z])[.)]$")
+
+
+def telephone_number(text: str) -> str | None:
+    """The first telephone number in `text`, or None: at least
+    MIN_PHONE_DIGITS digits in groups split by single spaces or hyphens,
+    either after an international "+<code>" or in three groups or more
+    ("082 373 5950", "+27 79 051 8558", "1-800-273-8255", "1800 666 111");
+    not a figure with thousands split by spaces ("2 000 000": groups of three
+    after the first), nor a run of years ("1980 1984 1988"), nor a range of
+    two numbers ("1990-1995")."""
+    for match in _PHONE.finditer(text):
+        groups = re.findall(r"\d+", match.group(2))
+        if sum(map(len, groups)) < MIN_PHONE_DIGITS:
+            continue
+        international = bool(match.group(1))
+        if not international and len(groups) < 3:
+            continue
+        if not international and len(groups[0]) <= 3 and all(len(g) == 3 for g in groups[1:]):
+            continue  # thousands split by spaces
+        if all(len(g) == 4 and g[:2] in ("19", "20") for g in groups):
+            continue  # years
+        return match.group(0)
+    return None
 
 
 def row_kind(text: str) -> str | None:
@@ -140,6 +174,8 @@ def row_kind(text: str) -> str | None:
         return "teaser"
     if _GALLERY_ANCHOR.search(text):
         return "gallery"
+    if ";" in text and telephone_number(text):
+        return "contact_listing"
     return None
 
 

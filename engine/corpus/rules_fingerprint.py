@@ -23,6 +23,8 @@ RULE_MODULES = (
     "engine.corpus.parsed_headings",
     "engine.corpus.fused_headings",
     "engine.corpus.hay_check",
+    "engine.corpus.continuations",
+    "engine.corpus.fused_clauses",
     "engine.corpus.model_setting",
     "engine.needles.edits",
     "engine.needles.agreement",
