@@ -201,6 +201,9 @@ def test_predicates_that_share_a_negation_are_not_swapped(nlp):
         ("Visitors can pay with cards, cheques or cash.", "free choice"),
         ("Visitors may bring dogs, cats and birds on the ferry.", "free choice"),
         ("The storm might damage the pier, the quay and the slipway.", "free choice"),
+        # issue 27, session 15: an adjective of liability ("vulnerable to" = "can suffer") offers each member
+        ("After the storm, many families were vulnerable to hunger, disease and eviction.", "free choice"),
+        ("Young trees are susceptible to frost and drought.", "free choice"),
         # a list of examples: either conjunction names the same examples
         ("The museum holds objects such as coins and seals.", "examples"),
         ("The shop sells fruit, for example apples or pears.", "examples"),
@@ -255,6 +258,9 @@ def test_wrong_swaps_found_on_news_are_refused_with_their_reason(nlp, text, why)
             "The storm flooded the quay or damaged boats of both the ferry line and the fishing fleet.",
         ),
         ("The ferry carried two trucks and a bus.", "The ferry carried two trucks or a bus."),  # not one counted list
+        # "exposed to" reports what happened, no liability; a liability adjective in a clause of its own
+        ("The fishermen were exposed to wind and rain for days.", "The fishermen were exposed to wind or rain for days."),
+        ("The crew was vulnerable and the ship was old.", "The crew was vulnerable or the ship was old."),
     ],
 )
 def test_coordinations_inside_a_subject_or_beside_a_later_both_are_swapped(nlp, text, expected):

@@ -98,6 +98,12 @@ def test_the_check_reads_the_conjunction_it_is_given(nlp):
         # the first half of a comparative correlative is a condition on the second
         ("antecedent", "The longer the talks and the delays, the angrier the fishermen become."),
         ("antecedent", "The more the crew mends nets and sails, the sooner the boat leaves."),
+        # issue 27, session 14: other comparatives in the first half ("the further"/"the fewer", tagged as
+        # plain adjectives), and the frame inside a reported clause, not at the sentence start
+        ("antecedent", "The further north and the colder it got, the less the crew spoke."),
+        ("antecedent", "A survey found that the further away a village lies from a port and the poorer its road, then the more it pays for fuel."),
+        ("antecedent", "Economists said the higher the taxes and the lower the wages, the weaker the recovery would be."),
+        ("antecedent", "Officials said the further the talks go and the fewer concessions are made, the more anxious the markets become."),
         # a noun modified by a negative adjective licenses "any" in its complement
         ("downward operator", "The clerk said a rumour is an insufficient reason to close or sell the pier."),
     ],
@@ -121,6 +127,9 @@ def test_equatives_hindering_verbs_and_comparative_correlatives_are_refused(nlp,
         # the second half of a comparative correlative is its consequent
         ("The more it rains, the later the crew mends the nets and the sails.",
          "The more it rains, the later the crew mends the nets or the sails."),
+        # "the further" + a noun with no second comparative after a comma: no correlative
+        ("She said the further shore was wild and the nearer one was calm, and the ferry left.",
+         "She said the further shore was wild or the nearer one was calm, and the ferry left."),
     ],
 )
 def test_coordinations_beside_equatives_hindering_verbs_and_correlatives_are_still_swapped(nlp, text, expected):

@@ -78,6 +78,8 @@ _HINDERING_VERBS = frozenset(
 _UNIVERSAL_PRONOUNS = frozenset(
     "anyone anybody anything everyone everybody everything whoever whatever whichever whomever".split()
 )
+# comparatives the tagger may tag as plain adjectives or adverbs ("the further", "the farther")
+_COMPARATIVE_WORDS = frozenset({"more", "less", "fewer", "further", "farther", "longer", "sooner"})
 _CLAUSE_DEPS = frozenset({"xcomp", "ccomp", "pcomp", "advcl", "csubj"})
 _SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj", "expl"})
 
@@ -178,25 +180,32 @@ def _equative(preposition: Token) -> bool:
 
 
 def comparative_antecedent(token: Token) -> bool:
-    """`token` lies in the first half of a comparative correlative ("The more
-    wind and rain there is, the later the ferry sails"): that half is a
-    condition on the second, and licenses "any" like "if"."""
-    sent = token.sent
-    words = list(sent)
+    """`token` lies in a comparative correlative: a "the" + comparative, then
+    after a comma another ("The more wind and rain there is, the later the
+    ferry sails"; "the further A and the less B, the more C", anywhere in the
+    sentence: "Economists said the higher ..."), and `token` between the two.
+    The first half is a condition on the second and licenses "any" like
+    "if"; the second half is its consequent, a claim of its own."""
+    words = list(token.sent)
 
     def comparative_at(k: int, loose: bool = False) -> bool:
         if k + 1 >= len(words) or words[k].lower_ != "the":
             return False
         word = words[k + 1]
-        if word.tag_ in ("JJR", "RBR") or word.lower_ in ("more", "less", "fewer"):
+        if word.tag_ in ("JJR", "RBR") or word.lower_ in _COMPARATIVE_WORDS:
             return True
         # after a first half, the tagger may miss the second comparative ("the angrier": NN)
         return loose and word.is_alpha and word.lower_.endswith("er")
 
-    if not comparative_at(0):
+    start = next((k for k in range(len(words)) if comparative_at(k)), None)
+    if start is None:
         return False
-    second = next((k for k in range(2, len(words)) if words[k - 1].text == "," and comparative_at(k, loose=True)), None)
-    return second is not None and token.i < sent.start + second
+    def second_half_at(k: int) -> bool:  # ", the ..." or ", then the ..."
+        before = k - 2 if words[k - 1].lower_ == "then" else k - 1
+        return before > start and words[before].text == "," and comparative_at(k, loose=True)
+
+    second = next((k for k in range(start + 2, len(words)) if second_half_at(k)), None)
+    return second is not None and words[start].i <= token.i < words[second].i
 
 
 def _as_if(mark: Token) -> bool:

@@ -116,6 +116,8 @@ def scope_refusal(token: Token) -> str:
         return "members of a plural"
     if _distributed_kinds(first):
         return "kinds of a plural"
+    if _modifiers_of_one_head(first) or _bare_modifier_noun(token):
+        return "modifiers of one head"
     following = next((t for t in token.doc[token.i + 1 : token.sent.end] if not t.is_punct), None)
     if following is not None and following.lower_ in _ENUMERATION_WORDS:
         return "enumeration"
@@ -308,6 +310,8 @@ def _restricting_participles(first: Token) -> bool:
 
 
 _MODIFIER_TAGS = frozenset({"JJ", "VBN", "VBG"})
+# determiners of quantity that a mass noun takes ("some wine", "much abuse")
+_MASS_DETERMINERS = frozenset({"some", "much", "more", "most", "such", "all", "enough", "less"})
 
 
 def _modifier_run(token: Token) -> bool:
@@ -364,6 +368,65 @@ def _articled_modifier_run(token: Token) -> bool:
         j += 1
     # a common plural ("wars"), not a name's ("the New York Giants and the Cleveland Indians": two teams)
     return j > start and _plural_head_at(doc, j, sent.end) and doc[j].tag_ == "NNS" and doc[j].is_lower
+
+
+def _modifiers_of_one_head(first: Token) -> bool:
+    """Two modifiers before one head noun that names a kind, not one thing:
+    a singular with no determiner or with a determiner of quantity
+    ("widespread verbal and physical abuse", "red and white wine", "some
+    ancient and modern art"). A bare singular is a mass noun, so the
+    modifiers sort one mass into kinds and "or" names the same (the
+    protocol's equivalent swap); plurals are `_adjective_members`'. A
+    singular of one thing ("a long and bitter quarrel", "the new and larger
+    ferry") has two traits, and "or" says less: still swapped."""
+    if first.dep_ not in ("amod", "compound", "nmod") or len(first.conjuncts) != 1:
+        return False
+    head = first.head
+    if head.pos_ != "NOUN" or head.tag_ != "NN" or head.i < first.conjuncts[0].i:
+        return False
+    if first.left_edge.i > first.sent.start and first.doc[first.left_edge.i - 1].text == ",":
+        return False  # the end of a longer list the parser hung on the last noun ("age, gender, income and ...")
+    if any(m.pos_ not in ("ADJ", "NOUN") for m in (first, *first.conjuncts)):
+        return False
+    return not any(
+        c.dep_ in ("poss", "nummod") or (c.dep_ in ("det", "predet") and c.lower_ not in _MASS_DETERMINERS)
+        for c in head.children
+    )
+
+
+def _bare_modifier_noun(token: Token) -> bool:
+    """"N1 and N2 HEAD" parsed as N1 conjoined with the phrase "N2 HEAD",
+    where N1 is a bare noun that reads as well as a second modifier of HEAD
+    ("transport and network security", "women and child refugees"): one
+    head sorted by two modifiers, which "or" names alike (the protocol's
+    equivalent swap), and the parse cannot tell it from two things. Only
+    two kinds of N1 are taken, both bare (no determiner, modifier or
+    before it; a phrase after HEAD may be shared: "women and child refugees
+    in the camps"):
+    - a singular common noun: a singular before a noun phrase with no
+      article is the shape of a modifier (a count singular as a phrase of
+      its own needs an article); a mass noun standing alone is the rarer
+      reading in a sample of news;
+    - "women" or "men", the plurals English puts before a plural head
+      ("women doctors"). Any other plural (and a noun with a modifier of
+      its own: "fuel duty and rail fares") is a phrase of its own: a
+      modifier noun is singular."""
+    doc = token.doc
+    if token.i - 1 < token.sent.start or token.i + 2 >= token.sent.end:
+        return False
+    before, after = doc[token.i - 1], doc[token.i + 1]
+    second = after.head
+    if after.dep_ != "compound" or after.tag_ not in ("NN", "NNS") or second.dep_ != "conj" or second.head.i != before.i:
+        return False
+    if second.i <= after.i or any(doc[k].dep_ != "compound" for k in range(after.i, second.i)):
+        return False
+    if second.tag_ not in ("NN", "NNS") or len(before.conjuncts) != 1 or before.pos_ != "NOUN":
+        return False  # a name, or a list ("age, gender, income and employment status") that reads as a list
+    if any(c.i < token.i for c in before.children):
+        return False  # N1 with a modifier or determiner of its own: a phrase that can stand alone
+    if before.tag_ == "NN":
+        return not before.lower_.endswith("ing")  # a gerund sharing the object: "painting and sailing boats"
+    return before.lower_ in ("women", "men") and second.tag_ == "NNS"
 
 
 def _distributed_kinds(first: Token) -> bool:

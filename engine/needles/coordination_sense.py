@@ -4,7 +4,8 @@ issue-27 held-out classes), each a pure check of the parse.
 - free choice: under an ability, permission or possibility modal "or"
   already reads as "and" ("visitors can pay by card or in cash", "members
   are able to vote by post and online"), at any length ("may bring dogs,
-  cats and birds");
+  cats and birds"), and under an adjective of liability ("vulnerable to
+  abuse and theft": open to either);
 - examples and enumerated complements (engine.needles.coordination_lists):
   a list after "such as", "including", "for example", ... names examples,
   which either conjunction names alike, at any length; "the reasons are A
@@ -38,9 +39,11 @@ from engine.needles.coordination_scope import scope_refusal
 if TYPE_CHECKING:
     from spacy.tokens import Token
 
-# ability and permission: "or" under them offers each option ("can pay by card or in cash")
+# ability and permission: "or" under them offers each option ("can pay by card or in cash"); so do the
+# adjectives of liability, "vulnerable to A and B" = "can suffer A or B" (issue 27, session 15), not the
+# factual "exposed to" ("exposed to wind and rain": both happened)
 _FREE_CHOICE_MODALS = frozenset({"can", "could", "may", "might"})
-_FREE_CHOICE_WORDS = frozenset("able allow permit free entitle let possible eligible".split())
+_FREE_CHOICE_WORDS = frozenset("able allow permit free entitle let possible eligible vulnerable susceptible prone".split())
 _KIN_NOUNS = frozenset("son daughter child children sons daughters offspring heir heirs".split())
 # the heads of posts and bodies: a coordination in their "of"/"for"/"on" phrase or modifiers names one post
 _TITLE_NOUNS = frozenset(
