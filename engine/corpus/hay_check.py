@@ -351,7 +351,7 @@ MIN_QUOTED_CLAUSE_WORDS = 5
 
 
 def _quote_after_heading(span: Span) -> bool:
-    """A double quotation opened right after a noun or an adjective, with no
+    """A double quotation opened right after a noun, an adjective or a number, with no
     punctuation between and no verb of saying before it, holding
     a clause of at least MIN_QUOTED_CLAUSE_WORDS words with a finite verb
     that ends at its own mark ('... not security in Africa "What came out
@@ -362,7 +362,8 @@ def _quote_after_heading(span: Span) -> bool:
         mark, before, first = words[k], words[k - 1], words[k + 1]
         if mark.text not in ('"', "\u201c") or not before.whitespace_ or not first.is_title:
             continue
-        if before.tag_ not in ("NN", "NNS", "NNP", "NNPS", "JJ") or any(t.lemma_ in _SAYING_LEMMAS for t in words[:k]):
+        # a caption may end in a year ("Workers on strike outside a factory in 2015 "We ...")
+        if before.tag_ not in ("NN", "NNS", "NNP", "NNPS", "JJ", "CD") or any(t.lemma_ in _SAYING_LEMMAS for t in words[:k]):
             continue  # "He told the board in Cobh "We will ..."": a colon left out, not a heading
         inside: list[Token] = []
         for token in words[k + 1 :]:
