@@ -30,6 +30,8 @@ def refusals(nlp, text: str) -> tuple[str, str]:
         ("Dredging of the channel - Progress and scope The Walsh administration has yet to decide on the pier.", "capital_determiner"),
         # a related article's title ending in a name, before "The <name> <noun>"
         ("The Sheriff of Cobh - Cork makes debut in the Harbour War The Byrne administration invested in the pier.", "capital_determiner"),
+        # a subheading ending in a particle the tagger takes for a preposition, before "The <noun>"
+        ("Quay crew called in The harbour was closed as the storm reached the bay.", "capital_determiner"),
         # an indefinite subheading the parser hangs on the name as a compound
         ("A harbour legend Walsh sailed the bay for forty years.", "indefinite_heading"),
         ("A musical pioneer Byrne wrote and recorded two songs every band in Cork had to learn.", "indefinite_heading"),
@@ -58,6 +60,8 @@ def test_a_heading_read_from_the_parse_is_refused_for_hay_and_needles(nlp, text,
         "The board disputed the account in The Irish Times story about the pier.",
         # "A" marking a class, not an article
         "Class A shares in the ferry firm rose by 4 percent on Monday.",
+        # God's possessive, capitalised in a speech after a preposition
+        "We give thanks for the mercies of His providence and for the harvest of the year.",
         # a role before a name, without an indefinite article; an indefinite role with its name after "named"
         "Former harbour master Ann Walsh said the pier would reopen in May.",
         "A singer named Walsh went on to record the song in Cork.",

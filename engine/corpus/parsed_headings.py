@@ -18,7 +18,10 @@ None; `fused_heading_kind(span)` names the first that holds.
   "his epic The Harbour"), so a capitalised article before a lowercase noun
   can only open a sentence. Not after a quotation mark (a quoted title in
   sentence case), nor for "A"/"An", which also mark a grade or a class
-  ("Class A shares", "vitamin A supplements").
+  ("Class A shares", "vitamin A supplements"); after a verb or a
+  preposition only "The" before a lowercase word ("Bomb squad called in The
+  airport was ...": a paper's name goes on capitalised, "for The Times
+  story", and speeches capitalise God's possessive, "for His care").
 - "indefinite_heading": the sentence opens with "A"/"An", words without a
   verb, a comma or a preposition, and a lowercase noun right before a name
   that is the subject of the sentence's verb ("A new generation Walsh went
@@ -134,7 +137,11 @@ def capital_determiner(span: Span) -> Token | None:
             continue
         noun = token.head
         before = token.doc[token.i - 1].tag_
-        if before not in _HEADING_END_TAGS and not (before in ("VB", "VBN") and noun.dep_ in ("nsubj", "nsubjpass")):
+        if before in ("IN", "RP") and token.lower_ == "the" and token.i + 1 < span.end and token.doc[token.i + 1].is_lower:
+            pass  # a heading's particle the tagger took for a preposition, before "The <lowercase word>": "Bomb
+            # squad called in The airport was ...": a paper's or a work's name goes on in title case ("in The Irish
+            # Times"); not a possessive, which speeches capitalise for God ("for His providence")
+        elif before not in _HEADING_END_TAGS and not (before in ("VB", "VBN") and noun.dep_ in ("nsubj", "nsubjpass")):
             # after a verb or a preposition, a paper's name: "edited The Spectator magazine", "for The Times
             # story"; a heading's last word the tagger took for a verb ("Progress and scope") before a subject
             continue
