@@ -73,6 +73,8 @@ def stored(nlp, text: str) -> tuple[str, ...]:
         ("New harbour ferry unveiled", "The Cork Harbour Company has put a new ferry on the harbour route."),
         # a headline's passive right after its first word, restated by a sentence that opens with a name
         ("Mayor accused of wrecking harbour deal", "Cork slammed Mayor Ann Walsh for wrecking the harbour deal on Monday."),
+        # a subheading with a hanging hyphen before a word that opens sentences
+        ("Stretching the fare budget-", "With every rise in fares, islanders are faced with higher costs."),
     ],
 )
 def test_a_fused_heading_is_split_off_and_dropped(nlp, heading, sentence):
@@ -110,6 +112,9 @@ def test_a_fused_heading_is_split_off_and_dropped(nlp, heading, sentence):
         # a capitalised preposition after a name inside a title of a work: a title-case word follows
         "The crew played Ann Walsh Across the Water on the crossing.",
         "They watched Jane Eyre Under the Stars in the park.",
+        # a hanging hyphen before a name or a lowercase word: one sentence
+        "The ferry- Cork's oldest vessel still in service - was rebuilt in May.",
+        "Both pre- and post-war piers were rebuilt in May.",
         # a quantifier capitalised after a conjunction: a slip inside one sentence
         "The pier was busy on Monday and Most of the crews stayed ashore.",
         # a name whose last word is tagged as a conjunction: no finite verb after it

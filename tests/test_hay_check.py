@@ -86,6 +86,8 @@ def refusal(nlp, text: str) -> str:
         # a headline's quotation run onto the quotation under it; a heading run onto a quotation
         ("'Without a pier' \"It may bring some hope to the islanders,\" said Ann Walsh, the mayor.", "quoted_headline"),
         ('Boats should be mended, not sold in Cobh "What came out of this report is quite stark," Ann Walsh told the board.', "quote_after_heading"),
+        # a caption ending in a year, run onto the quotation under it
+        ('Dockers striking outside the harbour office in 2015 "For that levy I need to pay ten euros a week," Ann Walsh told the board.', "quote_after_heading"),
         # a capitalised determiner right after a name: a heading run onto the sentence
         ("Repairs ahead of the vote in Cobh Some 100 boats were moored at the quay on Monday.", "opener_after_name"),
         # a gerund after a subject, whatever root the parser chose: a list's fragment
@@ -187,6 +189,7 @@ def test_names_with_an_article_are_kept_as_one_stored_sentence(nlp, text):
         "The pier, being the oldest in the county, was rebuilt in 1890.",
         "She was praised for being the first to cross the bay in winter.",
         'He told the board in Cobh "We will not sell the pier," and walked out.',
+        'He told the board in 2015 "We will not sell the pier," and walked out.',
         'The mayor called the plan "a waste of money that nobody wants," and left the hall.',
         'The islanders sang "We Shall Overcome" at the quay.',
         "By 2020, the harbour board had rebuilt the old pier at Kinsale.",

@@ -30,6 +30,9 @@ abstains otherwise:
     a heading or a caption ending in a name, with a finite verb after it; not
     before a title-case word (a title of a work: "Alice In Chains"), nor
     without a finite verb after it (the end of a name: "Facebook Live").
+  - a capitalised word that is not a name after a lowercase noun with a
+    hanging hyphen ("... stretch a budget- With every rise, ..."), with a
+    finite verb after it (`_hanging_hyphen_before`).
 - `restated_heading_starts(doc)`: a title restates the sentence it heads
   ("Ferry firm cuts winter sailings A harbour company will cut its winter
   sailings ..."). Where the words since the last sentence end (not opening
@@ -247,11 +250,31 @@ def _opener_after_name(doc: Doc, i: int) -> bool:
     return (found is None or found[0] >= 2) and _finite_verb_from(doc, i)
 
 
+def _hanging_hyphen_before(doc: Doc, i: int) -> bool:
+    """A lowercase common noun with a hyphen written against it and a space
+    after, then a capitalised word that is not a name, and a finite verb
+    after it ("Trying to stretch a budget- With every rise, workers are
+    ..."): a hyphen joins two words and a dash stands between spaces, so a
+    hyphen left hanging before a capital is a heading's trailing dash, and the
+    sentence starts at the capital. Not after a function word ("... the
+    Constitution provides that- Every bill shall ...": a quotation introduced
+    with a dash), nor before a name ("the north- South divide")."""
+    before = doc[i - 1]
+    word = before.text[:-1]
+    if not (before.text.endswith("-") and len(word) > 1 and word.isalpha() and word.islower() and before.whitespace_):
+        return False
+    if before.tag_ not in ("NN", "NNS") or before.is_stop or doc[i].tag_ in ("NNP", "NNPS") or not doc[i].is_alpha:
+        return False
+    return _finite_verb_from(doc, i)
+
+
 def fused_heading(doc: Doc, i: int) -> bool:
     """Whether token i starts a sentence fused onto a heading before it (module docstring)."""
     if i < 2 or i + 1 >= len(doc):
         return False
     token = doc[i]
+    if token.is_title and _hanging_hyphen_before(doc, i):
+        return True
     if not token.is_title or not _after_word(doc, i):
         return False  # every form below starts at a title-case word (checked first: most tokens are not)
     before, after = doc[i - 1], doc[i + 1]

@@ -115,7 +115,8 @@ sentence end, a finite verb, no list mark):
   gate drops only a directory's entry (page_rows' "contact_listing").
 - last, the headings engine.corpus.parsed_headings reads from the parse
   ("capital_determiner", "indefinite_heading", "descriptive_heading",
-  "plural_heading": "... Progress and scope The council has ...").
+  "plural_heading", "participle_heading", "place_heading",
+  "abstract_heading": "... Progress and scope The council has ...").
 
 Then, for sentences with no refusal above, the quotation state around them
 (engine.needles.quotation): "quote_continues" (it starts inside a
@@ -350,7 +351,7 @@ MIN_QUOTED_CLAUSE_WORDS = 5
 
 
 def _quote_after_heading(span: Span) -> bool:
-    """A double quotation opened right after a noun or an adjective, with no
+    """A double quotation opened right after a noun, an adjective or a number, with no
     punctuation between and no verb of saying before it, holding
     a clause of at least MIN_QUOTED_CLAUSE_WORDS words with a finite verb
     that ends at its own mark ('... not security in Africa "What came out
@@ -361,7 +362,8 @@ def _quote_after_heading(span: Span) -> bool:
         mark, before, first = words[k], words[k - 1], words[k + 1]
         if mark.text not in ('"', "\u201c") or not before.whitespace_ or not first.is_title:
             continue
-        if before.tag_ not in ("NN", "NNS", "NNP", "NNPS", "JJ") or any(t.lemma_ in _SAYING_LEMMAS for t in words[:k]):
+        # a caption may end in a year ("Workers on strike outside a factory in 2015 "We ...")
+        if before.tag_ not in ("NN", "NNS", "NNP", "NNPS", "JJ", "CD") or any(t.lemma_ in _SAYING_LEMMAS for t in words[:k]):
             continue  # "He told the board in Cobh "We will ..."": a colon left out, not a heading
         inside: list[Token] = []
         for token in words[k + 1 :]:
@@ -507,7 +509,8 @@ def _date_label(span: Span, words: list[Token]) -> bool:
 
 def _capital_mid_sentence(span: Span, words: list[Token]) -> bool:
     """A capitalised word that is no name (no name entity, not a month or a
-    day, not "I"), after a lowercase content word, a number or a name, and
+    day, not "I"), after a lowercase content word (or a comparative before a
+    plural common noun: "... for less Islanders say"), a number or a name, and
     before a lowercase word or a comma: where a sentence or a heading starts
     inside the stored sentence ("... in August 2016 Fiscal discipline?",
     "... on March 15 She noted ...", "... Germany Big firms ...")."""
@@ -526,6 +529,8 @@ def _capital_mid_sentence(span: Span, words: list[Token]) -> bool:
         if before.is_lower and (token.tag_ == "JJ" or token.ent_type_ == "NORP"):
             continue  # a proper adjective or a people's name after a plain word ("renowned Western museums")
         lower_content = before.is_lower and before.is_alpha and before.tag_ in ("NN", "NNS", "JJ") and not before.is_stop
+        # a comparative ends a phrase too ("More ferries for less Islanders say ..."); a plural common noun is no name
+        lower_content = lower_content or (before.is_lower and before.tag_ in ("JJR", "RBR") and token.tag_ == "NNS")
         number = before.like_num and before.tag_ == "CD"
         name = name_word(before) and before.ent_type_ in _NAME_TYPES and token.tag_ not in ("NNP", "NNPS")
         if not (lower_content or number or name):
@@ -535,14 +540,23 @@ def _capital_mid_sentence(span: Span, words: list[Token]) -> bool:
     return False
 
 
+# a capitalised name word joined by an apostrophe or a hyphen ("O'Brien", "Xi'an"), which name_word (alphabetic) leaves out
+_JOINED_NAME = re.compile(r"[A-Z][a-z]*(?:['\u2019-][A-Za-z]+)+")
+
+
 def _name_repeated(span: Span, words: list[Token]) -> bool:
-    """A name said twice in a row ("the Walshes Walsh's"), or the name the
+    """A name said twice in a row ("the Walshes Walsh's", "comes to Xi'an
+    Xi'an, the city ..."), or the name the
     sentence opens with said again after a content word within
     MAX_OPENING_TOKENS words ("Walsh says pier vital to growing Ann Walsh,
     ...")."""
     for k in range(1, min(len(words), MAX_OPENING_TOKENS + 1)):
         token, before = words[k], words[k - 1]
-        if not (name_word(token) and name_word(before) and before.whitespace_):
+        if not before.whitespace_:
+            continue
+        if token.text == before.text and token.tag_ in ("NNP", "NNPS") and _JOINED_NAME.fullmatch(token.text):
+            return True  # a name written with an apostrophe or a hyphen ("to Cill Dara'an Cill Dara'an, ...")
+        if not (name_word(token) and name_word(before)):
             continue
         a, b = before.text, token.text
         if a == b or a == b + "s" or a == b + "es" or b == a + "s":

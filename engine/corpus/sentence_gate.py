@@ -86,7 +86,8 @@ on to the next one:
   "Ferry unveiled The harbour board has ..."): the needle "sentence" would
   not be one sentence, and the scan moves on to the next; so is one that
   engine.corpus.parsed_headings reads from the parse ("capital_determiner",
-  "indefinite_heading", "descriptive_heading", "plural_heading": "...
+  "indefinite_heading", "descriptive_heading", "plural_heading",
+  "participle_heading", "place_heading", "abstract_heading": "...
   Progress and scope The council has ...").
 """
 
