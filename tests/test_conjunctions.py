@@ -219,6 +219,9 @@ def test_predicates_that_share_a_negation_are_not_swapped(nlp):
         # two bare nouns sharing a restriction of place whose object is a bare plural class
         ("The new rules cut crimes that happen in public parks and locker rooms.", "members of a plural"),
         ("Many people left to escape violence and poverty in countries such as Chad and Mali.", "members of a plural"),
+        # a bare infinitive the parser hung on a finite "be" (the rest of an indirect question between dashes)
+        ("Officials are clearly worried about how to repair the old piers and best fund -- and ultimately expand -- "
+         "the small ferry service along the coast.", "stray infinitive"),
         # a list of examples: either conjunction names the same examples
         ("The museum holds objects such as coins and seals.", "examples"),
         ("The shop sells fruit, for example apples or pears.", "examples"),
@@ -285,6 +288,8 @@ def test_wrong_swaps_found_on_news_are_refused_with_their_reason(nlp, text, why)
             "The council cancelled several projects, including a plan to repair roads or bridges in the north.",
         ),
         ("The mayor decided to repair the pier and the quay.", "The mayor decided to repair the pier or the quay."),
+        ("The crew is tired and will go home.", "The crew is tired or will go home."),
+        ("The crew was tired and went home early.", "The crew was tired or went home early."),
         (
             "The new rules cut crimes that happen in the public parks and locker rooms.",
             "The new rules cut crimes that happen in the public parks or locker rooms.",

@@ -104,6 +104,8 @@ def scope_refusal(token: Token) -> str:
         return "negative operator"
     if _embedded_questions(first) or _inside_asked_question(first):
         return "embedded questions"
+    if _stray_infinitive(first):
+        return "stray infinitive"
     if len(first.conjuncts) == 1 and first.pos_ in ("NOUN", "PROPN", "ADP") and _other(token):
         return "category union"
     if _degrees(first):
@@ -539,3 +541,19 @@ def _bare_pair_in_a_class(first: Token) -> bool:
             if objects and objects[0].tag_ in _PLURAL_TAGS and _bare(objects[0]):
                 return True
     return False
+
+
+def _stray_infinitive(first: Token) -> bool:
+    """A bare infinitive with no subject, auxiliary or "to" of its own made
+    the conjunct of a finite "be" ("Officials are worried about how to
+    repair A and best fund -- and ultimately expand -- B": "expand" hung on
+    "are"): a finite "be" cannot share its subject with a bare infinitive,
+    so the infinitive belongs to a coordination the parse lost, and what
+    the swap would join is unknown. "is tired and will go home" (its own
+    auxiliary) and "was tired and went home" (finite) stay."""
+    if first.lemma_.lower() != "be" or first.tag_ not in ("VBP", "VBZ", "VBD"):
+        return False
+    return any(
+        c.tag_ == "VB" and not any(d.dep_ in ("nsubj", "nsubjpass", "aux", "auxpass", "expl") for d in c.children)
+        for c in first.conjuncts
+    )
