@@ -219,10 +219,14 @@ def _questions_list_as_root(root: Token, members: list[Token]) -> bool:
     the first right after a comma, and an indirect question that completes a
     word stands before it."""
     doc = root.doc
-    # the root's own clause, without the clause the parser hung before it ("The cost can depend on ...,")
-    start = min([root.i, *(c.left_edge.i for c in root.children if c.dep_ not in ("ccomp", "punct"))])
+    # the root's own clause starts after the last comma before it, with a wh-word of the root or of its
+    # subject ("..., what method is used"); the parser hangs the clause before that comma anywhere
+    commas = [t.i for t in doc[root.sent.start : root.i] if t.text == ","]
+    if not commas:
+        return False
+    start = commas[-1] + 1
     opener = doc[start]
-    if start <= root.sent.start or doc[start - 1].text != "," or opener.tag_ not in ("WP", "WP$", "WRB", "WDT"):
+    if opener.tag_ not in ("WP", "WP$", "WRB", "WDT") or not (opener.head.i == root.i or opener.head.head.i == root.i):
         return False
     if not all(_asks_indirectly(m) for m in members[1:]):
         return False
