@@ -204,6 +204,24 @@ def test_predicates_that_share_a_negation_are_not_swapped(nlp):
         # issue 27, session 15: an adjective of liability ("vulnerable to" = "can suffer") offers each member
         ("After the storm, many families were vulnerable to hunger, disease and eviction.", "free choice"),
         ("Young trees are susceptible to frost and drought.", "free choice"),
+        # issue 27, session 15 (s15-con3): the infinitive of a noun of permission or ability, however the tagger
+        # reads its second verb ("protest" as a noun) or the parser hangs the infinitive (on the verb)
+        ("The union said it was a clear breach of the right to organise and protest.", "free choice"),
+        ("The pupils got a chance to swim and sail.", "free choice"),
+        ("Workers won the freedom to travel and work abroad.", "free choice"),
+        # a second example the parser hangs inside the first: abstain when the pair may be the examples
+        ("The council cancelled several projects, including a plan asking the town to study the cost of the pier "
+         "and the new harbour road that opened last year.", "examples"),
+        # an infinitival indirect question under any word; a list of indirect questions parsed as the root
+        ("The mayor is worried about how to repair the pier and fund the new ferry.", "embedded questions"),
+        ("The fare depends on where you board, what ferry is taken and how far the island is.", "embedded questions"),
+        # two bare plurals under a preposition with a classifier before the first (session-15 ruling: W);
+        # two bare nouns sharing a restriction of place whose object is a bare plural class
+        ("The new rules cut crimes that happen in public parks and locker rooms.", "members of a plural"),
+        ("Many people left to escape violence and poverty in countries such as Chad and Mali.", "members of a plural"),
+        # a bare infinitive the parser hung on a finite "be" (the rest of an indirect question between dashes)
+        ("Officials are clearly worried about how to repair the old piers and best fund -- and ultimately expand -- "
+         "the small ferry service along the coast.", "stray infinitive"),
         # a list of examples: either conjunction names the same examples
         ("The museum holds objects such as coins and seals.", "examples"),
         ("The shop sells fruit, for example apples or pears.", "examples"),
@@ -261,6 +279,33 @@ def test_wrong_swaps_found_on_news_are_refused_with_their_reason(nlp, text, why)
         # "exposed to" reports what happened, no liability; a liability adjective in a clause of its own
         ("The fishermen were exposed to wind and rain for days.", "The fishermen were exposed to wind or rain for days."),
         ("The crew was vulnerable and the ship was old.", "The crew was vulnerable or the ship was old."),
+        # near misses of s15-con3's classes: a noun of no permission; a second member with an article of its
+        # own; a bare pair inside one example; a "to" with no question word; clauses that ask nothing
+        ("The board took the decision to close the pier and the quay.", "The board took the decision to close the pier or the quay."),
+        ("The pupils got a chance to swim and a warm meal.", "The pupils got a chance to swim or a warm meal."),
+        (
+            "The council cancelled several projects, including a plan to repair roads and bridges in the north.",
+            "The council cancelled several projects, including a plan to repair roads or bridges in the north.",
+        ),
+        ("The mayor decided to repair the pier and the quay.", "The mayor decided to repair the pier or the quay."),
+        ("The crew is tired and will go home.", "The crew is tired or will go home."),
+        ("The crew was tired and went home early.", "The crew was tired or went home early."),
+        (
+            "The new rules cut crimes that happen in the public parks and locker rooms.",
+            "The new rules cut crimes that happen in the public parks or locker rooms.",
+        ),
+        (
+            "The new rules cut crimes that happen in public parks and new locker rooms.",
+            "The new rules cut crimes that happen in public parks or new locker rooms.",
+        ),
+        (
+            "Many people left to escape violence and poverty in the countries of the south.",
+            "Many people left to escape violence or poverty in the countries of the south.",
+        ),
+        (
+            "The fare depends on where you board, the ferry is slow and the island is far.",
+            "The fare depends on where you board, the ferry is slow or the island is far.",
+        ),
     ],
 )
 def test_coordinations_inside_a_subject_or_beside_a_later_both_are_swapped(nlp, text, expected):

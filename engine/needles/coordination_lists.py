@@ -53,7 +53,7 @@ def list_refusal(token: Token) -> str:
         # clauses name no examples; their subject may ("seven men including X staged ... and lost"); gerunds
         # after a marker do ("functions, including sending A and storing B")
         return ""
-    if examples(first):
+    if examples(first) or _second_example_misattached(first):
         return "examples"
     if enumerated_complement(first):
         return "enumerated complement"
@@ -106,6 +106,26 @@ def examples(first: Token) -> bool:
         and first.left_edge.i == first.head.i + 1
         and any(c.lower_ == "such" for c in [*first.head.children, *first.head.head.children])
     )
+
+
+def _second_example_misattached(first: Token) -> bool:
+    """A noun coordination deep inside the first example after a marker
+    ("including an order instructing the agency to study the impact of
+    storms and the report that outlined ..."), whose second member is a
+    noun phrase with a determiner or possessive of its own: the parser may
+    hang a second example on the last noun of the first, so the pair may be
+    the list of examples, which either word names alike. The parse cannot
+    tell, so abstain; a bare second member ("an order to repair roads and
+    bridges") stays inside the example and is swapped."""
+    if first.pos_ not in ("NOUN", "PROPN") or len(first.conjuncts) != 1:
+        return False
+    second = first.conjuncts[0]
+    if second.i < first.i or not any(c.dep_ in ("det", "poss") for c in second.children):
+        return False
+    for t in first.ancestors:
+        if t.pos_ in ("NOUN", "PROPN") and t.dep_ == "pobj" and t.head.lower_ in _EXAMPLE_PREPOSITIONS and _marker_before(t):
+            return t.head.lower_ != "like" or t.head.tag_ == "IN"
+    return False
 
 
 def _marker_before(first: Token) -> list[Token]:

@@ -54,7 +54,8 @@ _DASHES = frozenset({"-", "--", "\u2013", "\u2014", ":"})
 _EXAMPLE_OPENERS = (("for", "example"), ("for", "instance"), ("e.g.",))
 # nouns of ability and permission: their infinitive offers each option ("the right to speak or write")
 _FREE_CHOICE_NOUNS = frozenset(
-    "power right authority freedom licence license permission ability option chance opportunity capacity".split()
+    "power right authority freedom licence license permission ability option chance opportunity capacity liberty "
+    "privilege entitlement".split()
 )
 # what a "from ... to ..." range hangs on, when the parser reads its "to" as an infinitive's ("from A to garden sheds")
 _NOMINAL = frozenset({"NOUN", "PROPN", "PRON", "NUM"})
@@ -229,8 +230,10 @@ def _free_choice_noun(first: Token) -> bool:
     infinitives: a finite one is a clause of its own that the parser hung
     there ("gives them the right to quit and outlines the procedure")."""
     members = [first, *first.conjuncts]
-    if any(m.pos_ in ("VERB", "AUX") for m in members) and not all(m.tag_ == "VB" for m in members):
+    if any(m.pos_ in ("VERB", "AUX") for m in members) and not all(m.tag_ == "VB" or _mistagged_infinitive(m, first) for m in members):
         return False
+    if first.tag_ == "VB" and first.dep_ == "advcl" and _to_after_free_choice_noun(first):
+        return True  # the parser hangs "the freedom to travel and work" on the verb: the infinitive is the noun's
     for t in [first, *first.ancestors]:
         if t.pos_ in ("NOUN", "PROPN") and t.i != first.i:
             return False  # another noun in between: "the right to a share of A and B" is no option
@@ -238,3 +241,24 @@ def _free_choice_noun(first: Token) -> bool:
             infinitive = t.dep_ in ("acl", "relcl") and any(c.lower_ == "to" and c.i < t.i for c in t.children)
             return infinitive and t.head.lemma_.lower() in _FREE_CHOICE_NOUNS
     return False
+
+
+def _mistagged_infinitive(member: Token, first: Token) -> bool:
+    """A later member the tagger read as a noun or adjective after the bare
+    infinitive `first` ("the right to organise and protest", "a chance to
+    swim and sail", "the right to organise and self-express"): nothing of its
+    own before it (no determiner, possessive or number), so it continues the
+    infinitive; a finite verb ("... and outlines the procedure") is a clause."""
+    if first.tag_ != "VB" or member.i == first.i or member.tag_ not in ("NN", "JJ"):
+        return False
+    return not any(c.dep_ in ("det", "poss", "nummod", "amod") for c in member.children)
+
+
+def _to_after_free_choice_noun(verb: Token) -> bool:
+    """`verb`'s "to" follows a noun of ability or permission straight on
+    ("won the freedom to travel"): the infinitive completes that noun."""
+    to = verb.doc[verb.left_edge.i]
+    if to.lower_ != "to" or to.i == verb.sent.start:
+        return False
+    noun = verb.doc[to.i - 1]
+    return noun.pos_ == "NOUN" and noun.lemma_.lower() in _FREE_CHOICE_NOUNS

@@ -104,6 +104,8 @@ def scope_refusal(token: Token) -> str:
         return "negative operator"
     if _embedded_questions(first) or _inside_asked_question(first):
         return "embedded questions"
+    if _stray_infinitive(first):
+        return "stray infinitive"
     if len(first.conjuncts) == 1 and first.pos_ in ("NOUN", "PROPN", "ADP") and _other(token):
         return "category union"
     if _degrees(first):
@@ -116,6 +118,8 @@ def scope_refusal(token: Token) -> str:
         return "members of a plural"
     if _distributed_kinds(first):
         return "kinds of a plural"
+    if _classified_bare_plurals(first) or _bare_pair_in_a_class(first):
+        return "members of a plural"
     if _modifiers_of_one_head(first) or _bare_modifier_noun(token):
         return "modifiers of one head"
     following = next((t for t in token.doc[token.i + 1 : token.sent.end] if not t.is_punct), None)
@@ -170,6 +174,8 @@ def _inside_asked_question(first: Token) -> bool:
     whether", "it is unclear how", "calls into question how")."""
     for t in first.ancestors:
         if t.pos_ in ("VERB", "AUX") and t.dep_ in _COMPLEMENT_CLAUSE_DEPS and _asks_indirectly(t):
+            if _infinitival_question(t):
+                return True  # "concerned about how to unify A and B": an open question of what to do, under any word
             governor = t.head
             if governor.lemma_.lower() in _ASKING_WORDS or governor.lower_ in _ASKING_WORDS:
                 return True
@@ -180,14 +186,54 @@ def _inside_asked_question(first: Token) -> bool:
     return False
 
 
+def _infinitival_question(verb: Token) -> bool:
+    """`verb` is the bare infinitive of a wh- or "whether" question ("how to
+    unify", "what to build", "whether to sail"): it asks what to do and
+    asserts none of it, whatever word it completes."""
+    doc = verb.doc
+    opener = doc[verb.left_edge.i]
+    to = opener.i + 1
+    return verb.tag_ == "VB" and to < verb.i and doc[to].lower_ == "to" and doc[to].head.i == verb.i and (
+        opener.lower_ == "whether" or opener.tag_ in ("WP", "WRB")
+    )
+
+
 def _embedded_questions(first: Token) -> bool:
     """A coordination of clauses, one of them an indirect question: opened by
     "whether" or by a wh-word ("what the panel found and whether it will
     report"), and not the main clause."""
     members = [first, *first.conjuncts]
-    if first.dep_ not in _COMPLEMENT_CLAUSE_DEPS or not all(m.pos_ in ("VERB", "AUX") for m in members):
+    if not all(m.pos_ in ("VERB", "AUX") for m in members):
+        return False
+    if first.dep_ == "ROOT" and _questions_list_as_root(first, members):
+        return True
+    if first.dep_ not in _COMPLEMENT_CLAUSE_DEPS:
         return False  # a relative or adverbial clause ("which struggled ... and has remained") asks nothing
     return any(_asks_indirectly(m) for m in members)
+
+
+def _questions_list_as_root(root: Token, members: list[Token]) -> bool:
+    """The parser's root of a list of indirect questions ("depends on where
+    she lives, what bus is used and how far the shop is": "used" made the
+    root, the first question hung on it): every member opens with a wh-word,
+    the first right after a comma, and an indirect question that completes a
+    word stands before it."""
+    doc = root.doc
+    # the root's own clause starts after the last comma before it, with a wh-word of the root or of its
+    # subject ("..., what method is used"); the parser hangs the clause before that comma anywhere
+    commas = [t.i for t in doc[root.sent.start : root.i] if t.text == ","]
+    if not commas:
+        return False
+    start = commas[-1] + 1
+    opener = doc[start]
+    if opener.tag_ not in ("WP", "WP$", "WRB", "WDT") or not (opener.head.i == root.i or opener.head.head.i == root.i):
+        return False
+    if not all(_asks_indirectly(m) for m in members[1:]):
+        return False
+    return any(
+        t.pos_ in ("VERB", "AUX") and t.dep_ in _COMPLEMENT_CLAUSE_DEPS and t.i < start and _asks_indirectly(t)
+        for t in doc[root.sent.start : start]
+    )
 
 
 def _asks_indirectly(verb: Token) -> bool:
@@ -454,3 +500,64 @@ def _shared_restriction(first: Token) -> bool:
         return False
     clauses = [c for c in [*second.children, *first.children] if c.dep_ in ("relcl", "acl") and c.i > second.i]
     return any(c.dep_ == "relcl" or c.tag_ in ("VBN", "VBG") for c in clauses)
+
+
+def _bare(noun: Token) -> bool:
+    """No determiner, possessive or number of its own."""
+    return not any(c.dep_ in ("det", "predet", "poss", "nummod") for c in noun.children)
+
+
+def _classified_bare_plurals(first: Token) -> bool:
+    """Two bare plurals as the object of a preposition, a classifier or name
+    before the first and no adjective of the second's own ("crimes that
+    occur in public restrooms or locker rooms"; issue 27, session-15 ruling
+    on "Belt and Road countries and regions"): bare plurals under a
+    preposition name whatever falls in either class, so "and" and "or" name
+    the same places. With a determiner ("the new roads and bridges") each
+    plural is a set the sentence speaks of, and the swap stays."""
+    if first.tag_ not in _PLURAL_TAGS or first.dep_ != "pobj" or len(first.conjuncts) != 1:
+        return False
+    second = first.conjuncts[0]
+    if second.tag_ not in _PLURAL_TAGS or second.i < first.i or not (_bare(first) and _bare(second)):
+        return False
+    if not any(c.dep_ in ("amod", "compound", "nmod") and c.i < first.i for c in first.children):
+        return False
+    return not any(c.dep_ == "amod" for c in second.children)
+
+
+def _bare_pair_in_a_class(first: Token) -> bool:
+    """Two bare nouns, the second with nothing of its own, restricted by one
+    phrase of place after them whose object is a bare plural class ("fleeing
+    violence and poverty in countries such as A and B"): the restriction is
+    shared, as the session-14 ruling says of "penalties on banks and firms
+    that trade with X", and "or" names the same. The restriction may hang on
+    either noun."""
+    if first.tag_ not in ("NN", "NNS") or len(first.conjuncts) != 1 or not _bare(first):
+        return False
+    second = first.conjuncts[0]
+    if second.tag_ != first.tag_ or second.i < first.i or any(c.i < second.i for c in second.children):
+        return False
+    if first.tag_ == "NN" and any(c.i < first.i for c in first.children):
+        return False  # a modified singular is the shape of one thing ("a long war and famine")
+    for c in [*first.children, *second.children]:
+        if c.dep_ == "prep" and c.i > second.i and c.lower_ in ("in", "from", "across", "throughout", "within"):
+            objects = [o for o in c.children if o.dep_ == "pobj"]
+            if objects and objects[0].tag_ in _PLURAL_TAGS and _bare(objects[0]):
+                return True
+    return False
+
+
+def _stray_infinitive(first: Token) -> bool:
+    """A bare infinitive with no subject, auxiliary or "to" of its own made
+    the conjunct of a finite "be" ("Officials are worried about how to
+    repair A and best fund -- and ultimately expand -- B": "expand" hung on
+    "are"): a finite "be" cannot share its subject with a bare infinitive,
+    so the infinitive belongs to a coordination the parse lost, and what
+    the swap would join is unknown. "is tired and will go home" (its own
+    auxiliary) and "was tired and went home" (finite) stay."""
+    if first.lemma_.lower() != "be" or first.tag_ not in ("VBP", "VBZ", "VBD"):
+        return False
+    return any(
+        c.tag_ == "VB" and not any(d.dep_ in ("nsubj", "nsubjpass", "aux", "auxpass", "expl") for d in c.children)
+        for c in first.conjuncts
+    )
