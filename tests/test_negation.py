@@ -306,6 +306,7 @@ def test_an_indefinite_existential_an_unquoted_label_and_a_relative_inside_the_s
         "He in his speech rejected the harbour plan.",  # a pronoun is not narrowed by a phrase
         "Ana Ruiz in 2015 bought the harbour lease.",  # a name, a date
         "The ferry company during the strike cut its fares.",  # a preposition of circumstance
+        "The port council (when Ana Ruiz was its chair) approved the harbour budget.",  # a bracketed adverbial clause
     ],
 )
 def test_no_do_support_after_an_adverbial_phrase_hung_off_the_subject(nlp, text):
@@ -324,6 +325,9 @@ def test_no_do_support_after_an_adverbial_phrase_hung_off_the_subject(nlp, text)
         ("The mayor, in a letter to the council, rejected the harbour plan.", "The mayor, in a letter to the council, did not reject the harbour plan."),
         ("The Bank of Ireland bought the harbour lease.", "The Bank of Ireland did not buy the harbour lease."),
         ("Ana Ruiz (D-Ore.) voted against the harbour budget.", "Ana Ruiz (D-Ore.) did not vote against the harbour budget."),
+        ("The port council (which meets every month) approved the harbour budget.",
+         "The port council (which meets every month) did not approve the harbour budget."),
+        ("The day when the pier opened drew a large crowd.", "The day when the pier opened did not draw a large crowd."),
     ],
 )
 def test_do_support_after_a_phrase_that_belongs_to_the_subject(nlp, text, expected):

@@ -25,7 +25,10 @@ by its class:
   prepositional phrase or an adverbial noun phrase between the subject's
   head and the verb, not set off by commas, that does not restrict the
   subject ("Congress on a bipartisan basis voted" -> "Congress on a
-  bipartisan basis did not vote", U like "strongly did not confirm"). It
+  bipartisan basis did not vote", U like "strongly did not confirm"), or
+  an adverbial clause there, bracketed or not, opened by a subordinator
+  ("The council (when Ruiz was its chair) approved"; a relative "when" on
+  a noun of time, "The day when the pier opened drew", is the subject's). A phrase
   reads as adverbial when the subject is a name or a personal pronoun (which
   a restrictive phrase does not narrow: "Congress", "he"; "of" stays part
   of a name, "Smith of Ohio"), when its object is a date or a time ("The
@@ -66,6 +69,9 @@ _CIRCUMSTANCE_PREPOSITIONS = frozenset(
 # nouns of manner or measure: the object of an adverbial phrase ("on a bipartisan basis", "by a wide margin")
 _MANNER_NOUNS = frozenset("basis manner way vote margin majority occasion behalf average balance whole".split())
 _TIME_ENTITIES = frozenset({"DATE", "TIME"})
+# words that open an adverbial clause (a relative clause opens with "who", "which", "that", "where", "whose")
+_SUBORDINATORS = frozenset("when while whilst after before as since because although though if unless until once whereas".split())
+_CLAUSE_DEPS = frozenset({"relcl", "parataxis", "advcl", "acl"})
 
 
 def not_after(sent: Span, auxiliary: Token) -> Token:
@@ -112,10 +118,16 @@ def adverbial_in_subject(sent: Span, subjects: list[Token], verb: Token) -> bool
     that does not restrict the subject (module docstring)."""
     for subject in subjects:
         for child in subject.children:
-            if not subject.i < child.i < verb.i or child.dep_ not in ("prep", "npadvmod"):
+            if not subject.i < child.i < verb.i or child.dep_ not in ("prep", "npadvmod", *_CLAUSE_DEPS):
                 continue
             if child.i > sent.start and sent.doc[child.left_edge.i - 1].text == ",":
                 continue  # set off by commas: "The mayor, in a letter to the council, did not reject"
+            if child.dep_ in _CLAUSE_DEPS:
+                opening = next((t for t in child.subtree if not t.is_punct), child)
+                bracketed = sent.doc[child.left_edge.i - 1].text == "(" or opening.i > child.left_edge.i
+                if opening.lower_ in _SUBORDINATORS and (bracketed or child.dep_ != "relcl"):
+                    return True  # "Congress (when Ruiz was its chair) voted"; not "The day when the pier opened drew"
+                continue
             if child.dep_ == "npadvmod" or _adverbial_phrase(subject, child):
                 return True
     return False
