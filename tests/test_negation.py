@@ -328,6 +328,9 @@ def test_no_do_support_after_an_adverbial_phrase_hung_off_the_subject(nlp, text)
         ("The port council (which meets every month) approved the harbour budget.",
          "The port council (which meets every month) did not approve the harbour budget."),
         ("The day when the pier opened drew a large crowd.", "The day when the pier opened did not draw a large crowd."),
+        # a date deeper in the subject's phrase restricts it (news-1595's shape)
+        ("New figures in a survey of Kerry fishermen in Cork during late 2015 reveal the poor state of the harbour.",
+         "New figures in a survey of Kerry fishermen in Cork during late 2015 do not reveal the poor state of the harbour."),
     ],
 )
 def test_do_support_after_a_phrase_that_belongs_to_the_subject(nlp, text, expected):

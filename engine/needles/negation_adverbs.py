@@ -137,8 +137,8 @@ def _adverbial_phrase(subject: Token, prep: Token) -> bool:
     objects = [c for c in prep.children if c.dep_ in ("pobj", "pcomp")]
     if prep.lower_ in _CIRCUMSTANCE_PREPOSITIONS:
         return True
-    if any(t.ent_type_ in _TIME_ENTITIES for o in objects for t in o.subtree):
-        return True
+    if any(o.ent_type_ in _TIME_ENTITIES for o in objects):
+        return True  # the object itself, not a date deeper in it: "data in a survey of refugees during 2016" is the subject's
     if any(o.lemma_.lower() in _MANNER_NOUNS for o in objects):
         return True
     if prep.lower_ == "of" or (prep.ent_type_ and prep.ent_iob_ == "I"):
