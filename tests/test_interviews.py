@@ -263,3 +263,54 @@ def test_a_sentence_sliced_from_the_document_text_is_its_span_text(nlp):
     assert len(sentences) >= 3
     for sent in sentences:
         assert doc.text[sent.start_char : sent.end_char] == sent.text
+
+
+def test_a_speech_an_introduction_declares_in_full_is_not_needles(nlp):
+    # the part after "Here is <name>'s <speech> in full:" is the speaker's words without marks
+    text = (
+        "The harbour master Ines Marlow spoke to the port council on Monday evening about the new quay. "
+        "Here is Ines Marlow's address to the council in full: Friends, tonight we open a new chapter for this port. "
+        "We have dredged the channel and rebuilt the north pier over two long winters. "
+        "Our ferries will sail to Cobh twice a day from the first week of May."
+    )
+    got = refusals(nlp, text)
+    assert got["The harbour master Ines Marlow spoke to the port council on Monday evening about the new quay."] == ""
+    speech = [t for t in got if not t.startswith("The harbour master")]
+    assert len(speech) >= 2
+    assert all(got[t] == "declared_speech" for t in speech)
+
+
+@pytest.mark.parametrize(
+    "intro",
+    [
+        "The full text of the minister's statement follows:",
+        "Below is the transcript of his remarks, in full:",
+    ],
+)
+def test_other_forms_of_a_declared_full_text_mark_a_speech(nlp, intro):
+    text = (
+        "The fisheries minister Ana Ruiz answered the port council's letter on Friday. "
+        f"{intro} We have heard the council and we share its worry about the quota. "
+        "Our department will publish new figures for the bay before the summer."
+    )
+    got = refusals(nlp, text)
+    assert got["The fisheries minister Ana Ruiz answered the port council's letter on Friday."] == ""
+    assert got["Our department will publish new figures for the bay before the summer."] == "declared_speech"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a link label names no speech of anyone: the article goes on in the writer's voice
+        "The mayor took questions for an hour on Thursday. Full transcript: The mayor's news conference "
+        "The council has spent most of its budget on the new pier since it took office in May.",
+        # a reporting frame with a colon and no declaration of a full text
+        "The harbour master gave a statement to the council on Monday. In her statement she set out three points: "
+        "the channel has been dredged, the pier rebuilt and the ferry timetable doubled.",
+        # a speech that is the document itself, in its author's voice, with bracketed audience reactions
+        "Members of the council, we meet tonight in a port that works again. (Applause.) "
+        "We have dredged the channel and rebuilt the north pier over two long winters.",
+    ],
+)
+def test_no_declared_speech_without_an_introduction_that_gives_a_speech_in_full(nlp, text):
+    assert "declared_speech" not in refusals(nlp, text).values()

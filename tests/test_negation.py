@@ -294,3 +294,44 @@ def test_definite_existentials_quoted_labels_and_relative_clauses_are_not_negate
 )
 def test_an_indefinite_existential_an_unquoted_label_and_a_relative_inside_the_subject_are_negated(nlp, text, expected):
     assert edited(nlp, negate, text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # issue 27 (s15): an adverbial phrase the parser hangs off the subject, before do-support
+        "The port council on a narrow vote (six to five) approved the harbour budget.",  # noun of manner or measure
+        "The committee on a bipartisan basis approved the budget.",
+        "The port council by a wide margin approved the harbour budget.",
+        "He in his speech rejected the harbour plan.",  # a pronoun is not narrowed by a phrase
+        "Ana Ruiz in 2015 bought the harbour lease.",  # a name, a date
+        "The ferry company during the strike cut its fares.",  # a preposition of circumstance
+        "The port council (when Ana Ruiz was its chair) approved the harbour budget.",  # a bracketed adverbial clause
+    ],
+)
+def test_no_do_support_after_an_adverbial_phrase_hung_off_the_subject(nlp, text):
+    assert edited(nlp, negate, text) is None
+    assert refusal(first_sentence(nlp, text)) in ("adverbial phrase before do-support", "no clean edit")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a phrase that narrows the subject, a relative clause on it, a phrase set off by commas, a name with "of"
+        ("The members of the board voted to raise the harbour fees.", "The members of the board did not vote to raise the harbour fees."),
+        ("The man in the grey coat bought the harbour lease.", "The man in the grey coat did not buy the harbour lease."),
+        ("The committee on harbour affairs approved the budget.", "The committee on harbour affairs did not approve the budget."),
+        ("The council that met on Monday approved the harbour budget.", "The council that met on Monday did not approve the harbour budget."),
+        ("The mayor, in a letter to the council, rejected the harbour plan.", "The mayor, in a letter to the council, did not reject the harbour plan."),
+        ("The Bank of Ireland bought the harbour lease.", "The Bank of Ireland did not buy the harbour lease."),
+        ("Ana Ruiz (D-Ore.) voted against the harbour budget.", "Ana Ruiz (D-Ore.) did not vote against the harbour budget."),
+        ("The port council (which meets every month) approved the harbour budget.",
+         "The port council (which meets every month) did not approve the harbour budget."),
+        ("The day when the pier opened drew a large crowd.", "The day when the pier opened did not draw a large crowd."),
+        # a date deeper in the subject's phrase restricts it (news-1595's shape)
+        ("New figures in a survey of Kerry fishermen in Cork during late 2015 reveal the poor state of the harbour.",
+         "New figures in a survey of Kerry fishermen in Cork during late 2015 do not reveal the poor state of the harbour."),
+    ],
+)
+def test_do_support_after_a_phrase_that_belongs_to_the_subject(nlp, text, expected):
+    assert edited(nlp, negate, text) == expected

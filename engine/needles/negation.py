@@ -75,7 +75,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.needles.agreement import verb_agrees
 from engine.needles.edits import FINITE_TAGS, SUBJECT_DEPS, TextEdit, _inside_quotes, _offset, quote_open_before, sentence_text
-from engine.needles.negation_adverbs import adverb_before, not_after
+from engine.needles.negation_adverbs import adverb_before, adverbial_in_subject, not_after
 from engine.needles.negation_frames import frame_refusal, idiom_refusal, reduced_relative
 from engine.needles.negation_polarity import polarity_refusal
 
@@ -210,6 +210,8 @@ def _negation(sent: Span, opened: str | None) -> tuple[TextEdit | None, str]:
     auxiliaries = sorted((c for c in root.children if c.dep_ in AUX_DEPS), key=lambda t: t.i)
     subject_end = max(s.right_edge.i for s in subjects)
     edit = _edit(sent, root, auxiliaries, min(s.left_edge.i for s in subjects), subject_end)
+    if edit is not None and edit.rule == "neg:do-support" and adverbial_in_subject(sent, subjects, root):
+        return None, "adverbial phrase before do-support"  # "Congress on a bipartisan basis did not vote"
     if edit is None:
         return None, "no clean edit"
     if idiom_refusal(sent, edit):

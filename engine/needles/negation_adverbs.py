@@ -20,6 +20,25 @@ by its class:
   it, where it reads ungrammatically or changes the adverb's scope ("very
   largely is not fixed", "strongly did not confirm"): refused, since moving
   the adverb would change what the sentence claims;
+- with do-support, the same holds of an adverbial phrase the parser hung
+  off the subject instead of the verb (`adverbial_in_subject`): a
+  prepositional phrase or an adverbial noun phrase between the subject's
+  head and the verb, not set off by commas, that does not restrict the
+  subject ("Congress on a bipartisan basis voted" -> "Congress on a
+  bipartisan basis did not vote", U like "strongly did not confirm"), or
+  an adverbial clause there, bracketed or not, opened by a subordinator
+  ("The council (when Ruiz was its chair) approved"; a relative "when" on
+  a noun of time, "The day when the pier opened drew", is the subject's). A phrase
+  reads as adverbial when the subject is a name or a personal pronoun (which
+  a restrictive phrase does not narrow: "Congress", "he"; "of" stays part
+  of a name, "Smith of Ohio"), when its object is a date or a time ("The
+  council in May voted"), when its preposition only ever sets a time or a
+  circumstance ("during", "after", "despite", ...), or when its object is a
+  noun of manner or measure ("on a narrow vote", "by a wide margin", "on a
+  bipartisan basis"). A phrase that narrows a common noun ("The members of
+  the board voted", "The man in the grey coat bought") and a relative clause
+  on the subject ("The council that met on Monday approved") still take
+  "did not";
 - an adverb after the auxiliary that is not speaker-oriented ("has recently
   been", "will fully recover") follows "not" as English has it ("has not
   recently been").
@@ -43,6 +62,16 @@ SPEAKER_ADVERBS = frozenset(
 # before an auxiliary, a copula or "did not", and only there: "It really is not", "He actually did not sign"
 PRE_NEGATION_ADVERBS = SPEAKER_ADVERBS | frozenset({"really", "actually"})
 _ADVERB_DEPS = frozenset({"advmod", "npadvmod", "quantmod"})
+# prepositions that set a time or a circumstance, not a restriction on a noun before them
+_CIRCUMSTANCE_PREPOSITIONS = frozenset(
+    "during after before since until till despite amid amidst throughout following notwithstanding via".split()
+)
+# nouns of manner or measure: the object of an adverbial phrase ("on a bipartisan basis", "by a wide margin")
+_MANNER_NOUNS = frozenset("basis manner way vote margin majority occasion behalf average balance whole".split())
+_TIME_ENTITIES = frozenset({"DATE", "TIME"})
+# words that open an adverbial clause (a relative clause opens with "who", "which", "that", "where", "whose")
+_SUBORDINATORS = frozenset("when while whilst after before as since because although though if unless until once whereas".split())
+_CLAUSE_DEPS = frozenset({"relcl", "parataxis", "advcl", "acl"})
 
 
 def not_after(sent: Span, auxiliary: Token) -> Token:
@@ -80,3 +109,38 @@ def _adverbial(token: Token, anchor: Token) -> bool:
             return True
         node = node.head
     return node.dep_ in _ADVERB_DEPS or node.pos_ == "ADV"
+
+
+def adverbial_in_subject(sent: Span, subjects: list[Token], verb: Token) -> bool:
+    """Whether one of `subjects` holds, after its head and before the `verb`
+    that takes do-support, an adverbial phrase the parser hung off it: a
+    prepositional phrase or an adverbial noun phrase, not set off by commas,
+    that does not restrict the subject (module docstring)."""
+    for subject in subjects:
+        for child in subject.children:
+            if not subject.i < child.i < verb.i or child.dep_ not in ("prep", "npadvmod", *_CLAUSE_DEPS):
+                continue
+            if child.i > sent.start and sent.doc[child.left_edge.i - 1].text == ",":
+                continue  # set off by commas: "The mayor, in a letter to the council, did not reject"
+            if child.dep_ in _CLAUSE_DEPS:
+                opening = next((t for t in child.subtree if not t.is_punct), child)
+                bracketed = sent.doc[child.left_edge.i - 1].text == "(" or opening.i > child.left_edge.i
+                if opening.lower_ in _SUBORDINATORS and (bracketed or child.dep_ != "relcl"):
+                    return True  # "Congress (when Ruiz was its chair) voted"; not "The day when the pier opened drew"
+                continue
+            if child.dep_ == "npadvmod" or _adverbial_phrase(subject, child):
+                return True
+    return False
+
+
+def _adverbial_phrase(subject: Token, prep: Token) -> bool:
+    objects = [c for c in prep.children if c.dep_ in ("pobj", "pcomp")]
+    if prep.lower_ in _CIRCUMSTANCE_PREPOSITIONS:
+        return True
+    if any(o.ent_type_ in _TIME_ENTITIES for o in objects):
+        return True  # the object itself, not a date deeper in it: "data in a survey of refugees during 2016" is the subject's
+    if any(o.lemma_.lower() in _MANNER_NOUNS for o in objects):
+        return True
+    if prep.lower_ == "of" or (prep.ent_type_ and prep.ent_iob_ == "I"):
+        return False  # part of a name: "Bank of Ireland", "Smith of Ohio"
+    return subject.pos_ == "PROPN" or subject.tag_ == "PRP"
