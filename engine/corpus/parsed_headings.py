@@ -137,11 +137,13 @@ def capital_determiner(span: Span) -> Token | None:
             continue
         noun = token.head
         before = token.doc[token.i - 1].tag_
-        if before in ("IN", "RP") and token.lower_ == "the" and token.i + 1 < span.end and token.doc[token.i + 1].is_lower:
-            pass  # a heading's particle the tagger took for a preposition, before "The <lowercase word>": "Bomb
-            # squad called in The airport was ...": a paper's or a work's name goes on in title case ("in The Irish
-            # Times"); not a possessive, which speeches capitalise for God ("for His providence")
-        elif before not in _HEADING_END_TAGS and not (before in ("VB", "VBN") and noun.dep_ in ("nsubj", "nsubjpass")):
+        # a heading's particle the tagger took for a preposition, before "The <lowercase word>": "Bomb squad called
+        # in The airport was ...": a paper's or a work's name goes on in title case ("in The Irish Times"); not a
+        # possessive, which speeches capitalise for God ("for His providence")
+        next_lower = token.i + 1 < span.end and token.doc[token.i + 1].is_lower
+        particle_end = before in ("IN", "RP") and token.lower_ == "the" and next_lower
+        heading_end = before in _HEADING_END_TAGS or (before in ("VB", "VBN") and noun.dep_ in ("nsubj", "nsubjpass"))
+        if not (particle_end or heading_end):
             # after a verb or a preposition, a paper's name: "edited The Spectator magazine", "for The Times
             # story"; a heading's last word the tagger took for a verb ("Progress and scope") before a subject
             continue
