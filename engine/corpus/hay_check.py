@@ -149,7 +149,7 @@ from engine.corpus.continuations import continuation_refusals
 from engine.corpus.fused_clauses import fused_clause
 from engine.corpus.page_rows import telephone_number
 from engine.corpus.fused_headings import name_word
-from engine.corpus.parsed_headings import fused_heading_kind
+from engine.corpus.parsed_headings import HEADING_KINDS, fused_heading_kind
 from engine.corpus.run_on_headings import heading_opening
 from engine.needles.edits import FINITE_TAGS
 from engine.needles.quotation import quotation_open_at
@@ -229,9 +229,14 @@ FUSED_HEADING_FORMS = frozenset(
 
 
 def fused_heading_form(span: Span) -> str:
-    """The refusal of `span` if it is one of FUSED_HEADING_FORMS, else ""."""
+    """The refusal of `span` if it is one of FUSED_HEADING_FORMS or a heading
+    engine.corpus.parsed_headings reads from the parse, else "". _refusal
+    reads the parsed headings last, so only an earlier refusal can hide one:
+    just then are they read again."""
     why = _refusal(span)
-    return why if why in FUSED_HEADING_FORMS else ""
+    if why in FUSED_HEADING_FORMS or why in HEADING_KINDS:
+        return why
+    return fused_heading_kind(span) if why and span.doc.has_annotation("DEP") else ""
 
 
 def edge_refused(why: str, place: str) -> bool:

@@ -345,3 +345,4 @@ _FORMS = (
     (PLACE_HEADING, place_heading),
     (ABSTRACT_HEADING, abstract_heading),
 )
+HEADING_KINDS = frozenset(kind for kind, _ in _FORMS)

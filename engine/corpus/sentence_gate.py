@@ -102,7 +102,6 @@ from engine.corpus.cleaning import LOST_CHARACTER, template_hole
 from engine.corpus.hay_check import fused_heading_form
 from engine.corpus.interviews import live_entry, speech_refusals
 from engine.corpus.page_rows import row_kind
-from engine.corpus.parsed_headings import fused_heading_kind
 from engine.corpus.run_on_headings import heading_opening, headline_before_subject, opener_after_word
 from engine.needles.quotation import DOUBLE_MARKS, PARAGRAPH, attribution_tail, inside_after, quotation_marks
 
@@ -262,7 +261,7 @@ def needle_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
             refusals.append("heading_opening")
         elif span.doc.has_annotation("DEP") and headline_before_subject(span):
             refusals.append("headline_before_subject")
-        elif span.doc.has_annotation("DEP") and (form := fused_heading_form(span) or fused_heading_kind(span)):
+        elif span.doc.has_annotation("DEP") and (form := fused_heading_form(span)):
             refusals.append(form)
         else:
             refusals.append("")
