@@ -115,30 +115,34 @@ _LIVE = re.compile(
 
 
 # an introduction, from a sentence's start to a colon, naming a speech given in full (module docstring)
-_SPEECH_NOUN = r"(?:speech|speeches|remarks|statement|address|transcript|text|testimony)"
-_IN_FULL = (
+_SPEECH_NOUN = re.compile(r"\b(?:speech|speeches|remarks|statement|address|transcript|text|testimony)\b", re.I)
+_IN_FULL = re.compile(
     r"(?:\bin\s+full\b|\bin\s+its\s+entirety\b|\b(?:full|complete|entire)\s+(?:text|transcript)\s+of\b"
-    r"|\b(?:full|complete|entire)\s+(?:text|transcript)\s*$)"
+    r"|\b(?:full|complete|entire)\s+(?:text|transcript)\s*$)",
+    re.I,
 )
+_WHOSE = re.compile(r"['\u2019]s?\b|\b(?:his|her|their|its)\b|\bof\b")
 _INTRO = re.compile(r"(?:^|(?<=[.!?\n]))\s*(?P<intro>[^.!?:\n]{3,200}):\s")
 
 
 def declared_speech_start(text: str) -> int | None:
     """The offset in `text` where an introduction declares what follows to be
     someone's speech in full, or None (module docstring: "declared_speech")."""
-    found = []
-    for match in _INTRO.finditer(text):
-        intro = match.group("intro")
-        if re.search(r"\b" + _SPEECH_NOUN + r"\b", intro, re.I) and re.search(_IN_FULL, intro, re.I) and _names_whose(intro):
-            found.append(match.start("intro"))
-    return min(found) if found else None
+    return next(
+        (
+            match.start("intro")
+            for match in _INTRO.finditer(text)  # in order: the first is the earliest
+            if _SPEECH_NOUN.search(intro := match.group("intro")) and _IN_FULL.search(intro) and _names_whose(intro)
+        ),
+        None,
+    )
 
 
 def _names_whose(intro: str) -> bool:
     """The introduction says whose words follow: a possessive ("Donald
     Trump's speech", "her remarks") or "of" ("the full text of the
     statement"); a bare label ("Full transcript") introduces no text."""
-    return bool(re.search(r"['\u2019]s?\b|\b(?:his|her|their|its)\b|\bof\b", intro))
+    return bool(_WHOSE.search(intro))
 
 
 def live_entry(text: str) -> str | None:
