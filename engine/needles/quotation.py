@@ -42,8 +42,10 @@ _CLOSE_AFTER = frozenset(".,;:!?)]}\u2014\u2013-'\u2019")  # what may follow a c
 
 
 # verbs that report speech or writing: as the root of a sentence right after a closing mark and with no
-# clause of its own ("said, in an apparent reference to X", "told reporters"), they frame that quotation
-REPORTING_VERBS = frozenset(
+# clause of its own ("said, in an apparent reference to X", "told reporters"), they frame that quotation.
+# Wider than engine.needles.negation.REPORTING_VERBS (the verbs "not" must not deny), since here any manner
+# of saying ("quipped", "warned") attributes the quotation before it
+ATTRIBUTION_VERBS = frozenset(
     "say tell ask add write explain note continue insist reply respond answer declare remark argue conclude "
     "warn claim state quip joke recall observe announce admit acknowledge concede complain suggest tweet post "
     "retort counter contend caution predict promise urge wonder exclaim shout scream cry whisper mutter "
@@ -125,7 +127,7 @@ def quote_open_before(sent: Span) -> str:
 def attribution_tail(sent: Span) -> bool:
     """Whether `sent` is only the attribution of a quotation that closed right
     before it (module docstring): the token before it is a closing quotation
-    mark, and its root is a verb of REPORTING_VERBS with a subject, no
+    mark, and its root is a verb of ATTRIBUTION_VERBS with a subject, no
     object but the one spoken to, and no other verb outside the subject
     ('Walsh told reporters in Dublin.', 'Walsh, who chairs the board, said
     on Friday.' after '"... here?"'; not 'Walsh said Byrne had lost
@@ -139,7 +141,7 @@ def attribution_tail(sent: Span) -> bool:
     if k < 0 or not is_quotation_mark(doc[k]) or mark_role(doc.text, doc[k].idx) != "close":
         return False
     root = sent.root
-    if root.lemma_.lower() not in REPORTING_VERBS or root.pos_ not in ("VERB", "AUX"):
+    if root.lemma_.lower() not in ATTRIBUTION_VERBS or root.pos_ not in ("VERB", "AUX"):
         return False
     children = list(root.children)
     if not any(c.dep_ in _SUBJECT_DEPS for c in children):
