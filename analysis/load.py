@@ -350,7 +350,18 @@ def load_run(run_dir: Path | str) -> Run:
         notes.append(f"{MANIFEST_FILE} missing: run configuration and versions unknown")
     if not len(rows):
         notes.append(f"{RESULTS_FILE} has no rows")
-    return Run(run_dir=run_dir, manifest=read_manifest(manifest_path), rows=rows, notes=tuple(notes))
+    manifest = read_manifest(manifest_path)
+    notes.extend(document_notes(manifest))
+    return Run(run_dir=run_dir, manifest=manifest, rows=rows, notes=tuple(notes))
+
+
+def document_notes(manifest: dict[str, Any]) -> list[str]:
+    """Which documents the cells drew from, as the run recorded it in words
+    (manifest corpus.cell_documents.lines; absent from runs before the setting)."""
+    corpus = manifest.get("corpus")
+    coverage = corpus.get("cell_documents") if isinstance(corpus, dict) else None
+    lines = coverage.get("lines") if isinstance(coverage, dict) else None
+    return [str(line) for line in lines] if isinstance(lines, list) else []
 
 
 # ---------------------------------------------------------------------------

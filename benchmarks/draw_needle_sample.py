@@ -24,7 +24,9 @@ The reading scheme is docs/needle_reading_protocol.md. What it does:
    way (`needlejudge pairs --hay rand --position 9,9 --needle none`).
 
 Output, one JSON object a line: first {"kind": "summary"} with the
-preparation's counts (retention = kept_screening / kept_length), then one
+preparation's counts (retention = kept_screening / kept_length; grid_retention
+= the documents a default experiment uses, whose needles of every type have
+room for the whole (9, 9) grid in both hays, / kept_length), then one
 {"kind": "needle"} per needle (the sentence in its document: up to
 `--context` stored sentences before and 2 after), then one {"kind": "hay"}
 per window (the window's sentences one by one, the needle sentence marked).
@@ -185,10 +187,14 @@ def main() -> int:
             summary = prepare_corpus([source], store, settings)
             corpus = Corpus.open(store)
             drawn = draw(corpus, name, args.n, args.seed, args.context)
+            serving = grid_documents(corpus, args.seed)
     head = {
         "kind": "summary", "corpus": name, "heldout": args.heldout, "part": args.part, "documents": len(records),
         "read": summary.read, "kept_length": summary.kept_length, "kept_screening": summary.kept_screening,
-        "retention": round(summary.screening_rate, 4), "drops": summary.drops, "model": summary.model,
+        "retention": round(summary.screening_rate, 4),
+        # the documents a default experiment (k = 9, both hays, cell_documents = "balanced") draws from
+        "grid_documents": serving, "grid_retention": round(serving / max(1, summary.kept_length), 4),
+        "drops": summary.drops, "model": summary.model,
         "settings": {"min_chars_per_sentence": settings.min_chars_per_sentence, "model": settings.model},
         "seed": args.seed, "docs_seed": args.docs_seed, "seconds": round(summary.seconds, 1),
     }  # fmt: skip
@@ -201,8 +207,23 @@ def main() -> int:
     counts = {t: sum(1 for r in drawn if r.get("type") == t) for t in NEEDLE_TYPES}
     counts["hay"] = sum(1 for r in drawn if r["kind"] == "hay")
     print(f"{name}: kept {summary.kept_screening}/{summary.kept_length} length-kept ({summary.screening_rate:.1%}), "
-          f"drops {summary.drops}; drew {counts}", file=sys.stderr)  # fmt: skip
+          f"{serving} serve every cell of the (9, 9) grid ({serving / max(1, summary.kept_length):.1%}), drops {summary.drops}; drew {counts}", file=sys.stderr)  # fmt: skip
     return 0
+
+
+def grid_documents(corpus, seed: int) -> int:  # type: ignore[no-untyped-def]
+    """How many documents serve every cell of the default design (engine.run.document_set)."""
+    from engine.config import ExperimentConfig, JudgeConfig
+    from engine.contracts import ConfigError
+    from engine.run.document_set import document_set
+
+    design = ExperimentConfig(store="", output="", seed=seed, judges=(JudgeConfig(name="any", adapter="baseline", model="jaccard"),))
+    if not corpus.doc_ids:
+        return 0
+    try:
+        return document_set(design, corpus)[1].serve_every_cell
+    except ConfigError:  # none serves every cell
+        return 0
 
 
 if __name__ == "__main__":

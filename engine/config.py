@@ -46,7 +46,7 @@ import os
 import re
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -136,6 +136,11 @@ class ExperimentConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, 
     positions: tuple[tuple[NonNegInt, NonNegInt], ...] | None = None
     prompts: tuple[str, ...] = ("bands",)
     replicates: PosInt = 1
+    # which documents the cells draw from (engine.run.document_set): "balanced", only those
+    # whose needle of every type has room for every position, so that every cell sees the
+    # same documents; "all", each cell every document that fits it (the (9, 9) cell then
+    # holds other documents than the (0, 0) cell: position is confounded with document)
+    cell_documents: Literal["balanced", "all"] = "balanced"
     window: PosInt = 4  # minimum in-flight documents per cell
     corpus: CorpusSection = CorpusSection()
     stopping: StoppingSpec = msgspec.field(default_factory=PaperSpec)

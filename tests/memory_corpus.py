@@ -65,6 +65,16 @@ class MemoryCorpus:
             needle_before=before, needle_after=after, seed=seed, hay_doc_id=hay_doc,
         )
 
+    def room(self, doc_id: str, needle: str, hay: str, seed: int, reach: int) -> tuple[int, int] | None:
+        """As make_pair's windows: its own middle's room, and under rand the donor's too."""
+        sentences = self.docs[doc_id]
+        middle = len(sentences) // 2
+        own = (middle, len(sentences) - 1 - middle)
+        if hay == "orig":
+            return own
+        donor = self.docs[self._donor(doc_id, seed)]
+        return min(own[0], len(donor) // 2), min(own[1], len(donor) - 1 - len(donor) // 2)
+
     def make_control(self, doc_id: str, kind: Literal["null_edit", "negative"], i: int, j: int, seed: int) -> Pair:
         found = self._window(doc_id, i, j)
         if found is None:

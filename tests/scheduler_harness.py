@@ -22,11 +22,11 @@ RUN_ID = "0123456789abcdef"
 
 
 def design_toml(*, seed: int, stopping: str, window: int, needles: str = '["none", "neg", "con"]',
-                positions: str = "[[0, 0], [1, 2], [2, 1]]") -> str:
+                positions: str = "[[0, 0], [1, 2], [2, 1]]", cell_documents: str = "balanced") -> str:
     """The design part of a config (hays orig and rand); judges follow."""
     return (
         f'store = "unused"\noutput = "unused"\nseed = {seed}\nneedles = {needles}\nhays = ["orig", "rand"]\n'
-        f"positions = {positions}\nwindow = {window}\n[stopping]\n{stopping}\n"
+        f'positions = {positions}\nwindow = {window}\ncell_documents = "{cell_documents}"\n[stopping]\n{stopping}\n'
     )
 
 
@@ -108,8 +108,10 @@ concurrency = {concurrency}
 """
 
 
-def scripted_design(tmp_path: Path, *, stopping: str = 'kind = "fixed"\nn = 4', concurrency: int = 4, window: int = 2, corpus: Any = None) -> Design:
+def scripted_design(tmp_path: Path, *, stopping: str = 'kind = "fixed"\nn = 4', concurrency: int = 4, window: int = 2, corpus: Any = None,
+                    cell_documents: str = "balanced") -> Design:
     """A one-judge design (8 cells) on the in-memory corpus, for in-process adapter doubles."""
-    text = design_toml(seed=5, stopping=stopping, window=window, needles='["none", "neg"]', positions="[[0, 0], [1, 2]]")
+    text = design_toml(seed=5, stopping=stopping, window=window, needles='["none", "neg"]', positions="[[0, 0], [1, 2]]",
+                       cell_documents=cell_documents)
     text += SCRIPTED_JUDGE.format(concurrency=concurrency)
     return make_design(parse_config(text, base_dir=tmp_path), corpus)

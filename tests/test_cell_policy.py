@@ -68,7 +68,7 @@ def test_a_cell_never_has_more_outstanding_than_its_window(tmp_path: Path) -> No
 def test_documents_without_a_pair_are_skipped_and_a_cell_that_runs_out_ends(tmp_path: Path) -> None:
     # 7 documents, every 3rd too short for position (1, 2): those are skipped
     corpus = MemoryCorpus(documents=7, short_every=3)
-    design = scripted_design(tmp_path, stopping='kind = "fixed"\nn = 100', window=50, corpus=corpus)
+    design = scripted_design(tmp_path, stopping='kind = "fixed"\nn = 100', window=50, corpus=corpus, cell_documents="all")
     policy, runs, ended = policy_for(design)
     issued: dict[int, list[str]] = {}
     while (item := policy.issue("sim")) is not None:
@@ -124,7 +124,7 @@ def test_few_cells_left_widen_their_windows(tmp_path: Path) -> None:
 def test_a_gated_cell_opens_a_block_only_once_its_earlier_documents_are_consumed(tmp_path: Path) -> None:
     # a measured cascade's cell (Design.gate): blocks of 4 documents; every 3rd document has no pair
     corpus = MemoryCorpus(documents=12, short_every=3)
-    design = scripted_design(tmp_path, stopping='kind = "fixed"\nn = 100', window=50, corpus=corpus)
+    design = scripted_design(tmp_path, stopping='kind = "fixed"\nn = 100', window=50, corpus=corpus, cell_documents="all")
     policy, runs, _ = policy_for(design)
     for run in runs:
         run.gate = 4

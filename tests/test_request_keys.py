@@ -70,6 +70,9 @@ class HandCorpus:
     def make_control(self, doc_id: str, control: str, i: int, j: int, seed: int) -> Pair:
         raise ValueError("no controls in this design")
 
+    def room(self, doc_id: str, needle: str, hay: str, seed: int, reach: int) -> tuple[int, int]:
+        return reach, reach  # make_pair writes out any i and j: every document serves every cell
+
 
 def keys_digest() -> tuple[str, int]:
     from engine.corpus.pairs import document_order

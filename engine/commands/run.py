@@ -245,6 +245,8 @@ def _print_plan(plan: Any, *, as_json: bool) -> int:
         print(json.dumps(msgspec.to_builtins(plan), indent=2))
         return 0
     print(f"run {plan.run_id}: {plan.cells:,} cells ({plan.cells_ended:,} already ended), {plan.documents:,} documents in the corpus")
+    for line in plan.document_lines:
+        print(line)
     if plan.corpus_prepared_s:
         print(f"corpus: prepared again by this dry run in {plan.corpus_prepared_s:,.1f} s (its inputs, settings, needle rules or "
               "model packages changed since the store was prepared); the run will reuse it")

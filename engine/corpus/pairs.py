@@ -171,6 +171,19 @@ class Corpus:
         return self._choices[key]  # type: ignore[return-value]
 
     # -- windows ---------------------------------------------------------------
+    def room(self, doc_id: str, needle: str, hay: str, seed: int, reach: int) -> tuple[int, int] | None:
+        """Sentences a window of `needle` in `hay` can hold before and after the
+        needle sentence: orig, the document's own around it; rand, the donor
+        window's chosen for positions up to `reach` (None if no donor has one)."""
+        if hay == "orig":
+            center = self.needle_sentence(doc_id, needle, seed)[0]
+            return center, len(self.document(doc_id).sentences) - 1 - center
+        chosen = self.rand_hay_window(doc_id, seed, reach, reach)
+        if chosen is None:
+            return None
+        donor_id, center = chosen
+        return center, len(self.document(donor_id).sentences) - 1 - center
+
     def make_pair(self, doc_id: str, needle: str, hay: str, i: int, j: int, seed: int) -> Pair | None:
         """The pair of one item; None if the window does not fit the document
         or the pair fails the oracle (then counted in `oracle_failures`)."""

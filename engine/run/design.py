@@ -20,6 +20,7 @@ import msgspec
 
 from engine.config import ExperimentConfig, JudgeConfig
 from engine.contracts import CallRequest, ConfigError, Control, Decoding, Pair, Prices, Prompt, Verdict, request_key
+from engine.run.document_set import document_set
 from engine.run.panel import PanelDesign, route_of, route_of_judge
 from engine.registry import capabilities
 from engine.stopping.rules import StoppingRule, make_rule_factory
@@ -40,6 +41,10 @@ class PairSource(Protocol):
 
     def make_control(self, doc_id: str, kind: Literal["null_edit", "negative"], i: int, j: int, seed: int) -> Pair:
         """Raise ValueError when the document has no window at (i, j)."""
+        ...
+
+    def room(self, doc_id: str, needle: str, hay: str, seed: int, reach: int) -> tuple[int, int] | None:
+        """engine.run.document_set.RoomSource.room"""
         ...
 
 
@@ -157,9 +162,10 @@ class Design:
         self.prompts = prompts
         self.judges: dict[str, JudgeConfig] = {judge.name: judge for judge in config.judges}
         self._document_order = document_order
-        self._doc_ids = list(corpus.doc_ids)
-        if not self._doc_ids:
+        if not corpus.doc_ids:
             raise ConfigError(f"{config.store}: the prepared corpus holds no documents")
+        # the documents every cell draws from (config `cell_documents`)
+        self._doc_ids, self.coverage = document_set(config, corpus)
         self._orders: dict[tuple[int, int], list[str]] = {}
         self._repetitions: dict[str, tuple[str, int, int]] = {}  # a tournament of documents: needle@i,j -> (needle, i, j)
         self.entrants = self._entrants()

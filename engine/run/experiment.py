@@ -65,6 +65,9 @@ class Experiment:
             "stopping": msgspec.to_builtins(c.stopping),
             "checks": msgspec.to_builtins(c.checks),
             "check_position": list(c.check_position()),
+            # only when balanced: "all" is how every run drew its documents before the setting,
+            # so those run ids stay as they were
+            **({"cell_documents": c.cell_documents} if c.cell_documents != "all" else {}),
             # only with a tournament, so every other run id stays as it was
             **({"tournament": msgspec.to_builtins(c.tournament)} if c.tournament is not None else {}),
             "judges": [

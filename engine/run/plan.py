@@ -28,6 +28,7 @@ class PlanReport(msgspec.Struct, kw_only=True):
     cells: int
     cells_ended: int  # ended in an earlier run of this experiment
     documents: int  # documents in the prepared corpus
+    document_lines: list[str]  # which of them the cells draw from (engine.run.document_set.DocumentCoverage.lines)
     # seconds this dry run spent preparing the corpus again (its inputs, settings, rules or
     # model packages changed since the store was prepared: spaCy loaded and every document
     # parsed); 0 when the store's corpus was reused
@@ -186,6 +187,7 @@ def plan_experiment(config: ExperimentConfig, *, window_docs: int | None = None,
             cells=len(runs),
             cells_ended=sum(run.done for run in runs),
             documents=len(experiment.corpus.doc_ids),
+            document_lines=design.coverage.lines(),
             corpus_prepared_s=0.0 if experiment.corpus_summary.reused else experiment.corpus_summary.seconds,
             calls_per_item=calls_per_item,
             upper_bound_items=items_bound,

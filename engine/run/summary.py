@@ -240,6 +240,8 @@ def manifest_for(experiment: Experiment, summary: RunSummary, states: dict[int, 
         "corpus": {
             "fingerprint": experiment.corpus_summary.fingerprint,
             "documents": len(experiment.corpus.doc_ids),
+            # which of them the cells drew from (engine.run.document_set), and in words for the report
+            "cell_documents": {**msgspec.to_builtins(experiment.design.coverage), "lines": experiment.design.coverage.lines()},
             "settings": msgspec.to_builtins(experiment.corpus_summary.settings),
         },
         "prompts": {name: {"id": p.id, "version": p.version, "scale": p.scale} for name, p in experiment.prompts.items()},
