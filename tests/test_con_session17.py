@@ -21,6 +21,17 @@ REFUSED = {
         "The valley went through a spiritual and moral crisis in those years.",
         "The economic and political turmoil of that winter emptied the harbour.",
         "Her social and cultural life revolved around the parish hall.",
+        # two runs of singular nouns, each one compound: one head with two compound modifiers, or two things
+        "The boats were sold to the regional law enforcement and coastguard agency last year.",
+        "The town's water supply and sewage treatment plant was rebuilt last year.",
+    ],
+    # a counted span of time given for an infinitive offers each option, as a permission does
+    "free choice": [
+        "The harbour board was given two weeks to repair the pier or close it.",
+    ],
+    # a pair restricting a plural through a participle: the plural names the members of either
+    "modifier of a plural": [
+        "The inquiry read the harbour reports written in 1998 and 2004 that mention the pier.",
     ],
     # one member picked out of a pool: "or" names the same pool
     "one of a pool": [
@@ -49,6 +60,11 @@ def test_session_17_classes_are_refused_with_their_reason(nlp, why, text):
          "The mill grew by its economies of labour or capital in the valley."),
         # adjectives of quality on one thing: two traits (the session-15 ruling, M)
         ("It was a long and bitter quarrel over the harbour.", "It was a long or bitter quarrel over the harbour."),
+        # two things: the first run a single noun with its own article, the second ending in a plural
+        ("The town built a new school and a sports hall.", "The town built a new school or a sports hall."),
+        ("Ministers plan to cut port duty and ferry fares.", "Ministers plan to cut port duty or ferry fares."),
+        # a span of time without a count, and a singular restricted through a participle
+        ("The crew spent the day mending nets or painting hulls.", "The crew spent the day mending nets and painting hulls."),
         # "one of" before a single plural: nothing coordinated in the pool
         ("One of the boats sank, and the crew swam ashore.", "One of the boats sank, or the crew swam ashore."),
         # a clause after the marker states a claim of its own

@@ -50,6 +50,9 @@ engine.needles.coordination_sense after its own classes.
 - one of a pool: plurals coordinated under a word that picks members out of
   them ("one of those days and places", "each of the boats and barges"):
   the pool holds both either way;
+- compound runs: "A1 A2 and B1 B2", two runs of common nouns ("the law
+  enforcement and intelligence agency"): one head sorted by two compound
+  modifiers or two things, which the words cannot tell apart;
 - classifiers of one thing: two adjectives on one singular noun, one of
   them relational by WordNet ("the economic and political crisis", "a
   spiritual and moral disintegration"): kinds of one thing, not two traits;
@@ -131,7 +134,7 @@ def scope_refusal(token: Token) -> str:
         return "one of a pool"
     if _classified_bare_plurals(first) or _bare_pair_in_a_class(first):
         return "members of a plural"
-    if _modifiers_of_one_head(first) or _bare_modifier_noun(token) or _classifiers_of_one_thing(first):
+    if _modifiers_of_one_head(first) or _bare_modifier_noun(token) or _classifiers_of_one_thing(first) or _compound_runs(token):
         return "modifiers of one head"
     following = next((t for t in token.doc[token.i + 1 : token.sent.end] if not t.is_punct), None)
     if following is not None and following.lower_ in _ENUMERATION_WORDS:
@@ -516,6 +519,36 @@ def _bare_modifier_noun(token: Token) -> bool:
     if before.tag_ == "NN":
         return not before.lower_.endswith("ing")  # a gerund sharing the object: "painting and sailing boats"
     return before.lower_ in ("women", "men") and second.tag_ == "NNS"
+
+
+def _compound_runs(token: Token) -> bool:
+    """"A1 A2 and B1 B2": two runs of singular common nouns, each of two or
+    more and each one compound by the parse, joined by the conjunction ("the law
+    enforcement and intelligence agency", "a water supply and sewage
+    treatment plant"). The words cannot tell "[A1 A2 and B1] B2", one head
+    sorted by two modifiers (the protocol's equivalent swap), from "[A1 A2]
+    and [B1 B2]", two things, and the parser hangs them either way: abstain.
+    A single noun before the conjunction is `_bare_modifier_noun`'s."""
+    doc = token.doc
+    sent = token.sent
+
+    def common(i: int) -> bool:
+        return sent.start <= i < sent.end and doc[i].pos_ == "NOUN" and doc[i].tag_ in ("NN", "NNS")
+
+    left = token.i - 1
+    while common(left - 1):
+        left -= 1
+    right = token.i + 1
+    while common(right + 1):
+        right += 1
+    if token.i - left < 2 or right - token.i < 2 or not common(token.i - 1) or not common(token.i + 1):
+        return False
+    if any(doc[i].tag_ != "NN" for i in range(left, right + 1) if i != token.i):
+        return False  # a plural: "fuel duty and rail fares" names two things, and the parse cannot tell
+    runs = (range(left, token.i - 1), range(token.i + 1, right))
+    if any(doc[i].dep_ != "compound" or not doc[i].i < doc[i].head.i <= run.stop for run in runs for i in run):
+        return False  # each run one compound by the parse: not "spent a year painting and sailing boats"
+    return not (left > sent.start and doc[left - 1].text == ",")  # the end of a longer list
 
 
 def _distributed_kinds(first: Token) -> bool:
