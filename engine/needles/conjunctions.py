@@ -247,7 +247,8 @@ def _refusal(sent: Span, token: Token) -> str:
 def _set_modifier(token: Token) -> bool:
     """The two-member coordination at `token` restricts a plural noun, as the
     object of its preposition or as its noun modifiers ("activists in Europe
-    and the US", "circuit and district courts"): the plural names the members
+    and the US", "circuit and district courts"), also through a participle
+    ("letters posted in May and June"): the plural names the members
     that meet either condition, so "or" names the same set. Adjectives are
     left alone: most hold at once ("complex and contentious talks")."""
     first = token.head
@@ -259,6 +260,8 @@ def _set_modifier(token: Token) -> bool:
         return False  # a list of three or more reads as a list (the protocol's C)
     if first.dep_ == "pobj" and first.head.dep_ == "prep" and first.head.lower_ in _SET_PREPOSITIONS:
         noun = first.head.head
+        if noun.dep_ == "acl" and noun.tag_ == "VBN":
+            noun = noun.head  # a participle restricting the plural: "memos issued in 2007 and 2009"
     elif first.dep_ in ("compound", "nmod") and first.pos_ in ("NOUN", "PROPN") or first.ent_type_ == "ORDINAL":
         noun = first.head  # "circuit and district courts", "the second and fourth cars"; not "complex and costly repairs"
     else:

@@ -15,6 +15,11 @@ the parse; called by engine.needles.coordination_sense.
   (engine.needles.binomial_list, derived once by scripts/derive_binomials.py),
   so a document's needle does not depend on the other documents prepared
   with it;
+- fixed term: the first member completes a term WordNet lists as one
+  lemma "X of Y" ("economy of scale", "balance of power", "freedom of
+  speech"), and the coordination continues its object with a bare noun
+  ("economies of scale and scope"): one extended term of a field, and
+  "or" names no term (the same fixed list, its OF_TERMS);
 - class pair: two bare plurals WordNet marks as antonyms ("men and women",
   "winners and losers", "strengths and weaknesses"): the pair names the whole
   class, and "or" names either half;
@@ -56,7 +61,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine.needles.binomial_list import ANTONYM_NOUNS, BINOMIALS
+from engine.needles.binomial_list import ANTONYM_NOUNS, BINOMIALS, OF_TERMS
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -120,6 +125,8 @@ def joint_refusal(token: Token) -> str:
         return "particle pair"
     if f"{before.lower_} {token.lower_} {after.lower_}" in BINOMIALS and _single_words(before, token, after):
         return "binomial"
+    if _term_of(token):
+        return "fixed term"
     if _class_pair(before, token, after):
         return "class pair"
     if _pronoun_pair(before, token, after):
@@ -214,6 +221,22 @@ def _listed_subject(token: Token) -> bool:
         return False
     between = first.doc[first.head.i + 1 : first.left_edge.i]
     return any(t.text == "," for t in between)
+
+
+def _term_of(token: Token) -> bool:
+    """The coordination's first member is the bare object of "of" in a
+    WordNet term "X of Y" ("economies of scale and scope") and the second
+    member a bare noun: the pair continues the term's object."""
+    first = token.head
+    while first.dep_ == "conj" and first.head.i != first.i:
+        first = first.head
+    if first.dep_ != "pobj" or first.head.lower_ != "of" or first.pos_ != "NOUN" or first.i > token.i:
+        return False
+    holder = first.head.head
+    if holder.pos_ != "NOUN" or (holder.lemma_.lower(), first.lemma_.lower()) not in OF_TERMS:
+        return False
+    members = [first, *first.conjuncts]
+    return all(m.pos_ == "NOUN" and _unmodified(m) for m in members)
 
 
 def _class_pair(before: Token, token: Token, after: Token) -> bool:

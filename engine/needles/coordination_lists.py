@@ -41,6 +41,12 @@ EXAMPLE_MARKERS = tuple(
 )  # fmt: skip
 # prepositions whose object is the first example ("including A and B", "like A", "such as A", "for example A")
 _EXAMPLE_PREPOSITIONS = frozenset({"including", "like", "as", "for"})
+# markers that open an example phrase of any shape ("ways - for instance, picking up A or B"), not a preposition's object
+_FRAME_MARKERS = (("for", "example"), ("for", "instance"), ("e.g.",), ("e.g",), ("eg",))
+# what closes an example phrase inserted in a sentence (a dash only with a space before it: not "click-and-collect")
+_FRAME_ENDS = frozenset({")", ";", ":"})
+_DASHES = frozenset({"-", "--", "—", "–"})
+_FINITE_TAGS = frozenset({"VBZ", "VBD", "VBP", "MD"})
 _PLURAL_PRONOUNS = frozenset({"they", "these", "those"})
 _RELATIVE_WORDS = frozenset({"which", "who", "that"})
 
@@ -48,6 +54,8 @@ _RELATIVE_WORDS = frozenset({"which", "who", "that"})
 def list_refusal(token: Token) -> str:
     """Why the swap of the conjunction `token` names no claim because its
     coordination enumerates ("" when it does not)."""
+    if _in_example_frame(token):
+        return "examples"
     first = _first_conjunct(token.head)
     if first.pos_ in ("VERB", "AUX") and not (first.tag_ == "VBG" and first.dep_ in ("pcomp", "pobj")):
         # clauses name no examples; their subject may ("seven men including X staged ... and lost"); gerunds
@@ -61,6 +69,34 @@ def list_refusal(token: Token) -> str:
 
 
 _NOMINAL = frozenset({"NOUN", "PROPN", "PRON", "NUM"})
+
+
+def _in_example_frame(token: Token) -> bool:
+    """The conjunction lies in a verbless example phrase that "for example",
+    "for instance" or "e.g." opens inside the sentence ("in other ways -
+    for instance, picking up parcels at a depot or from a locker, or
+    returning them"): the phrase lists examples, however the parser nests
+    them, and "and" and "or" name the same examples. The phrase runs from
+    the marker to a dash, bracket, semicolon or colon, or the sentence's
+    end, and holds no finite verb (a clause after the marker, "For example,
+    the ferry stops at A and B", states a claim)."""
+    doc = token.doc
+    sent = token.sent
+    words = [t.lower_ for t in doc[sent.start : token.i]]
+    for marker in _FRAME_MARKERS:
+        for k in range(len(words) - len(marker), 0, -1):
+            if tuple(words[k : k + len(marker)]) != marker:
+                continue
+            if all(t.is_punct for t in doc[sent.start : sent.start + k]):
+                break  # sentence-initial: the example is the whole sentence
+            start = sent.start + k + len(marker)
+            end = next((t.i for t in doc[start : sent.end] if _frame_end(t)), sent.end)
+            return start < token.i < end and not any(t.tag_ in _FINITE_TAGS for t in doc[start:end])
+    return False
+
+
+def _frame_end(word: Token) -> bool:
+    return word.text in _FRAME_ENDS or word.text in _DASHES and word.i > 0 and bool(word.doc[word.i - 1].whitespace_)
 
 
 def _first_conjunct(head: Token) -> Token:

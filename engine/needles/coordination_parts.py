@@ -28,7 +28,8 @@ engine.needles.coordination_sense after its other classes.
   subject's two acts, "the town built a wall and closed the port", stay);
 - free choice under a noun: the infinitive of a noun of ability or
   permission ("the power to search, detain or question", "the right to
-  speak or write"), whose "or" offers each option as "can" does, at any
+  speak or write") or of a counted span of time ("given 28 days to appeal
+  or reapply"), whose "or" offers each option as "can" does, at any
   length.
 
 Degree adverbs coordinated on one word ("very or somewhat likely") are
@@ -57,6 +58,8 @@ _FREE_CHOICE_NOUNS = frozenset(
     "power right authority freedom licence license permission ability option chance opportunity capacity liberty "
     "privilege entitlement".split()
 )
+# a span of time given for an infinitive offers each option as a permission does ("28 days to appeal or reapply")
+_TIME_SPAN_NOUNS = frozenset("minute hour day week month year".split())
 # what a "from ... to ..." range hangs on, when the parser reads its "to" as an infinitive's ("from A to garden sheds")
 _NOMINAL = frozenset({"NOUN", "PROPN", "PRON", "NUM"})
 _RANGE_WORDS = frozenset("range vary span stretch everything anything something all".split())
@@ -239,8 +242,15 @@ def _free_choice_noun(first: Token) -> bool:
             return False  # another noun in between: "the right to a share of A and B" is no option
         if t.pos_ in ("VERB", "AUX") and t.dep_ not in ("xcomp", "conj"):
             infinitive = t.dep_ in ("acl", "relcl") and any(c.lower_ == "to" and c.i < t.i for c in t.children)
-            return infinitive and t.head.lemma_.lower() in _FREE_CHOICE_NOUNS
+            return infinitive and _offers_choice(t.head)
     return False
+
+
+def _offers_choice(noun: Token) -> bool:
+    """A noun of ability or permission, or a counted span of time ("28
+    days"), whose infinitive offers each option."""
+    lemma = noun.lemma_.lower()
+    return lemma in _FREE_CHOICE_NOUNS or lemma in _TIME_SPAN_NOUNS and any(c.dep_ == "nummod" for c in noun.children)
 
 
 def _mistagged_infinitive(member: Token, first: Token) -> bool:
@@ -255,10 +265,11 @@ def _mistagged_infinitive(member: Token, first: Token) -> bool:
 
 
 def _to_after_free_choice_noun(verb: Token) -> bool:
-    """`verb`'s "to" follows a noun of ability or permission straight on
-    ("won the freedom to travel"): the infinitive completes that noun."""
+    """`verb`'s "to" follows a noun of ability or permission or a counted
+    span of time straight on ("won the freedom to travel", "was given 28
+    days to appeal"): the infinitive completes that noun."""
     to = verb.doc[verb.left_edge.i]
     if to.lower_ != "to" or to.i == verb.sent.start:
         return False
     noun = verb.doc[to.i - 1]
-    return noun.pos_ == "NOUN" and noun.lemma_.lower() in _FREE_CHOICE_NOUNS
+    return noun.pos_ == "NOUN" and _offers_choice(noun)

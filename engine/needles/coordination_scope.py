@@ -47,6 +47,15 @@ engine.needles.coordination_sense after its own classes.
   length; after a dash or a colon, engine.needles.coordination_parts's, at
   any length, with free choice under a noun, "the ability to recruit
   nurses and teachers");
+- one of a pool: plurals coordinated under a word that picks members out of
+  them ("one of those days and places", "each of the boats and barges"):
+  the pool holds both either way;
+- compound runs: "A1 A2 and B1 B2", two runs of common nouns ("the law
+  enforcement and intelligence agency"): one head sorted by two compound
+  modifiers or two things, which the words cannot tell apart;
+- classifiers of one thing: two adjectives on one singular noun, one of
+  them relational by WordNet ("the economic and political crisis", "a
+  spiritual and moral disintegration"): kinds of one thing, not two traits;
 - enumeration: "firstly because A, and secondly because B" lists both.
 """
 
@@ -54,6 +63,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engine.needles.binomial_list import RELATIONAL_ADJECTIVES
 from engine.needles.edits import asks
 from engine.needles.negation_polarity import negative_few, negative_little
 
@@ -76,6 +86,8 @@ _RANK_PREPOSITIONS = frozenset({"behind", "after", "trailing", "below", "ahead",
 _ORDINAL_WORDS = frozenset("second third fourth fifth sixth seventh eighth ninth tenth".split())
 _PLURAL_TAGS = frozenset({"NNS", "NNPS"})
 _ENUMERATION_WORDS = frozenset({"secondly", "thirdly", "fourthly", "lastly"})
+# words that pick members out of the pool their "of" phrase names ("one of those A and B")
+_SELECTORS = frozenset({"one", "each", "any", "either", "neither", "none"})
 # adverbs of degree, a closed class: two of them name points of one scale ("very or somewhat")
 _DEGREE_ADVERBS = frozenset(
     "very somewhat extremely fairly quite rather slightly highly moderately strongly mildly completely partly "
@@ -118,9 +130,11 @@ def scope_refusal(token: Token) -> str:
         return "members of a plural"
     if _distributed_kinds(first):
         return "kinds of a plural"
+    if _one_of_a_pool(first):
+        return "one of a pool"
     if _classified_bare_plurals(first) or _bare_pair_in_a_class(first):
         return "members of a plural"
-    if _modifiers_of_one_head(first) or _bare_modifier_noun(token):
+    if _modifiers_of_one_head(first) or _bare_modifier_noun(token) or _classifiers_of_one_thing(first) or _compound_runs(token):
         return "modifiers of one head"
     following = next((t for t in token.doc[token.i + 1 : token.sent.end] if not t.is_punct), None)
     if following is not None and following.lower_ in _ENUMERATION_WORDS:
@@ -440,6 +454,38 @@ def _modifiers_of_one_head(first: Token) -> bool:
     )
 
 
+def _one_of_a_pool(first: Token) -> bool:
+    """Plural nouns coordinated as the "of" phrase of a word that picks
+    members out of them ("one of those times and places", "each of the
+    boats and barges"): the pool is every member of both, and "or" names
+    the same pool (the protocol's session-15 ruling)."""
+    if first.dep_ != "pobj" or first.head.lower_ != "of" or first.tag_ not in _PLURAL_TAGS:
+        return False
+    return first.head.head.lower_ in _SELECTORS and all(m.tag_ in _PLURAL_TAGS for m in first.conjuncts)
+
+
+def _classifiers_of_one_thing(first: Token) -> bool:
+    """Two adjectives before one singular noun of one thing ("a spiritual
+    and moral disintegration", "the economic and political crisis"), one
+    of them relational by WordNet (engine.needles.binomial_list's
+    RELATIONAL_ADJECTIVES: a pertainym, or a relational suffix on a noun
+    stem): relational adjectives classify, sorting the one thing into kinds,
+    and "or" names the same kind of thing (the protocol's session-15
+    ruling). Adjectives of quality ("a long and bitter quarrel") assert two
+    traits, and "or" only weakens the claim: still swapped. The parse cannot
+    tell the relational sense of "critical" or "personal" from the quality
+    one, so either word being relational is enough to abstain."""
+    if first.dep_ != "amod" or len(first.conjuncts) != 1:
+        return False
+    second = first.conjuncts[0]
+    head = first.head
+    if head.pos_ != "NOUN" or head.tag_ != "NN" or head.i < second.i or second.dep_ != "conj":
+        return False
+    if any(m.tag_ != "JJ" for m in (first, second)):
+        return False
+    return any(m.lower_ in RELATIONAL_ADJECTIVES for m in (first, second))
+
+
 def _bare_modifier_noun(token: Token) -> bool:
     """"N1 and N2 HEAD" parsed as N1 conjoined with the phrase "N2 HEAD",
     where N1 is a bare noun that reads as well as a second modifier of HEAD
@@ -473,6 +519,36 @@ def _bare_modifier_noun(token: Token) -> bool:
     if before.tag_ == "NN":
         return not before.lower_.endswith("ing")  # a gerund sharing the object: "painting and sailing boats"
     return before.lower_ in ("women", "men") and second.tag_ == "NNS"
+
+
+def _compound_runs(token: Token) -> bool:
+    """"A1 A2 and B1 B2": two runs of singular common nouns, each of two or
+    more and each one compound by the parse, joined by the conjunction ("the law
+    enforcement and intelligence agency", "a water supply and sewage
+    treatment plant"). The words cannot tell "[A1 A2 and B1] B2", one head
+    sorted by two modifiers (the protocol's equivalent swap), from "[A1 A2]
+    and [B1 B2]", two things, and the parser hangs them either way: abstain.
+    A single noun before the conjunction is `_bare_modifier_noun`'s."""
+    doc = token.doc
+    sent = token.sent
+
+    def common(i: int) -> bool:
+        return sent.start <= i < sent.end and doc[i].pos_ == "NOUN" and doc[i].tag_ in ("NN", "NNS")
+
+    left = token.i - 1
+    while common(left - 1):
+        left -= 1
+    right = token.i + 1
+    while common(right + 1):
+        right += 1
+    if token.i - left < 2 or right - token.i < 2 or not common(token.i - 1) or not common(token.i + 1):
+        return False
+    if any(doc[i].tag_ != "NN" for i in range(left, right + 1) if i != token.i):
+        return False  # a plural: "fuel duty and rail fares" names two things, and the parse cannot tell
+    runs = (range(left, token.i - 1), range(token.i + 1, right))
+    if any(doc[i].dep_ != "compound" or not doc[i].i < doc[i].head.i <= run.stop for run in runs for i in run):
+        return False  # each run one compound by the parse: not "spent a year painting and sailing boats"
+    return not (left > sent.start and doc[left - 1].text == ",")  # the end of a longer list
 
 
 def _distributed_kinds(first: Token) -> bool:
