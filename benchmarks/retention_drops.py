@@ -223,10 +223,10 @@ def grid(path: str, json_out: str | None, show: set[str], min_chars: float | Non
         found = diagnose(doc, settings)
         types = {}
         for needle, rows in found["types"].items():
-            if needle in at and in_grid(at[needle], found["n"]):
-                continue
-            missing[needle] += 1
             roomy = [r for r in rows if r["fits_grid"]]
+            if in_grid(at[needle], found["n"]) if needle in at else any(r["safe"] for r in roomy):
+                continue  # a dropped document's other types: the diagnosis's safe, close to the screen's
+            missing[needle] += 1
             for r in roomy:
                 r["reasons"] = sorted(refusal_reasons(r, needle))
                 reasons[needle].update(r["reasons"])
