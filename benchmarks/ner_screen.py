@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # draw_needle_sample
 LENGTH_DROPS = ("too_few_sentences", "sentences_too_short", "sentences_too_long")
 
 
-def parse(corpus: str, out: str) -> None:
+def parse(corpus: str, out: str, min_chars: float | None = None) -> None:
     from spacy.tokens import DocBin
 
     from engine.corpus.cleaning import clean_text
@@ -56,7 +56,7 @@ def parse(corpus: str, out: str) -> None:
         source = Path(tmp) / "corpus.json"
         source.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
         boilerplate = corpus_boilerplate([source])
-    settings = CorpusSettings()
+    settings = CorpusSettings() if min_chars is None else CorpusSettings(min_chars_per_sentence=min_chars)
     nlp = load_nlp(settings.model)
     texts = []
     for record in records:
@@ -237,7 +237,7 @@ def main() -> None:
     parser.add_argument("--show", type=int, default=0)
     args = parser.parse_args()
     if args.command == "parse":
-        parse(*args.paths)
+        parse(*args.paths, min_chars=args.min_chars)
     elif args.command == "screen":
         screen(args.paths[0], args.min_chars, args.radius, args.show)
     else:

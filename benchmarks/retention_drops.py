@@ -10,6 +10,9 @@
     # "and"/"or" with conjunction_refusals' reason, each entity with the first
     # entity-rule check that refuses it
     python benchmarks/retention_drops.py OUT.spacy [--json OUT.jsonl] [--show neg,con,ner] [--min-chars 100]
+    # grid retention: per length-kept document whether all three needle sentences have
+    # 9 sentences either side; for those that miss it, every roomy sentence's refusals
+    python benchmarks/retention_drops.py OUT.spacy --grid [--reason TEXT] [--json OUT.jsonl] [--min-chars 100]
 
 `--min-chars` is the length filter's floor (prepare's default 150); pass the
 draw's --min-chars-per-sentence (100 on the issue-27 news draws), or the
@@ -99,7 +102,7 @@ def diagnose(doc, settings) -> dict:
         rows = []
         for k in scan_order(middle, n, n):
             row = {"k": k, "d": k - middle, "in_radius": abs(k - middle) <= radius[needle],
-                   "fits_grid": GRID <= k <= n - 1 - GRID, "gate": gate[k], "text": texts[k]}  # fmt: skip
+                   "fits_grid": in_grid(k, n), "gate": gate[k], "text": texts[k]}  # fmt: skip
             if not gate[k]:
                 sent = spans[k]
                 if needle == "neg":
@@ -185,13 +188,78 @@ def why(path: str, json_out: str | None, show: set[str], min_chars: float | None
         Path(json_out).write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), encoding="utf-8")
 
 
+def in_grid(k: int, n: int) -> bool:
+    """Whether sentence k of n has GRID sentences above and below it (every default position holds its window)."""
+    return GRID <= k <= n - 1 - GRID
+
+
+def grid(path: str, json_out: str | None, show: set[str], min_chars: float | None = None, reason: str | None = None) -> None:
+    """Per length-kept document: retention (a needle of each type) and grid retention (each needle sentence has
+    GRID sentences either side); for each document that misses grid retention, why every roomy sentence
+    (one that fits a (GRID, GRID) window) was refused, per type whose needle is missing or outside the grid."""
+    from ner_screen import load
+
+    from engine.corpus.prepare import CorpusSettings, screen_document
+
+    settings = CorpusSettings(**({} if min_chars is None else {"min_chars_per_sentence": min_chars}))
+    kept_length = kept = kept_grid = 0
+    missing: Counter[str] = Counter()  # per type: documents whose needle is missing or outside the grid
+    reasons: dict[str, Counter[str]] = {"neg": Counter(), "con": Counter(), "ner": Counter()}
+    lines = []
+    for doc in load(path):
+        doc_id = doc.user_data["doc_id"]
+        stored, drop = screen_document(doc_id, "", doc, settings, year=doc.user_data.get("year"))
+        if drop in ("too_few_sentences", "sentences_too_short", "sentences_too_long"):
+            continue
+        kept_length += 1
+        at = {}
+        if stored is not None:
+            kept += 1
+            n = len(stored.sentences)
+            at = {"neg": stored.neg.sentence, "con": stored.con.sentence, "ner": stored.ner_sentence}
+            if all(in_grid(k, n) for k in at.values()):
+                kept_grid += 1
+                continue
+        found = diagnose(doc, settings)
+        types = {}
+        for needle, rows in found["types"].items():
+            roomy = [r for r in rows if r["fits_grid"]]
+            if in_grid(at[needle], found["n"]) if needle in at else any(r["safe"] for r in roomy):
+                continue  # a dropped document's other types: the diagnosis's safe, close to the screen's
+            missing[needle] += 1
+            for r in roomy:
+                r["reasons"] = sorted(refusal_reasons(r, needle))
+                reasons[needle].update(r["reasons"])
+            types[needle] = roomy
+        lines.append({"doc_id": doc_id, "drop": drop, "n": found["n"], "at": at, "types": types})
+        print(f"## {doc_id} {drop or 'kept'} n={found['n']} needles at {at}: outside the grid {sorted(types)}")
+        for needle, rows in types.items():
+            if needle not in show:
+                continue
+            for r in rows:
+                if reason is None or any(reason in x for x in r["reasons"]):
+                    print(f"  {needle} k={r['k']}: {' | '.join(r['reasons'])}")
+                    print(f"      {r['text'][:240]}")
+    print(f"# kept by the length filter {kept_length}; retention {kept}/{kept_length} = {kept / max(kept_length, 1):.1%}; "
+          f"grid retention {kept_grid}/{kept_length} = {kept_grid / max(kept_length, 1):.1%}")  # fmt: skip
+    print("# documents per type whose needle is missing or outside the grid:", json.dumps(missing.most_common()))
+    for needle, counts in reasons.items():
+        print(f"# {needle}: reasons of the roomy sentences of those documents (sentences):", json.dumps(counts.most_common()))
+    if json_out:
+        Path(json_out).write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), encoding="utf-8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("docbin", help="a DocBin written by ner_screen.py parse")
     parser.add_argument("--json", default=None, help="every drop's rows as JSONL")
     parser.add_argument("--show", default="neg,con,ner", help="types whose refused sentences are printed")
     parser.add_argument("--min-chars", type=float, default=None, help="the length filter's floor (default: prepare's)")
+    parser.add_argument("--grid", action="store_true", help="grid retention: every document whose needles do not all have room for the whole grid")
+    parser.add_argument("--reason", default=None, help="with --grid: print only the roomy sentences refused for a reason containing this")
     args = parser.parse_args()
+    if args.grid:
+        return grid(args.docbin, args.json, set(args.show.split(",")), args.min_chars, args.reason)
     why(args.docbin, args.json, set(args.show.split(",")), args.min_chars)
 
 

@@ -300,3 +300,20 @@ def test_a_lost_paragraph_break_written_as_a_dash_ends_the_sentence(shipped, rep
     from engine.corpus.cleaning import repair_mojibake
 
     assert repair_mojibake(shipped) == repaired
+
+
+def test_a_dash_shipped_with_its_hyphen_or_a_lost_space_is_a_dash_not_a_quotation_mark(nlp):
+    from engine.corpus.segmentation import document_sentences
+    from engine.corpus.sentence_gate import needle_refusals
+
+    shipped = (
+        'The vote was close,"?he said. The new pier -"?and the old one -"?opened in May. '
+        'The ferry "? the last of the day "? sails at noon. The harbour board met on Monday and approved the fares.'
+    )
+    text = clean_text(shipped)
+    assert "The new pier \u2014 and the old one \u2014 opened in May." in text
+    assert "The ferry \u2014 the last of the day \u2014 sails at noon." in text
+    doc = nlp(text)
+    spans = document_sentences(doc).spans
+    refusals = dict(zip((s.text.strip() for s in spans), needle_refusals(doc, spans)))
+    assert refusals["The harbour board met on Monday and approved the fares."] == ""  # no quotation left open

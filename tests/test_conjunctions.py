@@ -473,3 +473,16 @@ def test_alternatives_with_an_article_each_are_no_gloss(nlp):
 def test_the_redone_session_13_classes_are_refused(nlp, text):
     refused, _reasons = con_refusal(nlp, text)
     assert refused
+
+
+def test_a_contracted_negation_outside_the_coordination_does_not_block_the_swap(nlp):
+    # a parsed "n't" is read for its clause like "not" (_negated), not refused wherever it stands
+    concessive = "Although the ferry wasn't late, the passengers complained to the captain and the crew."
+    assert edited(nlp, swap_conjunction, concessive) == concessive.replace("captain and", "captain or")
+    relative = "The mayor, who wasn't at the meeting, praised the engineers and the builders."
+    assert edited(nlp, swap_conjunction, relative) == relative.replace("engineers and", "engineers or")
+
+
+def test_a_contracted_negation_over_the_coordination_or_left_unparsed_is_refused(nlp):
+    assert con_refusal(nlp, "The council didn't repair the bridge and the road.") == (True, {"negated"})
+    assert con_refusal(nlp, 'The council didn"t repair the bridge and the road.') == (True, {"contracted negation"})

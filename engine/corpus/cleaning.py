@@ -113,7 +113,9 @@ _SPACE_LOST_AFTER_QUOTE = re.compile(r'"\?(?=[^\s?!.,;:])')
 _MARK_BEFORE_LOST = re.compile('"\ufffd+')
 _APOSTROPHE_AS_QUOTE = re.compile(r'(?<=[A-Za-z])"(?=[a-z])')
 _NEGATION_APOSTROPHE = re.compile(r'n"t\b')
-_DASH_AS_QUOTE = re.compile(r'(?<=\w) "(?= \w)')  # between two words, a space each side: a dash, not a quotation
+# between two words, a space each side: a dash, not a quotation; so are its forms with the
+# dash's own hyphen left before the mark or the lost space after it ('party -"?the', 'watched "? yet')
+_DASH_AS_QUOTE = re.compile(r'(?<=\w) -?"\??(?= \w)')
 _BREAK_AS_DASH = re.compile(r'(?<=[.!?"])[ \t]*\*?-+(?:[ \t]+|(?=[A-Z"(\[]))(?=[A-Z"(\[])')
 # after a plural's "s", before a lowercase word, a figure or "$": the apostrophe of
 # a plural possessive ('the farmers" union') when no quotation is open there

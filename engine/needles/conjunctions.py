@@ -182,7 +182,7 @@ def _sentence_refusal(sent: Span, text: str) -> str:
         return "reciprocal"
     if _has_words(sent, _CONDITION_WORDS):
         return "complementary conditions"
-    if CONTRACTED_NOT.search(text):
+    if _unparsed_contraction(sent):
         return "contracted negation"
     if unbalanced_quotation(text):
         return "quotation across sentences"
@@ -567,6 +567,24 @@ def _relation_argument(head: Token) -> bool:
     return head.head.head.pos_ in ("NOUN", "PROPN") and all(t.pos_ == "PROPN" for t in names)
 
 
+def _unparsed_contraction(sent: Span) -> bool:
+    """A contracted "not" the parse does not read as a negation of its own (a
+    mojibake "didn"t" left one token, a "n't" attached as anything but "neg"):
+    _negated, which finds the clause a negation covers, cannot see it. A
+    parsed "n't" is left to _negated like "not" ("decided that it wasn't safe
+    and closed it": the negation is in the complement only)."""
+    for found in CONTRACTED_NOT.finditer(sent.text):
+        at = sent.start_char + found.start() + 1  # the "n" of "n't"
+        token = next((t for t in sent if t.idx == at), None)
+        if token is None or not _negative_word(token):
+            return True
+    return False
+
+
+def _negative_word(t: Token) -> bool:
+    return t.dep_ == "neg" or t.lower_ in NEGATION_WORDS or t.lower_ in NEGATIVE_WORDS
+
+
 def _negated(sent: Span, token: Token) -> bool:
     """The conjunction lies in the clause of a negation ("did not hire A or
     B", "paid no tax in 1978 and 1979"): the subtree of the nearest verb
@@ -574,7 +592,7 @@ def _negated(sent: Span, token: Token) -> bool:
     subject of its own ("X was not promoted, and Y left": the negation is in
     one conjunct)."""
     for t in sent:
-        if not (t.dep_ == "neg" or t.lower_ in NEGATION_WORDS or t.lower_ in NEGATIVE_WORDS):
+        if not _negative_word(t):
             continue
         scope = t
         while scope.pos_ not in ("VERB", "AUX") and scope.head.i != scope.i:
