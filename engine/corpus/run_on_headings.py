@@ -150,13 +150,34 @@ def _noun_opener_before_comma(token: Token, after: Token) -> bool:
     return not any(child.i < token.i for child in token.children)
 
 
-def _modifies(before: Token, token: Token) -> bool:
+def _modifies(before: Token, token: Token, start: int) -> bool:
     """`before` and the name at `token` are one phrase: a role or a kin word
-    before a name ("Labour MP Paul Flynn", "my wife Coco"), either way round."""
+    before a name ("Labour MP Paul Flynn", "my wife Coco"), either way round;
+    `start`: where the sentence opens."""
     if before.dep_ in _MODIFIER_DEPS or token.head.i == before.i:
         return True
     head = before.head
-    return token.i <= head.i < token.i + 4 and head.tag_ in ("NNP", "NNPS")
+    return (token.i <= head.i < token.i + 4 and head.tag_ in ("NNP", "NNPS")) or _apposed_to_opening(before, token, start)
+
+
+def _apposed_to_opening(noun: Token, token: Token, start: int) -> bool:
+    """The name at `token` is an apposition of `noun`, and the sentence opens
+    with `noun`'s own phrase, its premodifiers only ("His fourth wife Ann
+    Walsh has ..."): the parser read the opening and the name as one subject.
+    A heading run into a name leaves the name a subject of its own ("The big
+    picture Ann Walsh has ...": two subjects), or a phrase with a preposition
+    before it ("Damage at the quay Harbour master Tom Byrne ...")."""
+    name = token
+    while name.head.i != name.i and name.head.ent_iob_ == "I" and name.head.i > name.i and name.dep_ == "compound":
+        name = name.head
+    if name.dep_ != "appos" or name.head.i != noun.i:
+        return False
+    return noun.left_edge.i == start and all(
+        t.dep_ in _PREMODIFIER_DEPS for t in token.doc[noun.left_edge.i : noun.i]
+    )
+
+
+_PREMODIFIER_DEPS = frozenset({"det", "poss", "amod", "compound", "nummod", "advmod", "case", "predet"})
 
 
 def heading_opening(span: Span, *, hay: bool = False) -> bool:
@@ -212,7 +233,7 @@ def _verbless_heading_before_name(span: Span, hay: bool = False) -> bool:
             continue
         if token.tag_ == "JJ" or token.ent_type_ in ("NORP", "LANGUAGE"):
             continue
-        if _modifies(before, token) and not (hay and before.tag_ == "NNS"):
+        if _modifies(before, token, span.start) and not (hay and before.tag_ == "NNS"):
             continue
         prefix = doc[span.start : token.i]
         if prefix[0].tag_ in CLAUSE_OPENING_TAGS and not any(t.text == "," for t in prefix):
