@@ -161,23 +161,29 @@ def _modifies(before: Token, token: Token, start: int) -> bool:
 
 
 def _apposed_to_opening(noun: Token, token: Token, start: int) -> bool:
-    """The name at `token` is an apposition of `noun`, and the sentence opens
-    with `noun`'s own phrase, its premodifiers only ("His fourth wife Ann
-    Walsh has ..."): the parser read the opening and the name as one subject.
-    A heading run into a name leaves the name a subject of its own ("The big
-    picture Ann Walsh has ...": two subjects), or a phrase with a preposition
-    before it ("Damage at the quay Harbour master Tom Byrne ...")."""
+    """The name at `token` is an apposition of `noun` (or of the first of
+    coordinated roles `noun` closes: "Party lawmaker and former minister Ann
+    Walsh told ..."), and the sentence opens with that noun's own phrase, its
+    premodifiers only ("Her eldest daughter Nora Keane has ..."): the parser
+    read the opening and the name as one subject. A heading run into a name
+    leaves the name a subject of its own ("The long view Nora Keane has
+    ...": two subjects), or a phrase with a preposition before it ("Damage
+    at the quay Harbour master Tom Byrne ...")."""
     name = token
-    while name.head.i != name.i and name.head.ent_iob_ == "I" and name.head.i > name.i and name.dep_ == "compound":
+    while name.dep_ == "compound" and name.head.i > name.i and name.head.ent_iob_ == "I":
         name = name.head
-    if name.dep_ != "appos" or name.head.i != noun.i:
+    head = noun
+    while head.dep_ == "conj" and head.head.i < head.i:
+        head = head.head
+    if name.dep_ != "appos" or name.head.i != head.i:
         return False
-    return noun.left_edge.i == start and all(
-        t.dep_ in _PREMODIFIER_DEPS for t in token.doc[noun.left_edge.i : noun.i]
+    opening = token.doc[start : noun.i]
+    return head.left_edge.i == start and all(
+        t.i == head.i or t.dep_ in _PREMODIFIER_DEPS or (t.head.i == head.i and t.dep_ in ("cc", "conj")) for t in opening
     )
 
 
-_PREMODIFIER_DEPS = frozenset({"det", "poss", "amod", "compound", "nummod", "advmod", "case", "predet"})
+_PREMODIFIER_DEPS = frozenset({"det", "poss", "amod", "compound", "nummod", "advmod", "case", "predet"})  # "Her eldest", "Ann's"
 
 
 def heading_opening(span: Span, *, hay: bool = False) -> bool:
