@@ -168,18 +168,24 @@ def _apposed_to_opening(noun: Token, token: Token, start: int) -> bool:
     read the opening and the name as one subject. A heading run into a name
     leaves the name a subject of its own ("The long view Nora Keane has
     ...": two subjects), or a phrase with a preposition before it ("Damage
-    at the quay Harbour master Tom Byrne ...")."""
+    at the quay Harbour master Tom Byrne ..."); and where the parser apposes
+    the name to a heading all the same, the heading's noun is no subject
+    ("The whole picture Neo Rauch as a person takes ...": "picture" is the
+    root), or the heading holds a word taken for a proper noun that names
+    nothing, a link's verb ("Read Ann's full blog Tom Byrne, ... said")."""
     name = token
     while name.dep_ == "compound" and name.head.i > name.i and name.head.ent_iob_ == "I":
         name = name.head
     head = noun
     while head.dep_ == "conj" and head.head.i < head.i:
         head = head.head
-    if name.dep_ != "appos" or name.head.i != head.i:
+    if name.dep_ != "appos" or name.head.i != head.i or head.dep_ not in ("nsubj", "nsubjpass"):
         return False
     opening = token.doc[start : noun.i]
     return head.left_edge.i == start and all(
-        t.i == head.i or t.dep_ in _PREMODIFIER_DEPS or (t.head.i == head.i and t.dep_ in ("cc", "conj")) for t in opening
+        (t.i == head.i or t.dep_ in _PREMODIFIER_DEPS or (t.head.i == head.i and t.dep_ in ("cc", "conj")))
+        and (t.tag_ not in ("NNP", "NNPS") or t.ent_type_)
+        for t in opening
     )
 
 
