@@ -28,7 +28,9 @@ parsed sentence and say why it is not one clean sentence, or None:
   compound, an adjective, an apposition), then a capitalised word, then a
   finite verb: "The whole picture Neo Rauch takes center stage ...",
   "Occupation of the mind Bannon's ties go back ...". A role before a name
-  ("Labour MP Paul Flynn said") is a compound and is not taken; an
+  ("Labour MP Paul Flynn said") is a compound and is not taken, nor is a
+  name the parser apposes to a subject that opens the sentence with its
+  premodifiers only ("Her eldest daughter Nora Keane has ..."); an
   adverbial opening without a comma ("After the war Johnen studied ...")
   is not taken either. The reading is ambiguous, so this only refuses the
   sentence as a needle (engine.corpus.sentence_gate.needle_refusals): a
