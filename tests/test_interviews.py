@@ -313,20 +313,11 @@ def test_a_speech_printed_under_a_release_label_with_no_introduction_is_not_need
 @pytest.mark.parametrize(
     "text",
     [
-        # the label's words inside the writer's sentence, and a link label over a report in the third person
+        # a release label's words inside the writer's sentence, and a link label over a report in the third person
         "The remarks as prepared for delivery said we would see the pier rebuilt by May. "
         "The council has spent most of its budget on the new pier since it took office.",
         "Full text: The mayor's budget speech The council has spent most of its budget on the new pier. "
         "The ferries will sail to Cobh twice a day from the first week of May.",
-    ],
-)
-def test_no_speech_from_a_release_label_that_is_no_label_or_heads_a_report(nlp, text):
-    assert "declared_speech" not in refusals(nlp, text).values()
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
         # a link label names no speech of anyone: the article goes on in the writer's voice
         "The mayor took questions for an hour on Thursday. Full transcript: The mayor's news conference "
         "The council has spent most of its budget on the new pier since it took office in May.",
