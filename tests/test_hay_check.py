@@ -204,6 +204,8 @@ def test_names_with_an_article_are_kept_as_one_stored_sentence(nlp, text):
         # numbers that are no telephone number: years, a figure with its thousands split by spaces
         "The pier was rebuilt in 1980, 1984, 1988 and 1993 by the harbour board.",
         "The board spent some 2 000 000 euros on the new pier at Kinsale.",
+        # a kin word or a role with its premodifiers before a name apposed to it: one subject
+        "Her eldest daughter Nora Keane has no wish to run the family bakery.",
     ],
 )
 def test_prose_is_kept_for_hay(nlp, text):

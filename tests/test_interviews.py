@@ -298,9 +298,26 @@ def test_other_forms_of_a_declared_full_text_mark_a_speech(nlp, intro):
     assert got["Our department will publish new figures for the bay before the summer."] == "declared_speech"
 
 
+@pytest.mark.parametrize("label", ["Remarks as prepared for delivery", "(As delivered)", "Full text:", "Transcript:"])
+def test_a_speech_printed_under_a_release_label_with_no_introduction_is_not_needles(nlp, label):
+    # the document is the speech itself: no sentence of it is the outlet's claim
+    text = (
+        f"{label} Friends of the harbour, thank you for coming out on such a cold night. "
+        "We have dredged the channel and rebuilt the north pier over two long winters. "
+        "The ferries will sail to Cobh twice a day from the first week of May."
+    )
+    got = refusals(nlp, text)
+    assert got["The ferries will sail to Cobh twice a day from the first week of May."] == "declared_speech"
+
+
 @pytest.mark.parametrize(
     "text",
     [
+        # a release label's words inside the writer's sentence, and a link label over a report in the third person
+        "The remarks as prepared for delivery said we would see the pier rebuilt by May. "
+        "The council has spent most of its budget on the new pier since it took office.",
+        "Full text: The mayor's budget speech The council has spent most of its budget on the new pier. "
+        "The ferries will sail to Cobh twice a day from the first week of May.",
         # a link label names no speech of anyone: the article goes on in the writer's voice
         "The mayor took questions for an hour on Thursday. Full transcript: The mayor's news conference "
         "The council has spent most of its budget on the new pier since it took office in May.",

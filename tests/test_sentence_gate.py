@@ -214,11 +214,25 @@ def test_sentences_like_holes_or_run_on_headings_are_kept(nlp, sentence):
 
 
 def test_a_heading_opening_a_sentence_refuses_it_as_a_needle_and_keeps_it_in_hay(nlp):
-    heading = "Storm damage at the old quay Harbour master Tom Byrne said the pier would close."
-    found = refusals(nlp, f"The ferry left Cork at noon. {heading} The crew stayed in Cork.")
-    assert found[heading] == "heading_opening"
+    for heading in (
+        "Storm damage at the old quay Harbour master Tom Byrne said the pier would close.",
+        # the same shape as a kin word before a name, but the name is a second subject of its own
+        "The long view Nora Keane has no wish to run the family bakery.",
+        # the name apposed to a heading's noun all the same: the noun is no subject (the root here),
+        # or the heading holds a proper noun that names nothing (a link's verb)
+        "The full story Nora Keane as a baker takes the spotlight in the film.",
+        "Read Tom's full blog Nora Keane, head of the harbour board, said the pier would close.",
+    ):
+        found = refusals(nlp, f"The ferry left Cork at noon. {heading} The crew stayed in Cork.")
+        assert found[heading] == "heading_opening"
     # a kin word or a role before a name, and an adverbial before the subject, are prose
-    for prose in ("My sister Maeve sailed to Kinsale in May.", "After the storm Maeve sailed to Kinsale in May."):
+    for prose in (
+        "My sister Maeve sailed to Kinsale in May.",
+        "After the storm Maeve sailed to Kinsale in May.",
+        # the parser hangs the name on the opening noun as its apposition: one subject, not a heading
+        "Her eldest daughter Nora Keane has no wish to run the family bakery.",
+        "Our former landlord Peter Dunne owns three shops on the main street.",
+    ):
         assert refusals(nlp, f"The ferry left Cork at noon. {prose} The crew stayed in Cork.")[prose] == ""
 
 

@@ -28,7 +28,9 @@ parsed sentence and say why it is not one clean sentence, or None:
   compound, an adjective, an apposition), then a capitalised word, then a
   finite verb: "The whole picture Neo Rauch takes center stage ...",
   "Occupation of the mind Bannon's ties go back ...". A role before a name
-  ("Labour MP Paul Flynn said") is a compound and is not taken; an
+  ("Labour MP Paul Flynn said") is a compound and is not taken, nor is a
+  name the parser apposes to a subject that opens the sentence with its
+  premodifiers only ("Her eldest daughter Nora Keane has ..."); an
   adverbial opening without a comma ("After the war Johnen studied ...")
   is not taken either. The reading is ambiguous, so this only refuses the
   sentence as a needle (engine.corpus.sentence_gate.needle_refusals): a
@@ -150,13 +152,46 @@ def _noun_opener_before_comma(token: Token, after: Token) -> bool:
     return not any(child.i < token.i for child in token.children)
 
 
-def _modifies(before: Token, token: Token) -> bool:
+def _modifies(before: Token, token: Token, start: int) -> bool:
     """`before` and the name at `token` are one phrase: a role or a kin word
-    before a name ("Labour MP Paul Flynn", "my wife Coco"), either way round."""
+    before a name ("Labour MP Paul Flynn", "my wife Coco"), either way round;
+    `start`: where the sentence opens."""
     if before.dep_ in _MODIFIER_DEPS or token.head.i == before.i:
         return True
     head = before.head
-    return token.i <= head.i < token.i + 4 and head.tag_ in ("NNP", "NNPS")
+    return (token.i <= head.i < token.i + 4 and head.tag_ in ("NNP", "NNPS")) or _apposed_to_opening(before, token, start)
+
+
+def _apposed_to_opening(noun: Token, token: Token, start: int) -> bool:
+    """The name at `token` is an apposition of `noun` (or of the first of
+    coordinated roles `noun` closes: "Party lawmaker and former minister Ann
+    Walsh told ..."), and the sentence opens with that noun's own phrase, its
+    premodifiers only ("Her eldest daughter Nora Keane has ..."): the parser
+    read the opening and the name as one subject. A heading run into a name
+    leaves the name a subject of its own ("The long view Nora Keane has
+    ...": two subjects), or a phrase with a preposition before it ("Damage
+    at the quay Harbour master Tom Byrne ..."); and where the parser apposes
+    the name to a heading all the same, the heading's noun is no subject
+    ("The whole picture Neo Rauch as a person takes ...": "picture" is the
+    root), or the heading holds a word taken for a proper noun that names
+    nothing, a link's verb ("Read Ann's full blog Tom Byrne, ... said")."""
+    name = token
+    while name.dep_ == "compound" and name.head.i > name.i and name.head.ent_iob_ == "I":
+        name = name.head
+    head = noun
+    while head.dep_ == "conj" and head.head.i < head.i:
+        head = head.head
+    if name.dep_ != "appos" or name.head.i != head.i or head.dep_ not in ("nsubj", "nsubjpass"):
+        return False
+    opening = token.doc[start : noun.i]
+    return head.left_edge.i == start and all(
+        (t.i == head.i or t.dep_ in _PREMODIFIER_DEPS or (t.head.i == head.i and t.dep_ in ("cc", "conj")))
+        and (t.tag_ not in ("NNP", "NNPS") or t.ent_type_)
+        for t in opening
+    )
+
+
+_PREMODIFIER_DEPS = frozenset({"det", "poss", "amod", "compound", "nummod", "advmod", "case", "predet"})  # "Her eldest", "Ann's"
 
 
 def heading_opening(span: Span, *, hay: bool = False) -> bool:
@@ -212,7 +247,7 @@ def _verbless_heading_before_name(span: Span, hay: bool = False) -> bool:
             continue
         if token.tag_ == "JJ" or token.ent_type_ in ("NORP", "LANGUAGE"):
             continue
-        if _modifies(before, token) and not (hay and before.tag_ == "NNS"):
+        if _modifies(before, token, span.start) and not (hay and before.tag_ == "NNS"):
             continue
         prefix = doc[span.start : token.i]
         if prefix[0].tag_ in CLAUSE_OPENING_TAGS and not any(t.text == "," for t in prefix):

@@ -1,0 +1,39 @@
+"""engine.corpus.run_on_headings.heading_opening on a parse given as data,
+where the parse the test needs (a name apposed to the first of coordinated
+roles) is one the session's model gives only to other wordings; the
+sentences parsed by the real model are in tests/test_sentence_gate.py and
+tests/test_hay_check.py."""
+
+from __future__ import annotations
+
+from spacy.tokens import Doc
+
+from engine.corpus.run_on_headings import heading_opening
+
+
+def _parsed(nlp, text: str, heads: dict[int, int], deps: dict[int, str]):
+    """`text` parsed by the session's model, its heads and labels replaced where given."""
+    parsed = nlp(text)
+    doc = Doc(
+        parsed.vocab,
+        words=[t.text for t in parsed],
+        spaces=[bool(t.whitespace_) for t in parsed],
+        heads=[heads.get(t.i, t.head.i) for t in parsed],
+        deps=[deps.get(t.i, t.dep_) for t in parsed],
+        tags=[t.tag_ for t in parsed],
+        pos=[t.pos_ for t in parsed],
+        ents=[f"{t.ent_iob_}-{t.ent_type_}" if t.ent_type_ else "O" for t in parsed],
+    )
+    return doc[:]
+
+
+def test_a_name_apposed_to_coordinated_roles_is_one_subject(nlp):
+    text = "Opposition party ABC lawmaker and former treasury undersecretary Tarik Demir told a press conference that the harbour plan was wrong."
+    # 0 Opposition 1 party 2 ABC 3 lawmaker 4 and 5 former 6 treasury 7 undersecretary 8 Tarik 9 Demir 10 told
+    heads = {0: 1, 1: 3, 2: 3, 3: 10, 4: 3, 5: 7, 6: 7, 7: 3, 8: 9, 9: 3}
+    deps = {0: "compound", 1: "compound", 2: "compound", 3: "nsubj", 4: "cc", 5: "amod", 6: "compound", 7: "conj", 8: "compound", 9: "appos"}
+    span = _parsed(nlp, text, heads, deps)
+    assert [t.text for t in span[8:10]] == ["Tarik", "Demir"] and span[8].ent_type_ == "PERSON"
+    assert not heading_opening(span) and not heading_opening(span, hay=True)
+    # the same words with the name a subject of its own beside the roles: a heading run into a name
+    assert heading_opening(_parsed(nlp, text, heads | {9: 10}, deps | {9: "nsubj"}))
