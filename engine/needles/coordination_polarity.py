@@ -89,6 +89,8 @@ def polarity_refusal(token: Token) -> str:
     downward-entailing or non-veridical operator ("" when none is above)."""
     if comparative_antecedent(token):
         return "antecedent"
+    if in_comparison_standard(token):
+        return "downward operator"
     first = token.head
     while first.dep_ == "conj" and first.head.i != first.i:
         first = first.head
@@ -177,6 +179,32 @@ def _equative(preposition: Token) -> bool:
     return degree.pos_ in ("ADJ", "ADV") and degree.i < preposition.i and any(
         c.lower_ == "as" and c.dep_ == "advmod" and c.i < degree.i for c in degree.children
     )
+
+
+def in_comparison_standard(token: Token) -> bool:
+    """Both conjuncts of the coordination at `token` lie after the second
+    "as" of "as ADJ as" or the "than" of a comparative, in the same stretch
+    (no comma, semicolon, colon or dash between): the standard of the
+    comparison ("as idle as the hope that the tide would turn and stay",
+    the session-11 ruling), which the parser often hangs outside the "as"
+    or "than" phrase, so `_equative` on the tree misses it. Not "as well
+    as", which adds rather than compares."""
+    first = token.head
+    while first.dep_ == "conj" and first.head.i != first.i:
+        first = first.head
+    doc = token.doc
+    for k in range(first.i - 1, token.sent.start, -1):
+        word = doc[k]
+        if word.text in (",", ";", ":", "--") or word.text in ("\u2014", "\u2013"):
+            return False
+        if word.lower_ == "than" and any(t.tag_ in ("JJR", "RBR") or t.lower_ in _COMPARATIVE_WORDS for t in doc[token.sent.start : k]):
+            return True
+        if word.lower_ == "as" and k - 2 >= token.sent.start:
+            degree, opener = doc[k - 1], doc[k - 2]
+            adjectival = degree.pos_ in ("ADJ", "ADV") or degree.tag_ == "VBN" and degree.dep_ == "acomp"  # "as doomed as"
+            if opener.lower_ == "as" and adjectival and degree.lower_ != "well":
+                return True
+    return False
 
 
 def comparative_antecedent(token: Token) -> bool:
