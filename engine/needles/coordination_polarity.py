@@ -31,7 +31,9 @@ short and closed here):
   claim holds whichever member is meant;
 - a frequency adverb of negative quantity on a verb above ("rarely sold crab
   or lobster", as "seldom", which negation's word list holds already);
-- the standard of an equative ("as fast as A and B": "as fast as anyone");
+- the standard of an equative ("as fast as A and B": "as fast as anyone")
+  or of a comparative ("than"), also where the parser hangs it outside the
+  "as"/"than" phrase (read linearly up to a comma);
 - a verb of hindering over "from" + an act ("kept the sheep from straying or
   drowning", "stop/bar/deter ... from"), and a noun with a negative
   adjective ("an insufficient basis to stop or arrest");
@@ -89,6 +91,8 @@ def polarity_refusal(token: Token) -> str:
     downward-entailing or non-veridical operator ("" when none is above)."""
     if comparative_antecedent(token):
         return "antecedent"
+    if in_comparison_standard(token):
+        return "downward operator"
     first = token.head
     while first.dep_ == "conj" and first.head.i != first.i:
         first = first.head
@@ -176,6 +180,41 @@ def _equative(preposition: Token) -> bool:
     degree = preposition.head
     return degree.pos_ in ("ADJ", "ADV") and degree.i < preposition.i and any(
         c.lower_ == "as" and c.dep_ == "advmod" and c.i < degree.i for c in degree.children
+    )
+
+
+def in_comparison_standard(token: Token) -> bool:
+    """Both conjuncts of the coordination at `token` lie after the second
+    "as" of "as ADJ as" or the "than" of a comparative, in the same stretch
+    (no comma, semicolon, colon or dash between): the standard of the
+    comparison ("as idle as the hope that the tide would turn and stay",
+    the session-11 ruling), which the parser often hangs outside the "as"
+    or "than" phrase, so `_equative` on the tree misses it. Not "as well
+    as", which adds rather than compares."""
+    first = token.head
+    while first.dep_ == "conj" and first.head.i != first.i:
+        first = first.head
+    doc = token.doc
+    for k in range(first.i - 1, token.sent.start, -1):
+        word = doc[k]
+        if word.text in (",", ";", ":", "--") or word.text in ("\u2014", "\u2013"):
+            return False
+        if word.lower_ in ("than", "as") and _in_subject_above(first, word):
+            return False  # "Less than 9 percent of the boats had A or B": the comparison is in the subject
+        if word.lower_ == "than" and not word.nbor().tag_ == "CD" and any(t.tag_ in ("JJR", "RBR") or t.lower_ in _COMPARATIVE_WORDS for t in doc[token.sent.start : k]):
+            return True
+        if word.lower_ == "as" and k - 2 >= token.sent.start:
+            degree, opener = doc[k - 1], doc[k - 2]
+            adjectival = degree.pos_ in ("ADJ", "ADV") or degree.tag_ == "VBN" and degree.dep_ == "acomp"  # "as doomed as"
+            if opener.lower_ == "as" and adjectival and degree.lower_ != "well":
+                return True
+    return False
+
+
+def _in_subject_above(first: Token, word: Token) -> bool:
+    """`word` lies in the subject of `first` or of a verb above it."""
+    return any(
+        c.dep_ in _SUBJECTS and c.left_edge.i <= word.i <= c.right_edge.i for t in (first, *first.ancestors) for c in t.children
     )
 
 

@@ -74,6 +74,10 @@ if TYPE_CHECKING:
 _NEGATIVE_NOUNS = frozenset(
     "failure refusal inability lack absence reluctance unwillingness avoidance prohibition ban denial rejection".split()
 )
+# nouns of lack ("want of fuel and medicine" = "of fuel or medicine"): WordNet spreads them over two
+# classes, lack.n.01 (state: want, dearth, shortage) and insufficiency.n.01 (amount: scarcity,
+# paucity), whose other members are no noun of lack here ("tightness", "deficit" of the mind), so a short list
+_LACK_NOUNS = frozenset("want deficiency insufficiency shortage scarcity dearth paucity shortfall deprivation".split())
 _NEGATIVE_PRONOUNS = frozenset({"nothing", "nobody", "none", "noone", "no-one"})
 # nouns that count or sum the members of what their "of" phrase names
 _COUNT_NOUNS = frozenset(
@@ -150,7 +154,7 @@ def _negative_scope(first: Token) -> bool:
         c.dep_ in ("nsubj", "nsubjpass") for m in first.conjuncts for c in m.children
     )  # "fewer than ten boats sailed or stayed": the verbs share the capped subject
     for t in [first, *first.ancestors] if shared_subject else first.ancestors:
-        if t.i != first.i and (t.lemma_.lower() in _NEGATIVE_NOUNS or _negatively_quantified(t)):
+        if t.i != first.i and (t.lemma_.lower() in _NEGATIVE_NOUNS | _LACK_NOUNS or _negatively_quantified(t)):
             return True
         if t.pos_ in ("VERB", "AUX") and any(
             c.dep_ in ("nsubj", "nsubjpass") and (c.lower_ in _NEGATIVE_PRONOUNS or _negatively_quantified(c)) for c in t.children
@@ -546,7 +550,15 @@ def _compound_runs(token: Token) -> bool:
     if any(doc[i].tag_ != "NN" for i in range(left, right + 1) if i != token.i):
         return False  # a plural: "fuel duty and rail fares" names two things, and the parse cannot tell
     runs = (range(left, token.i - 1), range(token.i + 1, right))
-    if any(doc[i].dep_ != "compound" or not doc[i].i < doc[i].head.i <= run.stop for run in runs for i in run):
+
+    def in_compound(i: int, run: range) -> bool:
+        if doc[i].dep_ in ("compound", "nmod") and i < doc[i].head.i <= run.stop:
+            return True
+        # the parse "[A1 A2 and B1] B2": B1 the conjunct of A2, which modifies B2
+        before = doc[token.i - 1]
+        return doc[i].dep_ == "conj" and doc[i].head.i == before.i and before.dep_ in ("compound", "nmod") and before.head.i == right
+
+    if any(not in_compound(i, run) for run in runs for i in run):
         return False  # each run one compound by the parse: not "spent a year painting and sailing boats"
     return not (left > sent.start and doc[left - 1].text == ",")  # the end of a longer list
 
