@@ -218,8 +218,6 @@ def grid_documents(corpus, seed: int) -> int:  # type: ignore[no-untyped-def]
     from engine.run.document_set import document_set
 
     design = ExperimentConfig(store="", output="", seed=seed, judges=(JudgeConfig(name="any", adapter="baseline", model="jaccard"),))
-    if not corpus.doc_ids:
-        return 0
     try:
         return document_set(design, corpus)[1].serve_every_cell
     except ConfigError:  # none serves every cell

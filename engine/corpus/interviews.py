@@ -141,6 +141,7 @@ _DELIVERY_LABEL = re.compile(
     re.I,
 )
 VOICE_REACH = 600  # characters after the label in which a speech addresses its audience
+_SPEAKER_WORDS = FIRST_PERSON | SECOND_PERSON | {"I"}  # a speech's own voice to its audience
 _QUOTED = re.compile(r"[\"\u201c][^\"\u201c\u201d]*[\"\u201d]")
 
 
@@ -172,7 +173,7 @@ def _delivery_label_start(text: str) -> int | None:
     if match is None:
         return None
     words = set(_words(_QUOTED.sub(" ", text[match.end() : match.end() + VOICE_REACH])))
-    return len(text) - len(text.lstrip()) if (FIRST_PERSON | SECOND_PERSON | {"I"}) & words else None
+    return len(text) - len(text.lstrip()) if _SPEAKER_WORDS & words else None
 
 
 def _names_whose(intro: str) -> bool:

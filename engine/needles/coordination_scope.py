@@ -78,6 +78,7 @@ _NEGATIVE_NOUNS = frozenset(
 # classes, lack.n.01 (state: want, dearth, shortage) and insufficiency.n.01 (amount: scarcity,
 # paucity), whose other members are no noun of lack here ("tightness", "deficit" of the mind), so a short list
 _LACK_NOUNS = frozenset("want deficiency insufficiency shortage scarcity dearth paucity shortfall deprivation".split())
+_NEGATIVE_OR_LACK_NOUNS = _NEGATIVE_NOUNS | _LACK_NOUNS
 _NEGATIVE_PRONOUNS = frozenset({"nothing", "nobody", "none", "noone", "no-one"})
 # nouns that count or sum the members of what their "of" phrase names
 _COUNT_NOUNS = frozenset(
@@ -154,7 +155,7 @@ def _negative_scope(first: Token) -> bool:
         c.dep_ in ("nsubj", "nsubjpass") for m in first.conjuncts for c in m.children
     )  # "fewer than ten boats sailed or stayed": the verbs share the capped subject
     for t in [first, *first.ancestors] if shared_subject else first.ancestors:
-        if t.i != first.i and (t.lemma_.lower() in _NEGATIVE_NOUNS | _LACK_NOUNS or _negatively_quantified(t)):
+        if t.i != first.i and (t.lemma_.lower() in _NEGATIVE_OR_LACK_NOUNS or _negatively_quantified(t)):
             return True
         if t.pos_ in ("VERB", "AUX") and any(
             c.dep_ in ("nsubj", "nsubjpass") and (c.lower_ in _NEGATIVE_PRONOUNS or _negatively_quantified(c)) for c in t.children
