@@ -41,6 +41,7 @@ RULE_MODULES = (
     "engine.needles.negation_adverbs",
     "engine.needles.negation_polarity",
     "engine.needles.conjunctions",
+    "engine.needles.subject_swap",
     "engine.needles.coordination_sense",
     "engine.needles.coordination_scope",
     "engine.needles.coordination_polarity",

@@ -81,6 +81,7 @@ from engine.needles.coordination_polarity import polarity_refusal
 from engine.needles.coordination_sense import sense_refusal
 from engine.needles.edits import SUBJECT_DEPS, TextEdit, _inside_quotes, _match_case, _offset, quote_open_before, sentence_text
 from engine.needles.entities import SECOND_MODEL_ENTS
+from engine.needles.subject_swap import subject_swap_refused
 from engine.needles.negation import (
     CONTRACTED_NOT,
     NEGATION_WORDS,
@@ -199,8 +200,9 @@ def _refusal(sent: Span, token: Token) -> str:
     if all(t.is_punct for t in sent[: token.i - sent.start]):
         return "sentence-initial"  # "And ..."
     head = token.head
-    if _subject_coordination(head):
-        return "subject"  # "X and Y were" -> "X or Y were"
+    subject = _subject_coordination(head)
+    if subject and subject_swap_refused(token):
+        return "subject"  # "X and Y were" -> "X or Y were" (engine.needles.subject_swap says when it is safe)
     if any(t.dep_ == "appos" and _person(t.head) for t in [head, *head.ancestors]):
         return "apposition"  # a title: "Ms Lee, head of sales and marketing at X, said"
     if token.lower_ == "and" and any(_floating_both(t, token) for t in sent):
@@ -239,7 +241,7 @@ def _refusal(sent: Span, token: Token) -> str:
     if _set_modifier(token):
         return "modifier of a plural"
     why = sense_refusal(token)
-    if not why and _agreeing_verb_after(token):
+    if not why and not subject and _agreeing_verb_after(token):  # a swapped subject's agreement is checked already
         why = "agreement"  # "years of A and a B have pushed": the parse's object may be the verb's subject
     return why
 

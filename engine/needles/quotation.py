@@ -11,7 +11,8 @@ marks say which they are; a mark whose spacing says neither leaves the
 state as it was. A stray mark thus changes the state
 only until the next clear one, and a paragraph break closes every
 quotation. The marks are spaCy's quote tokens (`Token.is_quote`), without
-the possessive "'" of "students'" (tag POS).
+the possessive "'" of "students'" (tag POS; one glued to a word not ending in
+"s" is a closing mark the tagger misread: `is_quotation_mark`).
 
 The marks of a document are found once and kept in `doc.user_data`.
 
@@ -57,7 +58,24 @@ _NOT_A_CLAUSE_DEPS = frozenset({"amod", "compound", "aux", "auxpass"})  # a verb
 
 
 def is_quotation_mark(token: Token) -> bool:
-    return token.is_quote and token.tag_ != "POS"
+    """A quote token, but not the possessive apostrophe of "students'". The
+    tagger also calls the closing mark of a single-quoted name possessive
+    ("the 'Grace' case"): a bare apostrophe is a possessive only after a word
+    ending in "s" (English writes "Grace's", never "Grace'"), so one glued to
+    any other word closes a quotation (left open, it would hold every later
+    sentence of a one-line article)."""
+    if not token.is_quote:
+        return False
+    return token.tag_ != "POS" or _closes_after_word(token)
+
+
+def _closes_after_word(token: Token) -> bool:
+    """A bare apostrophe the tagger read as possessive, glued to a word that
+    does not end in "s" ("Grace'"): no possessive, so a closing mark."""
+    if token.text not in ("'", "\u2019") or token.i == 0:
+        return False
+    word = token.doc[token.i - 1]
+    return not word.whitespace_ and word.text[-1:].isalpha() and word.text[-1:].lower() != "s"
 
 
 def mark_role(text: str, at: int) -> str:
