@@ -472,3 +472,13 @@ def test_a_headline_run_into_a_named_subject_refuses_the_sentence_as_a_needle(nl
     # a role, a kin word, an inverted attribution or a contact relative clause before a name is prose
     found = refusals(nlp, f"The ferry left Cork at noon. {sentence} The crew stayed in Cork.")
     assert (found[sentence] == "headline_before_subject") == refused
+
+
+def test_a_single_quoted_name_closed_by_an_apostrophe_the_tagger_calls_possessive_ends_the_quotation(nlp):
+    # "'Anna'": the closing mark after a word not ending in "s" is no possessive; read as one (the
+    # tagger's POS), the quotation stayed open and every later sentence of the one-line article was "quoted"
+    text = "The council will discuss the 'Anna' report tomorrow. The harbour master resigned the next day."
+    assert refusals(nlp, text)["The harbour master resigned the next day."] == ""
+    # a possessive after "s" is still one: the later sentence stays in the writer's voice either way
+    text = "The board met in the pilots' hall on Monday. The harbour master resigned the next day."
+    assert refusals(nlp, text)["The harbour master resigned the next day."] == ""

@@ -46,6 +46,7 @@ from engine.needles.edits import (
     find_needle_sentence,
 )
 from engine.needles.negation import negate
+from engine.needles.negation_reported import reported_negation
 from engine.corpus.prepare_progress import progress_bar
 from engine.corpus.hay_check import hay_refusals
 from engine.corpus.segmentation import Sentences, document_sentences
@@ -357,6 +358,10 @@ def screen_document(
     candidates = [None if why else span for span, why in zip(sents, needle_refusals(doc, sents))]
     room = WINDOW_ROOM if settings.scan_beyond_radius else None
     neg = find_needle_sentence(candidates, middle, settings.scan_radius, _unless_refused(negate), room=room)
+    if neg is None:
+        # only a document without a negatable main clause takes one in a clause it reports
+        # (engine.needles.negation_reported), so that every needle found without it stays as it was
+        neg = find_needle_sentence(candidates, middle, settings.scan_radius, _unless_refused(lambda s: reported_negation(s)[0]), room=room)
     if neg is None:
         return None, "no_neg"
     con = find_needle_sentence(candidates, middle, settings.scan_radius, _unless_refused(swap_conjunction), room=room)

@@ -40,6 +40,7 @@ RULE_MODULES = (
     "engine.needles.negation_frames",
     "engine.needles.negation_adverbs",
     "engine.needles.negation_polarity",
+    "engine.needles.negation_reported",
     "engine.needles.conjunctions",
     "engine.needles.subject_swap",
     "engine.needles.coordination_sense",

@@ -104,12 +104,30 @@ def verb_agrees(sent: Span, root: Token, auxiliaries: list[Token]) -> bool:
         return True
     if second is False or second.dep(root) != "ROOT":
         return False
-    j = second.index(root)
-    if second.tags[j] != root.tag or second.pos[j] != root.pos:
+    return _same_finite_verb(second, root, auxiliaries)
+
+
+def complement_agrees(sent: Span, root: Token, verb: Token, auxiliaries: list[Token]) -> bool:
+    """Both parses take `verb` as the clausal complement (ccomp) of the root
+    `root`, with the same fine tag, the same auxiliaries and a subject (the
+    reported clause engine.needles.negation_reported negates)."""
+    second = second_parse(sent)
+    if second is True:
+        return True
+    if second is False or second.dep(root) != "ROOT" or second.dep(verb) != "ccomp" or second.head(verb) != root.i:
         return False
-    if second.children(root, frozenset({"aux", "auxpass"})) != {a.i for a in auxiliaries}:
+    return _same_finite_verb(second, verb, auxiliaries)
+
+
+def _same_finite_verb(second: _Aligned, verb: Token, auxiliaries: list[Token]) -> bool:
+    """The second parse gives `verb` the same fine tag and part of speech, the
+    same auxiliaries and a subject."""
+    j = second.index(verb)
+    if second.tags[j] != verb.tag or second.pos[j] != verb.pos:
         return False
-    return bool(second.children(root, _SUBJECT_DEPS))
+    if second.children(verb, frozenset({"aux", "auxpass"})) != {a.i for a in auxiliaries}:
+        return False
+    return bool(second.children(verb, _SUBJECT_DEPS))
 
 
 def coordination_agrees(sent: Span, conjunction: Token) -> bool:

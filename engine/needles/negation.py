@@ -71,6 +71,7 @@ edit is made only for a reason (`refusal` says which check refused):
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from engine.needles.agreement import verb_agrees
@@ -186,6 +187,16 @@ def _negation(sent: Span, opened: str | None) -> tuple[TextEdit | None, str]:
         return None, "root inside a name"  # "van" of "Antonius van den Broek"
     if _reports(sent, root):
         return None, "reporting or attitude verb"
+    return negate_verb(sent, root, subjects, opened, lambda auxiliaries: verb_agrees(sent, root, auxiliaries))
+
+
+def negate_verb(
+    sent: Span, root: Token, subjects: list[Token], opened: str | None, agrees: Callable[[list[Token]], bool]
+) -> tuple[TextEdit | None, str]:
+    """The checks and the edit that put "not" on the finite verb `root` with its
+    `subjects` (the sentence's root, or a reported clause's verb:
+    engine.needles.negation_reported); `agrees`: whether the second model parses
+    the verb and these auxiliaries alike."""
     if _negative_predicate(sent, root):
         return None, "negative predicate"
     polarity = polarity_refusal(sent, root)
@@ -218,7 +229,7 @@ def _negation(sent: Span, opened: str | None) -> tuple[TextEdit | None, str]:
         return None, "idiom broken by not"
     if any(_inside_quotes(text, at, opened=mark) for at in (_offset(sent, root), edit.start) for mark in {opened, ""}):
         return None, "inside a quotation"  # under the quotation state read, or under none: a wrong state cannot let it through
-    if not verb_agrees(sent, root, auxiliaries):
+    if not agrees(auxiliaries):
         return None, "models disagree"
     return edit, ""
 
