@@ -24,7 +24,8 @@ A conjunction is left alone when it is
 - in a correlative (both/either/neither/whether) that scopes over it (not
   the determiner of another clause's noun: "Neither side would comment, and
   ..."), "between X and Y" /
-  "among", a subject ("X and Y were" -> "X or Y were";
+  "among", a subject ("X and Y were" -> "X or Y were", unless
+  engine.needles.subject_swap finds the agreement kept and no joint predicate;
   a coordination further inside the subject's phrase is swapped: "the
   price of oil and gas was"), before a "both" that refers back to it ("X
   and Y were both");
@@ -81,7 +82,6 @@ from engine.needles.coordination_polarity import polarity_refusal
 from engine.needles.coordination_sense import sense_refusal
 from engine.needles.edits import SUBJECT_DEPS, TextEdit, _inside_quotes, _match_case, _offset, quote_open_before, sentence_text
 from engine.needles.entities import SECOND_MODEL_ENTS
-from engine.needles.subject_swap import subject_swap_refused
 from engine.needles.negation import (
     CONTRACTED_NOT,
     NEGATION_WORDS,
@@ -90,6 +90,7 @@ from engine.needles.negation import (
     relative_subject,
     unbalanced_quotation,
 )
+from engine.needles.subject_swap import subject_swap_refused
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token

@@ -23,7 +23,8 @@ edit is made only for a reason (`refusal` says which check refused):
   * a reporting or attitude verb: a verb of saying (`REPORTING_VERBS`: "X
     said.", "X told reporters"), a root with a clausal complement ("X found
     (that) Y", '"...," X said'): "did not say" leaves the report standing
-    and denies only the saying; so is a root outside a quotation of its own
+    and denies only the saying (a document with no other neg needle takes one
+    in the reported clause: engine.needles.negation_reported); so is a root outside a quotation of its own
     sentence that holds a finite verb (the verb that frames the quotation);
   * a verb that labels its object ("described X as", "called it") with a
     quotation after it: the quoted words are someone's ('did not describe
