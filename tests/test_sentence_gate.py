@@ -482,3 +482,9 @@ def test_a_single_quoted_name_closed_by_an_apostrophe_the_tagger_calls_possessiv
     # a possessive after "s" is still one: the later sentence stays in the writer's voice either way
     text = "The board met in the pilots' hall on Monday. The harbour master resigned the next day."
     assert refusals(nlp, text)["The harbour master resigned the next day."] == ""
+
+
+def test_a_single_quotation_closed_inside_a_hyphenated_word_ends_there(nlp):
+    # "'Anna'-inquiry": the closing mark is inside one token; missed, the quotation held the next sentence
+    text = "The board met to amend the terms of the 'Anna'-inquiry. The harbour master resigned the next day."
+    assert refusals(nlp, text)["The harbour master resigned the next day."] == ""

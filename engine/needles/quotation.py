@@ -110,10 +110,28 @@ def quotation_marks(doc: Doc) -> tuple[tuple[int, str], ...]:
                 found.append((token.i, mark_role(text, token.idx)))
             elif "\n" in token.text or "\n" in token.whitespace_:
                 found.append((token.i, PARAGRAPH))
-            elif not DOUBLE_MARKS.isdisjoint(token.text):  # a mark inside a word is rare: the scan only where there is one
-                found.extend((token.i, mark_role(text, token.idx + k)) for k, c in enumerate(token.text) if c in DOUBLE_MARKS)
+            elif not DOUBLE_MARKS.isdisjoint(token.text) or "'" in token.text or "\u2019" in token.text:
+                # a mark inside a word is rare: the scan only where there may be one ('Jerusalem"\u2014but', "Grace'-inquiry")
+                word = token.text
+                found.extend(
+                    (token.i, mark_role(text, token.idx + k)) for k, c in enumerate(word) if c in DOUBLE_MARKS or _glued_single_close(word, k)
+                )
         marks = doc.user_data[_MARKS_KEY] = tuple(found)
     return marks
+
+
+def _glued_single_close(word: str, k: int) -> bool:
+    """A single mark inside one token that closes a quotation: after a letter
+    other than "s" (no possessive, `_closes_after_word`) and before a dash or
+    other punctuation ("'Grace'-inquiry"), not before a letter ("don't",
+    "O'Brien")."""
+    return (
+        word[k] in ("'", "\u2019")
+        and 0 < k < len(word) - 1
+        and word[k - 1].isalpha()
+        and word[k - 1].lower() != "s"
+        and not word[k + 1].isalnum()
+    )
 
 
 def inside_after(inside: bool, role: str) -> bool:
