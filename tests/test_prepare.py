@@ -550,3 +550,22 @@ def test_every_rule_module_the_listed_ones_import_is_fingerprinted():
             seen.add(name)
             rules.extend(imported(name))
     assert seen - set(RULE_MODULES) == set()
+
+
+def test_a_reported_clause_gives_the_neg_needle_only_where_no_main_clause_does(nlp):
+    """engine.needles.negation_reported is prepare's fallback: a document whose only
+    negatable verb is in a clause its writer reports is kept with that needle; one
+    with a negatable main clause anywhere the scan reaches keeps that one, even
+    where the reported clause lies nearer the middle."""
+    from engine.corpus.prepare import screen_document
+
+    plain = [f"No boat came to the old mill for {line[len('The old mill stood by the water for '):]}" for line in distinct_plain(10)]
+    names = "Anna Berg never went to Oslo before 1901. Anna Berg never left Bergen after 1925."  # no neg
+    reported = "The clerk said the mill sold flour and bread to the town."
+    settings = CorpusSettings(min_sentences=2, min_chars_per_sentence=10)
+    only, _ = screen_document("d", "t", nlp(" ".join([names, *plain[:5], reported, *plain[5:]])), settings)
+    assert only is not None and only.neg.sentence == 7
+    assert only.neg.perturbed == "The clerk said the mill did not sell flour and bread to the town."
+    main_clause = "The miller sold flour to the town."
+    both, _ = screen_document("d", "t", nlp(" ".join([names, main_clause, *plain[:5], reported, *plain[5:]])), settings)
+    assert both is not None and both.neg.perturbed == "The miller did not sell flour to the town."
