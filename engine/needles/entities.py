@@ -132,6 +132,8 @@ _NAMED_BY_ITSELF = frozenset({"PERSON", "GPE", "LOC"})  # "Merkel in Berlin", "L
 # so a document that mentions an earlier year may speak of places as they then were
 GAZETTEER_SINCE = 1992
 _YEAR = re.compile(r"(?<!\d)(1\d{3})(?!\d)")
+_POSSESSIVE = frozenset({"'s", "’s", "'", "’"})
+_KNOWN_PLACE = "GPE|LOC"  # the label two models' mentions of a known place are compared by (`_compared`)
 
 
 
@@ -338,16 +340,44 @@ def _support_needed(text: str, label: str) -> int:
     return 1 if label in PLACE_LABELS and place_of(text) is not None else MIN_SUPPORT
 
 
+def _compared(ent: Span) -> tuple[int, int, str, str]:
+    """A mention (start, end, label, text) as the two models' are compared:
+    without a leading "the" (`_without_article`) nor a trailing possessive
+    ("Maria Okafor's" and "Maria Okafor" name one person), and with one label
+    for a place the gazetteers know (GPE and LOC lead to the same
+    replacements, engine.needles.places)."""
+    span = _without_article(ent)
+    start, end, text = span.start_char, span.end_char, span.text
+    if len(span) > 1 and span[-1].text in _POSSESSIVE:
+        end = span[-2].idx + len(span[-2].text)
+        text = span.doc.text[start:end]
+    label = span.label_
+    if label in PLACE_LABELS and place_of(text) is not None:
+        label = _KNOWN_PLACE
+    return start, end, label, text
+
+
 def _disagreements(doc: Doc) -> tuple[set[tuple[int, int, str, str]], Counter[str]]:
-    """The mentions (start, end, label, text) one model has and the other has
-    not (none without a second model), and each text's first-model mentions."""
+    """The mentions (start, end, label, text, `_compared`) one model has and
+    the other has not (none without a second model), and each text's
+    first-model mentions. A mention only the second model tags, where the
+    first tags no name of those bounds, is left out when it gives its text
+    the one label the first model gives that text everywhere ("Turkey" in
+    "EU-Turkey deal" the first model leaves untagged; "Lisbon" where the first
+    tags "the Lisbon Old Quarter"): the second model agrees on what the text
+    is, and what the first tags there, if anything, is disputed itself."""
     second = doc.user_data.get(SECOND_MODEL_ENTS)
-    first = {(s.start_char, s.end_char, s.label_, s.text) for s in map(_without_article, doc.ents)}
+    first = set(map(_compared, doc.ents))
     if second is None:
         return set(), Counter()
     others = (doc.char_span(start, end, label=label, alignment_mode="expand") for start, end, label in second)
-    other = {(s.start_char, s.end_char, s.label_, s.text) for s in map(_without_article, filter(None, others))}
-    return first ^ other, Counter(text for *_, text in first)
+    other = set(map(_compared, filter(None, others)))
+    labels: dict[str, set[str]] = {}
+    for *_, label, text in first:
+        labels.setdefault(text, set()).add(label)
+    bounds = {m[:2] for m in first}
+    agreeing = {m for m in other - first if m[:2] not in bounds and labels.get(m[3]) == {m[2]}}
+    return (first ^ other) - agreeing, Counter(text for *_, text in first)
 
 
 def disputed_texts(doc: Doc) -> frozenset[str]:
