@@ -24,7 +24,8 @@ what they are:
   month, a day, a decade or a century with only date words around them)
   and is replaced by one of the same shape (`entity_shape`, in
   engine.needles.entity_form: a year for a year, a month-year for a
-  month-year).
+  month-year), a document's date less its year included ("3 March 2015"
+  gives "3 March" for "12 June").
 - Places (GPE, LOC): only a place the gazetteers know (engine.needles.places:
   pycountry, GeoNames) is a span, and it is replaced by a known place of
   the same kind (country, region, continent, city; from either place
@@ -70,7 +71,7 @@ import msgspec
 
 from engine.needles.edits import EntityOption, sentence_bounds
 from engine.needles.edits import _inside_quotes as inside_quotes
-from engine.needles.entity_form import NAME_PARTICLES, NAMED_AFTER_A_PLACE, date_in_a_name, entity_shape, name_words, possessive_misfit, shaped, takes_the
+from engine.needles.entity_form import NAME_PARTICLES, NAMED_AFTER_A_PLACE, date_in_a_name, date_shaped, entity_shape, name_words, possessive_misfit, shaped, takes_the
 from engine.needles.place_syntax import article_alone, called_a_dependency, contained_places, described_by_nationality
 from engine.needles.place_syntax import country_modifier_fits, is_country, names_an_act, of_polities, party_of_states
 from engine.needles.part_of_a_name import INSTRUMENT_NOUNS, only_titles, part_of_a_name
@@ -132,6 +133,7 @@ _NAMED_BY_ITSELF = frozenset({"PERSON", "GPE", "LOC"})  # "Merkel in Berlin", "L
 # so a document that mentions an earlier year may speak of places as they then were
 GAZETTEER_SINCE = 1992
 _YEAR = re.compile(r"(?<!\d)(1\d{3})(?!\d)")
+_TRAILING_YEAR = re.compile(r",?\s+\d{4}$")  # "3 March 2015", "March 3, 2015": the year a date ends in
 _POSSESSIVE = frozenset({"'s", "’s", "'", "’"})
 _KNOWN_PLACE = "GPE|LOC"  # the label two models' mentions of a known place are compared by (`_compared`)
 
@@ -488,12 +490,23 @@ def with_gazetteer(doc: Doc, entities: DocumentEntities, year: int | None = None
 # Options of one sentence
 
 
+def _with_their_days(dates: tuple[str, ...]) -> tuple[str, ...]:
+    """The document's dates and, for each that ends in a year, the date
+    without it ("3 March 2015" -> "3 March", "March 2015" -> "March"): a
+    replacement of the shape of a date written without a year (`entity_shape`
+    still picks the one that fits)."""
+    days = {_TRAILING_YEAR.sub("", d) for d in dates}
+    return tuple(sorted(set(dates) | {d for d in days if date_shaped(d)}))
+
+
 def _pool(span: Span, label: str, sent: Span, entities: DocumentEntities) -> tuple[list[str] | tuple[str, ...], bool]:
     """The texts that may stand in for `span`, and whether they come from the
     gazetteers: a place's are the document's known places of its kind the
     sentence allows (engine.needles.places, both place labels), or when it
     has none and `entities.gazetteer`, the gazetteers' (`gazetteer_likes`)
     the sentence allows; others', the document's texts of its label."""
+    if label == "DATE":
+        return _with_their_days(entities.names.get(label, ())), False
     if label not in PLACE_LABELS:
         return entities.names.get(label, ()), False
     others = [o for o in map(_without_article, sent.ents) if o.start != span.start and (o.label_ in PLACE_LABELS or place_of(o.text))]
