@@ -24,8 +24,8 @@ what they are:
   month, a day, a decade or a century with only date words around them)
   and is replaced by one of the same shape (`entity_shape`, in
   engine.needles.entity_form: a year for a year, a month-year for a
-  month-year), a document's date less its year included ("3 March 2015"
-  gives "3 March" for "12 June").
+  month-year); on the second pass (`with_gazetteer`) a document's date
+  less its year too ("3 March 2015" gives "3 March" for "12 June").
 - Places (GPE, LOC): only a place the gazetteers know (engine.needles.places:
   pycountry, GeoNames) is a span, and it is replaced by a known place of
   the same kind (country, region, continent, city; from either place
@@ -475,7 +475,8 @@ def document_entity_texts(doc: Doc, year: int | None = None) -> DocumentEntities
 def with_gazetteer(doc: Doc, entities: DocumentEntities, year: int | None = None) -> DocumentEntities | None:
     """`entities` for a second pass in which a place the document gives no
     same-kind replacement may take one from the gazetteers
-    (`places.gazetteer_likes`); None when the document was written, or
+    (`places.gazetteer_likes`), and a date one of the document's dates less
+    its year (`_with_their_days`); None when the document was written, or
     mentions a year (a DATE entity), before GAZETTEER_SINCE: the places it
     speaks of may have had other borders, names or kinds then."""
     if year is not None and year < GAZETTEER_SINCE:
@@ -505,8 +506,9 @@ def _pool(span: Span, label: str, sent: Span, entities: DocumentEntities) -> tup
     sentence allows (engine.needles.places, both place labels), or when it
     has none and `entities.gazetteer`, the gazetteers' (`gazetteer_likes`)
     the sentence allows; others', the document's texts of its label."""
-    if label == "DATE":
-        return _with_their_days(entities.names.get(label, ())), False
+    if label == "DATE":  # the second pass (`with_gazetteer`) also offers the document's dates less their year
+        dates = entities.names.get(label, ())
+        return (_with_their_days(dates) if entities.gazetteer else dates), False
     if label not in PLACE_LABELS:
         return entities.names.get(label, ()), False
     others = [o for o in map(_without_article, sent.ents) if o.start != span.start and (o.label_ in PLACE_LABELS or place_of(o.text))]
