@@ -386,7 +386,10 @@ def disputed_texts(doc: Doc) -> frozenset[str]:
     """The entity texts of `doc` that its second model (SECOND_MODEL_ENTS, set
     by engine.corpus.nlp.AgreedParser) does not tag exactly as the first does at
     every mention: a mention one model tags and the other does not, or tags
-    with another span or label ("Staten Island Cahill" / "Staten Island").
+    with another span or label ("Staten Island Cahill" / "Staten Island"),
+    as `_disagreements` compares them (a possessive "'s", GPE against LOC on a
+    known place, and a mention only the second model tags with the text's own
+    label are no disagreement).
     A place the gazetteers know (engine.needles.places) is disputed only when
     the models differ at more than PLACE_DISPUTE_SHARE of its mentions (a long
     speech names "United States" hundreds of times, and "the United States
