@@ -485,3 +485,22 @@ def test_a_name_after_a_post_and_of_or_at_is_an_organisation_not_a_person(nlp):
     assert "Paul Sand" in firm.names["PERSON"]
     kin = document_entity_texts(nlp(text.format(post="a friend of", other="the sister of")))
     assert kin.labels.get("Rosa Klein") == "PERSON" and "Rosa Klein" in kin.names["PERSON"]
+
+
+def test_a_date_written_without_a_year_takes_another_date_of_the_document_without_its_year(nlp):
+    """"12 June" has no date of its shape in its document; on the second
+    pass (a document the first leaves without a needle) "3 March 2015" less
+    its year is one ("3 March"), never the year alone nor a date with one."""
+    text = (
+        "The town library reopens on 12 June after a long wait. Its old wing closed on 3 March 2015 for repairs. "
+        "The council approved the budget on 9 October 2016."
+    )
+    from engine.needles.entities import with_gazetteer
+
+    doc = nlp(text)
+    entities = document_entity_texts(doc)
+    first = _options(doc, entities)
+    assert "12 June" not in first["The town library reopens on 12 June after a long wait."]  # the document's dates alone
+    found = _options(doc, with_gazetteer(doc, entities))  # the second pass, as screening makes it
+    assert found["The town library reopens on 12 June after a long wait."]["12 June"] == ("3 March", "9 October")
+    assert found["Its old wing closed on 3 March 2015 for repairs."]["3 March 2015"] == ("9 October 2016",)

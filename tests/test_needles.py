@@ -11,6 +11,7 @@ import pytest
 from engine.needles.conjunctions import swap_conjunction
 from engine.needles.entities import (
     SECOND_MODEL_ENTS,
+    disputed_starts,
     disputed_texts,
     document_entity_texts,
     entity_options,
@@ -433,13 +434,83 @@ def test_a_text_the_second_model_tags_otherwise_is_neither_span_nor_replacement(
     second_boston, kent = text.index("Boston", 20), text.index("Kent Leonard Jones")
     second = [(s, e, "ORG" if s == second_boston else label) for s, e, label in first if s != kent]
     doc.user_data[SECOND_MODEL_ENTS] = (*second, (kent, kent + len("Kent Leonard"), "PERSON"), (0, 5, "ORG"))
-    assert disputed_texts(doc) == {"Boston", "Kent Leonard Jones", "Kent Leonard", "Spoon"}
+    # "Kent Leonard", the second model's mention inside the first's longer name, is no text of the first model
+    assert disputed_texts(doc) == {"Boston", "Kent Leonard Jones", "Spoon"}
     agreed = document_entity_texts(doc)
     assert agreed.labels == {"Denver": "GPE", "Ann Smith": "PERSON"}
-    assert agreed.names == {"GPE": ("Denver",), "PERSON": ("Ann Smith",)}
+    # "Kent Leonard", tagged alike by both where the first model tags it, may stand in for another person
+    assert agreed.names == {"GPE": ("Denver",), "PERSON": ("Ann Smith", "Kent Leonard")}
     assert all(o.text != "Boston" and "Boston" not in o.replacements for sent in doc.sents for o in entity_options(sent, agreed))
     doc.user_data[SECOND_MODEL_ENTS] = first  # full agreement: the first model's rules alone
     assert disputed_texts(doc) == frozenset() and document_entity_texts(doc) == alone
+
+
+def _with_second_model(doc, changed: dict[str, tuple[int, int, str]]):
+    """`doc` with second-model entities equal to its own but where `changed`
+    says ("text@start" -> the second model's (start, end, label) there)."""
+    second = []
+    for e in doc.ents:
+        second.append(changed.get(f"{e.text}@{e.start_char}", (e.start_char, e.end_char, e.label_)))
+    doc.user_data[SECOND_MODEL_ENTS] = tuple(second)
+    return doc
+
+
+def test_models_that_differ_only_by_a_possessive_s_agree_on_the_name(nlp):
+    """One model tags "Maria Okafor's", the other "Maria Okafor": the same
+    person with the same label; the clitic is no dispute about the name."""
+    text = "Maria Okafor spoke in Leeds on Monday. Later Maria Okafor's team met Tom Reyes in Leeds. Tom Reyes thanked Maria Okafor."
+    doc = nlp(text)
+    at = text.index("Maria Okafor's")
+    assert (text[at : at + len("Maria Okafor's")], "PERSON") in {(e.text, e.label_) for e in doc.ents}
+    _with_second_model(doc, {f"Maria Okafor's@{at}": (at, at + len("Maria Okafor"), "PERSON")})
+    assert "Maria Okafor" not in disputed_texts(doc)
+    _with_second_model(doc, {f"Maria Okafor's@{at}": (at, at + len("Maria Okafor"), "ORG")})
+    assert "Maria Okafor" in disputed_texts(doc)  # a label the other model gives otherwise still disputes
+
+
+def test_a_known_place_one_model_tags_gpe_and_the_other_loc_is_not_disputed(nlp):
+    """Both place labels lead to the same replacement (a known place of the
+    same kind, engine.needles.places), so GPE against LOC is no dispute."""
+    text = "Farmers in Ontario sold grain to Quebec last year. Ontario now grows more wheat than Quebec."
+    doc = nlp(text)
+    starts = [e.start_char for e in doc.ents if e.text == "Ontario"]
+    assert len(starts) == 2 and all(e.label_ == "GPE" for e in doc.ents if e.text == "Ontario")
+    s = starts[0]
+    _with_second_model(doc, {f"Ontario@{s}": (s, s + len("Ontario"), "LOC")})
+    assert "Ontario" not in disputed_texts(doc)
+    assert "Ontario" in document_entity_texts(doc).labels
+
+
+def test_a_place_the_second_model_reads_inside_the_first_models_longer_name_is_not_disputed(nlp):
+    """The first model tags "the Lisbon Old Quarter" as one name, the second
+    only "Lisbon" in it: the dispute is about the longer name, not about
+    what "Lisbon" is, which both models tag alike wherever the first tags it."""
+    text = "The ferry from Lisbon reached Madrid at dawn. Visitors to the Lisbon Old Quarter admire its tiles. The mayor of Lisbon visited Madrid."
+    doc = nlp(text)
+    quarter = text.index("Lisbon Old Quarter")
+    assert any(e.start_char <= quarter < e.end_char and e.text != "Lisbon" for e in doc.ents)
+    lisbons = [e for e in doc.ents if e.text == "Lisbon"]
+    assert len(lisbons) == 2 and all(e.label_ == "GPE" for e in lisbons)
+    changed = {f"{e.text}@{e.start_char}": (quarter, quarter + len("Lisbon"), "GPE") for e in doc.ents if e.start_char <= quarter < e.end_char}
+    _with_second_model(doc, changed)
+    assert "Lisbon" not in disputed_texts(doc)
+    assert quarter in disputed_starts(doc)  # the longer name stays disputed where it stands
+
+
+def test_a_mention_only_the_second_model_tags_with_the_texts_own_label_is_no_dispute(nlp):
+    """The first model leaves "Chile" in "Norway-Chile talks" untagged; the
+    second tags it GPE, as the first tags "Chile" everywhere else: the
+    second model agrees on what "Chile" is. Tagged ORG there, it disputes."""
+    text = "Trade between Norway and Chile grew last year. The new salmon pact was praised in Norway-Chile talks. Norway sells salmon to Chile."
+    doc = nlp(text)
+    at = text.index("Chile talks")
+    assert not any(e.start_char <= at < e.end_char for e in doc.ents)
+    assert {e.label_ for e in doc.ents if e.text == "Chile"} == {"GPE"}
+    own = tuple((e.start_char, e.end_char, e.label_) for e in doc.ents)
+    doc.user_data[SECOND_MODEL_ENTS] = (*own, (at, at + len("Chile"), "GPE"))
+    assert "Chile" not in disputed_texts(doc)
+    doc.user_data[SECOND_MODEL_ENTS] = (*own, (at, at + len("Chile"), "ORG"))
+    assert "Chile" in disputed_texts(doc)
 
 
 @pytest.fixture(scope="module")

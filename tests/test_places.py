@@ -267,3 +267,14 @@ def test_gazetteer_likes_of_a_continent_are_the_other_continents_that_stand_as_i
     # "France, in Europe": no other continent holds France
     assert same_kind_places("Europe", ["France"], likes) == []
     assert "Asia" in same_kind_places("Europe", [], likes) and "Europe" not in same_kind_places("Europe", [], likes)
+
+
+def test_gazetteer_likes_of_a_city_name_one_reading_dwarfs_are_that_citys_countrys():
+    """"Lisbon" is one city, "Dublin" is Ireland's capital and two small US
+    towns: English means the capital, so its likes are Irish cities; a name
+    whose readings are closer in size ("Birmingham", England and Alabama)
+    stays unsettled."""
+    likes = gazetteer_likes("Dublin")
+    assert likes and all(_countries(place_of(c)) == {"C:IE"} for c in likes) and "Dublin" not in likes
+    assert "Dublin" not in same_kind_places("Dublin", [], likes) and same_kind_places("Dublin", [], likes)
+    assert gazetteer_likes("Birmingham") == ()

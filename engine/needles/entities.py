@@ -24,7 +24,8 @@ what they are:
   month, a day, a decade or a century with only date words around them)
   and is replaced by one of the same shape (`entity_shape`, in
   engine.needles.entity_form: a year for a year, a month-year for a
-  month-year).
+  month-year); on the second pass (`with_gazetteer`) a document's date
+  less its year too ("3 March 2015" gives "3 March" for "12 June").
 - Places (GPE, LOC): only a place the gazetteers know (engine.needles.places:
   pycountry, GeoNames) is a span, and it is replaced by a known place of
   the same kind (country, region, continent, city; from either place
@@ -70,7 +71,7 @@ import msgspec
 
 from engine.needles.edits import EntityOption, sentence_bounds
 from engine.needles.edits import _inside_quotes as inside_quotes
-from engine.needles.entity_form import NAME_PARTICLES, NAMED_AFTER_A_PLACE, date_in_a_name, entity_shape, name_words, possessive_misfit, shaped, takes_the
+from engine.needles.entity_form import NAME_PARTICLES, NAMED_AFTER_A_PLACE, date_in_a_name, date_shaped, entity_shape, name_words, possessive_misfit, shaped, takes_the
 from engine.needles.place_syntax import article_alone, called_a_dependency, contained_places, described_by_nationality
 from engine.needles.place_syntax import country_modifier_fits, is_country, names_an_act, of_polities, party_of_states
 from engine.needles.part_of_a_name import INSTRUMENT_NOUNS, only_titles, part_of_a_name
@@ -132,6 +133,9 @@ _NAMED_BY_ITSELF = frozenset({"PERSON", "GPE", "LOC"})  # "Merkel in Berlin", "L
 # so a document that mentions an earlier year may speak of places as they then were
 GAZETTEER_SINCE = 1992
 _YEAR = re.compile(r"(?<!\d)(1\d{3})(?!\d)")
+_TRAILING_YEAR = re.compile(r",?\s+\d{4}$")  # "3 March 2015", "March 3, 2015": the year a date ends in
+_POSSESSIVE = frozenset({"'s", "’s", "'", "’"})
+_KNOWN_PLACE = "GPE|LOC"  # the label two models' mentions of a known place are compared by (`_compared`)
 
 
 
@@ -338,23 +342,54 @@ def _support_needed(text: str, label: str) -> int:
     return 1 if label in PLACE_LABELS and place_of(text) is not None else MIN_SUPPORT
 
 
+def _compared(ent: Span) -> tuple[int, int, str, str]:
+    """A mention (start, end, label, text) as the two models' are compared:
+    without a leading "the" (`_without_article`) nor a trailing possessive
+    ("Maria Okafor's" and "Maria Okafor" name one person), and with one label
+    for a place the gazetteers know (GPE and LOC lead to the same
+    replacements, engine.needles.places)."""
+    span = _without_article(ent)
+    start, end, text = span.start_char, span.end_char, span.text
+    if len(span) > 1 and span[-1].text in _POSSESSIVE:
+        end = span[-2].idx + len(span[-2].text)
+        text = span.doc.text[start:end]
+    label = span.label_
+    if label in PLACE_LABELS and place_of(text) is not None:
+        label = _KNOWN_PLACE
+    return start, end, label, text
+
+
 def _disagreements(doc: Doc) -> tuple[set[tuple[int, int, str, str]], Counter[str]]:
-    """The mentions (start, end, label, text) one model has and the other has
-    not (none without a second model), and each text's first-model mentions."""
+    """The mentions (start, end, label, text, `_compared`) one model has and
+    the other has not (none without a second model), and each text's
+    first-model mentions. A mention only the second model tags, where the
+    first tags no name of those bounds, is left out when it gives its text
+    the one label the first model gives that text everywhere ("Turkey" in
+    "EU-Turkey deal" the first model leaves untagged; "Lisbon" where the first
+    tags "the Lisbon Old Quarter"): the second model agrees on what the text
+    is, and what the first tags there, if anything, is disputed itself."""
     second = doc.user_data.get(SECOND_MODEL_ENTS)
-    first = {(s.start_char, s.end_char, s.label_, s.text) for s in map(_without_article, doc.ents)}
+    first = set(map(_compared, doc.ents))
     if second is None:
         return set(), Counter()
     others = (doc.char_span(start, end, label=label, alignment_mode="expand") for start, end, label in second)
-    other = {(s.start_char, s.end_char, s.label_, s.text) for s in map(_without_article, filter(None, others))}
-    return first ^ other, Counter(text for *_, text in first)
+    other = set(map(_compared, filter(None, others)))
+    labels: dict[str, set[str]] = {}
+    for *_, label, text in first:
+        labels.setdefault(text, set()).add(label)
+    bounds = {m[:2] for m in first}
+    agreeing = {m for m in other - first if m[:2] not in bounds and labels.get(m[3]) == {m[2]}}
+    return (first ^ other) - agreeing, Counter(text for *_, text in first)
 
 
 def disputed_texts(doc: Doc) -> frozenset[str]:
     """The entity texts of `doc` that its second model (SECOND_MODEL_ENTS, set
     by engine.corpus.nlp.AgreedParser) does not tag exactly as the first does at
     every mention: a mention one model tags and the other does not, or tags
-    with another span or label ("Staten Island Cahill" / "Staten Island").
+    with another span or label ("Staten Island Cahill" / "Staten Island"),
+    as `_disagreements` compares them (a possessive "'s", GPE against LOC on a
+    known place, and a mention only the second model tags with the text's own
+    label are no disagreement).
     A place the gazetteers know (engine.needles.places) is disputed only when
     the models differ at more than PLACE_DISPUTE_SHARE of its mentions (a long
     speech names "United States" hundreds of times, and "the United States
@@ -443,7 +478,8 @@ def document_entity_texts(doc: Doc, year: int | None = None) -> DocumentEntities
 def with_gazetteer(doc: Doc, entities: DocumentEntities, year: int | None = None) -> DocumentEntities | None:
     """`entities` for a second pass in which a place the document gives no
     same-kind replacement may take one from the gazetteers
-    (`places.gazetteer_likes`); None when the document was written, or
+    (`places.gazetteer_likes`), and a date one of the document's dates less
+    its year (`_with_their_days`); None when the document was written, or
     mentions a year (a DATE entity), before GAZETTEER_SINCE: the places it
     speaks of may have had other borders, names or kinds then."""
     if year is not None and year < GAZETTEER_SINCE:
@@ -458,12 +494,24 @@ def with_gazetteer(doc: Doc, entities: DocumentEntities, year: int | None = None
 # Options of one sentence
 
 
+def _with_their_days(dates: tuple[str, ...]) -> tuple[str, ...]:
+    """The document's dates and, for each that ends in a year, the date
+    without it ("3 March 2015" -> "3 March", "March 2015" -> "March"): a
+    replacement of the shape of a date written without a year (`entity_shape`
+    still picks the one that fits)."""
+    days = {_TRAILING_YEAR.sub("", d) for d in dates}
+    return tuple(sorted(set(dates) | {d for d in days if date_shaped(d)}))
+
+
 def _pool(span: Span, label: str, sent: Span, entities: DocumentEntities) -> tuple[list[str] | tuple[str, ...], bool]:
     """The texts that may stand in for `span`, and whether they come from the
     gazetteers: a place's are the document's known places of its kind the
     sentence allows (engine.needles.places, both place labels), or when it
     has none and `entities.gazetteer`, the gazetteers' (`gazetteer_likes`)
     the sentence allows; others', the document's texts of its label."""
+    if label == "DATE":  # the second pass (`with_gazetteer`) also offers the document's dates less their year
+        dates = entities.names.get(label, ())
+        return (_with_their_days(dates) if entities.gazetteer else dates), False
     if label not in PLACE_LABELS:
         return entities.names.get(label, ()), False
     others = [o for o in map(_without_article, sent.ents) if o.start != span.start and (o.label_ in PLACE_LABELS or place_of(o.text))]

@@ -67,7 +67,8 @@ is its part whatever the figures.
 When a document names no other place of a span's kind, `gazetteer_likes`
 draws same-kind places from the same data (issue 27, session 14): a
 country, the most populous one-word UN member states; a city, the largest
-cities of its country; a region, the regions of its ISO 3166-2 type in its
+cities of its country (of the city the name means when one of its readings
+dwarfs the others, DWARFING_FACTOR: "Dublin" is Ireland's; session 18); a region, the regions of its ISO 3166-2 type in its
 country; a continent, the other continents. `same_kind_places` still
 decides which of them may stand in.
 """
@@ -117,6 +118,9 @@ ALIAS_MIN_POPULATION = 100_000  # alternate names of smaller towns are read as o
 # gazetteer replacements (`gazetteer_likes`): how many countries and cities of a country are offered
 LIKELY_COUNTRIES = 30
 LIKELY_CITIES = 10
+# a city name whose most populous reading has this many times the people of every other is read as that city
+# when gazetteer likes are drawn (London 21x London, Ontario; Dublin 18x; Birmingham 5.9x Alabama's: unsettled)
+DWARFING_FACTOR = 10
 
 
 class Place(msgspec.Struct, frozen=True):
@@ -554,7 +558,8 @@ def gazetteer_likes(text: str) -> tuple[str, ...]:
     rather than a document: for a country, the LIKELY_COUNTRIES most
     populous one-word UN member states; for a city, the LIKELY_CITIES
     largest cities of its country; for a region, the regions of its ISO
-    3166-2 type in its country; for a continent, the others. Empty for other
+    3166-2 type in its country (a city name of several countries: the country
+    of the reading that dwarfs the others, `_dwarfing_reading`); for a continent, the others. Empty for other
     kinds (a former country, a nation of the UK, a territory) and when the country or the
     type is not one (a name of several readings in different countries).
     The same place and places that contain it or lie in it are left to
@@ -565,6 +570,8 @@ def gazetteer_likes(text: str) -> tuple[str, ...]:
     countries = {k[2:] for k in place.within if k.startswith("C:")}
     if place.kind == "country" and not _former(place):
         return _likely_countries()
+    if place.kind == "city" and len(countries) > 1 and (meant := _dwarfing_reading(place)) is not None:
+        countries = {k[2:] for k in meant.within if k.startswith("C:")}  # "Dublin": Ireland's, not Ohio's
     if place.kind == "city" and len(countries) == 1:
         return _likely_cities(countries.pop())
     if place.kind == "region" and place.division and len(countries) == 1:
@@ -572,6 +579,19 @@ def gazetteer_likes(text: str) -> tuple[str, ...]:
     if place.kind == "continent":
         return _continents()
     return ()
+
+
+def _dwarfing_reading(place: Place) -> Place | None:
+    """The reading of city name `place` that has DWARFING_FACTOR times the
+    people of each of its others ("Dublin": Ireland's capital, not the
+    Ohio town; "London": not the Ontario city), the city English means by
+    the bare name; None when no reading is that much larger ("Birmingham":
+    England's and Alabama's)."""
+    points = _city_points()[0]
+    sized = sorted(((max((points[k][2] for k in one.keys if k in points), default=0), i) for i, one in enumerate(place.each())), reverse=True)
+    if len(sized) < 2 or sized[0][0] < DWARFING_FACTOR * sized[1][0]:
+        return None
+    return place.each()[sized[0][1]]
 
 
 @functools.cache
