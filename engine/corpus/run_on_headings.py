@@ -32,7 +32,14 @@ parsed sentence and say why it is not one clean sentence, or None:
   name the parser apposes to a subject that opens the sentence with its
   premodifiers only ("Her eldest daughter Nora Keane has ..."); an
   adverbial opening without a comma ("After the war Johnen studied ...")
-  is not taken either. The reading is ambiguous, so this only refuses the
+  is not taken either, nor a noun that says what the name is, by WordNet's
+  class for the name's kind ("his predecessor Barack Obama", "the capital
+  Lashkar Gah": engine.corpus.name_kind_nouns), a day's name after a noun
+  ("A Cork Examiner report Tuesday says": its adverb of time), or a
+  contact relative ("The bill Ann drafted was weak", "The last time Ann met
+  Tom was in May"). A noun that cannot say what the name is, before a
+  possessed name, ends a heading whatever the parse ("Price convergence
+  Norway's plan ..."). The reading is ambiguous, so this only refuses the
   sentence as a needle (engine.corpus.sentence_gate.needle_refusals): a
   needle moves to the next sentence, hay keeps it. It also refuses a
   sentence that restates a title run into it, as engine.corpus.fused_headings
@@ -67,6 +74,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.corpus.fused_headings import CLAUSE_OPENING_TAGS, FINITE_TAGS, MIN_RESTATED, content_stem
+from engine.corpus.name_kind_nouns import GROUP_NOUNS, PERSON_NOUNS, PLACE_NOUNS, TIME_NOUNS
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
@@ -82,6 +90,16 @@ _MODIFIER_DEPS = frozenset({"compound", "amod", "nmod", "appos", "nummod", "poss
 _PLACE_OR_BODY_TYPES = frozenset({"GPE", "LOC", "FAC", "ORG", "NORP"})
 _PROSE_FINITE_TAGS = frozenset({"VBD", "MD"})  # a headline's verbs are in the present
 _STOPS = frozenset('"\u201c\u201d()[]:;')
+# the common nouns that can say what a name of each kind is (WordNet's classes, engine.corpus.name_kind_nouns)
+_KIND_NOUNS = {
+    "PERSON": PERSON_NOUNS,
+    "GPE": PLACE_NOUNS | GROUP_NOUNS,
+    "LOC": PLACE_NOUNS | GROUP_NOUNS,
+    "ORG": GROUP_NOUNS | PERSON_NOUNS,  # a team or a firm as its people: "champions Chelsea", "hosts Russia"
+    "NORP": GROUP_NOUNS | PERSON_NOUNS,
+}
+# names of a day or a time: after a noun they are its adverb of time ("a report Tuesday says")
+_TIME_TYPES = frozenset({"DATE", "TIME"})
 
 
 def _content_word_before(token: Token) -> bool:
@@ -245,10 +263,14 @@ def _verbless_heading_before_name(span: Span, hay: bool = False) -> bool:
             return False
         if not _capitalised(token) or not _content_word_before(token) or before.tag_.startswith("VB"):
             continue
-        if token.tag_ == "JJ" or token.ent_type_ in ("NORP", "LANGUAGE"):
+        if token.tag_ == "JJ" or token.ent_type_ in ("NORP", "LANGUAGE") or token.ent_type_ in _TIME_TYPES:
             continue
-        if _modifies(before, token, span.start) and not (hay and before.tag_ == "NNS"):
+        if _kind_before_name(before, token) is True:
+            continue  # "his predecessor Barack Obama", "the provincial capital Lashkar Gah"
+        if _modifies(before, token, span.start) and not (hay and before.tag_ == "NNS") and _kind_before_name(before, token) is None:
             continue
+        if _contact_relative(before, token):
+            return False
         prefix = doc[span.start : token.i]
         if prefix[0].tag_ in CLAUSE_OPENING_TAGS and not any(t.text == "," for t in prefix):
             return False  # "After the war Johnen studied ...": an adverbial, then the subject
@@ -256,6 +278,80 @@ def _verbless_heading_before_name(span: Span, hay: bool = False) -> bool:
             return False
         return any(t.tag_ in FINITE_TAGS for t in doc[token.i : span.end])
     return False
+
+
+def _kind_before_name(before: Token, token: Token) -> bool | None:
+    """Whether the common noun `before` can say what the name at `token` is
+    (a person, a place, a group: "his predecessor Barack Obama", "tech firm
+    Apple", "the capital Lashkar Gah"): True if WordNet gives it a sense of
+    the name's kind, False if not and the name is possessed ("Currency
+    convergence China's journey ...": a heading, whatever the parser hangs
+    on what; a word WordNet lacks too, as a needle abstains), None when that
+    cannot be told (not a singular common noun, a name of no kind the tables
+    hold, a possessed name after a noun of its kind)."""
+    kinds = _KIND_NOUNS.get(token.ent_type_)
+    if kinds is None or before.tag_ != "NN" or not before.is_lower or before.dep_ == "amod":
+        return None
+    if before.lower_.endswith("ing"):
+        return None  # a participle the tagger took for a noun: "in neighbouring Honduras"
+    doc = before.doc
+    left = doc[before.i - 1] if before.i > 0 else None
+    if left is not None and left.tag_ == "HYPH":
+        return None  # "three-time": a modifier made of a phrase
+    if left is not None and _capitalised(left) and _content_word_before(left):
+        return None  # "... the old quay Harbour master Tom Byrne said": the role opens the sentence run on
+    words = {before.lemma_.lower(), before.lower_}
+    if left is not None and left.is_lower and left.is_alpha:
+        words |= {f"{left.lower_}_{w}" for w in words}  # "think tank"
+    if words & kinds:
+        # not before a possessed name ("Something on his mind Trump's plan ...": a heading's last word), nor where
+        # the parse makes the noun and the name two subjects of one verb: it read two phrases
+        return None if _possessed(token) or _two_subjects(before, token) else True
+    # a noun of another kind: a heading's last word before a possessed name ("... convergence China's journey");
+    # before a bare name engine.corpus.parsed_headings reads the heading ("Quiet heroism Walsh, ...")
+    return False if _possessed(token) else None
+
+
+def _two_subjects(before: Token, token: Token) -> bool:
+    """The phrase of `before` and the name at `token` are both subjects of one verb."""
+    noun, name = before, token
+    while noun.dep_ in ("compound", "conj") and noun.head.i != noun.i:
+        noun = noun.head
+    while name.dep_ == "compound" and name.head.i > name.i:
+        name = name.head
+    subjects = ("nsubj", "nsubjpass")
+    return noun.dep_ in subjects and name.dep_ in subjects and noun.head.i == name.head.i
+
+
+def _possessed(token: Token) -> bool:
+    """The name that starts at `token` ends in a possessive "'s"."""
+    doc, end = token.doc, token.i
+    while end + 1 < len(doc) and doc[end + 1].ent_iob_ == "I":
+        end += 1
+    return end + 1 < len(doc) and doc[end + 1].tag_ == "POS"
+
+
+def _contact_relative(before: Token, token: Token) -> bool:
+    """The noun `before` and the name after it are prose's: the name is the
+    subject of a relative clause without "that" on the noun, itself the
+    subject of a verb after it ("The bill Ann drafted was weak"), or of
+    the verb that takes the noun phrase as its adverb of time ("The last time
+    Ann met Tom was in May": a noun of time, engine.corpus.name_kind_nouns,
+    with a determiner or an adjective; not "The long view Nora Keane has ...")."""
+    name = token
+    while name.dep_ == "compound" and name.head.i > name.i:
+        name = name.head
+    if name.dep_ not in ("nsubj", "nsubjpass"):
+        return False
+    verb = name.head
+    if verb.dep_ == "relcl" and verb.head.i == before.i and before.dep_ in ("nsubj", "nsubjpass") and before.head.i > verb.i:
+        return True
+    return (
+        before.dep_ == "npadvmod"
+        and before.head.i == verb.i
+        and before.lemma_.lower() in TIME_NOUNS
+        and any(c.dep_ in ("det", "amod") for c in before.children)
+    )
 
 
 def _one_word_heading_before_place(span: Span) -> bool:
