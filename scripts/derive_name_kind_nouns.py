@@ -13,9 +13,10 @@ countries, capitals, regions). Each table holds the lower-case lemmas
 (two words joined by "_": "think_tank") with a sense in that class (any
 sense: "star" the performer). A fourth, noun.time (28: "time", "moment",
 "day"), holds the nouns whose phrase is an adverb of time ("The last time
-Ann met Tom was ..."), not a heading's. Run once; the output is committed (engine.corpus.name_kind_nouns reads it for
-engine.corpus.run_on_headings). WordNet 3.0 Copyright 2006 by Princeton
-University; its licence is quoted in engine/needles/binomial_list.py.
+Ann met Tom was ..."), not a heading's. Run once; the output is committed
+(engine.corpus.name_kind_nouns reads it for engine.corpus.run_on_headings).
+WordNet 3.0 Copyright 2006 by Princeton University; its licence is quoted
+in engine/needles/binomial_list.py.
 """
 
 from __future__ import annotations
