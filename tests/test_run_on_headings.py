@@ -54,6 +54,12 @@ def _sentence_in_context(nlp, sentence: str):
         "A Cork Examiner report Tuesday says the talks stalled.",
         # a role noun before a name says what the name is (WordNet's noun.person), however the parser hangs it
         "In the end, her younger brother Tom Byrne sold the farm.",
+        # the words of a hyphenated age said twice: a form, not a title the sentence restates
+        "The 30-year-old Dane has beaten 41-year-old Tom Byrne of Cork, who had to retire with a sore back.",
+        "The harbour master identified the skipper as 52-year-old Tom Byrne of Cork, and the deckhand as 19-year-old "
+        "Ann Walsh of Cobh.",
+        # words said again inside a name ("Women's Day"): the name is a topic, not a title restated in lowercase
+        "She posted a photo with her husband and urged women to mark International Women's Day by sharing a photo.",
     ],
 )
 def test_prose_with_a_noun_before_a_name_is_no_heading(nlp, sentence):

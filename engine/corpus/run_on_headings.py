@@ -235,7 +235,8 @@ def _restated_heading(span: Span, hay: bool = False) -> bool:
     scientists say ..."), and the words after reach HAY_RESTATED_WITHIN
     (an apposition can stand between: "... dismissed Ann Walsh, head of
     the ... board, has dismissed ...")."""
-    stems = [content_stem(t) for t in span]
+    # not a word of a hyphenated compound ("27-year-old ... 35-year-old": a form, not a title restated)
+    stems = [None if _hyphenated(t) else content_stem(t) for t in span]
     heading: set[str] = set()
     if hay and stems[0] and span[0].tag_ in ("NN", "NNS"):
         heading.add(stems[0])
@@ -248,11 +249,17 @@ def _restated_heading(span: Span, hay: bool = False) -> bool:
             heading.add(stems[k - 1])
         if len(heading) < MIN_RESTATED or not (_capitalised(span[k]) and _content_word_before(span[k])):
             continue
-        rest = set(stems[k : k + within])
+        # restated in lowercase: a name that holds the words ("... women to mark International Women's Day") is a topic
+        rest = {stem for stem, t in zip(stems[k : k + within], span[k : k + within]) if stem and t.is_lower}
         restated = len(heading & rest)
         if restated >= MIN_RESTATED and 3 * restated >= len(heading):
             return True
     return False
+
+
+def _hyphenated(token: Token) -> bool:
+    doc = token.doc
+    return (token.i > 0 and doc[token.i - 1].tag_ == "HYPH") or (token.i + 1 < len(doc) and doc[token.i + 1].tag_ == "HYPH")
 
 
 def _verbless_heading_before_name(span: Span, hay: bool = False) -> bool:
