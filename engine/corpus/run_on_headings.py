@@ -272,9 +272,10 @@ def _verbless_heading_before_name(span: Span, hay: bool = False) -> bool:
             continue
         if token.tag_ == "JJ" or token.ent_type_ in ("NORP", "LANGUAGE") or token.ent_type_ in _TIME_TYPES:
             continue
-        if _kind_before_name(before, token) is True:
+        kind = _kind_before_name(before, token)
+        if kind is True:
             continue  # "his predecessor Barack Obama", "the provincial capital Lashkar Gah"
-        if _modifies(before, token, span.start) and not (hay and before.tag_ == "NNS") and _kind_before_name(before, token) is None:
+        if kind is None and _modifies(before, token, span.start) and not (hay and before.tag_ == "NNS"):
             continue
         if _contact_relative(before, token):
             return False
