@@ -11,7 +11,9 @@ lexicographer class; three classes hold the kinds of names: noun.person (18),
 noun.group (14: firms, parties, schools, nations) and noun.location (15:
 countries, capitals, regions). Each table holds the lower-case lemmas
 (two words joined by "_": "think_tank") with a sense in that class (any
-sense: "star" the performer). A fourth, noun.time (28: "time", "moment",
+sense: "star" the performer), and each a table *_FIRST of those whose first,
+most frequent, sense is in it ("brother", not "center", whose first sense is
+a place and whose basketball player is a person). A fourth, noun.time (28: "time", "moment",
 "day"), holds the nouns whose phrase is an adverb of time ("The last time
 Ann met Tom was ..."), not a heading's. Run once; the output is committed
 (engine.corpus.name_kind_nouns reads it for engine.corpus.run_on_headings).
@@ -44,12 +46,37 @@ def class_lemmas(path: Path) -> dict[str, set[str]]:
     return lemmas
 
 
+def first_senses(root: Path, lemmas: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The lemmas of each class whose first (most frequent) sense, by index.noun's order, is in it."""
+    lexfiles = {}
+    for line in (root / "data.noun").read_text(encoding="latin-1").splitlines():
+        if line and not line.startswith("  "):
+            fields = line.split()
+            lexfiles[fields[0]] = fields[1]
+    first: dict[str, set[str]] = {lexfile: set() for lexfile in lemmas}
+    for line in (root / "index.noun").read_text(encoding="latin-1").splitlines():
+        if not line or line.startswith("  "):
+            continue
+        fields = line.split()
+        lemma, pointers = fields[0], int(fields[3])
+        lexfile = lexfiles.get(fields[4 + pointers + 2])
+        if lexfile in lemmas and lemma in lemmas[lexfile]:
+            first[lexfile].add(lemma)
+    return first
+
+
 def main() -> int:
     root = Path(sys.argv[1] if len(sys.argv) > 1 else "/usr/share/wordnet")
     lemmas = class_lemmas(root / "data.noun")
+    first = first_senses(root, lemmas)
     # one table a line: a diff of a new derivation shows which tables changed
     rows = [f'"source": {json.dumps("WordNet 3.0, scripts/derive_name_kind_nouns.py")}']
     rows += [f"{json.dumps(name)}: {json.dumps(sorted(lemmas[lexfile]))}" for name, lexfile in CLASSES.items()]
+    rows += [
+        f"{json.dumps(name + '_FIRST')}: {json.dumps(sorted(first[lexfile]))}"
+        for name, lexfile in CLASSES.items()
+        if name != "TIME_NOUNS"
+    ]
     print("{\n" + ",\n".join(rows) + "\n}")
     return 0
 

@@ -67,6 +67,13 @@ def test_prose_with_a_noun_before_a_name_is_no_heading(nlp, sentence):
     assert not heading_opening(span) and not heading_opening(span, hay=True)
 
 
+def test_a_place_noun_before_a_place_name_in_a_heading_is_not_read_as_its_kind(nlp):
+    # "center" can name a place (or a player), but only a noun whose first sense is a person, before a person's
+    # name, is taken as saying what the name is: the tagger's places are looser, and "front and center" a heading
+    span = _sentence_in_context(nlp, "Safety front and center Kinsale has made the pier the big issue in its campaign.")
+    assert heading_opening(span)
+
+
 def test_a_noun_that_cannot_name_a_possessed_name_ends_a_heading(nlp):
     # issue 27, session 18: "convergence" names no place or group: a heading run into "Norway's plan ..."
     span = _sentence_in_context(nlp, "Price convergence Norway's plan to cap the fares began after the storm.")

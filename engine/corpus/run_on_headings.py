@@ -74,7 +74,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.corpus.fused_headings import CLAUSE_OPENING_TAGS, FINITE_TAGS, MIN_RESTATED, content_stem
-from engine.corpus.name_kind_nouns import GROUP_NOUNS, PERSON_NOUNS, PLACE_NOUNS, TIME_NOUNS
+from engine.corpus.name_kind_nouns import (
+    GROUP_FIRST_NOUNS,
+    GROUP_NOUNS,
+    PERSON_FIRST_NOUNS,
+    PERSON_NOUNS,
+    PLACE_FIRST_NOUNS,
+    PLACE_NOUNS,
+    TIME_NOUNS,
+)
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
@@ -90,13 +98,15 @@ _MODIFIER_DEPS = frozenset({"compound", "amod", "nmod", "appos", "nummod", "poss
 _PLACE_OR_BODY_TYPES = frozenset({"GPE", "LOC", "FAC", "ORG", "NORP"})
 _PROSE_FINITE_TAGS = frozenset({"VBD", "MD"})  # a headline's verbs are in the present
 _STOPS = frozenset('"\u201c\u201d()[]:;')
-# the common nouns that can say what a name of each kind is (WordNet's classes, engine.corpus.name_kind_nouns)
+# the common nouns that can say what a name of each kind is (WordNet's classes, engine.corpus.name_kind_nouns):
+# (any sense of the kind, the first sense of the kind)
 _KIND_NOUNS = {
-    "PERSON": PERSON_NOUNS,
-    "GPE": PLACE_NOUNS | GROUP_NOUNS,
-    "LOC": PLACE_NOUNS | GROUP_NOUNS,
-    "ORG": GROUP_NOUNS | PERSON_NOUNS,  # a team or a firm as its people: "champions Chelsea", "hosts Russia"
-    "NORP": GROUP_NOUNS | PERSON_NOUNS,
+    "PERSON": (PERSON_NOUNS, PERSON_FIRST_NOUNS),
+    "GPE": (PLACE_NOUNS | GROUP_NOUNS, PLACE_FIRST_NOUNS | GROUP_FIRST_NOUNS),
+    "LOC": (PLACE_NOUNS | GROUP_NOUNS, PLACE_FIRST_NOUNS | GROUP_FIRST_NOUNS),
+    # a team or a firm as its people: "champions Chelsea", "hosts Russia"
+    "ORG": (GROUP_NOUNS | PERSON_NOUNS, GROUP_FIRST_NOUNS | PERSON_FIRST_NOUNS),
+    "NORP": (GROUP_NOUNS | PERSON_NOUNS, GROUP_FIRST_NOUNS | PERSON_FIRST_NOUNS),
 }
 # names of a day or a time: after a noun they are its adverb of time ("a report Tuesday says")
 _TIME_TYPES = frozenset({"DATE", "TIME"})
@@ -291,14 +301,14 @@ def _verbless_heading_before_name(span: Span, hay: bool = False) -> bool:
 def _kind_before_name(before: Token, token: Token) -> bool | None:
     """Whether the common noun `before` can say what the name at `token` is
     (a person, a place, a group: "his predecessor Barack Obama", "tech firm
-    Apple", "the capital Lashkar Gah"): True if WordNet gives it a sense of
-    the name's kind, False if not and the name is possessed ("Currency
+    Apple", "the capital Lashkar Gah"): True if WordNet's first sense of it
+    is a person and the name a person's, False if no sense is of the name's
+    kind and the name is possessed ("Currency
     convergence China's journey ...": a heading, whatever the parser hangs
     on what; a word WordNet lacks too, as a needle abstains), None when that
     cannot be told (not a singular common noun, a name of no kind the tables
     hold, a possessed name after a noun of its kind)."""
-    kinds = _KIND_NOUNS.get(token.ent_type_)
-    if kinds is None or before.tag_ != "NN" or not before.is_lower or before.dep_ == "amod":
+    if token.ent_type_ not in _KIND_NOUNS or before.tag_ != "NN" or not before.is_lower or before.dep_ == "amod":
         return None
     if before.lower_.endswith("ing"):
         return None  # a participle the tagger took for a noun: "in neighbouring Honduras"
@@ -311,10 +321,17 @@ def _kind_before_name(before: Token, token: Token) -> bool | None:
     words = {before.lemma_.lower(), before.lower_}
     if left is not None and left.is_lower and left.is_alpha:
         words |= {f"{left.lower_}_{w}" for w in words}  # "think tank"
-    if words & kinds:
-        # not before a possessed name ("Something on his mind Trump's plan ...": a heading's last word), nor where
-        # the parse makes the noun and the name two subjects of one verb: it read two phrases
-        return None if _possessed(token) or _two_subjects(before, token) else True
+    can_be, mostly_is = _KIND_NOUNS[token.ent_type_]
+    if words & mostly_is:
+        # a noun whose first sense is of the kind ("brother"; not "center", a place first, a player last), before a
+        # person's name (the tagger's other kinds are looser: "front and center Navalny", GPE), and not in a
+        # coordination of nouns; not before a possessed name ("Something on his mind Trump's plan ...": a heading's
+        # last word), nor where the parse makes the noun and the name two subjects of one verb: two phrases
+        if token.ent_type_ != "PERSON" or before.dep_ == "conj" or _possessed(token) or _two_subjects(before, token):
+            return None
+        return True
+    if words & can_be:
+        return None
     # a noun of another kind: a heading's last word before a possessed name ("... convergence China's journey");
     # before a bare name engine.corpus.parsed_headings reads the heading ("Quiet heroism Walsh, ...")
     return False if _possessed(token) else None
