@@ -486,3 +486,11 @@ def test_a_contracted_negation_outside_the_coordination_does_not_block_the_swap(
 def test_a_contracted_negation_over_the_coordination_or_left_unparsed_is_refused(nlp):
     assert con_refusal(nlp, "The council didn't repair the bridge and the road.") == (True, {"negated"})
     assert con_refusal(nlp, 'The council didn"t repair the bridge and the road.') == (True, {"contracted negation"})
+
+
+def test_a_downward_verb_counts_only_as_a_verb(nlp):
+    # issue 27, session 18: "decline" as a noun or "top" as an adjective is no downward operator
+    noun = "The decline of coal and steel emptied the valley towns."
+    assert edited(nlp, swap_conjunction, noun) == noun.replace("coal and", "coal or")
+    # the verb still is: "declined offers of tea and cake" = "of tea or cake"
+    assert con_refusal(nlp, "The villagers declined offers of tea and cake.") == (True, {"downward operator"})

@@ -139,6 +139,11 @@ def test_fixed_and_joint_coordinations_are_refused_with_their_reason(nlp, why, t
         # the pair modifies a plural elsewhere in the rule, and a singular only when it is the whole modifier
         ("The council paid for the new roads and the old harbour wall.",
          "The council paid for the new roads or the old harbour wall."),
+        # issue 27, session 18: "of" said again, no member a term with the head; a member with a phrase of its own
+        ("The council discussed the cost of fuel and of food in the winter.",
+         "The council discussed the cost of fuel or of food in the winter."),
+        ("The law changed the balance of power and the role of the courts.",
+         "The law changed the balance of power or the role of the courts."),
     ],
 )
 def test_coordinations_just_outside_those_classes_are_still_swapped(nlp, text, expected):
@@ -183,3 +188,20 @@ def test_the_derivation_script_reads_wordnet_as_documented(tmp_path):
     exec(done.stdout, namespace)  # noqa: S102 - the script's own output, a module of two literals
     assert namespace["BINOMIALS"] == frozenset({"bread and butter", "goods and services"})
     assert namespace["ANTONYM_NOUNS"] == frozenset({("man", "woman")})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # issue 27, session 18: a member after the first makes the WordNet term with the head, an article
+        # before a member, the tagger's name for a lower-case member, "of" said again
+        "The charter protects the freedom of worship and speech.",
+        "The judges defended the freedom of the press and speech.",
+        "The union demanded the freedom of association and assembly.",
+        "The court upheld the freedom of speech and of the press.",
+        "We will defend freedom of speech and of worship everywhere.",
+    ],
+)
+def test_a_pair_continuing_an_of_term_is_refused_whichever_member_makes_the_term(nlp, text):
+    assert con_refusal(nlp, text) == (True, {"fixed term"})
+

@@ -107,3 +107,10 @@ def test_swaps_of_parts_ranges_and_options_are_refused_with_their_reason(nlp, wh
 )
 def test_coordinations_just_outside_those_classes_are_still_swapped(nlp, text, expected):
     assert edited(nlp, swap_conjunction, text) == expected
+
+
+def test_an_example_sentence_opens_with_any_spelling_of_the_one_marker_list(nlp):
+    # issue 27, session 18: the example sentence reads coordination_lists.EXAMPLE_FRAME_MARKERS, which hold
+    # "e.g" and "eg" as well: a sentence opening "Eg," lists examples as one opening "For example," does
+    assert con_refusal(nlp, "Eg, the ferry carries cars and bikes to the island.") == (True, {"examples"})
+    assert con_refusal(nlp, "E.g, the ferry carries cars and bikes to the island.") == (True, {"examples"})

@@ -134,3 +134,11 @@ def test_equatives_hindering_verbs_and_comparative_correlatives_are_refused(nlp,
 )
 def test_coordinations_beside_equatives_hindering_verbs_and_correlatives_are_still_swapped(nlp, text, expected):
     assert edited(nlp, swap_conjunction, text) == expected
+
+
+def test_a_spaced_hyphen_ends_the_standard_of_a_comparison_as_a_dash_does(nlp):
+    # issue 27, session 18: one dash rule (coordination_lists.is_dash) for the example frame and the comparison
+    # standard: " - " closes the standard like " -- "; a hyphen inside a word ("well-kept") does not
+    dashed = "The new ferry is bigger than the old one - it carries cars and bikes to the island."
+    assert edited(nlp, swap_conjunction, dashed) == dashed.replace("cars and", "cars or")
+    assert con_refusal(nlp, "The new ferry is bigger than the old well-kept boats and barges.") == (True, {"downward operator"})

@@ -6,6 +6,7 @@ tests/test_hay_check.py."""
 
 from __future__ import annotations
 
+import pytest
 from spacy.tokens import Doc
 
 from engine.corpus.run_on_headings import heading_opening
@@ -37,3 +38,43 @@ def test_a_name_apposed_to_coordinated_roles_is_one_subject(nlp):
     assert not heading_opening(span) and not heading_opening(span, hay=True)
     # the same words with the name a subject of its own beside the roles: a heading run into a name
     assert heading_opening(_parsed(nlp, text, heads | {9: 10}, deps | {9: "nsubj"}))
+
+
+def _sentence_in_context(nlp, sentence: str):
+    doc = nlp(f"The ferry left Cork at noon. {sentence} The crew stayed in Cork.")
+    return next(s for s in doc.sents if s.text.startswith(sentence[:20]))
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # issue 27, session 18: a noun phrase of time before a name, the name's verb taking it as its adverb
+        "The last time Anna Berg visited the island was in May.",
+        # a day's name after a noun: its adverb of time, not a sentence's first word
+        "A Cork Examiner report Tuesday says the talks stalled.",
+        # a role noun before a name says what the name is (WordNet's noun.person), however the parser hangs it
+        "In the end, her younger brother Tom Byrne sold the farm.",
+        # the words of a hyphenated age said twice: a form, not a title the sentence restates
+        "The 30-year-old Dane has beaten 41-year-old Tom Byrne of Cork, who had to retire with a sore back.",
+        "The harbour master identified the skipper as 52-year-old Tom Byrne of Cork, and the deckhand as 19-year-old "
+        "Ann Walsh of Cobh.",
+        # words said again inside a name ("Women's Day"): the name is a topic, not a title restated in lowercase
+        "She posted a photo with her husband and urged women to mark International Women's Day by sharing a photo.",
+    ],
+)
+def test_prose_with_a_noun_before_a_name_is_no_heading(nlp, sentence):
+    span = _sentence_in_context(nlp, sentence)
+    assert not heading_opening(span) and not heading_opening(span, hay=True)
+
+
+def test_a_place_noun_before_a_place_name_in_a_heading_is_not_read_as_its_kind(nlp):
+    # "center" can name a place (or a player), but only a noun whose first sense is a person, before a person's
+    # name, is taken as saying what the name is: the tagger's places are looser, and "front and center" a heading
+    span = _sentence_in_context(nlp, "Safety front and center Kinsale has made the pier the big issue in its campaign.")
+    assert heading_opening(span)
+
+
+def test_a_noun_that_cannot_name_a_possessed_name_ends_a_heading(nlp):
+    # issue 27, session 18: "convergence" names no place or group: a heading run into "Norway's plan ..."
+    span = _sentence_in_context(nlp, "Price convergence Norway's plan to cap the fares began after the storm.")
+    assert heading_opening(span) and heading_opening(span, hay=True)

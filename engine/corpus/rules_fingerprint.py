@@ -20,6 +20,7 @@ RULE_MODULES = (
     "engine.corpus.page_rows",
     "engine.corpus.sentence_guards",
     "engine.corpus.run_on_headings",
+    "engine.corpus.name_kind_nouns",
     "engine.corpus.parsed_headings",
     "engine.corpus.fused_headings",
     "engine.corpus.hay_check",
@@ -54,6 +55,8 @@ RULE_MODULES = (
     "engine.corpus.prepare",
 )
 
+# data files the rule modules read (engine.corpus.name_kind_nouns' WordNet tables)
+RULE_DATA_FILES = (Path(__file__).with_name("name_kind_nouns.json"),)
 
 # the data the ner rules read: the gazetteers of engine.needles.places and the statehood
 # years of engine.needles.states_then; a new release can change which places are swapped
@@ -88,6 +91,8 @@ def rules_fingerprint(model: str) -> bytes:
         spec = importlib.util.find_spec(name)
         assert spec is not None and spec.origin is not None, name
         h.update(Path(spec.origin).read_bytes())
+    for path in RULE_DATA_FILES:
+        h.update(path.read_bytes())
     for package in DATA_PACKAGES + model_packages(model):
         try:
             h.update(f"{package}=={importlib.metadata.version(package)}".encode())

@@ -32,7 +32,14 @@ parsed sentence and say why it is not one clean sentence, or None:
   name the parser apposes to a subject that opens the sentence with its
   premodifiers only ("Her eldest daughter Nora Keane has ..."); an
   adverbial opening without a comma ("After the war Johnen studied ...")
-  is not taken either. The reading is ambiguous, so this only refuses the
+  is not taken either, nor a noun that says what the name is, by WordNet's
+  class for the name's kind ("his predecessor Barack Obama", "the capital
+  Lashkar Gah": engine.corpus.name_kind_nouns), a day's name after a noun
+  ("A Cork Examiner report Tuesday says": its adverb of time), or a
+  contact relative ("The bill Ann drafted was weak", "The last time Ann met
+  Tom was in May"). A noun that cannot say what the name is, before a
+  possessed name, ends a heading whatever the parse ("Price convergence
+  Norway's plan ..."). The reading is ambiguous, so this only refuses the
   sentence as a needle (engine.corpus.sentence_gate.needle_refusals): a
   needle moves to the next sentence, hay keeps it. It also refuses a
   sentence that restates a title run into it, as engine.corpus.fused_headings
@@ -67,6 +74,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.corpus.fused_headings import CLAUSE_OPENING_TAGS, FINITE_TAGS, MIN_RESTATED, content_stem
+from engine.corpus.name_kind_nouns import (
+    GROUP_FIRST_NOUNS,
+    GROUP_NOUNS,
+    PERSON_FIRST_NOUNS,
+    PERSON_NOUNS,
+    PLACE_FIRST_NOUNS,
+    PLACE_NOUNS,
+    TIME_NOUNS,
+)
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
@@ -82,6 +98,18 @@ _MODIFIER_DEPS = frozenset({"compound", "amod", "nmod", "appos", "nummod", "poss
 _PLACE_OR_BODY_TYPES = frozenset({"GPE", "LOC", "FAC", "ORG", "NORP"})
 _PROSE_FINITE_TAGS = frozenset({"VBD", "MD"})  # a headline's verbs are in the present
 _STOPS = frozenset('"\u201c\u201d()[]:;')
+# the common nouns that can say what a name of each kind is (WordNet's classes, engine.corpus.name_kind_nouns):
+# (any sense of the kind, the first sense of the kind)
+_KIND_NOUNS = {
+    "PERSON": (PERSON_NOUNS, PERSON_FIRST_NOUNS),
+    "GPE": (PLACE_NOUNS | GROUP_NOUNS, PLACE_FIRST_NOUNS | GROUP_FIRST_NOUNS),
+    "LOC": (PLACE_NOUNS | GROUP_NOUNS, PLACE_FIRST_NOUNS | GROUP_FIRST_NOUNS),
+    # a team or a firm as its people: "champions Chelsea", "hosts Russia"
+    "ORG": (GROUP_NOUNS | PERSON_NOUNS, GROUP_FIRST_NOUNS | PERSON_FIRST_NOUNS),
+    "NORP": (GROUP_NOUNS | PERSON_NOUNS, GROUP_FIRST_NOUNS | PERSON_FIRST_NOUNS),
+}
+# names of a day or a time: after a noun they are its adverb of time ("a report Tuesday says")
+_TIME_TYPES = frozenset({"DATE", "TIME"})
 
 
 def _content_word_before(token: Token) -> bool:
@@ -217,7 +245,8 @@ def _restated_heading(span: Span, hay: bool = False) -> bool:
     scientists say ..."), and the words after reach HAY_RESTATED_WITHIN
     (an apposition can stand between: "... dismissed Ann Walsh, head of
     the ... board, has dismissed ...")."""
-    stems = [content_stem(t) for t in span]
+    # not a word of a hyphenated compound ("27-year-old ... 35-year-old": a form, not a title restated)
+    stems = [None if _hyphenated(t) else content_stem(t) for t in span]
     heading: set[str] = set()
     if hay and stems[0] and span[0].tag_ in ("NN", "NNS"):
         heading.add(stems[0])
@@ -230,11 +259,17 @@ def _restated_heading(span: Span, hay: bool = False) -> bool:
             heading.add(stems[k - 1])
         if len(heading) < MIN_RESTATED or not (_capitalised(span[k]) and _content_word_before(span[k])):
             continue
-        rest = set(stems[k : k + within])
+        # restated in lowercase: a name that holds the words ("... women to mark International Women's Day") is a topic
+        rest = {stem for stem, t in zip(stems[k : k + within], span[k : k + within]) if stem and t.is_lower}
         restated = len(heading & rest)
         if restated >= MIN_RESTATED and 3 * restated >= len(heading):
             return True
     return False
+
+
+def _hyphenated(token: Token) -> bool:
+    doc = token.doc
+    return (token.i > 0 and doc[token.i - 1].tag_ == "HYPH") or (token.i + 1 < len(doc) and doc[token.i + 1].tag_ == "HYPH")
 
 
 def _verbless_heading_before_name(span: Span, hay: bool = False) -> bool:
@@ -245,10 +280,15 @@ def _verbless_heading_before_name(span: Span, hay: bool = False) -> bool:
             return False
         if not _capitalised(token) or not _content_word_before(token) or before.tag_.startswith("VB"):
             continue
-        if token.tag_ == "JJ" or token.ent_type_ in ("NORP", "LANGUAGE"):
+        if token.tag_ == "JJ" or token.ent_type_ in ("NORP", "LANGUAGE") or token.ent_type_ in _TIME_TYPES:
             continue
-        if _modifies(before, token, span.start) and not (hay and before.tag_ == "NNS"):
+        kind = _kind_before_name(before, token)
+        if kind is True:
+            continue  # "his predecessor Barack Obama", "the provincial capital Lashkar Gah"
+        if kind is None and _modifies(before, token, span.start) and not (hay and before.tag_ == "NNS"):
             continue
+        if _contact_relative(before, token):
+            return False
         prefix = doc[span.start : token.i]
         if prefix[0].tag_ in CLAUSE_OPENING_TAGS and not any(t.text == "," for t in prefix):
             return False  # "After the war Johnen studied ...": an adverbial, then the subject
@@ -256,6 +296,87 @@ def _verbless_heading_before_name(span: Span, hay: bool = False) -> bool:
             return False
         return any(t.tag_ in FINITE_TAGS for t in doc[token.i : span.end])
     return False
+
+
+def _kind_before_name(before: Token, token: Token) -> bool | None:
+    """Whether the common noun `before` can say what the name at `token` is
+    (a person, a place, a group: "his predecessor Barack Obama", "tech firm
+    Apple", "the capital Lashkar Gah"): True if WordNet's first sense of it
+    is a person and the name a person's, False if no sense is of the name's
+    kind and the name is possessed ("Currency
+    convergence China's journey ...": a heading, whatever the parser hangs
+    on what; a word WordNet lacks too, as a needle abstains), None when that
+    cannot be told (not a singular common noun, a name of no kind the tables
+    hold, a possessed name after a noun of its kind)."""
+    if token.ent_type_ not in _KIND_NOUNS or before.tag_ != "NN" or not before.is_lower or before.dep_ == "amod":
+        return None
+    if before.lower_.endswith("ing"):
+        return None  # a participle the tagger took for a noun: "in neighbouring Honduras"
+    doc = before.doc
+    left = doc[before.i - 1] if before.i > 0 else None
+    if left is not None and left.tag_ == "HYPH":
+        return None  # "three-time": a modifier made of a phrase
+    if left is not None and _capitalised(left) and _content_word_before(left):
+        return None  # "... the old quay Harbour master Tom Byrne said": the role opens the sentence run on
+    words = {before.lemma_.lower(), before.lower_}
+    if left is not None and left.is_lower and left.is_alpha:
+        words |= {f"{left.lower_}_{w}" for w in words}  # "think tank"
+    can_be, mostly_is = _KIND_NOUNS[token.ent_type_]
+    if words & mostly_is:
+        # a noun whose first sense is of the kind ("brother"; not "center", a place first, a player last), before a
+        # person's name (the tagger's other kinds are looser: "front and center Navalny", GPE), and not in a
+        # coordination of nouns; not before a possessed name ("Something on his mind Trump's plan ...": a heading's
+        # last word), nor where the parse makes the noun and the name two subjects of one verb: two phrases
+        if token.ent_type_ != "PERSON" or before.dep_ == "conj" or _possessed(token) or _two_subjects(before, token):
+            return None
+        return True
+    if words & can_be:
+        return None
+    # a noun of another kind: a heading's last word before a possessed name ("... convergence China's journey");
+    # before a bare name engine.corpus.parsed_headings reads the heading ("Quiet heroism Walsh, ...")
+    return False if _possessed(token) else None
+
+
+def _two_subjects(before: Token, token: Token) -> bool:
+    """The phrase of `before` and the name at `token` are both subjects of one verb."""
+    noun, name = before, token
+    while noun.dep_ in ("compound", "conj") and noun.head.i != noun.i:
+        noun = noun.head
+    while name.dep_ == "compound" and name.head.i > name.i:
+        name = name.head
+    subjects = ("nsubj", "nsubjpass")
+    return noun.dep_ in subjects and name.dep_ in subjects and noun.head.i == name.head.i
+
+
+def _possessed(token: Token) -> bool:
+    """The name that starts at `token` ends in a possessive "'s"."""
+    doc, end = token.doc, token.i
+    while end + 1 < len(doc) and doc[end + 1].ent_iob_ == "I":
+        end += 1
+    return end + 1 < len(doc) and doc[end + 1].tag_ == "POS"
+
+
+def _contact_relative(before: Token, token: Token) -> bool:
+    """The noun `before` and the name after it are prose's: the name is the
+    subject of a relative clause without "that" on the noun, itself the
+    subject of a verb after it ("The bill Ann drafted was weak"), or of
+    the verb that takes the noun phrase as its adverb of time ("The last time
+    Ann met Tom was in May": a noun of time, engine.corpus.name_kind_nouns,
+    with a determiner or an adjective; not "The long view Nora Keane has ...")."""
+    name = token
+    while name.dep_ == "compound" and name.head.i > name.i:
+        name = name.head
+    if name.dep_ not in ("nsubj", "nsubjpass"):
+        return False
+    verb = name.head
+    if verb.dep_ == "relcl" and verb.head.i == before.i and before.dep_ in ("nsubj", "nsubjpass") and before.head.i > verb.i:
+        return True
+    return (
+        before.dep_ == "npadvmod"
+        and before.head.i == verb.i
+        and before.lemma_.lower() in TIME_NOUNS
+        and any(c.dep_ in ("det", "amod") for c in before.children)
+    )
 
 
 def _one_word_heading_before_place(span: Span) -> bool:

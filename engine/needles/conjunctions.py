@@ -632,13 +632,20 @@ def _downward(head: Token) -> bool:
     ("refused", "denied"), "without", "unless", "before", or a universal or negative
     determiner or pronoun ("any", "no", "all of")."""
     for t in [head, *head.ancestors]:
-        if t.lower_ in _DOWNWARD_WORDS or t.lemma_.lower() in _COMPARISON_VERBS or t.lemma_.lower() in _NEGATIVE_VERBS:
+        if t.lower_ in _DOWNWARD_WORDS or _used_as_verb(t) and (t.lemma_.lower() in _COMPARISON_VERBS or t.lemma_.lower() in _NEGATIVE_VERBS):
             return True
         if any(c.dep_ in ("det", "predet") and c.lower_ in _UNIVERSAL_DETERMINERS for c in t.children):
             return True
         if t.lower_ in _UNIVERSAL_DETERMINERS and any(c.lower_ == "of" for c in t.children):
             return True  # "all of its stores on A and B"
     return False
+
+
+def _used_as_verb(t: Token) -> bool:
+    """`t` is used as a verb: the verb lists hold words that are also nouns
+    or adjectives with no downward sense ("the decline of A and B", "top
+    officials"); the downward nouns are coordination_scope's."""
+    return t.pos_ in ("VERB", "AUX") or t.tag_.startswith("VB")
 
 
 def _symmetric_argument(head: Token) -> bool:

@@ -84,6 +84,8 @@ _COMPARING_WORDS = frozenset(
     "incompatible parallel distinct analogous interchangeable indistinguishable unrelated dissimilar".split()
 )
 _COMPARING_VERBS = frozenset("differ coincide overlap diverge converge match clash correlate resemble".split())
+# dependents a member of a term's continued object may have ("the freedom of the press and speech")
+_TERM_MEMBER_DEPENDENTS = ("cc", "conj", "punct", "det")
 # dependents of a class pair's nouns that modify the pair as a whole
 _CLASS_DEPENDENTS = ("cc", "conj", "punct", "det", "poss", "prep", "relcl", "acl")
 # verbs of a joint act whose "with" phrase names the other parties ("met with A and B": one meeting)
@@ -224,19 +226,48 @@ def _listed_subject(token: Token) -> bool:
 
 
 def _term_of(token: Token) -> bool:
-    """The coordination's first member is the bare object of "of" in a
-    WordNet term "X of Y" ("economies of scale and scope") and the second
-    member a bare noun: the pair continues the term's object."""
+    """The coordination is the object of "of" under a head noun and a member
+    makes a WordNet term "X of Y" with that head, first or later ("economies
+    of scale and scope", "the freedom of assembly and speech", "the freedom
+    of the press and speech"); every member a bare noun (an article
+    allowed), or the pair joined with "of" repeated ("freedom of speech and
+    of the press"): the pair continues a term, and "or" names no term."""
     first = token.head
     while first.dep_ == "conj" and first.head.i != first.i:
         first = first.head
-    if first.dep_ != "pobj" or first.head.lower_ != "of" or first.pos_ != "NOUN" or first.i > token.i:
+    if first.dep_ == "pobj" and first.head.lower_ == "of" and _common_noun(first) and first.i < token.i:
+        holder = first.head.head
+        members = [first, *first.conjuncts]
+        if holder.pos_ == "NOUN" and all(_common_noun(m) and _unmodified(m, _TERM_MEMBER_DEPENDENTS) for m in members):
+            return any(_of_term(holder, m) for m in members)
+    return _repeated_of_term(token)
+
+
+def _repeated_of_term(token: Token) -> bool:
+    """"X of A and of [the] B" read on the words, as the parser may hang the
+    second "of" anywhere ("freedom of speech and of worship" with the second
+    "of" on the verb): a member makes a term with X."""
+    doc = token.doc
+    before = doc[token.i - 2] if token.i >= 2 and doc[token.i - 1].text == "," else doc[token.i - 1]
+    k = token.i + 1
+    if before.dep_ != "pobj" or before.head.lower_ != "of" or before.head.head.pos_ != "NOUN":
         return False
-    holder = first.head.head
-    if holder.pos_ != "NOUN" or (holder.lemma_.lower(), first.lemma_.lower()) not in OF_TERMS:
+    if k + 1 >= token.sent.end or doc[k].lower_ != "of":
         return False
-    members = [first, *first.conjuncts]
-    return all(m.pos_ == "NOUN" and _unmodified(m) for m in members)
+    k += 2 if doc[k + 1].lower_ == "the" and k + 2 < token.sent.end else 1
+    after, holder = doc[k], before.head.head
+    if after.pos_ not in ("NOUN", "VERB") or after.dep_ in ("compound", "amod", "poss", "nmod"):
+        return False
+    return _of_term(holder, before) or _of_term(holder, after)
+
+
+def _common_noun(word: Token) -> bool:
+    """A noun, or a lower-case word the tagger took for a name ("freedom of association": PROPN)."""
+    return word.pos_ == "NOUN" or word.pos_ == "PROPN" and word.is_lower
+
+
+def _of_term(holder: Token, member: Token) -> bool:
+    return (holder.lemma_.lower(), member.lemma_.lower()) in OF_TERMS or (holder.lemma_.lower(), member.lower_) in OF_TERMS
 
 
 def _class_pair(before: Token, token: Token, after: Token) -> bool:

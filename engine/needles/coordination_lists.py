@@ -30,22 +30,23 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from spacy.tokens import Token
 
+# markers that open an example phrase of any shape ("ways - for instance, picking up A or B") or an example
+# sentence ("For example, ..."), not only a preposition's object; the one list of them (coordination_parts reads it)
+EXAMPLE_FRAME_MARKERS = (("for", "example"), ("for", "instance"), ("e.g.",), ("e.g",), ("eg",))
 # words that open a list of examples, as lower-case token sequences
 EXAMPLE_MARKERS = tuple(
     tuple(m.split())
     for m in (
-        "including", "like", "such as", "for example", "for instance", "e.g.", "e.g", "eg", "among them",
-        "among those", "among whom", "among others", "in particular", "notably", "especially", "particularly",
-        "chiefly", "mainly", "mostly",
+        "including", "like", "such as", "among them", "among those", "among whom", "among others", "in particular",
+        "notably", "especially", "particularly", "chiefly", "mainly", "mostly",
     )
-)  # fmt: skip
+) + EXAMPLE_FRAME_MARKERS  # fmt: skip
 # prepositions whose object is the first example ("including A and B", "like A", "such as A", "for example A")
 _EXAMPLE_PREPOSITIONS = frozenset({"including", "like", "as", "for"})
-# markers that open an example phrase of any shape ("ways - for instance, picking up A or B"), not a preposition's object
-_FRAME_MARKERS = (("for", "example"), ("for", "instance"), ("e.g.",), ("e.g",), ("eg",))
-# what closes an example phrase inserted in a sentence (a dash only with a space before it: not "click-and-collect")
+# what closes an example phrase inserted in a sentence
 _FRAME_ENDS = frozenset({")", ";", ":"})
-_DASHES = frozenset({"-", "--", "—", "–"})
+# dashes as the tokenizer leaves them; a hyphen is a dash only with a space before it (not "click-and-collect")
+DASHES = frozenset({"-", "--", "\u2013", "\u2014"})
 _FINITE_TAGS = frozenset({"VBZ", "VBD", "VBP", "MD"})
 _PLURAL_PRONOUNS = frozenset({"they", "these", "those"})
 _RELATIVE_WORDS = frozenset({"which", "who", "that"})
@@ -83,7 +84,7 @@ def _in_example_frame(token: Token) -> bool:
     doc = token.doc
     sent = token.sent
     words = [t.lower_ for t in doc[sent.start : token.i]]
-    for marker in _FRAME_MARKERS:
+    for marker in EXAMPLE_FRAME_MARKERS:
         for k in range(len(words) - len(marker), 0, -1):
             if tuple(words[k : k + len(marker)]) != marker:
                 continue
@@ -96,7 +97,14 @@ def _in_example_frame(token: Token) -> bool:
 
 
 def _frame_end(word: Token) -> bool:
-    return word.text in _FRAME_ENDS or word.text in _DASHES and word.i > 0 and bool(word.doc[word.i - 1].whitespace_)
+    return word.text in _FRAME_ENDS or is_dash(word)
+
+
+def is_dash(word: Token) -> bool:
+    """`word` is a dash between phrases: a dash token, a hyphen only after a space."""
+    if word.text == "-":
+        return word.i > 0 and bool(word.doc[word.i - 1].whitespace_)
+    return word.text in DASHES
 
 
 def _first_conjunct(head: Token) -> Token:

@@ -40,6 +40,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engine.needles.coordination_lists import DASHES, EXAMPLE_FRAME_MARKERS
+
 if TYPE_CHECKING:
     from spacy.tokens import Token
 
@@ -51,8 +53,7 @@ _SPAN_STARTS = frozenset("begin start commence open beginning start opening outs
 _SPAN_ENDS = frozenset("end finish conclude close terminate expire ending finish closing conclusion".split())
 # how the parser hangs a span's start on the verb it describes ("lasted ten years beginning in 1930")
 _SPAN_START_DEPS = frozenset({"advcl", "xcomp", "prep", "acl", "npadvmod"})
-_DASHES = frozenset({"-", "--", "\u2013", "\u2014", ":"})
-_EXAMPLE_OPENERS = (("for", "example"), ("for", "instance"), ("e.g.",))
+_DASHES_OR_COLON = DASHES | {":"}
 # nouns of ability and permission: their infinitive offers each option ("the right to speak or write")
 _FREE_CHOICE_NOUNS = frozenset(
     "power right authority freedom licence license permission ability option chance opportunity capacity liberty "
@@ -120,10 +121,10 @@ def _dashed_members(first: Token) -> bool:
     if first.dep_ != "appos" or not first.conjuncts:
         return False
     doc, head = first.doc, first.head
-    if head.tag_ in ("NNS", "NNPS") and head.i < first.i and any(t.text in _DASHES for t in doc[head.i + 1 : first.left_edge.i]):
+    if head.tag_ in ("NNS", "NNPS") and head.i < first.i and any(t.text in _DASHES_OR_COLON for t in doc[head.i + 1 : first.left_edge.i]):
         return True
     start = first.left_edge.i
-    return start - 2 >= first.sent.start and doc[start - 1].text in _DASHES and doc[start - 2].tag_ in ("NNS", "NNPS")
+    return start - 2 >= first.sent.start and doc[start - 1].text in _DASHES_OR_COLON and doc[start - 2].tag_ in ("NNS", "NNPS")
 
 
 def _sequence(first: Token) -> bool:
@@ -222,7 +223,7 @@ def _own_subjects(token: Token, first: Token) -> bool:
 def _example_sentence(token: Token) -> bool:
     """The sentence opens "For example," / "For instance," / "e.g.,"."""
     words = [t.lower_ for t in token.sent if not t.is_punct or t.text == "e.g."][:2]
-    return any(words[: len(p)] == list(p) for p in _EXAMPLE_OPENERS)
+    return any(words[: len(p)] == list(p) for p in EXAMPLE_FRAME_MARKERS)
 
 
 def _free_choice_noun(first: Token) -> bool:

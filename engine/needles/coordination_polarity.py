@@ -54,6 +54,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engine.needles.coordination_lists import is_dash
+
 if TYPE_CHECKING:
     from spacy.tokens import Token
 
@@ -197,7 +199,7 @@ def in_comparison_standard(token: Token) -> bool:
     doc = token.doc
     for k in range(first.i - 1, token.sent.start, -1):
         word = doc[k]
-        if word.text in (",", ";", ":", "--") or word.text in ("\u2014", "\u2013"):
+        if word.text in (",", ";", ":") or is_dash(word):
             return False
         if word.lower_ in ("than", "as") and _in_subject_above(first, word):
             return False  # "Less than 9 percent of the boats had A or B": the comparison is in the subject
