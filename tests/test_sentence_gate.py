@@ -488,3 +488,20 @@ def test_a_single_quotation_closed_inside_a_hyphenated_word_ends_there(nlp):
     # "'Anna'-inquiry": the closing mark is inside one token; missed, the quotation held the next sentence
     text = "The board met to amend the terms of the 'Anna'-inquiry. The harbour master resigned the next day."
     assert refusals(nlp, text)["The harbour master resigned the next day."] == ""
+
+
+def test_a_caption_and_a_subheading_run_into_the_middle_of_a_sentence_refuse_a_needle(nlp):
+    """A clause ending on a lowercase word with no punctuation, a capitalised
+    word naming nothing that opens a short verbless lowercase run (a
+    subheading), then a capitalised word opening a clause (issue 27, session
+    18: a photo caption and a subheading fused onto the next sentence);
+    prose with a name or a title after a pronoun is kept."""
+    cases = {
+        "Otters are skilled anglers - a talent fishermen resent in them Sharing the river Warden Tom Byrne told "
+        "us that his job was to settle disputes between anglers and otters.": "heading_inside",
+        "Fishermen resent the otters that share the river with them, and Warden Tom Byrne told us so.": "",
+        "The warden told them Tom Byrne would settle the dispute between anglers and otters.": "",
+    }
+    for text, why in cases.items():
+        doc = nlp(text)
+        assert needle_refusals(doc, [doc[:]]) == (why,), text
