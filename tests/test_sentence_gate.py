@@ -22,6 +22,13 @@ def refusals(nlp, text: str) -> dict[str, str]:
     return dict(zip(sentences.texts, needle_refusals(sentences.spans[0].doc, sentences.spans)))
 
 
+def assert_refused_alone(nlp, cases: dict[str, str]) -> None:
+    """Each text, parsed as one span, gets the needle refusal it maps to ("" for none)."""
+    for text, why in cases.items():
+        doc = nlp(text)
+        assert needle_refusals(doc, [doc[:]]) == (why,), text
+
+
 def test_a_heading_fused_onto_a_sentence_is_split_off_and_dropped(nlp):
     text = (
         "The ferry left Cork at noon. Harbour works stall The council said on Tuesday that the pier "
@@ -389,9 +396,7 @@ def test_glued_sentences_and_flattened_tables_refuse_a_needle(nlp):
         "The harbour earned a record sum - $1,200,000 in all - and the ferries paid the most.": "",
         "The crew told the inspectors about the old quay. Battered by storms, the pier was closed.": "",
     }
-    for text, why in cases.items():
-        doc = nlp(text)
-        assert needle_refusals(doc, [doc[:]]) == (why,), text
+    assert_refused_alone(nlp, cases)
 
 
 @pytest.mark.parametrize(
@@ -502,6 +507,4 @@ def test_a_caption_and_a_subheading_run_into_the_middle_of_a_sentence_refuse_a_n
         "Fishermen resent the otters that share the river with them, and Warden Tom Byrne told us so.": "",
         "The warden told them Tom Byrne would settle the dispute between anglers and otters.": "",
     }
-    for text, why in cases.items():
-        doc = nlp(text)
-        assert needle_refusals(doc, [doc[:]]) == (why,), text
+    assert_refused_alone(nlp, cases)
