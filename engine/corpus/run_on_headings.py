@@ -72,10 +72,13 @@ parsed sentence and say why it is not one clean sentence, or None:
   something humans hold against them"), a capitalised word that is no name
   opens a short run of lowercase words with no finite
   verb ("Warming beaver-human relations"), and a capitalised word after
-  that run opens a clause with a finite verb ("Biologist Ann Walsh told
-  ..."). The first capital may follow a pronoun, where `opener_after_word`
-  waits for a content word, and may be tagged a proper noun (one outside an
-  entity) or an entity (one tagged as a common word): what gives the
+  that run, which ends on a common noun, opens a clause with a finite verb
+  ("Biologist Ann Walsh told ..."; prose runs into a name after a
+  preposition or a determiner: "every day Trump spends in Florida"). The
+  first capital, never an adjective ("other Russian officials"), may
+  follow a pronoun, where `opener_after_word` waits for a content word, and
+  may be tagged a proper noun (one outside an entity) or an entity (one
+  tagged as a common word): what gives the
   heading away is the lowercase run closed by a second capital, which
   prose writes only after a sentence end. A capital after a determiner, a
   possessive, a preposition or a conjunction opens a title ("a report on
@@ -533,6 +536,8 @@ def _present_verb_before(span: Span, start: int) -> Token | None:
 
 MAX_INSIDE_HEADING_TOKENS = 8  # the lowercase run of a subheading ("beaver-human relations")
 _TITLE_TAKING_TAGS = frozenset({"DT", "PDT", "PRP$", "POS", "IN", "TO", "CC", "WDT", "WP$"})
+_ADJECTIVE_TAGS = frozenset({"JJ", "JJR", "JJS"})
+_COMMON_WORD_TAGS = frozenset({"NN", "NNS", "VBG"})
 
 
 def heading_inside(span: Span) -> bool:
@@ -540,7 +545,9 @@ def heading_inside(span: Span) -> bool:
     doc = span.doc
     for token in span[1:]:
         before = doc[token.i - 1]
-        if not token.is_title or not _capitalised(token) or (token.ent_type_ and token.tag_ in ("NNP", "NNPS")):
+        if not token.is_title or not _capitalised(token) or token.tag_ in _ADJECTIVE_TAGS:
+            continue  # "other Russian officials": a nationality
+        if token.ent_type_ and token.tag_ not in _COMMON_WORD_TAGS:
             continue  # a name; a common word's tag outweighs an entity the model guessed ("Sharing" as a PERSON)
         if not (before.whitespace_ and before.is_lower and before.is_alpha and before.tag_ not in _TITLE_TAKING_TAGS):
             continue
@@ -553,7 +560,7 @@ def heading_inside(span: Span) -> bool:
             k += 1
         if k == token.i + 1 or k >= span.end or doc[k].tag_ in FINITE_TAGS:
             continue
-        closing = doc[k - 1]
-        if _capitalised(doc[k]) and closing.is_lower and closing.whitespace_ and any(t.tag_ in FINITE_TAGS for t in doc[k : span.end]):
+        closing = doc[k - 1]  # a heading ends on its noun, prose before a name on a preposition or a determiner
+        if _capitalised(doc[k]) and closing.tag_ in ("NN", "NNS") and closing.is_lower and closing.whitespace_ and any(t.tag_ in FINITE_TAGS for t in doc[k : span.end]):
             return True
     return False
