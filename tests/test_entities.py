@@ -504,3 +504,34 @@ def test_a_date_written_without_a_year_takes_another_date_of_the_document_withou
     found = _options(doc, with_gazetteer(doc, entities))  # the second pass, as screening makes it
     assert found["The town library reopens on 12 June after a long wait."]["12 June"] == ("3 March", "9 October")
     assert found["Its old wing closed on 3 March 2015 for repairs."]["3 March 2015"] == ("9 October 2016",)
+
+
+# places an address line writes bare ("Nassau, Bahamas;") that prose writes with "the"
+ADDRESSES = (
+    "Reef tours leave from Nassau, Bahamas, twice a week. Reef tours also leave from Hurghada, Egypt, in spring. "
+    "Fishing with nets is banned in Egypt, so the reefs stay full of fish. "
+    "Divers from Kenya and Peru joined the tours in 2016. Divers said Kenya had the warmest water."
+)
+
+
+def test_a_country_the_data_write_with_the_is_no_bare_replacement_where_the_document_wrote_it_bare(nlp):
+    # the address lines are the only bare uses of "Bahamas": "banned in Bahamas" must not arise
+    replacements = {
+        r
+        for sentence, found in options_by_sentence(nlp, ADDRESSES).items()
+        if sentence.startswith("Fishing")
+        for r in found.get("Egypt", ())
+    }
+    assert replacements and "Bahamas" not in replacements
+
+
+
+def test_a_country_the_data_write_bare_is_no_replacement_where_the_document_wrote_it_with_the(nlp):
+    # "the France of 1968" is France's only noun-phrase use: "in the Netherlands" must not become "in the France"
+    found = options_by_sentence(
+        nlp,
+        "Students marched in the France of 1968. Students marched in Italy in 1968 too. "
+        "Workers in Italy struck in 1969. Students in the Netherlands marched in 1969.",
+    )["Students in the Netherlands marched in 1969."]
+    # the option "Netherlands" keeps the sentence's "the"; the option "the Netherlands" spans it
+    assert "France" not in found.get("Netherlands", ()) and "Italy" in found.get("the Netherlands", ())

@@ -278,3 +278,15 @@ def test_gazetteer_likes_of_a_city_name_one_reading_dwarfs_are_that_citys_countr
     assert likes and all(_countries(place_of(c)) == {"C:IE"} for c in likes) and "Dublin" not in likes
     assert "Dublin" not in same_kind_places("Dublin", [], likes) and same_kind_places("Dublin", [], likes)
     assert gazetteer_likes("Birmingham") == ()
+
+
+def test_a_country_name_says_its_article_from_its_head_noun_or_its_official_name():
+    from engine.needles.places import country_article
+
+    # "Commonwealth of the Bahamas": ISO's official name writes the short name after "the"
+    assert country_article("Bahamas") == "the" and country_article("Netherlands") == "the"
+    # a common noun heads the name, before "of" where it has one
+    assert country_article("United States of America") == "the" and country_article("Czech Republic") == "the"
+    assert country_article("Egypt") == "bare" and country_article("Britain") == "bare"
+    # codes: usage decides ("the US", "UK officials")
+    assert country_article("US") is None and country_article("UK") is None

@@ -22,6 +22,13 @@ def refusals(nlp, text: str) -> dict[str, str]:
     return dict(zip(sentences.texts, needle_refusals(sentences.spans[0].doc, sentences.spans)))
 
 
+def assert_refused_alone(nlp, cases: dict[str, str]) -> None:
+    """Each text, parsed as one span, gets the needle refusal it maps to ("" for none)."""
+    for text, why in cases.items():
+        doc = nlp(text)
+        assert needle_refusals(doc, [doc[:]]) == (why,), text
+
+
 def test_a_heading_fused_onto_a_sentence_is_split_off_and_dropped(nlp):
     text = (
         "The ferry left Cork at noon. Harbour works stall The council said on Tuesday that the pier "
@@ -389,9 +396,7 @@ def test_glued_sentences_and_flattened_tables_refuse_a_needle(nlp):
         "The harbour earned a record sum - $1,200,000 in all - and the ferries paid the most.": "",
         "The crew told the inspectors about the old quay. Battered by storms, the pier was closed.": "",
     }
-    for text, why in cases.items():
-        doc = nlp(text)
-        assert needle_refusals(doc, [doc[:]]) == (why,), text
+    assert_refused_alone(nlp, cases)
 
 
 @pytest.mark.parametrize(
@@ -488,3 +493,18 @@ def test_a_single_quotation_closed_inside_a_hyphenated_word_ends_there(nlp):
     # "'Anna'-inquiry": the closing mark is inside one token; missed, the quotation held the next sentence
     text = "The board met to amend the terms of the 'Anna'-inquiry. The harbour master resigned the next day."
     assert refusals(nlp, text)["The harbour master resigned the next day."] == ""
+
+
+def test_a_caption_and_a_subheading_run_into_the_middle_of_a_sentence_refuse_a_needle(nlp):
+    """A clause ending on a lowercase word with no punctuation, a capitalised
+    word naming nothing that opens a short verbless lowercase run (a
+    subheading), then a capitalised word opening a clause (issue 27, session
+    18: a photo caption and a subheading fused onto the next sentence);
+    prose with a name or a title after a pronoun is kept."""
+    cases = {
+        "Otters are skilled anglers - a talent fishermen resent in them Sharing the river Warden Tom Byrne told "
+        "us that his job was to settle disputes between anglers and otters.": "heading_inside",
+        "Fishermen resent the otters that share the river with them, and Warden Tom Byrne told us so.": "",
+        "The warden told them Tom Byrne would settle the dispute between anglers and otters.": "",
+    }
+    assert_refused_alone(nlp, cases)

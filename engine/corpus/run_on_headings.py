@@ -67,6 +67,22 @@ parsed sentence and say why it is not one clean sentence, or None:
   not taken. Needles only (engine.corpus.sentence_gate.needle_refusals):
   the sentence may be prose the parser read wrongly, so it moves the
   needle on and hay keeps it.
+- `heading_inside(span)`: a caption or a subheading run into the middle of
+  a sentence: a clause ends on a lowercase word with no punctuation ("...
+  something humans hold against them"), a capitalised word that is no name
+  opens a short run of lowercase words with no finite
+  verb ("Warming beaver-human relations"), and a capitalised word after
+  that run, which ends on a common noun, opens a clause with a finite verb
+  ("Biologist Ann Walsh told ..."; prose runs into a name after a
+  preposition or a determiner: "every day Trump spends in Florida"). The
+  first capital, never an adjective ("other Russian officials"), may
+  follow a pronoun, where `opener_after_word` waits for a content word, and
+  may be tagged a proper noun (one outside an entity) or an entity (one
+  tagged as a common word): what gives the
+  heading away is the lowercase run closed by a second capital, which
+  prose writes only after a sentence end. A capital after a determiner, a
+  possessive, a preposition or a conjunction opens a title ("a report on
+  Warming seas") and is not taken. Needles only, as `heading_opening`.
 """
 
 from __future__ import annotations
@@ -516,3 +532,35 @@ def _present_verb_before(span: Span, start: int) -> Token | None:
         if token.is_punct or token.tag_ in _CLAUSE_JOINING_TAGS or token.dep_ == "mark" or token.tag_ in FINITE_TAGS:
             return None
     return None
+
+
+MAX_INSIDE_HEADING_TOKENS = 8  # the lowercase run of a subheading ("beaver-human relations")
+_TITLE_TAKING_TAGS = frozenset({"DT", "PDT", "PRP$", "POS", "IN", "TO", "CC", "WDT", "WP$"})
+_ADJECTIVE_TAGS = frozenset({"JJ", "JJR", "JJS"})
+_COMMON_WORD_TAGS = frozenset({"NN", "NNS", "VBG"})
+
+
+def heading_inside(span: Span) -> bool:
+    """Whether a caption or a subheading is run into the middle of `span` (module docstring)."""
+    doc = span.doc
+    for token in span[1:]:
+        before = doc[token.i - 1]
+        if not token.is_title or not _capitalised(token) or token.tag_ in _ADJECTIVE_TAGS:
+            continue  # "other Russian officials": a nationality
+        if token.ent_type_ and token.tag_ not in _COMMON_WORD_TAGS:
+            continue  # a name; a common word's tag outweighs an entity the model guessed ("Sharing" as a PERSON)
+        if not (before.whitespace_ and before.is_lower and before.is_alpha and before.tag_ not in _TITLE_TAKING_TAGS):
+            continue
+        if not any(t.tag_ in FINITE_TAGS for t in doc[span.start : token.i]):
+            continue  # the words before are no clause
+        k = token.i + 1
+        while k < span.end and k - token.i <= MAX_INSIDE_HEADING_TOKENS and (doc[k].is_lower or doc[k].tag_ == "HYPH"):
+            if doc[k].tag_ in FINITE_TAGS:
+                break
+            k += 1
+        if k == token.i + 1 or k >= span.end or doc[k].tag_ in FINITE_TAGS:
+            continue
+        closing = doc[k - 1]  # a heading ends on its noun, prose before a name on a preposition or a determiner
+        if _capitalised(doc[k]) and closing.tag_ in ("NN", "NNS") and closing.is_lower and closing.whitespace_ and any(t.tag_ in FINITE_TAGS for t in doc[k : span.end]):
+            return True
+    return False

@@ -80,6 +80,11 @@ on to the next one:
   conjunction between (engine.corpus.run_on_headings.headline_before_subject:
   "Dublin gears up for the Easter Parade Mayor Tom Byrne pledged ..."); hay
   keeps it, as it does "heading_opening";
+- "heading_inside": a caption or a subheading run into the middle of it,
+  between a clause ending on a lowercase word and a capitalised clause
+  (engine.corpus.run_on_headings.heading_inside: "... hold against them
+  Warming beaver-human relations Biologist Ann Walsh told ..."); hay keeps
+  it, as it does "heading_opening";
 - a heading or a timeline's date label run onto the sentence, in the forms
   engine.corpus.hay_check reads from the words
   (hay_check.FUSED_HEADING_FORMS: "June 12 Mayor Ann Walsh opened ...",
@@ -102,7 +107,7 @@ from engine.corpus.cleaning import LOST_CHARACTER, template_hole
 from engine.corpus.hay_check import fused_heading_form
 from engine.corpus.interviews import live_entry, speech_refusals
 from engine.corpus.page_rows import row_kind
-from engine.corpus.run_on_headings import heading_opening, headline_before_subject, opener_after_word
+from engine.corpus.run_on_headings import heading_inside, heading_opening, headline_before_subject, opener_after_word
 from engine.needles.quotation import DOUBLE_MARKS, PARAGRAPH, attribution_tail, inside_after, quotation_marks
 
 if TYPE_CHECKING:
@@ -261,6 +266,8 @@ def needle_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
             refusals.append("heading_opening")
         elif span.doc.has_annotation("DEP") and headline_before_subject(span):
             refusals.append("headline_before_subject")
+        elif span.doc.has_annotation("DEP") and heading_inside(span):
+            refusals.append("heading_inside")
         elif span.doc.has_annotation("DEP") and (form := fused_heading_form(span)):
             refusals.append(form)
         else:

@@ -76,7 +76,7 @@ from engine.needles.place_syntax import article_alone, called_a_dependency, cont
 from engine.needles.place_syntax import country_modifier_fits, is_country, names_an_act, of_polities, party_of_states
 from engine.needles.part_of_a_name import INSTRUMENT_NOUNS, only_titles, part_of_a_name
 from engine.needles.person_evidence import aliases, courtesy_title, not_a_person, quoted_alone, title_before, titled_mentions
-from engine.needles.places import NEAR_POPULATION, city_population, gazetteer_likes, place_of, same_kind_places
+from engine.needles.places import NEAR_POPULATION, city_population, country_article, gazetteer_likes, place_of, same_kind_places
 from engine.needles.states_then import countries_not_states_then, states_not_yet_admitted
 
 if TYPE_CHECKING:  # spaCy objects come in as arguments
@@ -568,6 +568,10 @@ def entity_options(sent: Span, entities: DocumentEntities) -> tuple[EntityOption
             use = "bare" if drawn else entities.articles.get(candidate)
             if use == "bare" and takes_the(candidate):
                 use = "the"  # "(Kuwait, United Arab Emirates, Oman)": a list's bare form is no evidence against "the"
+            elif article != "mod" and use is not None and country_article(candidate) not in (None, use):
+                # "Freeport, Bahamas;" (an address) against "Commonwealth of the Bahamas", "the France of 1968"
+                # against "French Republic": which one the sentence needs is unsure, so no such replacement
+                continue
             if candidate == span.text or candidate in text or span.text in candidate or possessive_misfit(after, candidate, use):
                 continue
             if label == "DATE":

@@ -128,6 +128,8 @@ def possessive_misfit(after: str, candidate: str, article: str | None) -> bool:
 def takes_the(name: str) -> bool:
     """Whether a place's name is headed by a common noun (COMMON_NOUN_HEADS)
     and so takes "the" wherever it heads a noun phrase, whatever the
-    document's bare uses say ("arrive in the United Arab Emirates")."""
+    document's bare uses say ("arrive in the United Arab Emirates"); in a
+    name with "of" the noun before it heads ("the United States of America")."""
     words = name.split()
-    return len(words) > 1 and words[-1].lower() in COMMON_NOUN_HEADS
+    head = words[: words.index("of")] if "of" in words else words
+    return len(words) > 1 and len(head) > 0 and head[-1].lower() in COMMON_NOUN_HEADS

@@ -82,6 +82,8 @@ from collections.abc import Iterable
 
 import msgspec
 
+from engine.needles.entity_form import takes_the
+
 # English short forms of countries that neither pycountry nor GeoNames lists as a name
 SHORT_FORMS = {"Britain": "GB", "Great Britain": "GB", "UK": "GB", "America": "US", "Holland": "NL", "Burma": "MM"}
 FORMER_SHORT_FORMS = {"Soviet Union": "SUHH", "USSR": "SUHH"}
@@ -495,6 +497,30 @@ def same_kind_places(text: str, others: Iterable[str], candidates: Iterable[str]
     return kept
 
 
+def country_article(text: str) -> str | None:
+    """How ISO 3166-1 writes the current country `text` names where it heads a
+    noun phrase: "the" when the official name holds the name after "the"
+    ("Commonwealth of the Bahamas", "Kingdom of the Netherlands", "Republic of
+    the Gambia"), "bare" when it does not ("French Republic"); None for a code
+    ("US", "UK": usage, not the data, gives their "the"), a former country and
+    anything else. The official names also say "the Niger" and "the Sudan",
+    which English now mostly writes bare: a caller meeting a document that
+    disagrees should abstain, not write either."""
+    import pycountry
+
+    if text.replace(".", "").isupper():
+        return None
+    if takes_the(text):
+        return "the"  # "United States of America": a common noun heads the short name
+    place = place_of(text)
+    codes = {k[2:] for k in place.keys if k.startswith("C:")} if place is not None and place.kind == "country" else set()
+    said = set()
+    for code in codes:  # "Congo": both Congos' official names say "the Congo"
+        official = normalise(getattr(pycountry.countries.get(alpha_2=code), "official_name", "") or "")
+        said.add("the" if f" the {normalise(text)}" in f" {official}" else "bare")
+    return said.pop() if len(said) == 1 else None
+
+
 def _bare_name(name: str) -> bool:
     """A name English writes without "the" and as the data spell it: ASCII
     letters, one word for a country; never a plural-looking one ("the
@@ -505,11 +531,13 @@ def _bare_name(name: str) -> bool:
 @functools.cache
 def _likely_countries() -> tuple[str, ...]:
     """The LIKELY_COUNTRIES most populous UN member states whose GeoNames
-    short name is one word the gazetteer reads as that country."""
+    short name is one word the gazetteer reads as that country and the data
+    write bare."""
     countries = _geonames()[1].values()
     members = un_members()
     ranked = sorted((c for c in countries if c["iso"] in members), key=lambda c: (-int(c["population"]), c["iso"]))
-    bare = [c for c in ranked if " " not in c["name"] and _bare_name(c["name"])]
+    # "Sudan": ISO's "Republic of the Sudan" leaves its article unsure (`country_article`)
+    bare = [c for c in ranked if " " not in c["name"] and _bare_name(c["name"]) and country_article(c["name"]) == "bare"]
     read_as_itself = [
         c["name"] for c in bare if (p := place_of(c["name"])) is not None and p.kind == "country" and p.keys == {f"C:{c['iso']}"}
     ]
