@@ -54,6 +54,8 @@ SWAPPED = [
     "The council will expand the port in 2030 and beyond.",  # "beyond" as an adverb is a member
     "The council had enough money, and it repaired the pier and the slipway.",  # outside the infinitive
     "The town hired enough staff and opened the pier.",
+    # a count opening the main clause after a phrase is its subject, not a count of the pair
+    "Driven by the spring tide and the wind, the two trawlers drifted onto the bar.",
 ]
 
 

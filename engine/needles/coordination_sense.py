@@ -238,12 +238,18 @@ def _counted_after(first: Token) -> bool:
     # the parser often hangs ", the two ports" elsewhere: read the words after the last member
     doc = first.doc
     i = max(m.right_edge.i for m in members) + 1
-    if i >= first.sent.end or doc[i].text not in (",", "-", "--", "\u2013", "\u2014", "("):
+    if i >= first.sent.end or doc[i].text not in (",", "-", "--", "\u2013", "\u2014"):
         return False
     i += 1
     while i < first.sent.end and doc[i].lower_ in _COUNT_LEAD_INS:
         i += 1
-    return i < first.sent.end and _counts(doc[i])
+    if i >= first.sent.end or not _counts(doc[i]):
+        return False
+    if i + 1 < first.sent.end and doc[i + 1].lower_ in ("%", "percent", "per", "cent"):
+        return False  # a figure ("A and B, 60 percent of ..."), not a count of the members
+    counted = doc[i].head if doc[i].dep_ == "nummod" else doc[i]
+    # not the subject of the main clause after an opening phrase ("Driven by A and B, the two ships sank")
+    return counted.dep_ not in ("nsubj", "nsubjpass")
 
 
 def _counts(word: Token) -> bool:
