@@ -44,6 +44,8 @@ def test_a_subject_whose_verb_keeps_its_agreement_is_swapped(nlp, text, expected
         "Fishermen and sailors can moor at the new pier.",  # free choice: "or" offers each member
         "The pier and the slipway were chosen as the sites of the new market.",  # a plural said of the subject
         "She and her brother painted the boat in June.",  # a pronoun member
+        # singular nouns under one determiner: one person named by two roles, "or" only renames (session 18)
+        "The Galway harbour master and former ferry skipper had been expected to run for the council.",
     ],
 )
 def test_a_subject_that_needs_both_members_or_agrees_with_them_is_refused(nlp, text):

@@ -56,8 +56,9 @@ A conjunction is left alone when it is
   are"), or in such a clause cut from its noun;
 - a swap that changes nothing: under a negation ("no tax in 1978 and 1979"
   = "no tax in 1978 or 1979"), a comparison ("more than X or Y", "exceeded
-  that of A, B or C"), "any"/"every", or between complementary conditions
-  ("X if A and Y if not", "otherwise");
+  that of A, B or C"), "any"/"every", a preposition that excludes its
+  object as a set ("beyond", "besides", "except", "apart from"), or between
+  complementary conditions ("X if A and Y if not", "otherwise");
 - under the other licensors of "any"/"ever" ("despite", "unlikely that",
   "too ... to", "if", "before", "anyone who": engine.needles.coordination_polarity);
 - a noun coordination run straight into a verb that agrees with it as a
@@ -139,6 +140,11 @@ _COMPARISON_VERBS = frozenset("exceed surpass outnumber outweigh outpace outperf
 # verbs that negate their object or complement ("refused talks with A or B" = "with A and B")
 _NEGATIVE_VERBS = NEGATIVE_IMPLICATIVES | frozenset("deny reject prevent avoid prohibit forbid ban bar exclude".split())
 _DOWNWARD_WORDS = frozenset({"than", "without", "unless", "before", "unlike"})
+# prepositions that set their object apart from (or add it to) a domain as one set ("beyond A and B",
+# "besides A and B", "except A and B", "apart from A and B"): every member is excluded alike, as under
+# "without", so "or" names the same set (issue 27, session-17 ruling on "beyond")
+_EXCLUSIVE_PREPOSITIONS = frozenset({"beyond", "besides", "except", "excepting", "excluding", "barring"})
+_EXCLUSIVE_FROM = frozenset({"apart", "aside"})  # "apart from", "aside from"
 _UNIVERSAL_DETERMINERS = frozenset({"any", "every", "each", "all", "no"})
 # prepositions of place or origin that restrict a plural to its members
 # ("activists in A and B"); not "of", "as", "for": arguments, not restrictions
@@ -632,6 +638,8 @@ def _downward(head: Token) -> bool:
     ("refused", "denied"), "without", "unless", "before", or a universal or negative
     determiner or pronoun ("any", "no", "all of")."""
     for t in [head, *head.ancestors]:
+        if _exclusive(t):
+            return True
         if t.lower_ in _DOWNWARD_WORDS or _used_as_verb(t) and (t.lemma_.lower() in _COMPARISON_VERBS or t.lemma_.lower() in _NEGATIVE_VERBS):
             return True
         if any(c.dep_ in ("det", "predet") and c.lower_ in _UNIVERSAL_DETERMINERS for c in t.children):
@@ -639,6 +647,18 @@ def _downward(head: Token) -> bool:
         if t.lower_ in _UNIVERSAL_DETERMINERS and any(c.lower_ == "of" for c in t.children):
             return True  # "all of its stores on A and B"
     return False
+
+
+def _exclusive(t: Token) -> bool:
+    """`t` is a preposition that excludes its object as a set ("beyond",
+    "besides", "except", "apart from", "aside from"; "other than" is
+    `_DOWNWARD_WORDS`' "than"). Not "beyond" as an adverb ("in 2030 and
+    beyond": a member, not an operator above the coordination)."""
+    if t.pos_ not in ("ADP", "SCONJ"):
+        return False
+    if t.lower_ in _EXCLUSIVE_PREPOSITIONS:
+        return True
+    return t.lower_ == "from" and (t.head.lower_ in _EXCLUSIVE_FROM or t.i > 0 and t.doc[t.i - 1].lower_ in _EXCLUSIVE_FROM)
 
 
 def _used_as_verb(t: Token) -> bool:

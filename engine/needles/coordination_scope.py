@@ -137,7 +137,7 @@ def scope_refusal(token: Token) -> str:
         return "kinds of a plural"
     if _one_of_a_pool(first):
         return "one of a pool"
-    if _classified_bare_plurals(first) or _bare_pair_in_a_class(first):
+    if _classified_bare_plurals(first) or _bare_pair_in_a_class(first) or _classified_bare_pair(first):
         return "members of a plural"
     if _modifiers_of_one_head(first) or _bare_modifier_noun(token) or _classifiers_of_one_thing(first) or _compound_runs(token):
         return "modifiers of one head"
@@ -476,19 +476,24 @@ def _classifiers_of_one_thing(first: Token) -> bool:
     RELATIONAL_ADJECTIVES: a pertainym, or a relational suffix on a noun
     stem): relational adjectives classify, sorting the one thing into kinds,
     and "or" names the same kind of thing (the protocol's session-15
-    ruling). Adjectives of quality ("a long and bitter quarrel") assert two
+    ruling). The same at any length, and on a plural from three adjectives
+    on ("political, economic and ethnic rivalries": kinds of one set; a
+    change that says nothing wins over a list of three, session 11).
+    Adjectives of quality ("a long and bitter quarrel") assert two
     traits, and "or" only weakens the claim: still swapped. The parse cannot
     tell the relational sense of "critical" or "personal" from the quality
     one, so either word being relational is enough to abstain."""
-    if first.dep_ != "amod" or len(first.conjuncts) != 1:
+    if first.dep_ != "amod" or not first.conjuncts:
         return False
-    second = first.conjuncts[0]
+    members = [first, *first.conjuncts]
     head = first.head
-    if head.pos_ != "NOUN" or head.tag_ != "NN" or head.i < second.i or second.dep_ != "conj":
+    if head.pos_ != "NOUN" or head.i < max(m.i for m in members) or any(m.dep_ != "conj" for m in first.conjuncts):
         return False
-    if any(m.tag_ != "JJ" for m in (first, second)):
+    if head.tag_ != "NN" and not (head.tag_ == "NNS" and len(members) > 2):
+        return False  # two adjectives on a plural are `_adjective_members`'
+    if any(m.tag_ != "JJ" for m in members):
         return False
-    return any(m.lower_ in RELATIONAL_ADJECTIVES for m in (first, second))
+    return any(m.lower_ in RELATIONAL_ADJECTIVES for m in members)
 
 
 def _bare_modifier_noun(token: Token) -> bool:
@@ -612,6 +617,43 @@ def _classified_bare_plurals(first: Token) -> bool:
     if not any(c.dep_ in ("amod", "compound", "nmod") and c.i < first.i for c in first.children):
         return False
     return not any(c.dep_ == "amod" for c in second.children)
+
+
+def _classified_bare_pair(first: Token) -> bool:
+    """Two bare nouns, plural or mass, as the object of a verb or a
+    preposition, a classifying modifier before the first and no adjective,
+    determiner or number on the second ("built with foreign-made steel and
+    machinery", "runs state-level clinics and research centres"; issue 27,
+    session-15 ruling): the modifier may restrict both, and then "or" names
+    the same set; the words cannot tell, so abstain. A classifier is a
+    modifier that names a kind, not a trait: a hyphenated compound, a
+    capitalised word, a participle or a relational adjective
+    (`_classifier`). A common noun before the first makes a compound of its
+    own ("oil prices and interest rates": two things), and a quality
+    adjective ("new roads and bridges") asserts a trait: both still swapped."""
+    if first.pos_ != "NOUN" or first.tag_ not in ("NNS", "NN") or first.dep_ not in ("pobj", "dobj"):
+        return False
+    if len(first.conjuncts) != 1 or not _bare(first):
+        return False
+    second = first.conjuncts[0]
+    if second.pos_ != "NOUN" or second.tag_ not in ("NNS", "NN") or second.i < first.i or not _bare(second):
+        return False
+    if any(c.i < second.i and c.dep_ not in ("compound", "cc", "punct") for c in second.children):
+        return False  # an adjective of its own: "foreign steel and cheap machinery" names two things
+    return any(_classifier(c) for c in first.children if c.i < first.i and c.dep_ in ("amod", "compound", "nmod"))
+
+
+def _classifier(modifier: Token) -> bool:
+    """A modifier that sorts its noun into a kind: a hyphenated compound
+    ("state-level", "foreign-made"), a capitalised word not opening the
+    sentence, a past participle, or an adjective WordNet relates to a noun
+    ("national", "military")."""
+    words = list(modifier.subtree)
+    if any(w.tag_ == "HYPH" or "-" in w.text[1:-1] for w in words):
+        return True
+    if modifier.i > modifier.sent.start and modifier.text[:1].isupper():
+        return True
+    return modifier.tag_ == "VBN" or modifier.dep_ == "amod" and modifier.lower_ in RELATIONAL_ADJECTIVES
 
 
 def _bare_pair_in_a_class(first: Token) -> bool:

@@ -4,8 +4,9 @@ issue-27 held-out classes), each a pure check of the parse.
 - free choice: under an ability, permission or possibility modal "or"
   already reads as "and" ("visitors can pay by card or in cash", "members
   are able to vote by post and online"), at any length ("may bring dogs,
-  cats and birds"), and under an adjective of liability ("vulnerable to
-  abuse and theft": open to either);
+  cats and birds"), under an adjective of liability ("vulnerable to
+  abuse and theft": open to either), and under the infinitive of a word of
+  sufficiency ("enough boats to reach A and B": what it makes possible);
 - examples and enumerated complements (engine.needles.coordination_lists):
   a list after "such as", "including", "for example", ... names examples,
   which either conjunction names alike, at any length; "the reasons are A
@@ -14,7 +15,9 @@ issue-27 held-out classes), each a pure check of the parse.
   is and might become"), or prepositions that share one object ("reports
   of and claims about the fire");
 - collective: the claim needs the members together ("co-authors of A and
-  B", "born to A and B", "the son of a baker and a nurse");
+  B", "born to A and B", "the son of a baker and a nurse"), or a phrase
+  after them counts them ("A and B, the two ports", "A and B just two
+  signs");
 - title: the coordination names a post or a body ("director of trade and
   industrial policy", "the committee on roads and bridges", "the culture
   and sport minister"), or sits in the "of" phrase of a treaty's, a law's or
@@ -44,6 +47,13 @@ if TYPE_CHECKING:
 # factual "exposed to" ("exposed to wind and rain": both happened)
 _FREE_CHOICE_MODALS = frozenset({"can", "could", "may", "might"})
 _FREE_CHOICE_WORDS = frozenset("able allow permit free entitle let possible eligible vulnerable susceptible prone".split())
+# readiness ("prepared to sail to A and B"): whether "or" under it offers each option as under "able to"
+# is not settled by the protocol (the session-18 reader read "or" under "prepared to" as a weaker claim);
+# unsure, so abstain
+_READINESS_WORDS = frozenset({"prepared", "ready", "willing"})
+# words of sufficiency: their infinitive names what the sufficiency makes possible ("enough boats to
+# reach A and B" = "boats that can reach A or B")
+_SUFFICIENCY_WORDS = frozenset({"enough", "sufficient", "sufficiently", "adequate", "adequately"})
 _KIN_NOUNS = frozenset("son daughter child children sons daughters offspring heir heirs".split())
 # the heads of posts and bodies: a coordination in their "of"/"for"/"on" phrase or modifiers names one post
 _TITLE_NOUNS = frozenset(
@@ -59,6 +69,8 @@ _NAME_NOUNS = frozenset(
     "college museum league federation guild order company court tribunal partnership".split()
 )
 _TITLE_PREPOSITIONS = frozenset({"of", "for", "on"})
+# the words that may open a counting phrase after a coordination (", the only two ports", ", just two signs")
+_COUNT_LEAD_INS = frozenset({"the", "just", "only", "all", "these", "those", "its", "their", "our", "his", "her"})
 
 
 def sense_refusal(token: Token) -> str:
@@ -150,9 +162,28 @@ def _free_choice(token: Token) -> bool:
     if head.pos_ in ("VERB", "AUX") and conjuncts and any(c.dep_ in ("nsubj", "nsubjpass") for c in conjuncts[0].children):
         return False
     for t in _clause_verbs(head):
-        if t.lemma_.lower() in _FREE_CHOICE_WORDS:
+        if t.lemma_.lower() in _FREE_CHOICE_WORDS or t.pos_ == "ADJ" and t.lower_ in _READINESS_WORDS:
             return True
         if any(c.dep_ == "aux" and c.lower_ in _FREE_CHOICE_MODALS for c in t.children):
+            return True
+    return _sufficient_to(head)
+
+
+def _sufficient_to(head: Token) -> bool:
+    """The coordination lies under the infinitive of a word of sufficiency
+    ("enough money to repair the pier and the slipway", "sufficient staff to
+    open on Sundays or at night", "deep enough to take ferries and
+    trawlers"): "X enough to do A" says X makes A possible, an ability, so
+    "or" offers each option as under "able to" (free choice). The tagger
+    may read the infinitive as a noun ("to experiment"): its "to" decides."""
+    for t in [head, *head.ancestors]:
+        if not any(c.dep_ == "aux" and c.tag_ == "TO" and c.i < t.i for c in t.children):
+            continue
+        governor = t.head
+        if governor.i == t.i:
+            return False
+        words = [governor, *(c for c in governor.children if c.i < t.i)]
+        if any(w.lower_ in _SUFFICIENCY_WORDS for w in words):
             return True
     return False
 
@@ -179,12 +210,59 @@ def _collective(head: Token) -> bool:
             return True  # "born to a baker and a nurse"
         if preposition.lower_ == "of" and preposition.head.lower_ in _KIN_NOUNS:
             return True  # "the son of a baker and a nurse"
+    if _counted_after(first):
+        return True  # "with A and B just two data points", "A and B, the two ports of the bay"
     clause = first
     while clause.pos_ not in ("VERB", "AUX") and clause.head.i != clause.i:
         clause = clause.head
     start, end = first.left_edge.i, max(c.right_edge.i for c in [first, *first.conjuncts])
     # a "co-" word in the clause but outside the conjuncts ("8 acts as author and 36 as co-author" is no joint claim)
     return any(_co_word(t) for t in first.sent if clause.left_edge.i <= t.i <= clause.right_edge.i and not start <= t.i <= end)
+
+
+def _counted_after(first: Token) -> bool:
+    """A phrase after the coordination, in apposition to it, counts its
+    members: a number of two or more ("with the ferry and the bridge just
+    two of the town's worries", "Cork and Cobh, the two ports") or "both"
+    ("A and B, both ports"). The count holds only with "and": "or" leaves
+    one member and no claim. The parser hangs the phrase on any member."""
+    members = [first, *first.conjuncts]
+    last = max(m.i for m in members)
+    for m in members:
+        for c in m.children:
+            if c.dep_ != "appos" or c.i < last:
+                continue
+            words = [c, *(d for d in c.children if d.i < c.i)]
+            if any(_counts(w) for w in words):
+                return True
+    # the parser often hangs ", the two ports" elsewhere: read the words after the last member
+    doc = first.doc
+    i = max(m.right_edge.i for m in members) + 1
+    if i >= first.sent.end or doc[i].text not in (",", "-", "--", "\u2013", "\u2014"):
+        return False
+    i += 1
+    while i < first.sent.end and doc[i].lower_ in _COUNT_LEAD_INS:
+        i += 1
+    if i >= first.sent.end or not _counts(doc[i]):
+        return False
+    if i + 1 < first.sent.end and doc[i + 1].lower_ in ("%", "percent", "per", "cent"):
+        return False  # a figure ("A and B, 60 percent of ..."), not a count of the members
+    counted = doc[i].head if doc[i].dep_ == "nummod" else doc[i]
+    # not the subject of the main clause after an opening phrase ("Driven by A and B, the two ships sank")
+    return counted.dep_ not in ("nsubj", "nsubjpass")
+
+
+def _counts(word: Token) -> bool:
+    return word.lower_ == "both" or word.tag_ == "CD" and _count_of_two_or_more(word)
+
+
+def _count_of_two_or_more(number: Token) -> bool:
+    """A small count of items, two or more ("two", "3"; not "one", a year or an amount)."""
+    words = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+    value = words.get(number.lower_)
+    if value is None and number.text.isdigit():
+        value = int(number.text)
+    return value is not None and 2 <= value < 100
 
 
 def _title(head: Token) -> bool:

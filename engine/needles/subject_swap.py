@@ -16,7 +16,9 @@ have ..."):
   kinds);
 - members: nouns and names only (no pronoun: "he or I" agrees with neither),
   none counted (a tally, "94 Democrats and 34 Whigs were elected", holds
-  together);
+  together), and not singular nouns under one determiner ("the harbour
+  master and former skipper had": one person named by two roles, which
+  "or" renames);
 - a predicate that needs every member together is refused: a verb of a
   symmetric or joint act ("met", "negotiated", "differ"), an object naming a
   joint act or relation ("signed a deal", "held talks"), a word of jointness,
@@ -68,6 +70,8 @@ def subject_swap_refused(token: Token) -> bool:
         return True
     if any(c.dep_ == "nummod" or c.like_num for m in members for c in m.children):
         return True  # a tally ("94 Democrats and 34 Whigs were elected"): the counts hold together
+    if _one_referent(members):
+        return True  # "The harbour master and former skipper had ...": one person, "or" renames
     verb = first.head
     if verb.pos_ not in ("VERB", "AUX") or verb.lemma_.lower() in JOINT_VERBS:
         return True
@@ -90,6 +94,21 @@ def subject_swap_refused(token: Token) -> bool:
         if t.tag_ in _PLURAL_NOUN_TAGS and _predicated(t) and _in_own_clause(t, verb):
             return True  # "were chosen as the defenders": one member of "or" is no plural
     return False
+
+
+def _one_referent(members: list[Token]) -> bool:
+    """Singular common nouns under one determiner or possessive, the later
+    ones with none of their own ("The harbour master and former skipper
+    had been expected to run"): the shape of one thing named by two roles,
+    which "or" turns into a gloss of the same thing (the protocol's
+    or-gloss, an equivalent swap); two things usually take a determiner
+    each ("the pilot and the engineer"). The words cannot tell: abstain."""
+    if any(m.pos_ != "NOUN" or m.tag_ != "NN" for m in members):
+        return False
+    first, later = members[0], members[1:]
+    if not any(c.dep_ in ("det", "poss") for c in first.children):
+        return False
+    return not any(c.dep_ in ("det", "poss", "nummod") for m in later for c in m.children)
 
 
 def _predicated(noun: Token) -> bool:
