@@ -411,6 +411,13 @@ def test_boundaries_around_suffixes_and_units(nlp, text, word, start):
     assert next(t for t in doc if t.idx == at).is_sent_start is start
 
 
+def test_a_time_of_day_before_a_day_name_or_the_clause_stays_in_its_sentence(nlp):
+    # spaCy split after "a.m." and the gate dropped the verbless head, leaving a tail stored as a sentence
+    text = "The harbour board argued through the night about the pier. Shortly before 4:30 a.m. Tuesday, they voted 9-4 to approve the new slipway."
+    assert stored(nlp, text)[-1] == "Shortly before 4:30 a.m. Tuesday, they voted 9-4 to approve the new slipway."
+    assert stored(nlp, "The ferry left at 6 a.m. The crew slept until noon.") == ("The ferry left at 6 a.m.", "The crew slept until noon.")
+
+
 def test_two_sentences_parted_at_a_unit_are_stored_apart(nlp):
     texts = stored(nlp, "The ferry left Cork at noon. The board spent ?490m. The minister said the cost was too high.")
     assert texts[-2:] == ("The board spent ?490m.", "The minister said the cost was too high.")
