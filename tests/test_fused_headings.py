@@ -255,3 +255,14 @@ def test_a_question_mark_for_a_lost_letter_does_not_end_the_sentence(nlp, senten
 )
 def test_a_question_ending_in_an_acronym_still_ends_its_sentence(nlp, question, sentence):
     assert stored(nlp, f"{question} {sentence}") == (BEFORE, question, sentence)
+
+
+def test_a_heading_ending_in_a_name_is_split_before_the_speaker_the_document_names_elsewhere(nlp):
+    text = "Ann Walsh opened the pier. New ferry route to Wales Ann Walsh also said the board would buy two ships."
+    assert stored(nlp, text)[-1] == "Ann Walsh also said the board would buy two ships."
+    # a name the document does not repeat, or one after an article, stays whole
+    alone = "A spokeswoman for Cork Harbour Ann Walsh said the pier was safe."
+    assert stored(nlp, f"Ann Walsh opened the pier. {alone}")[-1] == alone
+    assert stored(nlp, "New ferry route to Wales Ann Walsh also said the board would buy two ships.")[-1] == (
+        "New ferry route to Wales Ann Walsh also said the board would buy two ships."
+    )

@@ -70,6 +70,7 @@ from engine.corpus.fused_headings import (
     MAX_NAME_WORDS,
     fused_heading,
     heading_starts,
+    name_word,
     new_line,
     opens_sentences,
 )
@@ -330,4 +331,8 @@ def sentence_guards(doc: Doc) -> Doc:
             _forbid(doc[following.i + 1])
         elif following.is_sent_start is None and following.is_title and fused_heading(doc, token.i + 1):  # each form starts title-case
             following.is_sent_start = True
+            for k in range(following.i + 1, min(following.i + MAX_NAME_WORDS, len(doc))):
+                if not (name_word(following) and name_word(doc[k])):
+                    break
+                _forbid(doc[k])  # not inside the name that opens the sentence ("... to Wales | Theresa | May said")
     return doc
