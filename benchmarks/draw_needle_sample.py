@@ -21,7 +21,9 @@ The reading scheme is docs/needle_reading_protocol.md. What it does:
 4. draws, per needle type (neg, con, ner), the first `--n` documents of the
    seeded document order `needlejudge pairs --seed S --position 0,0` uses
    whose pair passes the oracle, and `--n` rand-hay windows at (9,9) the same
-   way (`needlejudge pairs --hay rand --position 9,9 --needle none`).
+   way (`needlejudge pairs --hay rand --position 9,9 --needle none`), each
+   a distinct window: a window already drawn for another document is
+   passed over (the experiment's own draw may repeat it).
 
 Output, one JSON object a line: first {"kind": "summary"} with the
 preparation's counts (retention = kept_screening / kept_length; grid_retention
@@ -142,14 +144,25 @@ def draw(corpus, name: str, n: int, seed: int, context: int) -> list[dict]:
             if record is not None:
                 out.append(record)
                 drawn += 1
-    drawn = 0
+    return out + hay_records(corpus, name, n, seed)
+
+
+def hay_records(corpus, name: str, n: int, seed: int) -> list[dict]:  # type: ignore[no-untyped-def]
+    """The first `n` distinct rand-hay windows in the seeded document order
+    the experiment uses. The experiment may give several documents the same
+    window (a donor's clean center does not depend on who borrows it), but a
+    read sample counts each window once: a repeat is passed over."""
+    from engine.corpus.pairs import document_order
+
+    out: list[dict] = []
+    seen: set[tuple[str, int]] = set()
     for doc_id in document_order(corpus.doc_ids, seed, *HAY_POSITION):
-        if drawn >= n:
+        if len(out) >= n:
             break
         record = hay_record(corpus, name, doc_id, seed)
-        if record is not None:
+        if record is not None and (record["hay_doc_id"], record["center"]) not in seen:
+            seen.add((record["hay_doc_id"], record["center"]))
             out.append(record)
-            drawn += 1
     return out
 
 

@@ -73,6 +73,10 @@ def stored(nlp, text: str) -> tuple[str, ...]:
         ("New harbour ferry unveiled", "The Cork Harbour Company has put a new ferry on the harbour route."),
         # a headline's passive right after its first word, restated by a sentence that opens with a name
         ("Mayor accused of wrecking harbour deal", "Cork slammed Mayor Ann Walsh for wrecking the harbour deal on Monday."),
+        # a headline's clause without article or auxiliary, ending in a preposition and a bare noun,
+        # before a subject opening with a capitalised modifier and a common noun
+        ("Skipper badly hurt in fall", "Harbour master of Kinsale, Ann Walsh, 58, was injured on Monday."),
+        ("Ferry pilot injured in crash", "Local skipper Ann Walsh, 58, was hurt on Monday."),
         # a subheading with a hanging hyphen before a word that opens sentences
         ("Stretching the fare budget-", "With every rise in fares, islanders are faced with higher costs."),
     ],
@@ -122,6 +126,11 @@ def test_a_fused_heading_is_split_off_and_dropped(nlp, heading, sentence):
         # a past tense after a name is prose's, with its object or its reported clause, though words come back
         "Harbour master Ann Walsh met Tom Byrne in Cork to discuss the harbour master plan.",
         "Harbour master Ann Walsh said Tom Byrne would run the harbour master plan.",
+        # a past tense, a preposition and a bare noun before a capitalised word: prose's, with an article,
+        # a link to a second clause, or no finite verb of its own after it
+        "Protesters gathered in downtown Brooklyn streets and marched to the pier.",
+        "Residents evacuated from their homes in Cork Harbour last week returned on Monday.",
+        "Crews trained in rescue Friday and Saturday at the pier.",
     ],
 )
 def test_a_sentence_that_only_looks_fused_is_kept_whole(nlp, sentence):
@@ -246,3 +255,14 @@ def test_a_question_mark_for_a_lost_letter_does_not_end_the_sentence(nlp, senten
 )
 def test_a_question_ending_in_an_acronym_still_ends_its_sentence(nlp, question, sentence):
     assert stored(nlp, f"{question} {sentence}") == (BEFORE, question, sentence)
+
+
+def test_a_heading_ending_in_a_name_is_split_before_the_speaker_the_document_names_elsewhere(nlp):
+    text = "Ann Walsh opened the pier. New ferry route to Wales Ann Walsh also said the board would buy two ships."
+    assert stored(nlp, text)[-1] == "Ann Walsh also said the board would buy two ships."
+    # a name the document does not repeat, or one after an article, stays whole
+    alone = "A spokeswoman for Cork Harbour Ann Walsh said the pier was safe."
+    assert stored(nlp, f"Ann Walsh opened the pier. {alone}")[-1] == alone
+    assert stored(nlp, "New ferry route to Wales Ann Walsh also said the board would buy two ships.")[-1] == (
+        "New ferry route to Wales Ann Walsh also said the board would buy two ships."
+    )

@@ -234,3 +234,33 @@ def test_a_gallery_announced_below_and_a_stamped_sentence_are_dropped_from_the_s
         "The harbour board met in Cork on Monday to discuss the old pier.",
         "Its members asked for a survey of the quay.",
     )
+
+
+def test_the_caption_above_a_photo_credit_and_the_credit_are_dropped(nlp):
+    text = (
+        "The harbour board met in Cork on Monday to discuss the old pier. "
+        "From the lighthouse, the old pier, seen here at low tide, has guarded the fleet for two centuries. "
+        "Tom Byrne / For Cork Echo The board will vote on the new quay in June. "
+        "Its members asked for a survey of the slipway."
+    )
+    assert row_kind("Tom Byrne / For Cork Echo The board will vote on the new quay in June.") == "photo_credit"
+    # the parser splits the credit off: the sentence after it is kept
+    assert stored(nlp, text) == (
+        "The harbour board met in Cork on Monday to discuss the old pier.",
+        "The board will vote on the new quay in June.",
+        "Its members asked for a survey of the slipway.",
+    )
+
+
+def test_an_authors_line_at_the_end_is_dropped_and_a_named_subjects_line_kept():
+    texts = [
+        "The harbour board met in Cork on Monday.",
+        "It voted to rebuild the old pier.",
+        "Ann Walsh is harbour correspondent at the Cork Echo.",
+    ]
+    assert row_neighbours(texts) == {2: "author_line"}
+    # the person the article is about, described at its end, is no author's line
+    about = ["Ann Walsh skippered the first ferry to Cobh.", *texts[1:]]
+    assert row_neighbours(about) == {}
+    # nor a sentence of that shape in the middle of the text
+    assert row_neighbours([texts[2], *texts[:2], "The vote was close."]) == {}

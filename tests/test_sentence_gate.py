@@ -99,6 +99,9 @@ def test_captions_and_list_entries_are_not_sentences(nlp):
         ("Doubts over the harbour plan Currently, the board meets once a month.", "run_on_heading"),
         ("Ferries of the '50s In 1955, the board bought its first car ferry.", "run_on_heading"),
         ("The pier has been closed since 2016 However, the board will reopen it.", "run_on_heading"),
+        # a verb that takes a to-infinitive before a bare one: the source lost "to"
+        ("The board decided close the quay in May.", "missing_word"),
+        ("The crews refused leave the harbour.", "missing_word"),
     ],
 )
 def test_why_a_span_is_not_a_sentence(nlp, junk, reason):
@@ -414,6 +417,22 @@ def test_boundaries_around_suffixes_and_units(nlp, text, word, start):
     doc = before_parser(nlp, text)
     at = text.index(word)
     assert next(t for t in doc if t.idx == at).is_sent_start is start
+
+
+def test_a_time_of_day_before_a_day_name_or_the_clause_stays_in_its_sentence(nlp):
+    # spaCy split after "a.m." and the gate dropped the verbless head, leaving a tail stored as a sentence
+    text = "The harbour board argued through the night about the pier. Shortly before 4:30 a.m. Tuesday, they voted 9-4 to approve the new slipway."
+    assert stored(nlp, text)[-1] == "Shortly before 4:30 a.m. Tuesday, they voted 9-4 to approve the new slipway."
+    assert stored(nlp, "The ferry left at 6 a.m. The crew slept until noon.") == ("The ferry left at 6 a.m.", "The crew slept until noon.")
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["They wanted the board to help feed the crews.", "The council let them sail at dawn.", "Nobody wants trouble at the pier."],
+)
+def test_a_bare_infinitive_after_a_verb_that_takes_one_is_no_missing_word(nlp, sentence):
+    span = next(nlp(sentence).sents)
+    assert not_a_sentence(span, sentence) is None
 
 
 def test_two_sentences_parted_at_a_unit_are_stored_apart(nlp):

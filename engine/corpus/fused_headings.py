@@ -30,6 +30,15 @@ abstains otherwise:
     a heading or a caption ending in a name, with a finite verb after it; not
     before a title-case word (a title of a work: "Alice In Chains"), nor
     without a finite verb after it (the end of a name: "Facebook Live").
+  - a capitalised modifier and a common noun after a headline's clause
+    without an article or an auxiliary, ending in a preposition and a bare
+    noun ("Skipper badly hurt in fall Harbour master of Kinsale, Ann Walsh,
+    was ..."), with a finite verb after it and no "and", "who" or "when"
+    before that (`_participle_headline_before`).
+  - a speaker's name after a verbless heading ending in a preposition and
+    a name ("New ferry route to Wales Ann Walsh also said ..."), before
+    "said" or "says", when the document names the speaker elsewhere and
+    never the two names together (`_speaker_after_named_heading`).
   - a capitalised word that is not a name after a lowercase noun with a
     hanging hyphen ("... stretch a budget- With every rise, ..."), with a
     finite verb after it (`_hanging_hyphen_before`).
@@ -66,6 +75,7 @@ abstains otherwise:
 
 from __future__ import annotations
 
+import calendar
 import os
 import re
 from collections import Counter
@@ -268,6 +278,81 @@ def _hanging_hyphen_before(doc: Doc, i: int) -> bool:
     return _finite_verb_from(doc, i)
 
 
+_AUXILIARY_WORDS = frozenset({"is", "are", "was", "were", "be", "been", "being", "has", "have", "had"})
+_NOUN_TAGS = frozenset({"NN", "NNS"})
+_CALENDAR_WORDS = frozenset(calendar.day_name) | frozenset(calendar.month_name[1:])
+# what joins a second clause to the first in prose: "and", "but", "who", "which", "when"
+_CLAUSE_LINKS = frozenset({"CC", "WDT", "WP", "WRB"})
+
+
+def _participle_headline_before(doc: Doc, i: int) -> bool:
+    """A headline's clause, a bare noun and a past verb without an auxiliary
+    ending in a preposition and a bare noun ("Skipper badly hurt in fall",
+    "Ferry pilot injured in crash"), fused onto a sentence whose subject
+    opens with a capitalised modifier and a common noun ("Harbour master
+    ..., Ann Walsh, 58, was hurt ..."). Headlinese drops articles and
+    auxiliaries, prose keeps them: the words before token i hold no
+    determiner, pronoun or comma, and the sentence after it reaches its
+    own finite verb with nothing between that links a second clause ("...
+    gathered in downtown Brooklyn streets and marched" is one sentence). Not
+    before a day or a month ("... injured in crash Monday ...")."""
+    found = _words_before(doc, i)
+    if found is None or not 4 <= found[0] <= SHORT_HEADING_TOKENS or found[2]:
+        return False
+    words = doc[i - found[0] : i]
+    if words[0].tag_ not in _CONTENT_TAGS or any(t.tag_ in _PROSE_TAGS or t.tag_ == "POS" for t in words):
+        return False
+    verbs = [k for k, t in enumerate(words) if t.tag_ in ("VBD", "VBN")]
+    if len(verbs) != 1 or verbs[0] == 0 or any(t.lower_ in _AUXILIARY_WORDS for t in words):
+        return False
+    if words[-2].tag_ != "IN" or not words[-1].is_lower or words[-1].tag_ not in _NOUN_TAGS | {"JJ"}:
+        return False
+    token, after = doc[i], doc[i + 1]
+    if token.text in _CALENDAR_WORDS or token.tag_ not in ("JJ", "NNP", "NN") or not (after.is_lower and after.tag_ in _NOUN_TAGS):
+        return False
+    for later in doc[i + 2 : i + MAX_SENTENCE_TOKENS]:
+        if later.tag_ in FINITE_TAGS:
+            return True
+        if _may_end_sentence(later) or later.tag_ in _CLAUSE_LINKS:
+            return False
+    return False
+
+
+def _speaker_after_named_heading(doc: Doc, i: int) -> bool:
+    """A verbless heading without article or comma that ends in a
+    preposition and a name ("New ferry route to Wales"), fused onto a
+    sentence that opens with its speaker ("Ann Walsh also said ..."): the
+    two names run together, and the document says where the second starts:
+    it names the speaker (two words or more) elsewhere, never with the
+    heading's last word in front. Only before
+    "said" or "says" (an adverb may stand between): a heading's name is not
+    a speaker, a speaker's name is ("Talks with Prime Minister Theresa May
+    went well" is one sentence)."""
+    if not (name_word(doc[i]) and name_word(doc[i - 1])):
+        return False
+    found = _words_before(doc, i)
+    if found is None or not 3 <= found[0] <= SHORT_HEADING_TOKENS or found[1] or found[2]:
+        return False
+    words = doc[i - found[0] : i]
+    if words[0].tag_ not in _CONTENT_TAGS or any(t.tag_ in _PROSE_TAGS or t.tag_.startswith("VB") for t in words):
+        return False
+    start = i - 1
+    while start > i - found[0] and name_word(doc[start - 1]):
+        start -= 1
+    if doc[start - 1].tag_ != "IN":
+        return False  # the heading's name follows its preposition: "... to Wales"
+    end = i
+    while end < len(doc) and name_word(doc[end]):
+        end += 1
+    if end - i < 2:
+        return False  # a surname alone may be the end of the heading's name ("... for Cork Harbour Ann | Walsh")
+    verb = end + (end < len(doc) and doc[end].tag_ == "RB")
+    if verb >= len(doc) or doc[verb].lower_ not in _ATTRIBUTING:
+        return False
+    # the longest name from i the document repeats: one word more in front of it is never repeated
+    return doc.text.count(doc[i - 1 : end].text) == 1 and doc.text.count(doc[i:end].text) >= 2
+
+
 def fused_heading(doc: Doc, i: int) -> bool:
     """Whether token i starts a sentence fused onto a heading before it (module docstring)."""
     if i < 2 or i + 1 >= len(doc):
@@ -279,6 +364,8 @@ def fused_heading(doc: Doc, i: int) -> bool:
         return False  # every form below starts at a title-case word (checked first: most tokens are not)
     before, after = doc[i - 1], doc[i + 1]
     if _opener_after_name(doc, i):
+        return True
+    if not opens_sentences(token) and (_participle_headline_before(doc, i) or _speaker_after_named_heading(doc, i)):
         return True
     if opens_sentences(token):
         # a whole word ("Cant" is tokenized "Ca" + "nt", as "can't"), or "It's", "That's"

@@ -28,6 +28,9 @@ mark that prose does not use; none depends on one outlet's wording.
   picture agency's stamp run into the sentence after it: "Getty Images
   Lloyd's of London, ..." -- one to three capitalised words and "Images"
   before a capital).
+- "photo_credit": a sentence opening with a photographer's name, a slash
+  and the outlet ("Ann Walsh / For Cork Echo The pier ..."); not a gallery
+  mark (a digest's credits stand a few sentences apart around its briefs).
 - "teaser": a numeric date stamp in brackets ("(04.05.2016)"), the mark of
   a related-article teaser; or a one-line dispatch byline ("Mary Doyle
   reports from Kinsale."); or a link line that opens it, "Read more" and a
@@ -135,6 +138,14 @@ _BYLINE = re.compile(r"^[A-Z][\w.'\u2019-]*(?:\s+[A-Z][\w.'\u2019-]*){0,3}\s+rep
 _PHONE = re.compile(r"(?<![\w.,$/])(\+\s?\d{1,3}[\s-]*)?(\(?\d{2,4}\)?(?:[ -]\d{2,5}){1,4})(?![\w,]|\.\d)")
 MIN_PHONE_DIGITS = 7
 _BARE_NUMERAL = re.compile(r"^\(?(?:[IVXLC]+|\d{1,3}|[a-z])[.)]$")
+# a photo credit: the photographer's name, a slash and the outlet ("Ann Walsh / For Cork Echo", "Tom Byrne / Xinhua")
+_SLASH_CREDIT = re.compile(r"^(?:[A-Z][\w.'\u2019-]*\s+){1,3}/(?:\s|$)")
+# an author's line: a name of two or three capitalised words, "is", a role, then where ("at", "with", "for" an outlet)
+_AUTHOR_LINE = re.compile(
+    r"^(?P<name>(?:[A-Z][\w'\u2019-]+\s+){1,2}[A-Z][\w'\u2019-]+)\s+is\s+(?:an?\s+|the\s+)?[^.!?;:]{0,80}?"
+    r"\b(?:at|with|for)\s+(?:the\s+)?[A-Z][^.!?;:]*\.$"
+)
+AUTHOR_LINE_PLACES = 2  # an author's line is one of the last two sentences of a document
 
 
 def telephone_number(text: str) -> str | None:
@@ -170,6 +181,8 @@ def row_kind(text: str) -> str | None:
         return "caps_heading"
     if _POSITION.search(text) or _NAME_POSITION.match(text) or _CREDIT.search(text):
         return "caption"
+    if _SLASH_CREDIT.match(text):
+        return "photo_credit"
     if _DATE_STAMP.search(text) or _BYLINE.match(text) or _READ_MORE.match(text):
         return "teaser"
     if _GALLERY_ANCHOR.search(text):
@@ -205,6 +218,23 @@ def gallery_run(texts: Sequence[str]) -> dict[int, str]:
     return found
 
 
+def author_line(texts: Sequence[str]) -> dict[int, str]:
+    """{index: "author_line"} of an author's line among a document's last
+    AUTHOR_LINE_PLACES sentences: a person the text never names before,
+    described by a role and an outlet ("Ann Walsh is harbour correspondent
+    at the Cork Echo."). A person the article is about is named before
+    (an interviewee's own line is kept)."""
+    found: dict[int, str] = {}
+    for k in range(max(1, len(texts) - AUTHOR_LINE_PLACES), len(texts)):
+        match = _AUTHOR_LINE.match(texts[k])
+        if match is None:
+            continue
+        surname = match.group("name").split()[-1]
+        if not any(re.search(rf"\b{re.escape(surname)}\b", text) for text in texts[:k]):
+            found[k] = "author_line"
+    return found
+
+
 def row_neighbours(texts: Sequence[str]) -> dict[int, str]:
     """{index: reason} of the sentences that are rows by their place (module docstring)."""
     found: dict[int, str] = {}
@@ -212,6 +242,10 @@ def row_neighbours(texts: Sequence[str]) -> dict[int, str]:
         if _BARE_NUMERAL.match(text):
             found[k + 1] = "list_entry"
     found.update(gallery_run(texts))
+    for k, text in enumerate(texts[1:], start=1):
+        if _SLASH_CREDIT.match(text):
+            found[k - 1] = "caption"  # the picture's caption, set just above its credit
+    found.update(author_line(texts))
     stamps = [k for k, text in enumerate(texts) if _DATE_STAMP.search(text)]
     for run in _runs(stamps, MAX_TEASER_SENTENCES):
         longest = max([b - a - 1 for a, b in zip(run, run[1:])] + [1])

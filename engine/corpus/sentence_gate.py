@@ -32,6 +32,8 @@ never a needle and never part of a hay window. A sentence
 - is not a list's lead-in run into its first item: a colon right after a
   preposition, before a capital ("... including: So-called starter homes
   will be ..."): "list_lead_in";
+- holds no verb that takes a to-infinitive right before a bare infinitive
+  ("who want feed the beast": the source lost a word): "missing_word";
 - holds no second sentence run into it after a heading or a caption: a
   word that only opens sentences, capitalised right after a lowercase word
   ("run_on_heading": engine.corpus.run_on_headings.opener_after_word).
@@ -173,7 +175,24 @@ def not_a_sentence(span: Span, text: str) -> str | None:
         return "run_on_heading"
     if span.doc.has_annotation("TAG") and _list_lead_in(span):
         return "list_lead_in"
+    if span.doc.has_annotation("TAG") and _infinitive_without_to(span):
+        return "missing_word"
     return None
+
+
+# verbs that take a to-infinitive and never a bare one ("help", "make", "let", "dare", "need" may take a bare one)
+_TO_INFINITIVE_VERBS = frozenset({"want", "decide", "hope", "agree", "refuse", "fail", "attempt", "intend", "seem", "tend"})
+
+
+def _infinitive_without_to(span: Span) -> bool:
+    """A verb that takes a to-infinitive right before a bare one ("those who
+    want feed the beast"): the source lost "to", and the sentence is not
+    well formed. The tagger must read both as verbs."""
+    tokens = list(span)
+    return any(
+        verb.pos_ == "VERB" and verb.lemma_ in _TO_INFINITIVE_VERBS and bare.tag_ == "VB" and bare.pos_ in ("VERB", "AUX")
+        for verb, bare in zip(tokens, tokens[1:])
+    )
 
 
 def _list_lead_in(span: Span) -> bool:

@@ -17,6 +17,10 @@ the text shows what the model misses:
   U.S. The rest"); the abbreviations missing from spaCy's own tokenizer
   exceptions are added as tokenizer special cases (`add_abbreviations`), so
   "Brig." is one token as "Gen." already is;
+- none after "a.m." or "p.m." written after a number before a day name,
+  nor where the words before it hold no finite verb ("Just after 11 p.m. |
+  Friday, the crew ..."): the head would be dropped as a fragment and the
+  tail stored without it (`_time_goes_on`);
 - none after a name's suffix ("Jr.") before a lowercase word or a verb
   ("Thomas Walsh Jr. | said ...", "... Jr. | who ran ..."); before a
   capitalised word one may ("... named for Thomas Walsh Jr. | The board");
@@ -56,6 +60,8 @@ the text shows what the model misses:
 
 from __future__ import annotations
 
+import calendar
+
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
@@ -64,6 +70,7 @@ from engine.corpus.fused_headings import (
     MAX_NAME_WORDS,
     fused_heading,
     heading_starts,
+    name_word,
     new_line,
     opens_sentences,
 )
@@ -214,6 +221,29 @@ def _opens_question(start: Token) -> bool:
     return not (start.tag_ == "WRB" and following is not None and following.tag_ in ("VBN", "VBG"))
 
 
+_TIME_ABBREVIATIONS = frozenset({"a.m.", "p.m."})
+_DAY_NAMES = frozenset(calendar.day_name)
+_FINITE_TAGS = frozenset({"VBD", "VBP", "VBZ", "MD"})
+
+
+def _time_goes_on(token: Token, following: Token) -> bool:
+    """"a.m." or "p.m." after a number, when the sentence plainly goes on
+    after it: a day name follows ("at 6 a.m. Sunday, ..."), or the words
+    before it since the last sentence end hold no finite verb ("Just
+    after 11 p.m. | Friday, the crew ..."): split there, the head is a
+    fragment the gate drops, and the tail is stored without its opening."""
+    doc = token.doc
+    if token.lower_ not in _TIME_ABBREVIATIONS or token.i == 0:
+        return False
+    hour = doc[token.i - 1]
+    if not (hour.like_num or hour.text.replace(":", "").isdigit()):  # "6", "4:30"
+        return False
+    if following.text in _DAY_NAMES:
+        return True
+    start = _clause_start(doc, token.i)
+    return following.is_alpha and not any(t.tag_ in _FINITE_TAGS for t in doc[start.i : token.i])
+
+
 def _abbreviation(token: Token) -> str | None:
     """"title", "other" (an initial or a lowercase abbreviation) or None."""
     text = token.text
@@ -280,6 +310,8 @@ def sentence_guards(doc: Doc) -> Doc:
         kind = _abbreviation(token)
         if kind == "title" or (kind == "other" and not opens_sentences(following)):
             _forbid(following)
+        elif _time_goes_on(token, following):
+            _forbid(following)  # "Shortly before 4:30 a.m. Thursday, they voted"
         elif token.text[:-1] in NAME_SUFFIXES and token.text.endswith(".") and ((following.is_lower and following.is_alpha) or following.tag_.startswith("VB")):
             _forbid(following)  # "Thomas Walsh Jr. said"
         elif _unit_after_number(token) and following.is_sent_start is None and opens_sentences(following):
@@ -299,4 +331,8 @@ def sentence_guards(doc: Doc) -> Doc:
             _forbid(doc[following.i + 1])
         elif following.is_sent_start is None and following.is_title and fused_heading(doc, token.i + 1):  # each form starts title-case
             following.is_sent_start = True
+            for k in range(following.i + 1, min(following.i + MAX_NAME_WORDS, len(doc))):
+                if not (name_word(following) and name_word(doc[k])):
+                    break
+                _forbid(doc[k])  # not inside the name that opens the sentence ("... to Wales | Theresa | May said")
     return doc

@@ -1,0 +1,33 @@
+"""benchmarks/draw_needle_sample.py: the read sample's rand-hay windows."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from draw_needle_sample import hay_records  # noqa: E402
+
+
+class TwoDonorCorpus:
+    """Six documents whose rand hay all comes from one of two donors, each with one clean center."""
+
+    doc_ids = [f"doc-{k}" for k in range(6)]
+
+    def donor(self, doc_id: str) -> str:
+        return "donor-a" if int(doc_id[-1]) % 3 else "donor-b"
+
+    def make_pair(self, doc_id, needle, hay, i, j, seed):  # type: ignore[no-untyped-def]
+        return SimpleNamespace(hay_doc_id=self.donor(doc_id), needle_before=f"The lamp in {doc_id} was lit.")
+
+    def rand_hay_window(self, doc_id, seed, i, j):  # type: ignore[no-untyped-def]
+        return self.donor(doc_id), 12
+
+    def document(self, doc_id):  # type: ignore[no-untyped-def]
+        return SimpleNamespace(sentences=[f"Line {k} of {doc_id}." for k in range(30)])
+
+
+def test_a_read_sample_draws_each_hay_window_once():
+    records = hay_records(TwoDonorCorpus(), "toy", n=5, seed=5841)
+    assert sorted((r["hay_doc_id"], r["center"]) for r in records) == [("donor-a", 12), ("donor-b", 12)]
