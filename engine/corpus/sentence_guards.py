@@ -74,6 +74,7 @@ from engine.corpus.fused_headings import (
     new_line,
     opens_sentences,
 )
+from engine.needles.edits import FINITE_TAGS
 
 PARSER_GUARDS = "needlejudge_sentence_guards"
 
@@ -223,7 +224,6 @@ def _opens_question(start: Token) -> bool:
 
 _TIME_ABBREVIATIONS = frozenset({"a.m.", "p.m."})
 _DAY_NAMES = frozenset(calendar.day_name)
-_FINITE_TAGS = frozenset({"VBD", "VBP", "VBZ", "MD"})
 
 
 def _time_goes_on(token: Token, following: Token) -> bool:
@@ -241,7 +241,7 @@ def _time_goes_on(token: Token, following: Token) -> bool:
     if following.text in _DAY_NAMES:
         return True
     start = _clause_start(doc, token.i)
-    return following.is_alpha and not any(t.tag_ in _FINITE_TAGS for t in doc[start.i : token.i])
+    return following.is_alpha and not any(t.tag_ in FINITE_TAGS for t in doc[start.i : token.i])
 
 
 def _abbreviation(token: Token) -> str | None:

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engine.needles.edits import FINITE_TAGS
+
 if TYPE_CHECKING:
     from spacy.tokens import Token
 
@@ -47,7 +49,6 @@ _EXAMPLE_PREPOSITIONS = frozenset({"including", "like", "as", "for"})
 _FRAME_ENDS = frozenset({")", ";", ":"})
 # dashes as the tokenizer leaves them; a hyphen is a dash only with a space before it (not "click-and-collect")
 DASHES = frozenset({"-", "--", "\u2013", "\u2014"})
-_FINITE_TAGS = frozenset({"VBZ", "VBD", "VBP", "MD"})
 _PLURAL_PRONOUNS = frozenset({"they", "these", "those"})
 _RELATIVE_WORDS = frozenset({"which", "who", "that"})
 
@@ -92,7 +93,7 @@ def _in_example_frame(token: Token) -> bool:
                 break  # sentence-initial: the example is the whole sentence
             start = sent.start + k + len(marker)
             end = next((t.i for t in doc[start : sent.end] if _frame_end(t)), sent.end)
-            return start < token.i < end and not any(t.tag_ in _FINITE_TAGS for t in doc[start:end])
+            return start < token.i < end and not any(t.tag_ in FINITE_TAGS for t in doc[start:end])
     return False
 
 
