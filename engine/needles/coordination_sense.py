@@ -35,7 +35,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.needles.coordination_joint import joint_refusal
-from engine.needles.coordination_lists import list_refusal
+from engine.needles.coordination_lists import DASHES, list_refusal
 from engine.needles.coordination_parts import parts_refusal
 from engine.needles.coordination_scope import scope_refusal
 
@@ -71,6 +71,7 @@ _NAME_NOUNS = frozenset(
 _TITLE_PREPOSITIONS = frozenset({"of", "for", "on"})
 # the words that may open a counting phrase after a coordination (", the only two ports", ", just two signs")
 _COUNT_LEAD_INS = frozenset({"the", "just", "only", "all", "these", "those", "its", "their", "our", "his", "her"})
+_COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 
 
 def sense_refusal(token: Token) -> str:
@@ -238,7 +239,7 @@ def _counted_after(first: Token) -> bool:
     # the parser often hangs ", the two ports" elsewhere: read the words after the last member
     doc = first.doc
     i = max(m.right_edge.i for m in members) + 1
-    if i >= first.sent.end or doc[i].text not in (",", "-", "--", "\u2013", "\u2014"):
+    if i >= first.sent.end or (doc[i].text != "," and doc[i].text not in DASHES):
         return False
     i += 1
     while i < first.sent.end and doc[i].lower_ in _COUNT_LEAD_INS:
@@ -258,8 +259,7 @@ def _counts(word: Token) -> bool:
 
 def _count_of_two_or_more(number: Token) -> bool:
     """A small count of items, two or more ("two", "3"; not "one", a year or an amount)."""
-    words = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
-    value = words.get(number.lower_)
+    value = _COUNT_WORDS.get(number.lower_)
     if value is None and number.text.isdigit():
         value = int(number.text)
     return value is not None and 2 <= value < 100
