@@ -12,6 +12,7 @@ from spacy.tokens import Doc
 
 from engine.needles.agreement import SECOND_MODEL_PARSE, parse_record, second_parse
 from engine.needles.conjunctions import swap_conjunction
+from engine.needles.entities import SECOND_MODEL_ENTS
 from engine.needles.negation import negate, refusal
 
 
@@ -86,6 +87,27 @@ def test_agreed_parser_records_the_second_models_own_parse(agreed_nlp):
     text = "The ferry carrying tourists docked late. Ministers back plans to cut fuel duty and rail fares."
     doc = agreed_nlp(text)
     assert doc.user_data[SECOND_MODEL_PARSE] == parse_record(agreed_nlp.second(text))
+
+
+def test_agreed_parser_skips_the_second_models_lemmas_and_records_the_same(agreed_nlp, monkeypatch):
+    """Nothing reads the second parse's lemmas, so AgreedParser does not make
+    them (CPU); its entities and parse record are what a full parse gives."""
+    text = "The lighthouse keeper on Rathlin never rowed to Ballycastle in winter."
+    lemmatizer = agreed_nlp.second.get_pipe("lemmatizer")
+    lemmatized: list[int] = []
+
+    def counted(docs, **kwargs):  # type: ignore[no-untyped-def]
+        for doc in type(lemmatizer).pipe(lemmatizer, docs, **kwargs):
+            lemmatized.append(1)
+            yield doc
+
+    monkeypatch.setattr(lemmatizer, "pipe", counted)
+    doc = agreed_nlp(text)
+    assert lemmatized == []
+    full = agreed_nlp.second(text)
+    assert full[6].lemma_ == "row"  # the second model alone still lemmatizes
+    assert doc.user_data[SECOND_MODEL_PARSE] == parse_record(full)
+    assert doc.user_data[SECOND_MODEL_ENTS] == tuple((e.start_char, e.end_char, e.label_) for e in full.ents)
 
 
 @pytest.mark.parametrize(

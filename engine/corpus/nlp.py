@@ -92,6 +92,10 @@ class AgreedParser:
 
     # texts handed to both pipelines at a time (each pipe restarts per chunk)
     CHUNK = 256
+    # the second parse's components whose output nothing reads (its entities and
+    # parse_record's heads, labels, tags and POS are read; its lemmas are not):
+    # skipped in `pipe`, about 6% of the two parses' CPU
+    SECOND_UNREAD = ("lemmatizer",)
 
     def __init__(self, first: Language, second: Language) -> None:
         self.first = first
@@ -114,7 +118,8 @@ class AgreedParser:
         items = iter(texts)
         while chunk := list(islice(items, self.CHUNK * n_process)):
             plain = [item[0] for item in chunk] if as_tuples else chunk
-            seconds = self.second.pipe(plain, batch_size=batch_size, n_process=n_process)
+            unread = [name for name in self.SECOND_UNREAD if name in self.second.pipe_names]
+            seconds = self.second.pipe(plain, batch_size=batch_size, n_process=n_process, disable=unread)
             firsts = self.first.pipe(chunk, as_tuples=as_tuples, batch_size=batch_size, n_process=n_process)
             for first, second in zip(firsts, seconds):
                 doc = first[0] if as_tuples else first
