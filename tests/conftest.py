@@ -38,6 +38,14 @@ def nlp():
 
 
 @pytest.fixture(scope="session")
+def shared_parses_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the parses wired to it are shared by every worker of the run (tests/shared_parses.py)."""
+    from shared_parses import shared_root
+
+    return shared_root(tmp_path_factory.getbasetemp())
+
+
+@pytest.fixture(scope="session")
 def agreed_nlp(nlp):
     """The two-model agreement pipeline (model "en_core_web_sm+en_core_web_md")
     over the session's sm, md loaded once per session."""

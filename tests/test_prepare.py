@@ -398,12 +398,26 @@ def test_run_on_an_empty_input_names_it_and_does_not_suggest_lower_bounds(tmp_pa
 
 
 @pytest.fixture(scope="module")
-def whole_sample_store(tmp_path_factory, bundled_corpus_path):
+def whole_sample_store(tmp_path_factory, bundled_corpus_path, shared_parses_root):
     """The whole bundled sample prepared as the quickstart prepares it: the
     default settings (two-model agreement, ner scan radius 12) at a floor of 100,
-    the models loaded by prepare_corpus itself."""
-    with Store(tmp_path_factory.mktemp("whole_sample")) as store:
+    the models loaded by prepare_corpus itself. Each model's parses are shared
+    with the run's other workers (tests/shared_parses.py): tests/test_needles.py's
+    gold pins parse 132 of the 153 articles parsed here with the same two models."""
+    import engine.corpus.nlp as nlp_module
+
+    from needle_helpers import ParsedOnce
+
+    load_nlp = nlp_module.load_nlp
+
+    def sharing_parses(name, **kwargs):  # load_nlp loads each model of the agreement through this name
+        loaded = load_nlp(name, **kwargs)
+        return loaded if isinstance(loaded, nlp_module.AgreedParser) else ParsedOnce(loaded, shared_parses_root)
+
+    with pytest.MonkeyPatch.context() as patch, Store(tmp_path_factory.mktemp("whole_sample")) as store:
+        patch.setattr(nlp_module, "load_nlp", sharing_parses)
         prepare_corpus([bundled_corpus_path], store, CorpusSettings(min_chars_per_sentence=100))
+        patch.undo()
         yield store
 
 
