@@ -94,13 +94,16 @@ def corpus_settings():
 
 
 @pytest.fixture(scope="session")
-def prepared_store(corpus_slice_path: Path, corpus_settings, nlp, tmp_path_factory: pytest.TempPathFactory):
-    """A real LMDB Store with the test slice prepared (parsed once per session)."""
+def prepared_store(corpus_slice_path: Path, corpus_settings, nlp, shared_parses_root: Path, tmp_path_factory: pytest.TempPathFactory):
+    """A real LMDB Store with the test slice prepared (parsed once per run: each
+    worker prepares its own store, from parses the workers share)."""
+    from needle_helpers import ParsedOnce
+
     from engine.corpus.prepare import prepare_corpus
     from engine.cache.store import Store
 
     store = Store(tmp_path_factory.mktemp("prepared_store"))
-    summary = prepare_corpus([corpus_slice_path], store, corpus_settings, nlp=nlp)
+    summary = prepare_corpus([corpus_slice_path], store, corpus_settings, nlp=ParsedOnce(nlp, shared_parses_root))
     assert summary.kept_screening >= 10, f"test slice kept too few documents: {summary}"
     yield store
     store.close()
