@@ -317,3 +317,30 @@ def test_a_dash_shipped_with_its_hyphen_or_a_lost_space_is_a_dash_not_a_quotatio
     spans = document_sentences(doc).spans
     refusals = dict(zip((s.text.strip() for s in spans), needle_refusals(doc, spans)))
     assert refusals["The harbour board met on Monday and approved the fares."] == ""  # no quotation left open
+
+
+@pytest.mark.parametrize(
+    ("shipped", "cleaned"),
+    [
+        # the caption after the layout's dash goes with its credit; the prose after the run of spaces stays
+        (
+            "The harbour reopened on Monday after a week of storms.   - A trawler unloads its catch at dawn. "
+            "Ann Walsh / For Cork Echo  Fishermen said prices had doubled since the spring.",
+            "The harbour reopened on Monday after a week of storms. Fishermen said prices had doubled since the spring.",
+        ),
+        # a short caption without a credit, after an address that ends no sentence
+        (
+            "Write to the desk at harbour@corkecho.ie   - Nets drying on the quay.  The season opens in May.",
+            "Write to the desk at harbour@corkecho.ie The season opens in May.",
+        ),
+    ],
+)
+def test_a_caption_marked_by_a_dash_after_a_run_of_spaces_is_dropped(shipped, cleaned):
+    assert clean_text(shipped) == cleaned
+
+
+def test_a_long_uncredited_passage_after_the_mark_is_kept_as_prose():
+    passage = "Fishermen said prices had doubled since the spring, and " + "the co-operative bought more ice, " * 6 + "so the boats stayed out longer."
+    assert clean_text(f"The harbour reopened on Monday.   - {passage}  The season opens in May.") == (
+        f"The harbour reopened on Monday. {passage} The season opens in May."
+    )

@@ -43,6 +43,7 @@ from __future__ import annotations
 import html
 import re
 
+from engine.corpus.page_rows import ends_in_credit
 from engine.needles.quotation import inside_after, mark_role
 
 # Sections that only ever hold apparatus (lists of links, citations, notes),
@@ -117,6 +118,12 @@ _NEGATION_APOSTROPHE = re.compile(r'n"t\b')
 # dash's own hyphen left before the mark or the lost space after it ('party -"?the', 'watched "? yet')
 _DASH_AS_QUOTE = re.compile(r'(?<=\w) -?"\??(?= \w)')
 _BREAK_AS_DASH = re.compile(r'(?<=[.!?"])[ \t]*\*?-+(?:[ \t]+|(?=[A-Z"(\[]))(?=[A-Z"(\[])')
+# A picture's caption marked by its layout (China Daily's "   - "): a dash after a run of spaces opens the
+# caption, which runs to the next run of spaces ("... he sees all.   - A cook at work. Ann Walsh / For Cork Echo  He
+# listens"). _BREAK_AS_DASH would erase the mark, so captions go before it: one that ends in a photo credit, or a
+# short one (a layout break as long as a paragraph is as likely prose: kept, its mark erased as before).
+_MARKED_CAPTION = re.compile(r'(?<=\S)[ \t]{2,}\*?-+[ \t]+(?=[A-Z"(\[])([^\n]*?)(?=[ \t]{2,}|\n|$)')
+MAX_UNCREDITED_CAPTION = 200
 # after a plural's "s", before a lowercase word, a figure or "$": the apostrophe of
 # a plural possessive ('the farmers" union') when no quotation is open there
 _PLURAL_POSSESSIVE = re.compile(r'(?<=[a-z]s)"(?= (?:[a-z]|\$|\d))')
@@ -136,6 +143,16 @@ def repair_mojibake(text: str) -> str:
     else:
         text = _NEGATION_APOSTROPHE.sub("n't", text)  # 'don"t' is never a quotation
     return _BREAK_AS_DASH.sub(" ", text)
+
+
+def drop_marked_captions(text: str) -> str:
+    """`text` without the captions its layout marks (`_MARKED_CAPTION`); the runs of spaces around one stay."""
+
+    def dropped(caption: re.Match[str]) -> str:
+        text = caption.group(1)
+        return "  " if ends_in_credit(text) or len(text) <= MAX_UNCREDITED_CAPTION else caption.group(0)
+
+    return _MARKED_CAPTION.sub(dropped, text)
 
 
 def _plural_possessives(text: str) -> str:
@@ -229,7 +246,7 @@ def _is_markup(line: str) -> bool:
 def clean_text(text: str, title: str = "") -> str:
     """Prose paragraphs of a Wikipedia article, joined by "\\n"."""
     text = html.unescape(html.unescape(text))  # WikiExtractor double-escapes some entities
-    text = repair_mojibake(normalise_whitespace(_TAGS.sub(" ", text)))
+    text = repair_mojibake(drop_marked_captions(normalise_whitespace(_TAGS.sub(" ", text))))
     lines = [line.rstrip() for line in text.split("\n")]
     lines = _drop_title(lines, title)
     lines = _join_wrapped(lines)
