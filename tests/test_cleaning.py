@@ -331,7 +331,7 @@ def test_a_dash_shipped_with_its_hyphen_or_a_lost_space_is_a_dash_not_a_quotatio
         # a short caption without a credit, after an address that ends no sentence
         (
             "Write to the desk at harbour@corkecho.ie   - Nets drying on the quay.  The season opens in May.",
-            "Write to the desk at harbour@corkecho.ie The season opens in May.",
+            "The season opens in May.",  # the address ends no sentence before the run of spaces: a line of its own, dropped
         ),
     ],
 )
@@ -343,4 +343,32 @@ def test_a_long_uncredited_passage_after_the_mark_is_kept_as_prose():
     passage = "Fishermen said prices had doubled since the spring, and " + "the co-operative bought more ice, " * 6 + "so the boats stayed out longer."
     assert clean_text(f"The harbour reopened on Monday.   - {passage}  The season opens in May.") == (
         f"The harbour reopened on Monday. {passage} The season opens in May."
+    )
+
+
+def test_a_run_of_spaces_after_a_word_that_ends_no_sentence_is_a_lost_line_break():
+    shipped = (
+        "The ferry will run twice a day from June. Watch the harbour report on Friday at 9 p.m. GMT   "
+        "Walsh, who skippered the boat for a decade, said the crossing was rough. Tides and timetables   "
+        "The first sailing leaves at dawn."
+    )
+    assert clean_text(shipped) == (
+        "The ferry will run twice a day from June. Watch the harbour report on Friday at 9 p.m. GMT\n"
+        "Walsh, who skippered the boat for a decade, said the crossing was rough. Tides and timetables\n"
+        "The first sailing leaves at dawn."
+    )
+    # a label alone on its lost line goes like any line without a sentence end
+    assert clean_text("The boats were late. June 3   Walsh said the storm had passed.") == "The boats were late. June 3\nWalsh said the storm had passed."
+    assert clean_text("The boats were late.   Walsh said the storm had passed.") == "The boats were late. Walsh said the storm had passed."
+
+
+def test_a_line_lost_to_a_run_of_spaces_is_not_stored_as_the_next_sentences_head(nlp):
+    from engine.corpus.segmentation import document_sentences
+
+    text = clean_text(
+        "The ferry will run twice a day from June. Watch the harbour report on Friday at 9 p.m. GMT   "
+        "Walsh, who skippered the boat for a decade, said the crossing was rough."
+    )
+    assert document_sentences(nlp(text)).texts == (
+        "The ferry will run twice a day from June.", "Walsh, who skippered the boat for a decade, said the crossing was rough.",
     )

@@ -124,6 +124,11 @@ _BREAK_AS_DASH = re.compile(r'(?<=[.!?"])[ \t]*\*?-+(?:[ \t]+|(?=[A-Z"(\[]))(?=[
 # short one (a layout break as long as a paragraph is as likely prose: kept, its mark erased as before).
 _MARKED_CAPTION = re.compile(r'(?<=\S)[ \t]{2,}\*?-+[ \t]+(?=[A-Z"(\[])([^\n]*?)(?=[ \t]{2,}|\n|$)')
 MAX_UNCREDITED_CAPTION = 200
+# In text shipped as one line, a run of three spaces or more after a word that ends no sentence, before a capital,
+# is a line break the text lost: what ends there is a heading, a timeline's date, a credit, a tweet's tags, a
+# lead-in or a broadcast notice ("... at 10 p.m. ET   Smith, a ..."), never the middle of a sentence. (Two spaces
+# also follow a photo credit run into a digest's next heading, whose sentence is dropped whole with the credit.)
+_LOST_LINE_BREAK = re.compile(r'(?<=[^\s.!?"\'\u201d\u2019])[ \t]{3,}(?=["\u201c]?[A-Z])')
 # after a plural's "s", before a lowercase word, a figure or "$": the apostrophe of
 # a plural possessive ('the farmers" union') when no quotation is open there
 _PLURAL_POSSESSIVE = re.compile(r'(?<=[a-z]s)"(?= (?:[a-z]|\$|\d))')
@@ -253,11 +258,13 @@ def clean_text(text: str, title: str = "") -> str:
     # text shipped one line per document (news, speeches): its last sentence
     # may lack an end ("... Learn more"); segmentation drops that one alone
     one_line = sum(1 for line in lines if line.strip()) == 1
+    if one_line:
+        lines = [piece for line in lines for piece in _LOST_LINE_BREAK.split(line)]
     paragraphs: list[str] = []
     for line in lines:
         if not line.strip():
             continue
-        heading = heading_title(line)
+        heading = None if one_line else heading_title(line)  # a piece of a one-line text is no WikiExtractor heading
         if heading is not None:
             if heading.lower() in APPENDIX_HEADINGS:
                 break  # appendix sections run to the end of an article
