@@ -7,6 +7,9 @@ line per article (news, speeches), into prose paragraphs joined by "\\n"
 - odd whitespace is normalised first (non-breaking, thin and ideographic
   spaces become " "; zero-width spaces, word joiners, BOMs and soft hyphens
   are removed; line and paragraph separators become "\\n");
+- a picture's caption its layout marks (a dash after a run of spaces, up to
+  the next run) is dropped, if it ends in a photo credit or is short
+  (`drop_marked_captions`);
 - the mojibake of curly quotes and dashes that datasets ship is repaired
   (`repair_mojibake`), so that quotation marks can be tracked;
 - the repeated title line is dropped; lines hard-wrapped inside a paragraph
@@ -24,7 +27,9 @@ line per article (news, speeches), into prose paragraphs joined by "\\n"
   leading space is not indentation, "upright" is not an image option): its
   line is kept if it has a sentence end anywhere, and what follows the last
   one ("... the end. Learn more") is dropped as a sentence without an end
-  (engine.corpus.sentence_gate);
+  (engine.corpus.sentence_gate); a run of three spaces or more after a word
+  that ends no sentence is a line break it lost (`_LOST_LINE_BREAK`): the
+  line is cut there, and each piece is read so;
 - inline wiki links are unwrapped ("[[Tate Britain]]" -> "Tate Britain",
   "[[anthropology|anthropologist]]" -> "anthropologist"); parentheses left
   empty by a removed template are removed ("Xanten Cathedral ()," ->

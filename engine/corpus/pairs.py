@@ -12,7 +12,8 @@ Randomness (engine.seeding, keyed by identity, never by order):
 - rand hay donor: item_rng(seed, "rand_hay", doc_id), once per (document, seed):
   its first pick, then the other documents in its seeded order, the first
   one that has a window none of whose sentences engine.corpus.hay_check
-  refuses (the middle one, else the nearest to it);
+  refuses (the middle one, else the nearest to it; never reaching the
+  donor's first HEAD_SENTENCES_LEFT_OUT or last TAIL_SENTENCES_LEFT_OUT sentences);
 - negative-control partner: item_rng(seed, "negative", doc_id);
 - document order per position: item_rng(seed, "order", i, j).
 """
