@@ -263,13 +263,15 @@ def clean_text(text: str, title: str = "") -> str:
     # text shipped one line per document (news, speeches): its last sentence
     # may lack an end ("... Learn more"); segmentation drops that one alone
     one_line = sum(1 for line in lines if line.strip()) == 1
-    if one_line:
+    # its pieces, if it lost line breaks, are read as lines, but not as WikiExtractor's headings (a short piece is prose)
+    pieces = one_line and any(_LOST_LINE_BREAK.search(line) for line in lines)
+    if pieces:
         lines = [piece for line in lines for piece in _LOST_LINE_BREAK.split(line)]
     paragraphs: list[str] = []
     for line in lines:
         if not line.strip():
             continue
-        heading = None if one_line else heading_title(line)  # a piece of a one-line text is no WikiExtractor heading
+        heading = None if pieces else heading_title(line)
         if heading is not None:
             if heading.lower() in APPENDIX_HEADINGS:
                 break  # appendix sections run to the end of an article
