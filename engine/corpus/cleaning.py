@@ -131,8 +131,9 @@ _MARKED_CAPTION = re.compile(r'(?<=\S)[ \t]{2,}\*?-+[ \t]+(?=[A-Z"(\[])([^\n]*?)
 MAX_UNCREDITED_CAPTION = 200
 # In text shipped as one line, a run of three spaces or more after a word that ends no sentence, before a capital,
 # is a line break the text lost: what ends there is a heading, a timeline's date, a credit, a tweet's tags, a
-# lead-in or a broadcast notice ("... at 10 p.m. ET   Smith, a ..."), never the middle of a sentence. (Two spaces
-# also follow a photo credit run into a digest's next heading, whose sentence is dropped whole with the credit.)
+# lead-in or a broadcast notice ("... at 10 p.m. ET   Smith, a ..."), never the middle of a sentence. Two spaces are
+# not enough: they also end a photo credit run into a digest's next heading ("Ann Walsh / Cork Echo  Pier to reopen The
+# board said ..."), and cutting the credit off there would store the heading fused onto the sentence.
 _LOST_LINE_BREAK = re.compile(r'(?<=[^\s.!?"\'\u201d\u2019])[ \t]{3,}(?=["\u201c]?[A-Z])')
 # after a plural's "s", before a lowercase word, a figure or "$": the apostrophe of
 # a plural possessive ('the farmers" union') when no quotation is open there
@@ -158,9 +159,9 @@ def repair_mojibake(text: str) -> str:
 def drop_marked_captions(text: str) -> str:
     """`text` without the captions its layout marks (`_MARKED_CAPTION`); the runs of spaces around one stay."""
 
-    def dropped(caption: re.Match[str]) -> str:
-        text = caption.group(1)
-        return "  " if ends_in_credit(text) or len(text) <= MAX_UNCREDITED_CAPTION else caption.group(0)
+    def dropped(found: re.Match[str]) -> str:
+        caption = found.group(1)
+        return "  " if ends_in_credit(caption) or len(caption) <= MAX_UNCREDITED_CAPTION else found.group(0)
 
     return _MARKED_CAPTION.sub(dropped, text)
 
