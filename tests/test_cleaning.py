@@ -317,3 +317,58 @@ def test_a_dash_shipped_with_its_hyphen_or_a_lost_space_is_a_dash_not_a_quotatio
     spans = document_sentences(doc).spans
     refusals = dict(zip((s.text.strip() for s in spans), needle_refusals(doc, spans)))
     assert refusals["The harbour board met on Monday and approved the fares."] == ""  # no quotation left open
+
+
+@pytest.mark.parametrize(
+    ("shipped", "cleaned"),
+    [
+        # the caption after the layout's dash goes with its credit; the prose after the run of spaces stays
+        (
+            "The harbour reopened on Monday after a week of storms.   - A trawler unloads its catch at dawn. "
+            "Ann Walsh / For Cork Echo  Fishermen said prices had doubled since the spring.",
+            "The harbour reopened on Monday after a week of storms. Fishermen said prices had doubled since the spring.",
+        ),
+        # a short caption without a credit, after an address that ends no sentence
+        (
+            "Write to the desk at harbour@corkecho.ie   - Nets drying on the quay.  The season opens in May.",
+            "The season opens in May.",  # the address ends no sentence before the run of spaces: a line of its own, dropped
+        ),
+    ],
+)
+def test_a_caption_marked_by_a_dash_after_a_run_of_spaces_is_dropped(shipped, cleaned):
+    assert clean_text(shipped) == cleaned
+
+
+def test_a_long_uncredited_passage_after_the_mark_is_kept_as_prose():
+    passage = "Fishermen said prices had doubled since the spring, and " + "the co-operative bought more ice, " * 6 + "so the boats stayed out longer."
+    assert clean_text(f"The harbour reopened on Monday.   - {passage}  The season opens in May.") == (
+        f"The harbour reopened on Monday. {passage} The season opens in May."
+    )
+
+
+def test_a_run_of_spaces_after_a_word_that_ends_no_sentence_is_a_lost_line_break():
+    shipped = (
+        "The ferry will run twice a day from June. Watch the harbour report on Friday at 9 p.m. GMT   "
+        "Walsh, who skippered the boat for a decade, said the crossing was rough. Tides and timetables   "
+        "The first sailing leaves at dawn."
+    )
+    assert clean_text(shipped) == (
+        "The ferry will run twice a day from June. Watch the harbour report on Friday at 9 p.m. GMT\n"
+        "Walsh, who skippered the boat for a decade, said the crossing was rough. Tides and timetables\n"
+        "The first sailing leaves at dawn."
+    )
+    # a label alone on its lost line goes like any line without a sentence end
+    assert clean_text("The boats were late. June 3   Walsh said the storm had passed.") == "The boats were late. June 3\nWalsh said the storm had passed."
+    assert clean_text("The boats were late.   Walsh said the storm had passed.") == "The boats were late. Walsh said the storm had passed."
+
+
+def test_a_line_lost_to_a_run_of_spaces_is_not_stored_as_the_next_sentences_head(nlp):
+    from engine.corpus.segmentation import document_sentences
+
+    text = clean_text(
+        "The ferry will run twice a day from June. Watch the harbour report on Friday at 9 p.m. GMT   "
+        "Walsh, who skippered the boat for a decade, said the crossing was rough."
+    )
+    assert document_sentences(nlp(text)).texts == (
+        "The ferry will run twice a day from June.", "Walsh, who skippered the boat for a decade, said the crossing was rough.",
+    )

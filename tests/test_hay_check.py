@@ -290,7 +290,16 @@ def test_a_quotation_of_several_sentences_is_refused_only_at_a_window_edge(nlp):
     assert edge_refused("caption", "inner")
 
 
-def test_a_window_does_not_cut_a_quotation(nlp):
+@pytest.fixture
+def no_ends_left_out(monkeypatch):
+    """These documents are shorter than a donor: the ends it leaves out are tested apart."""
+    from engine.corpus import pairs
+
+    monkeypatch.setattr(pairs, "HEAD_SENTENCES_LEFT_OUT", 0)
+    monkeypatch.setattr(pairs, "TAIL_SENTENCES_LEFT_OUT", 0)
+
+
+def test_a_window_does_not_cut_a_quotation(nlp, no_ends_left_out):
     texts = [_prose(7, k) for k in range(25)]
     texts[8] = '"We will rebuild the pier before the winter.'  # the first sentence a window around 12 would hold
     texts[9] = 'It will cost a lot," she said.'
@@ -346,7 +355,7 @@ def _stored(nlp, doc: int, texts: list[str]) -> StoredDocument:
     )  # fmt: skip
 
 
-def test_a_window_holding_a_fused_heading_is_never_chosen(nlp):
+def test_a_window_holding_a_fused_heading_is_never_chosen(nlp, no_ends_left_out):
     # doc-0's heading is 3 above its middle, so its middle (9, 9) window holds it; doc-1 has
     # 20 sentences, so only two (9, 9) windows (centers 9 and 10), and both hold its heading
     documents = [_document(nlp, 0, 12 - 3), _document(nlp, 1, 12, n=20)] + [_document(nlp, d, None) for d in range(2, 6)]
@@ -368,7 +377,7 @@ def test_a_window_holding_a_fused_heading_is_never_chosen(nlp):
     assert {"doc-0", "doc-1"} <= first_picks  # the rule was needed: both were drawn first
 
 
-def test_a_window_off_the_middle_never_holds_the_donors_middle_sentence(nlp):
+def test_a_window_off_the_middle_never_holds_the_donors_middle_sentence(nlp, no_ends_left_out):
     # 45 sentences, middle 22, a heading 3 above it: the nearest clean (9, 9) window lies 10 away
     document = _document(nlp, 0, 19, n=45)
     assert document.hay_refused == {19: "heading_opening"}
@@ -385,3 +394,25 @@ def test_a_caption_fused_as_a_second_clause_is_no_needle_sentence(nlp):
     doc = nlp(f"{BEFORE} {text}")
     sentences = document_sentences(doc)
     assert needle_refusals(doc, sentences.spans) == ("", "fused_clause")
+
+
+def test_a_rand_hay_window_leaves_out_the_first_two_and_last_five_sentences_of_its_donor(nlp):
+    from engine.corpus.pairs import HEAD_SENTENCES_LEFT_OUT, TAIL_SENTENCES_LEFT_OUT
+
+    assert (HEAD_SENTENCES_LEFT_OUT, TAIL_SENTENCES_LEFT_OUT) == (2, 5)
+    furniture = ["Readers can send the harbour desk their questions by post.", "The views in this column are the writer's own."]
+    # 45 sentences, middle 22, a heading 3 above it: the nearest window clear of it, around 32 (23..41),
+    # reaches into the last five; the one below the middle holds the heading too
+    texts = [_prose(3, k) for k in range(45)]
+    texts[19], texts[-2:] = HEADING, furniture
+    assert clean_center(_stored(nlp, 3, texts), 9) is None
+    # five sentences more: around 35 (26..44) the window stops short of the last five
+    texts = [_prose(4, k) for k in range(50)]
+    texts[22], texts[-2:] = HEADING, furniture
+    document = _stored(nlp, 4, texts)
+    assert clean_center(document, 9) == 35 and document.hay_refused == {22: "heading_opening"}
+    # 41 sentences, middle 20, a heading 3 below it: around 30 the window holds it, around 10 (1..19) it
+    # would open on the second sentence
+    texts = [_prose(5, k) for k in range(41)]
+    texts[23] = HEADING
+    assert clean_center(_stored(nlp, 5, texts), 9) is None

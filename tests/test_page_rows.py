@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from engine.corpus.cleaning import clean_text
-from engine.corpus.page_rows import gallery_run, row_kind, row_neighbours
+from engine.corpus.page_rows import ends_in_credit, gallery_run, row_kind, row_neighbours
 from engine.corpus.segmentation import document_sentences
 
 
@@ -264,3 +264,18 @@ def test_an_authors_line_at_the_end_is_dropped_and_a_named_subjects_line_kept():
     assert row_neighbours(about) == {}
     # nor a sentence of that shape in the middle of the text
     assert row_neighbours([texts[2], *texts[:2], "The vote was close."]) == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "credited"),
+    [
+        ("Nets drying on the quay. Ann Walsh / For Cork Echo", True),
+        ("Nets drying on the quay. Photos provided to Cork Echo", True),
+        ("Nets drying on the quay. Photo by Tom Byrne", True),
+        ("The skipper, at the wheel. Getty Images", True),
+        ("The skipper said the catch was provided to him.", False),
+        ("The share rose to 3 / 4 of the fleet", False),
+    ],
+)
+def test_a_caption_that_ends_in_a_photo_credit_is_told(text, credited):
+    assert ends_in_credit(text) is credited

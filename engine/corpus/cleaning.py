@@ -7,6 +7,9 @@ line per article (news, speeches), into prose paragraphs joined by "\\n"
 - odd whitespace is normalised first (non-breaking, thin and ideographic
   spaces become " "; zero-width spaces, word joiners, BOMs and soft hyphens
   are removed; line and paragraph separators become "\\n");
+- a picture's caption its layout marks (a dash after a run of spaces, up to
+  the next run) is dropped, if it ends in a photo credit or is short
+  (`drop_marked_captions`);
 - the mojibake of curly quotes and dashes that datasets ship is repaired
   (`repair_mojibake`), so that quotation marks can be tracked;
 - the repeated title line is dropped; lines hard-wrapped inside a paragraph
@@ -24,7 +27,9 @@ line per article (news, speeches), into prose paragraphs joined by "\\n"
   leading space is not indentation, "upright" is not an image option): its
   line is kept if it has a sentence end anywhere, and what follows the last
   one ("... the end. Learn more") is dropped as a sentence without an end
-  (engine.corpus.sentence_gate);
+  (engine.corpus.sentence_gate); a run of three spaces or more after a word
+  that ends no sentence is a line break it lost (`_LOST_LINE_BREAK`): the
+  line is cut there, and each piece is read so;
 - inline wiki links are unwrapped ("[[Tate Britain]]" -> "Tate Britain",
   "[[anthropology|anthropologist]]" -> "anthropologist"); parentheses left
   empty by a removed template are removed ("Xanten Cathedral ()," ->
@@ -43,6 +48,7 @@ from __future__ import annotations
 import html
 import re
 
+from engine.corpus.page_rows import ends_in_credit
 from engine.needles.quotation import inside_after, mark_role
 
 # Sections that only ever hold apparatus (lists of links, citations, notes),
@@ -117,6 +123,18 @@ _NEGATION_APOSTROPHE = re.compile(r'n"t\b')
 # dash's own hyphen left before the mark or the lost space after it ('party -"?the', 'watched "? yet')
 _DASH_AS_QUOTE = re.compile(r'(?<=\w) -?"\??(?= \w)')
 _BREAK_AS_DASH = re.compile(r'(?<=[.!?"])[ \t]*\*?-+(?:[ \t]+|(?=[A-Z"(\[]))(?=[A-Z"(\[])')
+# A picture's caption marked by its layout (China Daily's "   - "): a dash after a run of spaces opens the
+# caption, which runs to the next run of spaces ("... he sees all.   - A cook at work. Ann Walsh / For Cork Echo  He
+# listens"). _BREAK_AS_DASH would erase the mark, so captions go before it: one that ends in a photo credit, or a
+# short one (a layout break as long as a paragraph is as likely prose: kept, its mark erased as before).
+_MARKED_CAPTION = re.compile(r'(?<=\S)[ \t]{2,}\*?-+[ \t]+(?=[A-Z"(\[])([^\n]*?)(?=[ \t]{2,}|\n|$)')
+MAX_UNCREDITED_CAPTION = 200
+# In text shipped as one line, a run of three spaces or more after a word that ends no sentence, before a capital,
+# is a line break the text lost: what ends there is a heading, a timeline's date, a credit, a tweet's tags, a
+# lead-in or a broadcast notice ("... at 10 p.m. ET   Smith, a ..."), never the middle of a sentence. Two spaces are
+# not enough: they also end a photo credit run into a digest's next heading ("Ann Walsh / Cork Echo  Pier to reopen The
+# board said ..."), and cutting the credit off there would store the heading fused onto the sentence.
+_LOST_LINE_BREAK = re.compile(r'(?<=[^\s.!?"\'\u201d\u2019])[ \t]{3,}(?=["\u201c]?[A-Z])')
 # after a plural's "s", before a lowercase word, a figure or "$": the apostrophe of
 # a plural possessive ('the farmers" union') when no quotation is open there
 _PLURAL_POSSESSIVE = re.compile(r'(?<=[a-z]s)"(?= (?:[a-z]|\$|\d))')
@@ -136,6 +154,16 @@ def repair_mojibake(text: str) -> str:
     else:
         text = _NEGATION_APOSTROPHE.sub("n't", text)  # 'don"t' is never a quotation
     return _BREAK_AS_DASH.sub(" ", text)
+
+
+def drop_marked_captions(text: str) -> str:
+    """`text` without the captions its layout marks (`_MARKED_CAPTION`); the runs of spaces around one stay."""
+
+    def dropped(found: re.Match[str]) -> str:
+        caption = found.group(1)
+        return "  " if ends_in_credit(caption) or len(caption) <= MAX_UNCREDITED_CAPTION else found.group(0)
+
+    return _MARKED_CAPTION.sub(dropped, text)
 
 
 def _plural_possessives(text: str) -> str:
@@ -229,18 +257,22 @@ def _is_markup(line: str) -> bool:
 def clean_text(text: str, title: str = "") -> str:
     """Prose paragraphs of a Wikipedia article, joined by "\\n"."""
     text = html.unescape(html.unescape(text))  # WikiExtractor double-escapes some entities
-    text = repair_mojibake(normalise_whitespace(_TAGS.sub(" ", text)))
+    text = repair_mojibake(drop_marked_captions(normalise_whitespace(_TAGS.sub(" ", text))))
     lines = [line.rstrip() for line in text.split("\n")]
     lines = _drop_title(lines, title)
     lines = _join_wrapped(lines)
     # text shipped one line per document (news, speeches): its last sentence
     # may lack an end ("... Learn more"); segmentation drops that one alone
     one_line = sum(1 for line in lines if line.strip()) == 1
+    # its pieces, if it lost line breaks, are read as lines, but not as WikiExtractor's headings (a short piece is prose)
+    pieces = one_line and any(_LOST_LINE_BREAK.search(line) for line in lines)
+    if pieces:
+        lines = [piece for line in lines for piece in _LOST_LINE_BREAK.split(line)]
     paragraphs: list[str] = []
     for line in lines:
         if not line.strip():
             continue
-        heading = heading_title(line)
+        heading = None if pieces else heading_title(line)
         if heading is not None:
             if heading.lower() in APPENDIX_HEADINGS:
                 break  # appendix sections run to the end of an article

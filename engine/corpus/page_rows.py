@@ -146,6 +146,12 @@ _AUTHOR_LINE = re.compile(
     r"\b(?:at|with|for)\s+(?:the\s+)?[A-Z][^.!?;:]*\.$"
 )
 AUTHOR_LINE_PLACES = 2  # an author's line is one of the last two sentences of a document
+# a credit that closes a caption: the photographer, a slash and the outlet ("... the pier. Ann Walsh / For Cork Echo"),
+# or a credit phrase ("... the pier. Photos provided to Cork Echo", "Photo by Tom Byrne", "Getty Images")
+_CLOSING_CREDIT = re.compile(
+    r"(?:^|\s)(?:[A-Z][\w.'\u2019-]*\s+){1,3}/\s+[A-Z][\w&.'\u2019-]*(?:\s+[A-Z][\w&.'\u2019-]*){0,3}$|"
+    r"\b(?:(?:Photo|Photograph|Image)s?\s+(?:[Pp]rovided|[Bb]y|[Cc]ourtesy)\b|Provided to [A-Z])[^.!?]*$|\bGetty Images$"
+)
 
 
 def telephone_number(text: str) -> str | None:
@@ -190,6 +196,11 @@ def row_kind(text: str) -> str | None:
     if ";" in text and telephone_number(text):
         return "contact_listing"
     return None
+
+
+def ends_in_credit(text: str) -> bool:
+    """Whether `text` ends in a photo credit (a caption's last words: `_CLOSING_CREDIT`)."""
+    return _CLOSING_CREDIT.search(text.rstrip()) is not None
 
 
 def _runs(marks: Sequence[int], gap: int) -> list[list[int]]:
