@@ -79,6 +79,7 @@ import zlib
 from typing import TYPE_CHECKING
 
 from engine.needles.agreement import coordination_agrees
+from engine.needles.coordination_joint import joint_verb
 from engine.needles.coordination_polarity import polarity_refusal
 from engine.needles.coordination_sense import sense_refusal
 from engine.needles.edits import SUBJECT_DEPS, TextEdit, _inside_quotes, _match_case, _offset, quote_open_before, sentence_text
@@ -126,10 +127,6 @@ FIXED_PHRASES = tuple(
 _RECIPROCALS = (("each", "other"), ("one", "another"), ("together",), ("respectively",), ("jointly",), ("mutually",),
                 ("alike",), ("apart",), ("in", "common"), ("combined",), ("between", "them"),
                 ("between", "themselves"), ("among", "themselves"), ("amongst", "themselves"))  # fmt: skip
-_SYMMETRIC_VERBS = frozenset(
-    "marry meet merge combine collaborate divorce unite mix differ compare connect link separate distinguish "
-    "join pair partner intermarry negotiate reconcile share alternate co-write co-found cofound".split()
-)
 _ALIAS_MARKERS = frozenset({"simply", "also", "alternatively", "formerly", "sometimes", "officially", "otherwise"})
 _NAME_GLUE = frozenset({"of", "the", "for", "de", "du", "la", "von", "van"})
 # prepositions whose object names the parties of a relation ("the fight of
@@ -674,4 +671,4 @@ def _symmetric_argument(head: Token) -> bool:
     while token.dep_ == "conj" or token.dep_ in ("pobj", "prep"):
         token = token.head
     verb = token.head if token.dep_ in ("dobj", "pobj", "attr") else token
-    return verb.pos_ == "VERB" and verb.lemma_.lower() in _SYMMETRIC_VERBS
+    return verb.pos_ == "VERB" and joint_verb(verb, "object")
