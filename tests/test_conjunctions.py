@@ -494,3 +494,11 @@ def test_a_downward_verb_counts_only_as_a_verb(nlp):
     assert edited(nlp, swap_conjunction, noun) == noun.replace("coal and", "coal or")
     # the verb still is: "declined offers of tea and cake" = "of tea or cake"
     assert con_refusal(nlp, "The villagers declined offers of tea and cake.") == (True, {"downward operator"})
+
+
+def test_before_as_a_member_of_a_coordination_of_periods_scopes_over_nothing(nlp):
+    # issue 27, session 19: "before and during the famine" names two periods; "or" makes the time vaguer (M)
+    periods = "The mill was run by the monks before and during the famine."
+    assert edited(nlp, swap_conjunction, periods) == periods.replace("before and", "before or")
+    # "before" above the coordination still is an operator: "before the floods or fires" = "... and fires"
+    assert con_refusal(nlp, "The mill closed before the floods and fires.") == (True, {"downward operator"})

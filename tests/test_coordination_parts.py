@@ -23,6 +23,11 @@ REFUSED = {
     "members of a plural": [
         "The company will deliver the parcels - Galway, Sligo and Tralee - by Friday.",
         "The ferry called at the southern ports: Cork, Cobh and Kinsale.",
+        # no count, and the parser reads no apposition: a hyphen for the dash (its compound), a spaced dash (a
+        # second object), or the plural taken as the list's first member
+        "The regent ordered the garrison to give up the forts-Dunmore and the old castle at Kinsale-without delay.",
+        "The regent ordered the garrison to give up the forts - Dunmore and the old castle at Kinsale - without delay.",
+        "The envoy was told to hand back the islands-Rathlin and Tory.",
     ],
     # the members one after another
     "sequence": [
@@ -73,6 +78,9 @@ def test_swaps_of_parts_ranges_and_options_are_refused_with_their_reason(nlp, wh
         # a plural with its members after a comma only: the parser's list ("mothers, heroes and martyrs")
         ("The town honoured its sailors, fishermen and pilots in May.",
          "The town honoured its sailors, fishermen or pilots in May."),
+        # a clause of its own after the dash: its subject restates nothing
+        ("The mill cut its prices - bakers and brewers bought more flour that year.",
+         "The mill cut its prices - bakers or brewers bought more flour that year."),
         # numbers on each side, but no partitive whole
         ("The clinic treated 1,200 patients at home and 1,800 in the wards.",
          "The clinic treated 1,200 patients at home or 1,800 in the wards."),

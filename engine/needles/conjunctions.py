@@ -79,6 +79,7 @@ import zlib
 from typing import TYPE_CHECKING
 
 from engine.needles.agreement import coordination_agrees
+from engine.needles.coordination_joint import joint_verb
 from engine.needles.coordination_polarity import polarity_refusal
 from engine.needles.coordination_sense import sense_refusal
 from engine.needles.edits import SUBJECT_DEPS, TextEdit, _inside_quotes, _match_case, _offset, quote_open_before, sentence_text
@@ -126,10 +127,6 @@ FIXED_PHRASES = tuple(
 _RECIPROCALS = (("each", "other"), ("one", "another"), ("together",), ("respectively",), ("jointly",), ("mutually",),
                 ("alike",), ("apart",), ("in", "common"), ("combined",), ("between", "them"),
                 ("between", "themselves"), ("among", "themselves"), ("amongst", "themselves"))  # fmt: skip
-_SYMMETRIC_VERBS = frozenset(
-    "marry meet merge combine collaborate divorce unite mix differ compare connect link separate distinguish "
-    "join pair partner intermarry negotiate reconcile share alternate co-write co-found cofound".split()
-)
 _ALIAS_MARKERS = frozenset({"simply", "also", "alternatively", "formerly", "sometimes", "officially", "otherwise"})
 _NAME_GLUE = frozenset({"of", "the", "for", "de", "du", "la", "von", "van"})
 # prepositions whose object names the parties of a relation ("the fight of
@@ -140,6 +137,8 @@ _COMPARISON_VERBS = frozenset("exceed surpass outnumber outweigh outpace outperf
 # verbs that negate their object or complement ("refused talks with A or B" = "with A and B")
 _NEGATIVE_VERBS = NEGATIVE_IMPLICATIVES | frozenset("deny reject prevent avoid prohibit forbid ban bar exclude".split())
 _DOWNWARD_WORDS = frozenset({"than", "without", "unless", "before", "unlike"})
+# the downward words that, as members of a coordination of periods, scope over nothing ("before and during the war")
+_MEMBER_PERIODS = frozenset({"before"})
 # prepositions that set their object apart from (or add it to) a domain as one set ("beyond A and B",
 # "besides A and B", "except A and B", "apart from A and B"): every member is excluded alike, as under
 # "without", so "or" names the same set (issue 27, session-17 ruling on "beyond")
@@ -636,8 +635,14 @@ def _downward(head: Token) -> bool:
     """The coordination sits under an operator that makes "and" and "or" say
     the same: a comparison ("than", "exceeded", "unlike"), a negative verb
     ("refused", "denied"), "without", "unless", "before", or a universal or negative
-    determiner or pronoun ("any", "no", "all of")."""
+    determiner or pronoun ("any", "no", "all of"). Not "before" as a
+    member of the coordination itself ("before and during the war"): it
+    names one of the periods, over nothing (the swap makes the time vaguer,
+    the protocol's M); "with or without", "unless and until" stay refused."""
+    members = {head.i, *(c.i for c in head.conjuncts)}
     for t in [head, *head.ancestors]:
+        if t.i in members and t.lower_ in _MEMBER_PERIODS:
+            continue
         if _exclusive(t):
             return True
         if t.lower_ in _DOWNWARD_WORDS or _used_as_verb(t) and (t.lemma_.lower() in _COMPARISON_VERBS or t.lemma_.lower() in _NEGATIVE_VERBS):
@@ -674,4 +679,4 @@ def _symmetric_argument(head: Token) -> bool:
     while token.dep_ == "conj" or token.dep_ in ("pobj", "prep"):
         token = token.head
     verb = token.head if token.dep_ in ("dobj", "pobj", "attr") else token
-    return verb.pos_ == "VERB" and verb.lemma_.lower() in _SYMMETRIC_VERBS
+    return verb.pos_ == "VERB" and joint_verb(verb, "object")

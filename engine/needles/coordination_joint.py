@@ -83,16 +83,27 @@ _COMPARING_WORDS = frozenset(
     "similar different identical alike equal equivalent comparable same related linked connected compatible "
     "incompatible parallel distinct analogous interchangeable indistinguishable unrelated dissimilar".split()
 )
-_COMPARING_VERBS = frozenset("differ coincide overlap diverge converge match clash correlate resemble".split())
 # dependents a member of a term's continued object may have ("the freedom of the press and speech")
 _TERM_MEMBER_DEPENDENTS = ("cc", "conj", "punct", "det")
 # dependents of a class pair's nouns that modify the pair as a whole
 _CLASS_DEPENDENTS = ("cc", "conj", "punct", "det", "poss", "prep", "relcl", "acl")
-# verbs of a joint act whose "with" phrase names the other parties ("met with A and B": one meeting)
-_PARTY_VERBS = frozenset(
-    "meet ally cooperate co-operate collaborate negotiate converse confer merge unite integrate partner team "
-    "reconcile intermarry mingle".split()
-)
+# verbs of a joint or symmetric act, by where their parties stand (one table for the con rule's checks):
+# "subject": a coordinated subject acts together ("A and B met", engine.needles.subject_swap);
+# "object": a coordinated object is joined or set apart at once ("merged A and B", engine.needles.conjunctions);
+# "with": the "with" phrase names the other parties ("met with A and B": one meeting);
+# "compared": a subject whose members are compared with one another ("the rules in A and B differ")
+_JOINT_VERBS_BY_ROLES = {
+    "subject object with": "meet merge unite collaborate negotiate partner reconcile intermarry",
+    "subject object": "marry divorce combine join share co-write co-found cofound",
+    "subject with": "ally cooperate co-operate converse confer integrate team mingle",
+    "subject object compared": "differ",
+    "subject compared": "coincide overlap diverge converge match clash correlate resemble",
+    "subject": "agree disagree compete fight collide quarrel argue debate discuss talk speak split gather "
+    "assemble reunite coexist correspond communicate tie draw embrace kiss hug sign co-sign cosign co-host "
+    "cohost co-author coauthor",
+    "object": "mix compare connect link separate distinguish pair alternate",
+}
+JOINT_VERB_ROLES = {verb: frozenset(roles.split()) for roles, verbs in _JOINT_VERBS_BY_ROLES.items() for verb in verbs.split()}
 # nouns of a joint act or relation: their "with"/"of" phrase names its parties ("talks with A and B",
 # "the merger of A and B")
 _PARTY_NOUNS = frozenset(
@@ -168,10 +179,16 @@ def _joint_party(token: Token) -> bool:
         return True  # "a joint statement by A and B", "signed a bilateral pact with A and B"
     if preposition.lower_ not in _PARTY_PREPOSITIONS:
         return False
-    if preposition.lower_ == "with" and holder.pos_ in ("VERB", "AUX") and holder.lemma_.lower() in _PARTY_VERBS:
+    if preposition.lower_ == "with" and holder.pos_ in ("VERB", "AUX") and joint_verb(holder, "with"):
         return True  # "met with A and B"
     # "of" joins a noun to its parties ("the merger of A and B"); a verb takes no "of" party
     return any(n.pos_ == "NOUN" and n.lower_ in _PARTY_NOUNS for n in nouns if n.i == holder.i or preposition.lower_ == "with")
+
+
+def joint_verb(verb: Token, role: str) -> bool:
+    """`verb` is a verb of a joint or symmetric act whose parties stand in
+    `role` ("subject", "object", "with", "compared": JOINT_VERB_ROLES)."""
+    return role in JOINT_VERB_ROLES.get(verb.lemma_.lower(), ())
 
 
 def _jointly_modified(noun: Token) -> bool:
@@ -208,7 +225,7 @@ def _symmetric_predicate(token: Token) -> bool:
             p.lemma_.lower() in _COMPARING_WORDS and not any(c.dep_ in ("prep", "xcomp", "ccomp") for c in p.children)
             for p in predicates
         )
-    return verb.lemma_.lower() in _COMPARING_VERBS and not any(
+    return joint_verb(verb, "compared") and not any(
         c.dep_ in ("dobj", "prep", "ccomp", "xcomp") for c in verb.children
     )
 

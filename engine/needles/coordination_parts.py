@@ -41,6 +41,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.needles.coordination_lists import DASHES, EXAMPLE_FRAME_MARKERS
+from engine.needles.edits import SUBJECT_DEPS
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -54,6 +55,7 @@ _SPAN_ENDS = frozenset("end finish conclude close terminate expire ending finish
 # how the parser hangs a span's start on the verb it describes ("lasted ten years beginning in 1930")
 _SPAN_START_DEPS = frozenset({"advcl", "xcomp", "prep", "acl", "npadvmod"})
 _DASHES_OR_COLON = DASHES | {":"}
+_PLURAL_TAGS = ("NNS", "NNPS")
 # nouns of ability and permission: their infinitive offers each option ("the right to speak or write")
 _FREE_CHOICE_NOUNS = frozenset(
     "power right authority freedom licence license permission ability option chance opportunity capacity liberty "
@@ -117,14 +119,35 @@ def _dashed_members(first: Token) -> bool:
     """The coordination is an apposition to a plural noun after a dash or a
     colon ("the parcels - Galway, Sligo and Tralee"), of any length; the
     parser may hang it on another noun when the plural ends the phrase
-    just before the dash ("called at the ports: A, B and C")."""
-    if first.dep_ != "appos" or not first.conjuncts:
+    just before the dash ("called at the ports: A, B and C"), or not read
+    it as an apposition at all when a dash, or a hyphen standing for one,
+    joins it straight to the plural ("handed over the forts-A and B",
+    "the forts - A and B": the parser's compound, second object or a list
+    whose first member is the plural). A noun coordination there restates
+    the plural whatever its label, unless it is a subject (a clause of its
+    own after the dash)."""
+    if not first.conjuncts:
         return False
     doc, head = first.doc, first.head
-    if head.tag_ in ("NNS", "NNPS") and head.i < first.i and any(t.text in _DASHES_OR_COLON for t in doc[head.i + 1 : first.left_edge.i]):
+    if first.dep_ == "appos" and head.tag_ in _PLURAL_TAGS and head.i < first.i and any(
+        t.text in _DASHES_OR_COLON for t in doc[head.i + 1 : first.left_edge.i]
+    ):
         return True
+    second = first.conjuncts[0]
+    if first.tag_ in _PLURAL_TAGS and first.i + 2 == second.left_edge.i and doc[first.i + 1].text in _DASHES_OR_COLON:
+        return True  # the parser's list over the dash: "the islands-A and B" with A as the plural's conjunct
     start = first.left_edge.i
-    return start - 2 >= first.sent.start and doc[start - 1].text in _DASHES_OR_COLON and doc[start - 2].tag_ in ("NNS", "NNPS")
+    if first.dep_ != "appos":
+        # the parser's compound over a hyphen ("the forts-A and B"): the members start after the dash
+        start = max((t.i + 1 for t in doc[start : first.i] if t.text in DASHES), default=start)
+    if start - 2 < first.sent.start or doc[start - 1].text not in _DASHES_OR_COLON:
+        return False
+    plural = doc[start - 2]
+    if first.dep_ == "appos":
+        return plural.tag_ in _PLURAL_TAGS
+    # a whole noun phrase before the dash ("the forts", "its ports", "two ports"; not "arms-length sales")
+    phrase = plural.tag_ in _PLURAL_TAGS and any(c.dep_ in ("det", "poss", "nummod") for c in plural.children)
+    return phrase and first.pos_ in ("NOUN", "PROPN") and first.dep_ not in SUBJECT_DEPS
 
 
 def _sequence(first: Token) -> bool:

@@ -39,18 +39,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine.needles.coordination_joint import _COMPARING_VERBS, _JOINT_WORDS, _PARTY_NOUNS, _PARTY_VERBS
+from engine.needles.coordination_joint import _JOINT_WORDS, _PARTY_NOUNS, joint_verb
 from engine.needles.coordination_sense import _FREE_CHOICE_MODALS
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
 
-# verbs whose subjects act on each other or together ("A and B met", "A and B merged")
-JOINT_VERBS = _PARTY_VERBS | _COMPARING_VERBS | frozenset(
-    "marry divorce merge combine unite join meet agree disagree compete fight clash collide quarrel argue "
-    "debate discuss talk speak share split gather assemble reunite coexist correspond communicate tie draw "
-    "embrace kiss hug sign co-sign cosign co-write co-found cofound co-host cohost co-author coauthor".split()
-)
 # words after the verb that refer back to the pair as a whole ("their", "each", "both")
 _PLURAL_ANAPHORS = frozenset("they them their theirs themselves each both all either neither".split())
 _COMPLEMENT_DEPS = frozenset({"dobj", "ccomp", "xcomp", "attr", "acomp", "oprd", "dative"})
@@ -73,7 +67,7 @@ def subject_swap_refused(token: Token) -> bool:
     if _one_referent(members):
         return True  # "The harbour master and former skipper had ...": one person, "or" renames
     verb = first.head
-    if verb.pos_ not in ("VERB", "AUX") or verb.lemma_.lower() in JOINT_VERBS:
+    if verb.pos_ not in ("VERB", "AUX") or joint_verb(verb, "subject"):
         return True
     auxiliaries = sorted((c for c in verb.children if c.dep_ in ("aux", "auxpass")), key=lambda t: t.i)
     finite = auxiliaries[0] if auxiliaries else verb
