@@ -253,6 +253,9 @@ def test_predicates_that_share_a_negation_are_not_swapped(nlp):
         ("The town has changed so quickly, and with it the harbour.", "fixed phrase"),
         ("The storm dealt two blows to the town: it flooded the quay, and it sank the ferry.", "renaming"),
         ("The ferry often waits days or even weeks before it sails.", "fixed phrase"),
+        # complementary conditions (the external scheme's W): "with and without" says the same (issue 27, session 19)
+        ("The skipper kept sailing with or without a licence from the harbour board.", "fixed phrase"),
+        ("The boats were tested with and without their new sails last spring.", "fixed phrase"),
         ("For example, the coast boasts three of the four widely known fishing ports in the west: Cobh, Dingle and Howth.",
          "renaming"),
         ("Speaking of our fleet, everyone knows that years of bad planning and a long recession have pushed the yard "

@@ -116,6 +116,8 @@ FIXED_PHRASES = tuple(
         "and with it", "and with them",
         # the scalar "X or even Y" ("days or even weeks"): "and even" says the same
         "or even",
+        # complementary conditions: "with or without a licence" covers every case either way
+        "with or without", "with and without",
         # binomial idioms: one meaning, not two things
         "wheelers and dealers", "law and order", "rank and file", "checks and balances", "bread and butter",
         "nuts and bolts", "bits and pieces", "ups and downs", "ins and outs", "safe and sound", "peace and quiet",
