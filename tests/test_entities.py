@@ -213,6 +213,22 @@ def test_an_old_document_swaps_only_countries_it_treats_as_states(nlp):
     assert {"Canada", "Greece"} <= undated.keys() and places(2005) == undated
 
 
+def test_an_old_document_treats_a_country_it_has_differences_with_as_a_state(nlp):
+    # "our differences with X": a dispute between two states, as "our dispute with X" (engine.needles.states_then)
+    doc = nlp(
+        "Our differences with Portugal were left to the envoys in 1809. The President of the United States received "
+        "the envoy of Sweden in 1810. Merchants from Portugal bought timber in Sweden in 1811. Farmers in Sweden "
+        "sold oats to Portugal in 1812."
+    )
+    entities = document_entity_texts(doc, 1812)
+    found: dict[str, set[str]] = {}
+    for sent in doc.sents:
+        for option in entity_options(sent, entities):
+            if option.label != "DATE":
+                found.setdefault(option.text, set()).update(option.replacements)
+    assert "Portugal" in found and "Portugal" in set().union(*found.values())
+
+
 def test_a_place_naming_an_act_or_agreement_is_no_option(nlp):
     acts = options_by_sentence(
         nlp,
