@@ -36,8 +36,9 @@ what they are:
   swap. A known place needs one mention, not MIN_SUPPORT: the data vouch
   for what it is. A document that names no other place of the span's kind
   may, on a second pass (`with_gazetteer`), take one from the gazetteers
-  (`places.gazetteer_likes`), written bare; never on a document that
-  mentions a year before GAZETTEER_SINCE, when borders and names differed.
+  (`places.gazetteer_likes`), written bare; on a document that mentions a
+  year before GAZETTEER_SINCE, when borders and names differed, only a
+  continent (TIMELESS_KINDS) does.
 - Evidence from every mention (`_contradicted_by_syntax` on each, and
   `not_a_person`, engine.needles.person_evidence): one mention that contradicts the label refuses the text
   everywhere; a span needs MIN_SUPPORT mentions; a replacement is a text all
