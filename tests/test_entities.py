@@ -213,6 +213,22 @@ def test_an_old_document_swaps_only_countries_it_treats_as_states(nlp):
     assert {"Canada", "Greece"} <= undated.keys() and places(2005) == undated
 
 
+def test_an_old_document_treats_a_country_it_has_differences_with_as_a_state(nlp):
+    # "our differences with X": a dispute between two states, as "our dispute with X" (engine.needles.states_then)
+    doc = nlp(
+        "Our differences with Portugal were left to the envoys in 1809. The President of the United States received "
+        "the envoy of Sweden in 1810. Merchants from Portugal bought timber in Sweden in 1811. Farmers in Sweden "
+        "sold oats to Portugal in 1812."
+    )
+    entities = document_entity_texts(doc, 1812)
+    found: dict[str, set[str]] = {}
+    for sent in doc.sents:
+        for option in entity_options(sent, entities):
+            if option.label != "DATE":
+                found.setdefault(option.text, set()).update(option.replacements)
+    assert "Portugal" in found and "Portugal" in set().union(*found.values())
+
+
 def test_a_place_naming_an_act_or_agreement_is_no_option(nlp):
     acts = options_by_sentence(
         nlp,
@@ -382,12 +398,33 @@ def test_a_place_without_a_same_kind_place_in_its_document_takes_one_from_the_ga
 def test_no_gazetteer_place_for_a_document_of_or_about_a_time_before_today_s_map(nlp):
     from engine.needles.entities import with_gazetteer
 
+    def drawn(doc, year=None):
+        return _options(doc, with_gazetteer(doc, document_entity_texts(doc), year=year))
+
     doc = nlp(LONE_PLACES)
-    assert with_gazetteer(doc, document_entity_texts(doc), year=1990) is None  # written before 1992
+    assert drawn(doc, year=1990) == _options(doc, document_entity_texts(doc))  # written before 1992
     old = nlp(LONE_PLACES.replace("next year", "in 1988"))
-    assert with_gazetteer(old, document_entity_texts(old)) is None  # mentions a year before 1992
+    assert drawn(old) == _options(old, document_entity_texts(old))  # mentions a year before 1992
     recent = nlp(LONE_PLACES.replace("next year", "in 2019"))
-    assert with_gazetteer(recent, document_entity_texts(recent)) is not None
+    assert drawn(recent) != _options(recent, document_entity_texts(recent))
+
+
+def test_a_continent_takes_one_from_the_gazetteers_on_a_document_of_any_year(nlp):
+    from engine.needles.entities import with_gazetteer
+    from engine.needles.places import gazetteer_likes
+
+    # the continents' bounds do not move with the map of states: an old letter's lone continent takes another,
+    # never one that holds a place of its sentence
+    doc = nlp(
+        "The merchants sent their wool to Europe in 1795. Our envoy at Lisbon wrote in 1796 that the ports of "
+        "Europe and Portugal were closed."
+    )
+    entities = document_entity_texts(doc, 1796)
+    assert not any(o.get("Europe") for o in _options(doc, entities).values())
+    drawn = _options(doc, with_gazetteer(doc, entities, 1796))
+    continents = drawn["The merchants sent their wool to Europe in 1795."]["Europe"]
+    assert continents and "Europe" not in continents and set(continents) <= set(gazetteer_likes("Europe"))
+    assert "Europe" not in drawn["Our envoy at Lisbon wrote in 1796 that the ports of Europe and Portugal were closed."]
 
 
 def test_a_gazetteer_country_never_names_a_place_of_the_sentence_again(nlp):

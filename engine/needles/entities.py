@@ -36,8 +36,9 @@ what they are:
   swap. A known place needs one mention, not MIN_SUPPORT: the data vouch
   for what it is. A document that names no other place of the span's kind
   may, on a second pass (`with_gazetteer`), take one from the gazetteers
-  (`places.gazetteer_likes`), written bare; never on a document that
-  mentions a year before GAZETTEER_SINCE, when borders and names differed.
+  (`places.gazetteer_likes`), written bare; on a document that mentions a
+  year before GAZETTEER_SINCE, when borders and names differed, only a
+  continent (TIMELESS_KINDS) does.
 - Evidence from every mention (`_contradicted_by_syntax` on each, and
   `not_a_person`, engine.needles.person_evidence): one mention that contradicts the label refuses the text
   everywhere; a span needs MIN_SUPPORT mentions; a replacement is a text all
@@ -132,6 +133,9 @@ _NAMED_BY_ITSELF = frozenset({"PERSON", "GPE", "LOC"})  # "Merkel in Berlin", "L
 # the first year of today's map in the gazetteers: the Soviet Union and Yugoslavia broke up in 1991-92,
 # so a document that mentions an earlier year may speak of places as they then were
 GAZETTEER_SINCE = 1992
+# place kinds whose members and bounds are the same at any date (engine.needles.places: the continents): the
+# gazetteers may offer one of them to a document of any year, where GAZETTEER_SINCE keeps countries, regions and cities out
+TIMELESS_KINDS = frozenset({"continent"})
 _YEAR = re.compile(r"(?<!\d)(1\d{3})(?!\d)")
 _TRAILING_YEAR = re.compile(r",?\s+\d{4}$")  # "3 March 2015", "March 3, 2015": the year a date ends in
 _POSSESSIVE = frozenset({"'s", "’s", "'", "’"})
@@ -150,6 +154,7 @@ class DocumentEntities(msgspec.Struct, frozen=True):
     disputed_at: frozenset[int] = frozenset()  # start offsets of mentions two models tag otherwise
     courtesy: dict[str, str] = {}  # PERSON text -> the gender of the courtesy title the document writes it after ("Mr Hill": "m")
     gazetteer: bool = False  # a place with no same-kind place in the document may take one from the gazetteers
+    timeless_gazetteer: bool = False  # ... only a place of TIMELESS_KINDS (a document before GAZETTEER_SINCE)
 
 
 # ---------------------------------------------------------------------------
@@ -475,18 +480,19 @@ def document_entity_texts(doc: Doc, year: int | None = None) -> DocumentEntities
     )
 
 
-def with_gazetteer(doc: Doc, entities: DocumentEntities, year: int | None = None) -> DocumentEntities | None:
+def with_gazetteer(doc: Doc, entities: DocumentEntities, year: int | None = None) -> DocumentEntities:
     """`entities` for a second pass in which a place the document gives no
     same-kind replacement may take one from the gazetteers
     (`places.gazetteer_likes`), and a date one of the document's dates less
-    its year (`_with_their_days`); None when the document was written, or
-    mentions a year (a DATE entity), before GAZETTEER_SINCE: the places it
-    speaks of may have had other borders, names or kinds then."""
-    if year is not None and year < GAZETTEER_SINCE:
-        return None
+    its year (`_with_their_days`). When the document was written, or
+    mentions a year (a DATE entity), before GAZETTEER_SINCE, the places it
+    speaks of may have had other borders, names or kinds then: only a place
+    of TIMELESS_KINDS (a continent) may take one, and its dates stay as
+    they are."""
+    old = year is not None and year < GAZETTEER_SINCE
     years = (int(m.group(1)) for ent in doc.ents if ent.label_ == "DATE" for m in _YEAR.finditer(ent.text))
-    if any(y < GAZETTEER_SINCE for y in years):
-        return None
+    if old or any(y < GAZETTEER_SINCE for y in years):
+        return msgspec.structs.replace(entities, timeless_gazetteer=True)
     return msgspec.structs.replace(entities, gazetteer=True)
 
 
@@ -521,11 +527,11 @@ def _pool(span: Span, label: str, sent: Span, entities: DocumentEntities) -> tup
     candidates = [n for k in sorted(PLACE_LABELS) for n in entities.names.get(k, ())]
     linked = set(entities.contained.get(span.text, ()))  # "X, at present a part of Y": Y never replaces X
     kept = same_kind_places(span.text, {o.text for o in others}, [c for c in candidates if c not in linked], apposed=apposed)
-    drawn = not kept and entities.gazetteer
+    place = place_of(span.text)
+    drawn = not kept and (entities.gazetteer or (entities.timeless_gazetteer and place is not None and place.kind in TIMELESS_KINDS))
     if drawn:
         kept = same_kind_places(span.text, {o.text for o in others}, [c for c in gazetteer_likes(span.text) if c not in linked], apposed=apposed)
     if kept and described_by_nationality(span):  # "the Kazakh capital of X": X stays in its country
-        place = place_of(span.text)
         country = {k for k in place.within if k.startswith("C:")} if place and place.kind in ("city", "region") else set()
         kept = [c for c in kept if country and all(one.within & country for one in place_of(c).each())]  # type: ignore[union-attr]
     return kept, drawn

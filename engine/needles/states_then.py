@@ -14,8 +14,8 @@ replacement only when the document itself treats it as a state
 
 - a party to what states have with one another: "the treaty with X",
   "relations between X and Y", "our affairs with X", "peace with X", "the
-  rupture between X and Y", "claims upon X", "war against X", "negotiated
-  with X";
+  rupture between X and Y", "our differences with X", "claims upon X", "war
+  against X", "negotiated with X";
 - the holder of a state's organs, offices, policy or foreign relations:
   "the Government of X", "the King of X", "our minister to X", "the
   Republic of X", "the policy of X", "the relations of X", "the Navy of
@@ -50,9 +50,11 @@ if TYPE_CHECKING:
 # states ISO 3166 gives is, but for a few, the list of the document's time
 PRESENT_STATES_SINCE = 1992
 # what two states have between them ("our affairs with France", "peace with Mexico", "claims upon Peru",
-# "war against Turkey", "negotiated with Great Britain"), and "the foreign relations of X"
+# "war against Turkey", "negotiated with Great Britain", "our differences with Spain": a dispute's other name),
+# and "the foreign relations of X"
 PEER_WORDS = STATE_PARTY_NOUNS | frozenset(
-    "relation affair peace rupture hostility dispute controversy amity friendship claim declaration negotiate".split()
+    "relation affair peace rupture hostility dispute controversy difference amity friendship claim declaration "
+    "negotiate".split()
 )
 PEER_PREPOSITIONS = frozenset("with between against upon".split())
 # a state's organs and offices ("the Government of X", "our minister to X", "the Emperor of X");
