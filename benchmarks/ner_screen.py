@@ -145,7 +145,7 @@ def why(path: str, min_chars: float | None) -> None:
                     reason = "quoted"
                 elif label in E.PLACE_LABELS and E.place_of(span.text) is None:
                     reason = "place unknown"
-                elif label in E.PLACE_LABELS and not E._pool(span, label, sent, entities):
+                elif label in E.PLACE_LABELS and not E._pool(span, label, sent, entities)[0]:
                     reason = "no same-kind place: " + _why_no_place(span, sent, entities)
                 elif label not in E.PLACE_LABELS and not set(entities.names.get(label, ())) - {span.text}:
                     reason = f"no other {label} in the document"
