@@ -102,6 +102,9 @@ def test_captions_and_list_entries_are_not_sentences(nlp):
         # a verb that takes a to-infinitive before a bare one: the source lost "to"
         ("The board decided close the quay in May.", "missing_word"),
         ("The crews refused leave the harbour.", "missing_word"),
+        # only a subordinate clause: no main clause after it
+        ("As has been the rule at the harbour for decades.", "subordinate_clause"),
+        ("If to these dues be added the cost of the new pier, to $40,000.", "subordinate_clause"),
     ],
 )
 def test_why_a_span_is_not_a_sentence(nlp, junk, reason):
@@ -431,6 +434,20 @@ def test_a_time_of_day_before_a_day_name_or_the_clause_stays_in_its_sentence(nlp
     ["They wanted the board to help feed the crews.", "The council let them sail at dawn.", "Nobody wants trouble at the pier."],
 )
 def test_a_bare_infinitive_after_a_verb_that_takes_one_is_no_missing_word(nlp, sentence):
+    span = next(nlp(sentence).sents)
+    assert not_a_sentence(span, sentence) is None
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Although the storm was fierce, the crews stayed at sea until dawn.",
+        "If the ferry is late, the board pays back the fares.",
+        "As the harbour master said, the pier is safe.",
+        "Because the quay was closed, the trawlers landed their catch in Cobh.",
+    ],
+)
+def test_a_subordinate_clause_before_its_main_clause_is_a_sentence(nlp, sentence):
     span = next(nlp(sentence).sents)
     assert not_a_sentence(span, sentence) is None
 

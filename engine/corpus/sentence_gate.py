@@ -34,6 +34,9 @@ never a needle and never part of a hay window. A sentence
   will be ..."): "list_lead_in";
 - holds no verb that takes a to-infinitive right before a bare infinitive
   ("who want feed the beast": the source lost a word): "missing_word";
+- is not only a subordinate clause: a subordinator opening it on the
+  parser's root and no verb of a main clause after the root's clause
+  ("As has been the case for years."): "subordinate_clause";
 - holds no second sentence run into it after a heading or a caption: a
   word that only opens sentences, capitalised right after a lowercase word
   ("run_on_heading": engine.corpus.run_on_headings.opener_after_word).
@@ -177,7 +180,34 @@ def not_a_sentence(span: Span, text: str) -> str | None:
         return "list_lead_in"
     if span.doc.has_annotation("TAG") and _infinitive_without_to(span):
         return "missing_word"
+    if span.doc.has_annotation("DEP") and _subordinate_clause_only(span):
+        return "subordinate_clause"
     return None
+
+
+def _subordinate_clause_only(span: Span) -> bool:
+    """A "sentence" that is only a subordinate clause ("As has been the case
+    for years.", "If to this sum be added the loans, to $4,000."): it opens
+    (after an adverb or a conjunction) with a subordinator ("if", "because",
+    "as", ...) the parser hangs on the root, and no verb follows the root's
+    clause (after its first comma, if any) but one of another subordinate
+    clause. A main clause after the comma ("Although it rained, the crew
+    stayed.") is a verb there, however the parser attached it."""
+    root = span.root
+    words = [t for t in span if not (t.is_punct or t.is_space)]
+    lead = 0
+    while lead < len(words) - 1 and words[lead].dep_ in ("advmod", "cc") and words[lead].head.i == root.i:
+        lead += 1
+    if not words or words[lead].dep_ != "mark" or words[lead].head.i != root.i:
+        return False
+    comma = next((t.i for t in span if t.text == "," and t.i > root.i), root.i)
+    return not any(t.pos_ in ("VERB", "AUX") and not _marked(t) for t in span if t.i > comma)
+
+
+def _marked(verb: Token) -> bool:
+    """Whether `verb` heads a clause with a subordinator, or is the auxiliary of one."""
+    head = verb.head if verb.dep_ in ("aux", "auxpass") else verb
+    return any(child.dep_ == "mark" for child in head.children)
 
 
 # verbs that take a to-infinitive and never a bare one ("help", "make", "let", "dare", "need" may take a bare one)
