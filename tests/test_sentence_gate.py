@@ -457,6 +457,7 @@ def test_a_bare_infinitive_after_a_verb_that_takes_one_is_no_missing_word(nlp, s
         "If the ferry is late, the board pays back the fares.",
         "As the harbour master said, the pier is safe.",
         "Because the quay was closed, the trawlers landed their catch in Cobh.",
+        "After the storm Maeve sailed to Kinsale in May.",  # a preposition the parser reads as a subordinator
     ],
 )
 def test_a_subordinate_clause_before_its_main_clause_is_a_sentence(nlp, sentence):

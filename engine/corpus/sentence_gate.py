@@ -189,6 +189,9 @@ def not_a_sentence(span: Span, text: str) -> str | None:
     return None
 
 
+_SUBORDINATORS = frozenset({"if", "because", "although", "though", "unless", "whereas", "whether"})
+
+
 def _subordinate_clause_only(span: Span) -> bool:
     """A "sentence" that is only a subordinate clause ("As has been the case
     for years.", "If to this sum be added the loans, to $4,000."): it opens
@@ -203,6 +206,12 @@ def _subordinate_clause_only(span: Span) -> bool:
     while lead < len(words) - 1 and words[lead].dep_ in ("advmod", "cc") and words[lead].head.i == root.i:
         lead += 1
     if not words or words[lead].dep_ != "mark" or words[lead].head.i != root.i:
+        return False
+    mark = words[lead]
+    # a subordinator that is never a preposition, or "as" right before a verb ("As has been ..."): the parser also
+    # reads "After the storm Maeve sailed" as a clause under "after"
+    after_mark = span.doc[mark.i + 1] if mark.i + 1 < span.end else mark
+    if mark.lower_ not in _SUBORDINATORS and not (mark.lower_ == "as" and after_mark.pos_ in ("VERB", "AUX")):
         return False
     comma = next((t.i for t in span if t.text == "," and t.i > root.i), root.i)
     return not any(t.pos_ in ("VERB", "AUX") and not _marked(t) for t in span if t.i > comma)
