@@ -108,6 +108,7 @@ def test_captions_and_list_entries_are_not_sentences(nlp):
         # only a subordinate clause: no main clause after it
         ("As has been the rule at the harbour for decades.", "subordinate_clause"),
         ("If to these dues be added the cost of the new pier, to $40,000.", "subordinate_clause"),
+        ("If to the dues be added the cost of the quay which was built in May, to $9,000.", "subordinate_clause"),
     ],
 )
 def test_why_a_span_is_not_a_sentence(nlp, junk, reason):

@@ -218,9 +218,10 @@ def _subordinate_clause_only(span: Span) -> bool:
 
 
 def _marked(verb: Token) -> bool:
-    """Whether `verb` heads a clause with a subordinator, or is the auxiliary of one."""
+    """Whether `verb` heads a subordinate clause (one with a subordinator, or a relative clause), or is the
+    auxiliary of one."""
     head = verb.head if verb.dep_ in ("aux", "auxpass") else verb
-    return any(child.dep_ == "mark" for child in head.children)
+    return head.dep_ == "relcl" or any(child.dep_ == "mark" for child in head.children)
 
 
 # verbs that take a to-infinitive and never a bare one ("help", "make", "let", "dare", "need" may take a bare one)
