@@ -339,6 +339,19 @@ def test_a_caption_marked_by_a_dash_after_a_run_of_spaces_is_dropped(shipped, cl
     assert clean_text(shipped) == cleaned
 
 
+def test_a_caption_set_off_by_runs_of_spaces_without_a_dash_goes_with_its_credit():
+    shipped = (
+        "The ferry company has ordered two new boats from a yard in Cork.   The new ferry leaves the yard at Cobh "
+        "on its first trial. Provided to Harbour Weekly  The boats will enter service next spring.   A quiet "
+        "morning on the quay.  The fares will not change."
+    )
+    # an uncredited piece between runs of spaces is prose, kept
+    assert clean_text(shipped) == (
+        "The ferry company has ordered two new boats from a yard in Cork. The boats will enter service next spring. "
+        "A quiet morning on the quay. The fares will not change."
+    )
+
+
 def test_a_long_uncredited_passage_after_the_mark_is_kept_as_prose():
     passage = "Fishermen said prices had doubled since the spring, and " + "the co-operative bought more ice, " * 6 + "so the boats stayed out longer."
     assert clean_text(f"The harbour reopened on Monday.   - {passage}  The season opens in May.") == (

@@ -94,8 +94,8 @@ def test_rows_by_their_place_after_a_bare_numeral_and_around_date_stamps():
         "The board met in May.",  # 0
         "II.",  # 1: a numeral the parser split off
         "Pilots are paid by the day.",  # 2: its entry
-        "The crew rested.",  # 3
-        "The ferry left at noon.",  # 4: a teaser as long as the run's longest (two sentences)
+        "The crew rested.",  # 3: a run's first teaser is taken as TEASER_LEAD_SENTENCES long (no mark shows its start)
+        "The ferry left at noon.",  # 4
         "Kinsale had a storm.",  # 5: its last sentence, before its stamp
         "(04.05.2016)",  # 6
         "Quotas were cut.",  # 7: a teaser between two stamps
@@ -103,9 +103,25 @@ def test_rows_by_their_place_after_a_bare_numeral_and_around_date_stamps():
         "(11.05.2016) The pier closed.",  # 9: a stamp opening the next teaser (row_kind's)
         "The crossing took two hours.",  # 10
     ]
-    assert row_neighbours(texts) == {2: "list_entry", 4: "teaser", 5: "teaser", 7: "teaser", 8: "teaser"}
-    # a lone stamp takes only the sentence before it
-    assert row_neighbours(["The ferry left at noon.", "The pier closed.", "(04.05.2016)", "The crew rested."]) == {1: "teaser"}
+    assert row_neighbours(texts) == {2: "list_entry", 3: "teaser", 4: "teaser", 5: "teaser", 7: "teaser", 8: "teaser"}
+    # a lone stamp takes TEASER_LEAD_SENTENCES before it, and no more
+    lone = ["The board met.", "The ferry left at noon.", "The pier closed.", "(04.05.2016)", "The crew rested."]
+    assert row_neighbours(lone) == {0: "teaser", 1: "teaser", 2: "teaser"}
+
+
+def test_a_teaser_paragraph_is_dropped_whole_and_a_date_inside_a_clause_is_prose():
+    texts = [
+        "The harbour board met on Monday.",  # 0: the article's own prose
+        "Kinsale's new marina is filling up fast.",  # 1: a teaser of three sentences, its stamp after its end
+        "Few of its berths are left for the fishing fleet.",  # 2
+        "Ann Walsh reports. (14.03.2017)",  # 3
+        "The crew rested.",  # 4: the article goes on
+    ]
+    assert row_kind(texts[3]) == "teaser"
+    assert row_neighbours(texts) == {1: "teaser", 2: "teaser"}
+    # a bracketed date inside a clause is the writer's own, no stamp
+    assert row_kind("The new ferry makes its first crossing on Friday (17.03.2017).") is None
+    assert row_neighbours(["The board met.", "The pier reopens on Monday (20.03.2017).", "The crew rested."]) == {}
 
 
 def test_a_picture_gallery_is_dropped_as_a_run_between_its_marks():
@@ -179,16 +195,16 @@ def test_table_rows_captions_and_teasers_are_dropped_from_the_stored_sentences(n
     text = (
         "The ferry left Cork at noon. Harbour dues..........pence 4.5 On each ton landed a levy of two pence "
         "is paid. Skipper Ann Walsh (second left) cuts the ribbon at the new quay. HARBOUR REVENUE I shall "
-        "now turn to the debt of the board. The crossing took two hours. Kinsale fears for its fleet. "
+        "now turn to the debt of the board. The pier needs repair. The crossing took two hours. Kinsale fears for its fleet. "
         "(04.05.2016) The council voted to close the old pier in May. The crew stayed in Cork."
     )
-    # the row's label after its number is prose; a stamp closes the teaser before it, not the sentence after;
-    # an all-capitals heading is split off before the parser (engine.corpus.fused_headings), its sentence kept
+    # the row's label after its number is prose; a stamp closes the teaser before it (TEASER_LEAD_SENTENCES long),
+    # not the sentence after; an all-capitals heading is split off before the parser (engine.corpus.fused_headings),
+    # its sentence kept
     assert stored(nlp, text) == (
         "The ferry left Cork at noon.",
         "On each ton landed a levy of two pence is paid.",
         "I shall now turn to the debt of the board.",
-        "The crossing took two hours.",
         "The council voted to close the old pier in May.",
         "The crew stayed in Cork.",
     )

@@ -102,6 +102,13 @@ def test_captions_and_list_entries_are_not_sentences(nlp):
         # a verb that takes a to-infinitive before a bare one: the source lost "to"
         ("The board decided close the quay in May.", "missing_word"),
         ("The crews refused leave the harbour.", "missing_word"),
+        # a verb that takes an object and a to-infinitive, its object, a bare verb: the source lost "to"
+        ("The grant will enable Cork help repair the old pier.", "missing_word"),
+        ("They urged the board close the quay.", "missing_word"),
+        # only a subordinate clause: no main clause after it
+        ("As has been the rule at the harbour for decades.", "subordinate_clause"),
+        ("If to these dues be added the cost of the new pier, to $40,000.", "subordinate_clause"),
+        ("If to the dues be added the cost of the quay which was built in May, to $9,000.", "subordinate_clause"),
     ],
 )
 def test_why_a_span_is_not_a_sentence(nlp, junk, reason):
@@ -428,9 +435,33 @@ def test_a_time_of_day_before_a_day_name_or_the_clause_stays_in_its_sentence(nlp
 
 @pytest.mark.parametrize(
     "sentence",
-    ["They wanted the board to help feed the crews.", "The council let them sail at dawn.", "Nobody wants trouble at the pier."],
+    [
+        "They wanted the board to help feed the crews.",
+        "The council let them sail at dawn.",
+        "Nobody wants trouble at the pier.",
+        # a bare infinitive after the object of a verb that takes one, a finite clause after a verb of saying
+        "The storm made the crews stay ashore.",
+        "The board helped the town rebuild its pier.",
+        "He said the crews go out at dawn.",
+        "She asked that the board reopen the quay.",
+    ],
 )
 def test_a_bare_infinitive_after_a_verb_that_takes_one_is_no_missing_word(nlp, sentence):
+    span = next(nlp(sentence).sents)
+    assert not_a_sentence(span, sentence) is None
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Although the storm was fierce, the crews stayed at sea until dawn.",
+        "If the ferry is late, the board pays back the fares.",
+        "As the harbour master said, the pier is safe.",
+        "Because the quay was closed, the trawlers landed their catch in Cobh.",
+        "After the storm Maeve sailed to Kinsale in May.",  # a preposition the parser reads as a subordinator
+    ],
+)
+def test_a_subordinate_clause_before_its_main_clause_is_a_sentence(nlp, sentence):
     span = next(nlp(sentence).sents)
     assert not_a_sentence(span, sentence) is None
 

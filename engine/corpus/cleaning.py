@@ -8,7 +8,8 @@ line per article (news, speeches), into prose paragraphs joined by "\\n"
   spaces become " "; zero-width spaces, word joiners, BOMs and soft hyphens
   are removed; line and paragraph separators become "\\n");
 - a picture's caption its layout marks (a dash after a run of spaces, up to
-  the next run) is dropped, if it ends in a photo credit or is short
+  the next run) is dropped, if it ends in a photo credit or is short; so is
+  one between two runs of spaces without a dash that ends in a photo credit
   (`drop_marked_captions`);
 - the mojibake of curly quotes and dashes that datasets ship is repaired
   (`repair_mojibake`), so that quotation marks can be tracked;
@@ -129,6 +130,9 @@ _BREAK_AS_DASH = re.compile(r'(?<=[.!?"])[ \t]*\*?-+(?:[ \t]+|(?=[A-Z"(\[]))(?=[
 # short one (a layout break as long as a paragraph is as likely prose: kept, its mark erased as before).
 _MARKED_CAPTION = re.compile(r'(?<=\S)[ \t]{2,}\*?-+[ \t]+(?=[A-Z"(\[])([^\n]*?)(?=[ \t]{2,}|\n|$)')
 MAX_UNCREDITED_CAPTION = 200
+# A caption set off by runs of spaces alone, no dash ("... uncovered.   A cook at work. Provided to Cork Echo  He
+# listens"): only one that ends in a photo credit is one (on the news corpus, seven such pieces, all captions).
+_SPACED_CAPTION = re.compile(r'(?<=\S)[ \t]{2,}(?=[A-Z"(\[])([^\n]*?)(?=[ \t]{2,}|\n|$)')
 # In text shipped as one line, a run of three spaces or more after a word that ends no sentence, before a capital,
 # is a line break the text lost: what ends there is a heading, a timeline's date, a credit, a tweet's tags, a
 # lead-in or a broadcast notice ("... at 10 p.m. ET   Smith, a ..."), never the middle of a sentence. Two spaces are
@@ -157,13 +161,17 @@ def repair_mojibake(text: str) -> str:
 
 
 def drop_marked_captions(text: str) -> str:
-    """`text` without the captions its layout marks (`_MARKED_CAPTION`); the runs of spaces around one stay."""
+    """`text` without the captions its layout marks (`_MARKED_CAPTION`, `_SPACED_CAPTION`); the runs of spaces
+    around one stay."""
 
     def dropped(found: re.Match[str]) -> str:
         caption = found.group(1)
         return "  " if ends_in_credit(caption) or len(caption) <= MAX_UNCREDITED_CAPTION else found.group(0)
 
-    return _MARKED_CAPTION.sub(dropped, text)
+    def credited(found: re.Match[str]) -> str:
+        return "  " if ends_in_credit(found.group(1)) else found.group(0)
+
+    return _SPACED_CAPTION.sub(credited, _MARKED_CAPTION.sub(dropped, text))
 
 
 def _plural_possessives(text: str) -> str:

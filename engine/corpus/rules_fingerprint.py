@@ -55,8 +55,8 @@ RULE_MODULES = (
     "engine.corpus.prepare",
 )
 
-# data files the rule modules read (engine.corpus.name_kind_nouns' WordNet tables)
-RULE_DATA_FILES = (Path(__file__).with_name("name_kind_nouns.json"),)
+# data files the rule modules read (engine.corpus.name_kind_nouns' and engine.corpus.sentence_gate's WordNet tables)
+RULE_DATA_FILES = (Path(__file__).with_name("name_kind_nouns.json"), Path(__file__).with_name("object_control_verbs.json"))
 
 # the data the ner rules read: the gazetteers of engine.needles.places and the statehood
 # years of engine.needles.states_then; a new release can change which places are swapped
