@@ -16,6 +16,9 @@ REFUSED = {
         "The new pier was built with foreign-made steel and machinery.",
         "The port authority runs state-level clinics and training centres for sailors.",
         "The hospital buys imported drugs and equipment.",
+        # a common noun as the classifier, the second with no compound of its own, a quality adjective before
+        # (session 19, news-67)
+        "The survey found that farmers have different household duties and habits in the dry season.",
     ],
     # relational adjectives coordinated on one head, at any length: kinds of one set or of one thing
     "modifiers of one head": [

@@ -628,9 +628,12 @@ def _classified_bare_pair(first: Token) -> bool:
     the same set; the words cannot tell, so abstain. A classifier is a
     modifier that names a kind, not a trait: a hyphenated compound, a
     capitalised word, a participle or a relational adjective
-    (`_classifier`). A common noun before the first makes a compound of its
-    own ("oil prices and interest rates": two things), and a quality
-    adjective ("new roads and bridges") asserts a trait: both still swapped."""
+    (`_classifier`), or a common noun compounded with the first when the
+    second has none of its own ("men and women have different gender roles
+    and obligations": a quality adjective before the classifier changes
+    nothing). A common noun before each ("oil prices and interest rates":
+    two things), and a quality adjective alone ("new roads and bridges")
+    asserting a trait: both still swapped."""
     if first.pos_ != "NOUN" or first.tag_ not in ("NNS", "NN") or first.dep_ not in ("pobj", "dobj"):
         return False
     if len(first.conjuncts) != 1 or not _bare(first):
@@ -640,7 +643,13 @@ def _classified_bare_pair(first: Token) -> bool:
         return False
     if any(c.i < second.i and c.dep_ not in ("compound", "cc", "punct") for c in second.children):
         return False  # an adjective of its own: "foreign steel and cheap machinery" names two things
-    return any(_classifier(c) for c in first.children if c.i < first.i and c.dep_ in ("amod", "compound", "nmod"))
+    modifiers = [c for c in first.children if c.i < first.i and c.dep_ in ("amod", "compound", "nmod")]
+    if any(_classifier(c) for c in modifiers):
+        return True
+    # a common noun before the first classifies both when the second has no compound of its own
+    # ("different crew duties and habits": crew duties and crew habits; not "oil prices and interest rates")
+    second_bare = not any(c.i < second.i and c.dep_ == "compound" for c in second.children)
+    return second_bare and any(c.dep_ == "compound" and c.pos_ == "NOUN" for c in modifiers)
 
 
 def _classifier(modifier: Token) -> bool:
