@@ -32,7 +32,8 @@ A conjunction is left alone when it is
 - between bare nouns counted together ("53 outposts and homes": "and"
   and "or" name the same items);
 - reciprocal or symmetric: the sentence says "each other", "one another",
-  "together", "respectively", "between them", ..., or the coordination is
+  "together", "respectively", "between them", "the one ... the other",
+  "the former ... the latter", ..., or the coordination is
   an argument of a symmetric verb ("married X and Y", "merged", "combined") or of a noun
   ("the rivalry of X and Y", "a treaty of X and Y": "of" joins the noun to
   both at once);
@@ -129,6 +130,9 @@ FIXED_PHRASES = tuple(
 _RECIPROCALS = (("each", "other"), ("one", "another"), ("together",), ("respectively",), ("jointly",), ("mutually",),
                 ("alike",), ("apart",), ("in", "common"), ("combined",), ("between", "them"),
                 ("between", "themselves"), ("among", "themselves"), ("amongst", "themselves"))  # fmt: skip
+# two phrases that pick up a pair's members one by one later in the sentence ("A and B ... the one ... the
+# other"), as "respectively" does: each needs both members in play
+_MEMBER_BY_MEMBER = ((("the", "one"), ("the", "other")), (("the", "former"), ("the", "latter")))
 _ALIAS_MARKERS = frozenset({"simply", "also", "alternatively", "formerly", "sometimes", "officially", "otherwise"})
 _NAME_GLUE = frozenset({"of", "the", "for", "de", "du", "la", "von", "van"})
 # prepositions whose object names the parties of a relation ("the fight of
@@ -482,7 +486,18 @@ def _in_name(sent: Span, token: Token) -> bool:
 
 
 def _reciprocal(sent: Span) -> bool:
-    return _has_words(sent, _RECIPROCALS)
+    return _has_words(sent, _RECIPROCALS) or any(all(_pronoun_phrase(sent, p) for p in pair) for pair in _MEMBER_BY_MEMBER)
+
+
+def _pronoun_phrase(sent: Span, phrase: tuple[str, ...]) -> bool:
+    """`phrase` stands alone in `sent` as a noun phrase: no noun or adjective
+    after it for it to modify ("the other", not "the other side")."""
+    words = [t.lower_ for t in sent]
+    n = len(phrase)
+    return any(
+        words[k : k + n] == list(phrase) and (k + n == len(words) or sent[k + n].pos_ not in ("NOUN", "PROPN", "ADJ", "NUM"))
+        for k in range(len(words))
+    )
 
 
 def _has_words(sent: Span, phrases: tuple[tuple[str, ...], ...]) -> bool:
