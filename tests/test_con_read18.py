@@ -57,6 +57,8 @@ SWAPPED = [
     "The council cut oil prices and interest rates.",  # a common noun compounds with the first only
     "The prices of fish and bread were high in the spring.",  # a determiner on the "of" phrase's plural
     "Engineers traced sources of black smoke and noise near the quay.",  # an adjective of the first's own
+    "The court heard charges of piracy, war crimes and desertion.",  # a classifying noun on one plural of a list
+    "The court tried them for war crimes and desertion.",  # a mass noun after the plural: the noun is the first's alone
     "The island suffered long, bitter and costly disputes.",  # three qualities: a list
     "The mayor visited Kilrush and Tarbert, and two boats followed her.",  # a new clause, no count of the pair
     "The council will expand the port in 2030 and beyond.",  # "beyond" as an adverb is a member

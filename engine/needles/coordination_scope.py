@@ -628,8 +628,8 @@ def _classified_bare_pair(first: Token) -> bool:
     the same set; the words cannot tell, so abstain. A classifier is a
     modifier that names a kind, not a trait: a hyphenated compound, a
     capitalised word, a participle or a relational adjective
-    (`_classifier`), or a common noun compounded with the first when the
-    second has none of its own ("men and women have different gender roles
+    (`_classifier`), or a common noun compounded with the first of two
+    plurals when the second has none of its own ("men and women have different gender roles
     and obligations": a quality adjective before the classifier changes
     nothing). A common noun before each ("oil prices and interest rates":
     two things), and a quality adjective alone ("new roads and bridges")
@@ -646,10 +646,12 @@ def _classified_bare_pair(first: Token) -> bool:
     modifiers = [c for c in first.children if c.i < first.i and c.dep_ in ("amod", "compound", "nmod")]
     if any(_classifier(c) for c in modifiers):
         return True
-    # a common noun before the first classifies both when the second has no compound of its own
-    # ("different crew duties and habits": crew duties and crew habits; not "oil prices and interest rates")
-    second_bare = not any(c.i < second.i and c.dep_ == "compound" for c in second.children)
-    return second_bare and any(c.dep_ == "compound" and c.pos_ == "NOUN" for c in modifiers)
+    # a common noun before the first of two plurals classifies both when the second has no compound of its own
+    # ("different crew duties and habits": crew duties and crew habits; not "oil prices and interest rates", nor
+    # a mass noun after a plural, "war crimes and insurrection", where the noun reads as the first's alone)
+    if first.tag_ != "NNS" or second.tag_ != "NNS" or any(c.i < second.i and c.dep_ == "compound" for c in second.children):
+        return False
+    return any(c.dep_ == "compound" and c.pos_ == "NOUN" for c in modifiers)
 
 
 def _kinds_restricting_a_bare_plural(first: Token) -> bool:
