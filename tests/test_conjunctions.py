@@ -389,6 +389,9 @@ def test_other_collective_predicates_stay_refused(nlp, text):
         ("The ferry left early and only a few boats remain.", "The ferry left early or only a few boats remain."),
         ("The hall served as a school, a court, and a place where fines were paid.",
          "The hall served as a school, a court, or a place where fines were paid."),
+        # "the former ... the latter" before the coordination point to an earlier pair
+        ('The gap between "ceilidh" and "seisiun" is that the former is a dance, while the latter is about reels and jigs.',
+         'The gap between "ceilidh" and "seisiun" is that the former is a dance, while the latter is about reels or jigs.'),
         # "the one" and "the other" modifying nouns of their own refer back to nothing
         ("The mayor repaired the pier and the slipway, and the one boat left in the harbour sailed to the other side.",
          "The mayor repaired the pier or the slipway, and the one boat left in the harbour sailed to the other side."),

@@ -223,6 +223,8 @@ def _refusal(sent: Span, token: Token) -> str:
         return "counted"  # "40 towns and villages" = "40 towns or villages"
     if _fixed_phrase(sent, token):
         return "fixed phrase"
+    if _members_picked_up_later(sent, token):
+        return "reciprocal"
     if _alias(sent, token):
         return "alias"
     if _gloss(token):
@@ -486,16 +488,28 @@ def _in_name(sent: Span, token: Token) -> bool:
 
 
 def _reciprocal(sent: Span) -> bool:
-    return _has_words(sent, _RECIPROCALS) or any(all(_pronoun_phrase(sent, p) for p in pair) for pair in _MEMBER_BY_MEMBER)
+    return _has_words(sent, _RECIPROCALS)
 
 
-def _pronoun_phrase(sent: Span, phrase: tuple[str, ...]) -> bool:
-    """`phrase` stands alone in `sent` as a noun phrase: no noun or adjective
+def _members_picked_up_later(sent: Span, token: Token) -> bool:
+    """The phrases of a pair in `_MEMBER_BY_MEMBER` stand alone in the
+    sentence, the second after the conjunction `token`: they pick up the
+    members of a pair before them one by one ("A and B ... the one ... the
+    other"), or are themselves the members ("the one ... and the other"),
+    whose "or" leaves the pair's claim half made. Both before it, they point
+    to an earlier pair ("the former ... the latter ... fixing A and B")."""
+    after = sent[token.i + 1 - sent.start :]
+    return any(_pronoun_phrase(sent, first) and _pronoun_phrase(after, last) for first, last in _MEMBER_BY_MEMBER)
+
+
+def _pronoun_phrase(words_span: Span, phrase: tuple[str, ...]) -> bool:
+    """`phrase` stands alone in `words_span` as a noun phrase: no noun or adjective
     after it for it to modify ("the other", not "the other side")."""
-    words = [t.lower_ for t in sent]
+    words = [t.lower_ for t in words_span]
     n = len(phrase)
     return any(
-        words[k : k + n] == list(phrase) and (k + n == len(words) or sent[k + n].pos_ not in ("NOUN", "PROPN", "ADJ", "NUM"))
+        words[k : k + n] == list(phrase)
+        and (k + n == len(words) or words_span[k + n].pos_ not in ("NOUN", "PROPN", "ADJ", "NUM"))
         for k in range(len(words))
     )
 
