@@ -16,6 +16,12 @@ REFUSED = {
         "The new pier was built with foreign-made steel and machinery.",
         "The port authority runs state-level clinics and training centres for sailors.",
         "The hospital buys imported drugs and equipment.",
+        # a common noun as the classifier, the second with no compound of its own, a quality adjective before
+        # (session 19, news-67)
+        "The survey found that farmers have different household duties and habits in the dry season.",
+        # two bare nouns as the "of" phrase of a bare plural: the generic plural names the same set (session 19, sotu-1810)
+        "By widening the streets, sources of smoke and noise would be removed from the town.",
+        "Engineers traced sources of smoke and noise near the quay.",
     ],
     # relational adjectives coordinated on one head, at any length: kinds of one set or of one thing
     "modifiers of one head": [
@@ -49,6 +55,10 @@ REFUSED = {
 SWAPPED = [
     "They built new roads and bridges.",  # a quality adjective asserts a trait
     "The council cut oil prices and interest rates.",  # a common noun compounds with the first only
+    "The prices of fish and bread were high in the spring.",  # a determiner on the "of" phrase's plural
+    "Engineers traced sources of black smoke and noise near the quay.",  # an adjective of the first's own
+    "The court heard charges of piracy, war crimes and desertion.",  # a classifying noun on one plural of a list
+    "The court tried them for war crimes and desertion.",  # a mass noun after the plural: the noun is the first's alone
     "The island suffered long, bitter and costly disputes.",  # three qualities: a list
     "The mayor visited Kilrush and Tarbert, and two boats followed her.",  # a new clause, no count of the pair
     "The council will expand the port in 2030 and beyond.",  # "beyond" as an adverb is a member

@@ -28,6 +28,11 @@ REFUSED = {
         "The regent ordered the garrison to give up the forts-Dunmore and the old castle at Kinsale-without delay.",
         "The regent ordered the garrison to give up the forts - Dunmore and the old castle at Kinsale - without delay.",
         "The envoy was told to hand back the islands-Rathlin and Tory.",
+        # each member with phrases of its own, the parser joining the second to the clause (session 19: sotu-1818)
+        "The captain was told to hand over the ships-the Aurora at once to the harbour master who had come to claim "
+        "it, and the Swift, which was still under repair, when the carpenters had finished.",
+        "The bishop ordered the steward to sell the farms-Glenmore without delay to the first buyer who offered a "
+        "fair price, and Ardnacrusha, which lies beside the river, at the spring fair.",
     ],
     # the members one after another
     "sequence": [
@@ -81,6 +86,11 @@ def test_swaps_of_parts_ranges_and_options_are_refused_with_their_reason(nlp, wh
         # a clause of its own after the dash: its subject restates nothing
         ("The mill cut its prices - bakers and brewers bought more flour that year.",
          "The mill cut its prices - bakers or brewers bought more flour that year."),
+        # a coordination inside the dashed member's own phrase, or after a dash that closes the members
+        ("The bishop sold the farms-Glenmore to Kelly and Burke in May.",
+         "The bishop sold the farms-Glenmore to Kelly or Burke in May."),
+        ("The bishop sold the farms - Glenmore and Kilbeg - to the Kellys, and the mill to Burke.",
+         "The bishop sold the farms - Glenmore and Kilbeg - to the Kellys, or the mill to Burke."),
         # numbers on each side, but no partitive whole
         ("The clinic treated 1,200 patients at home and 1,800 in the wards.",
          "The clinic treated 1,200 patients at home or 1,800 in the wards."),

@@ -32,7 +32,8 @@ A conjunction is left alone when it is
 - between bare nouns counted together ("53 outposts and homes": "and"
   and "or" name the same items);
 - reciprocal or symmetric: the sentence says "each other", "one another",
-  "together", "respectively", "between them", ..., or the coordination is
+  "together", "respectively", "between them", "the one ... the other",
+  "the former ... the latter", ..., or the coordination is
   an argument of a symmetric verb ("married X and Y", "merged", "combined") or of a noun
   ("the rivalry of X and Y", "a treaty of X and Y": "of" joins the noun to
   both at once);
@@ -129,6 +130,9 @@ FIXED_PHRASES = tuple(
 _RECIPROCALS = (("each", "other"), ("one", "another"), ("together",), ("respectively",), ("jointly",), ("mutually",),
                 ("alike",), ("apart",), ("in", "common"), ("combined",), ("between", "them"),
                 ("between", "themselves"), ("among", "themselves"), ("amongst", "themselves"))  # fmt: skip
+# two phrases that pick up a pair's members one by one later in the sentence ("A and B ... the one ... the
+# other"), as "respectively" does: each needs both members in play
+_MEMBER_BY_MEMBER = ((("the", "one"), ("the", "other")), (("the", "former"), ("the", "latter")))
 _ALIAS_MARKERS = frozenset({"simply", "also", "alternatively", "formerly", "sometimes", "officially", "otherwise"})
 _NAME_GLUE = frozenset({"of", "the", "for", "de", "du", "la", "von", "van"})
 # prepositions whose object names the parties of a relation ("the fight of
@@ -219,6 +223,8 @@ def _refusal(sent: Span, token: Token) -> str:
         return "counted"  # "40 towns and villages" = "40 towns or villages"
     if _fixed_phrase(sent, token):
         return "fixed phrase"
+    if _members_picked_up_later(sent, token):
+        return "reciprocal"
     if _alias(sent, token):
         return "alias"
     if _gloss(token):
@@ -483,6 +489,29 @@ def _in_name(sent: Span, token: Token) -> bool:
 
 def _reciprocal(sent: Span) -> bool:
     return _has_words(sent, _RECIPROCALS)
+
+
+def _members_picked_up_later(sent: Span, token: Token) -> bool:
+    """The phrases of a pair in `_MEMBER_BY_MEMBER` stand alone in the
+    sentence, the second after the conjunction `token`: they pick up the
+    members of a pair before them one by one ("A and B ... the one ... the
+    other"), or are themselves the members ("the one ... and the other"),
+    whose "or" leaves the pair's claim half made. Both before it, they point
+    to an earlier pair ("the former ... the latter ... fixing A and B")."""
+    after = sent[token.i + 1 - sent.start :]
+    return any(_pronoun_phrase(sent, first) and _pronoun_phrase(after, last) for first, last in _MEMBER_BY_MEMBER)
+
+
+def _pronoun_phrase(words_span: Span, phrase: tuple[str, ...]) -> bool:
+    """`phrase` stands alone in `words_span` as a noun phrase: no noun or adjective
+    after it for it to modify ("the other", not "the other side")."""
+    words = [t.lower_ for t in words_span]
+    n = len(phrase)
+    return any(
+        words[k : k + n] == list(phrase)
+        and (k + n == len(words) or words_span[k + n].pos_ not in ("NOUN", "PROPN", "ADJ", "NUM"))
+        for k in range(len(words))
+    )
 
 
 def _has_words(sent: Span, phrases: tuple[tuple[str, ...], ...]) -> bool:

@@ -7,7 +7,10 @@ engine.needles.coordination_sense after its other classes.
   came by ferry and 400 by road"): the parts add up to the whole only
   together;
 - members of a plural after a dash or colon ("the parcels - Galway, Sligo
-  and Tralee"): the plural names every member, at any length;
+  and Tralee"): the plural names every member, at any length, also when
+  each member carries its own phrases and the parser joins the second to
+  the clause ("send the parcels-Galway by ferry to the agent who asked,
+  and Sligo, which lies ..., by road");
 - sequence: a verb done to the members one after another ("offered
   successively to A, B and C", "alternately", "consecutively", "in
   succession", "in that order") needs every member;
@@ -77,7 +80,7 @@ def parts_refusal(token: Token) -> str:
     members = [first, *first.conjuncts]
     if _partition(token, first):
         return "partition"
-    if _dashed_members(first):
+    if _dashed_members(first) or _member_far_after_a_dash(token, first):
         return "members of a plural"
     if _sequence(first):
         return "sequence"
@@ -148,6 +151,38 @@ def _dashed_members(first: Token) -> bool:
     # a whole noun phrase before the dash ("the forts", "its ports", "two ports"; not "arms-length sales")
     phrase = plural.tag_ in _PLURAL_TAGS and any(c.dep_ in ("det", "poss", "nummod") for c in plural.children)
     return phrase and first.pos_ in ("NOUN", "PROPN") and first.dep_ not in SUBJECT_DEPS
+
+
+def _member_far_after_a_dash(token: Token, first: Token) -> bool:
+    """The conjunction joins a noun to the first member of a plural spelt
+    out after a dash, or a hyphen standing for one, with phrases of the
+    first member between them ("to sell the farms-Glenmore without delay to
+    the first buyer who asks, and Ardnacrusha, which lies by the river, at
+    the fair"): the parser hangs the second member on the clause, so the
+    coordination is at or above the plural, not beside the first member.
+    "or" leaves the plural one member, as in the adjacent case
+    (`_dashed_members`). Not when a second dash closes the aside before
+    the conjunction ("the crews - both of them - and the harbour master")."""
+    second = next((c for c in first.conjuncts if c.i > token.i), None)
+    if second is None or second.pos_ not in ("NOUN", "PROPN"):
+        return False
+    doc = token.doc
+    for dash in doc[token.sent.start + 1 : token.i]:
+        plural = doc[dash.i - 1]
+        if dash.text not in DASHES or plural.tag_ not in _PLURAL_TAGS:
+            continue
+        if not any(c.dep_ in ("det", "poss", "nummod") for c in plural.children):
+            continue  # not a whole noun phrase before the dash ("arms-length sales")
+        member = doc[dash.i + 1]
+        while member.dep_ in ("det", "amod", "compound", "nummod", "poss") and member.head.i > member.i:
+            member = member.head
+        if member.pos_ not in ("NOUN", "PROPN") or member.dep_ in SUBJECT_DEPS or member.i >= token.i:
+            continue  # a clause of its own after the dash
+        if any(t.text in DASHES for t in doc[member.i + 1 : token.i]):
+            continue
+        if first.i == member.i or first.i == plural.i or first in plural.ancestors:
+            return True
+    return False
 
 
 def _sequence(first: Token) -> bool:

@@ -137,7 +137,7 @@ def scope_refusal(token: Token) -> str:
         return "kinds of a plural"
     if _one_of_a_pool(first):
         return "one of a pool"
-    if _classified_bare_plurals(first) or _bare_pair_in_a_class(first) or _classified_bare_pair(first):
+    if _classified_bare_plurals(first) or _bare_pair_in_a_class(first) or _classified_bare_pair(first) or _kinds_restricting_a_bare_plural(first):
         return "members of a plural"
     if _modifiers_of_one_head(first) or _bare_modifier_noun(token) or _classifiers_of_one_thing(first) or _compound_runs(token):
         return "modifiers of one head"
@@ -628,9 +628,12 @@ def _classified_bare_pair(first: Token) -> bool:
     the same set; the words cannot tell, so abstain. A classifier is a
     modifier that names a kind, not a trait: a hyphenated compound, a
     capitalised word, a participle or a relational adjective
-    (`_classifier`). A common noun before the first makes a compound of its
-    own ("oil prices and interest rates": two things), and a quality
-    adjective ("new roads and bridges") asserts a trait: both still swapped."""
+    (`_classifier`), or a common noun compounded with the first of two
+    plurals when the second has none of its own ("men and women have different gender roles
+    and obligations": a quality adjective before the classifier changes
+    nothing). A common noun before each ("oil prices and interest rates":
+    two things), and a quality adjective alone ("new roads and bridges")
+    asserting a trait: both still swapped."""
     if first.pos_ != "NOUN" or first.tag_ not in ("NNS", "NN") or first.dep_ not in ("pobj", "dobj"):
         return False
     if len(first.conjuncts) != 1 or not _bare(first):
@@ -640,7 +643,33 @@ def _classified_bare_pair(first: Token) -> bool:
         return False
     if any(c.i < second.i and c.dep_ not in ("compound", "cc", "punct") for c in second.children):
         return False  # an adjective of its own: "foreign steel and cheap machinery" names two things
-    return any(_classifier(c) for c in first.children if c.i < first.i and c.dep_ in ("amod", "compound", "nmod"))
+    modifiers = [c for c in first.children if c.i < first.i and c.dep_ in ("amod", "compound", "nmod")]
+    if any(_classifier(c) for c in modifiers):
+        return True
+    # a common noun before the first of two plurals classifies both when the second has no compound of its own
+    # ("different crew duties and habits": crew duties and crew habits; not "oil prices and interest rates", nor
+    # a mass noun after a plural, "war crimes and insurrection", where the noun reads as the first's alone)
+    if first.tag_ != "NNS" or second.tag_ != "NNS" or any(c.i < second.i and c.dep_ == "compound" for c in second.children):
+        return False
+    return any(c.dep_ == "compound" and c.pos_ == "NOUN" for c in modifiers)
+
+
+def _kinds_restricting_a_bare_plural(first: Token) -> bool:
+    """Two bare nouns, nothing before either, as the "of" phrase of a bare
+    plural ("sources of smoke and noise will be removed"; session 19,
+    sotu-1810): the generic plural names whatever is one of its kind for
+    either noun, so "or" names the same set, as a classifier before two bare
+    plurals does (session-15 ruling). With a determiner on the plural ("the
+    prices of fish and bread") each noun is a set the sentence speaks of."""
+    if first.pos_ != "NOUN" or first.dep_ != "pobj" or first.head.lower_ != "of" or len(first.conjuncts) != 1:
+        return False
+    plural = first.head.head
+    if plural.pos_ != "NOUN" or plural.tag_ != "NNS" or plural.i > first.i or not _bare(plural):
+        return False
+    second = first.conjuncts[0]
+    if second.pos_ != "NOUN" or second.i < first.i:
+        return False
+    return not any(c.i < m.i and c.dep_ not in ("cc", "punct") for m in (first, second) for c in m.children)
 
 
 def _classifier(modifier: Token) -> bool:
