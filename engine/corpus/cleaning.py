@@ -124,15 +124,14 @@ _NEGATION_APOSTROPHE = re.compile(r'n"t\b')
 # dash's own hyphen left before the mark or the lost space after it ('party -"?the', 'watched "? yet')
 _DASH_AS_QUOTE = re.compile(r'(?<=\w) -?"\??(?= \w)')
 _BREAK_AS_DASH = re.compile(r'(?<=[.!?"])[ \t]*\*?-+(?:[ \t]+|(?=[A-Z"(\[]))(?=[A-Z"(\[])')
-# A picture's caption marked by its layout (China Daily's "   - "): a dash after a run of spaces opens the
-# caption, which runs to the next run of spaces ("... he sees all.   - A cook at work. Ann Walsh / For Cork Echo  He
-# listens"). _BREAK_AS_DASH would erase the mark, so captions go before it: one that ends in a photo credit, or a
-# short one (a layout break as long as a paragraph is as likely prose: kept, its mark erased as before).
-_MARKED_CAPTION = re.compile(r'(?<=\S)[ \t]{2,}\*?-+[ \t]+(?=[A-Z"(\[])([^\n]*?)(?=[ \t]{2,}|\n|$)')
+# A picture's caption set off by its layout: a run of spaces before it, the next run after it. China Daily marks it
+# with a dash after the run ("... he sees all.   - A cook at work. Ann Walsh / For Cork Echo  He listens"), which
+# _BREAK_AS_DASH would erase, so captions go before it: a marked one that ends in a photo credit, or a short one (a
+# layout break as long as a paragraph is as likely prose: kept, its mark erased as before); an unmarked one only if
+# it ends in a photo credit ("... uncovered.   A cook at work. Provided to Cork Echo  He listens": on the news
+# corpus, seven such pieces, all captions).
+_LAYOUT_CAPTION = re.compile(r'(?<=\S)[ \t]{2,}(?P<dash>\*?-+[ \t]+)?(?=[A-Z"(\[])(?P<caption>[^\n]*?)(?=[ \t]{2,}|\n|$)')
 MAX_UNCREDITED_CAPTION = 200
-# A caption set off by runs of spaces alone, no dash ("... uncovered.   A cook at work. Provided to Cork Echo  He
-# listens"): only one that ends in a photo credit is one (on the news corpus, seven such pieces, all captions).
-_SPACED_CAPTION = re.compile(r'(?<=\S)[ \t]{2,}(?=[A-Z"(\[])([^\n]*?)(?=[ \t]{2,}|\n|$)')
 # In text shipped as one line, a run of three spaces or more after a word that ends no sentence, before a capital,
 # is a line break the text lost: what ends there is a heading, a timeline's date, a credit, a tweet's tags, a
 # lead-in or a broadcast notice ("... at 10 p.m. ET   Smith, a ..."), never the middle of a sentence. Two spaces are
@@ -161,17 +160,14 @@ def repair_mojibake(text: str) -> str:
 
 
 def drop_marked_captions(text: str) -> str:
-    """`text` without the captions its layout marks (`_MARKED_CAPTION`, `_SPACED_CAPTION`); the runs of spaces
-    around one stay."""
+    """`text` without the captions its layout sets off (`_LAYOUT_CAPTION`); the runs of spaces around one stay."""
 
     def dropped(found: re.Match[str]) -> str:
-        caption = found.group(1)
-        return "  " if ends_in_credit(caption) or len(caption) <= MAX_UNCREDITED_CAPTION else found.group(0)
+        caption = found.group("caption")
+        short = found.group("dash") is not None and len(caption) <= MAX_UNCREDITED_CAPTION
+        return "  " if short or ends_in_credit(caption) else found.group(0)
 
-    def credited(found: re.Match[str]) -> str:
-        return "  " if ends_in_credit(found.group(1)) else found.group(0)
-
-    return _SPACED_CAPTION.sub(credited, _MARKED_CAPTION.sub(dropped, text))
+    return _LAYOUT_CAPTION.sub(dropped, text)
 
 
 def _plural_possessives(text: str) -> str:
