@@ -108,8 +108,8 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_right
-from pathlib import Path
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.corpus.cleaning import LOST_CHARACTER, template_hole

@@ -149,8 +149,13 @@ def _dashed_members(first: Token) -> bool:
     if first.dep_ == "appos":
         return plural.tag_ in _PLURAL_TAGS
     # a whole noun phrase before the dash ("the forts", "its ports", "two ports"; not "arms-length sales")
-    phrase = plural.tag_ in _PLURAL_TAGS and any(c.dep_ in ("det", "poss", "nummod") for c in plural.children)
-    return phrase and first.pos_ in ("NOUN", "PROPN") and first.dep_ not in SUBJECT_DEPS
+    return _whole_plural(plural) and first.pos_ in ("NOUN", "PROPN") and first.dep_ not in SUBJECT_DEPS
+
+
+def _whole_plural(noun: Token) -> bool:
+    """`noun` is a plural heading a whole noun phrase ("the forts", "its ports", "two ports"), not a plural
+    modifier run into a hyphen ("arms-length sales")."""
+    return noun.tag_ in _PLURAL_TAGS and any(c.dep_ in ("det", "poss", "nummod") for c in noun.children)
 
 
 def _member_far_after_a_dash(token: Token, first: Token) -> bool:
@@ -169,10 +174,8 @@ def _member_far_after_a_dash(token: Token, first: Token) -> bool:
     doc = token.doc
     for dash in doc[token.sent.start + 1 : token.i]:
         plural = doc[dash.i - 1]
-        if dash.text not in DASHES or plural.tag_ not in _PLURAL_TAGS:
+        if dash.text not in DASHES or not _whole_plural(plural):
             continue
-        if not any(c.dep_ in ("det", "poss", "nummod") for c in plural.children):
-            continue  # not a whole noun phrase before the dash ("arms-length sales")
         member = doc[dash.i + 1]
         while member.dep_ in ("det", "amod", "compound", "nummod", "poss") and member.head.i > member.i:
             member = member.head
