@@ -98,6 +98,9 @@ def refusal(nlp, text: str) -> str:
         ("By Ann Walsh, harbour correspondent Support for the new pier reached a peak in 1990.", "byline_opening"),
         # a caption printed without a stop, run onto the sentence after it: two main clauses, nothing between
         ("The opening of the new pier at Kinsale by the harbour board is viewed as a boost for the island trade Walsh enjoys the backing of the council.", "fused_clause"),
+        # a caption printed without a stop and run through its last figure onto the next sentence: the parser
+        # takes the name for the caption's object and leaves the second clause's verb without a subject
+        ("The storm turned the 40 boats of the island fleet into 1,500 Ann Walsh from the Harbour Union is one of 20 sailors who help the board.", "subjectless_clause"),
         # a call for witnesses with a telephone number
         ("Anyone who saw the crash at the quay is asked to call the harbour police on 1800 555 123.", "telephone_number"),
     ],
@@ -128,6 +131,13 @@ def whole_refusal(nlp, text: str) -> str:
 )
 def test_headings_run_into_a_stored_sentence_are_refused(nlp, text, why):
     assert whole_refusal(nlp, text) == why
+
+
+def test_a_wire_dateline_is_refused_for_hay_and_an_acronym_after_its_name_is_not(nlp):
+    # a digest item's byline run into its dateline and first sentence
+    assert whole_refusal(nlp, "From Harbour Radio's Ann Walsh Cobh (HRN) --The ferry board will meet on Monday to settle the winter fares.") == "dateline"
+    # near miss: an acronym in brackets after its name, the dash opening an apposition in lowercase
+    assert whole_refusal(nlp, "The Harbour Board (HB) - a body set up in 1890 - runs the pier and the slipway.") != "dateline"
 
 
 @pytest.mark.parametrize(
@@ -265,6 +275,22 @@ def test_a_sentence_after_a_dropped_piece_outside_quotations_is_kept(nlp):
     doc = nlp(text)
     spans = _spans(doc, text, ["Walsh spoke", "Since the board", "The ferry"], dropped=["the crew"])
     assert hay_refusals(doc, spans) == ("", "", "")
+
+
+@pytest.mark.parametrize(
+    "dropped, why",
+    [
+        # the segmenter split one sentence mid-clause; the gate dropped the first half (no sentence end), and
+        # the second ("... that was sent to the union") hangs on words no window holds
+        ("She was one of the skippers on a list of names", "after_dropped_clause"),
+        # near miss: a dropped heading without a verb leaves the sentence after it whole
+        ("Harbour repairs", ""),
+    ],
+)
+def test_the_rest_of_a_clause_after_a_dropped_unfinished_piece_is_refused(nlp, dropped, why):
+    text = f"Walsh spoke at the quay. {dropped} The board kept in May that was sent to the union. The ferry left."
+    doc = nlp(text)
+    assert hay_refusals(doc, _spans(doc, text, ["Walsh spoke", "The board kept", "The ferry"], dropped=[dropped])) == ("", why, "")
 
 
 def test_both_halves_of_a_sentence_split_at_a_glued_ellipsis_are_refused(nlp):

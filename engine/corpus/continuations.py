@@ -26,6 +26,13 @@ their over-refusing forms:
   rest depends on the words dropped ('... said. " now you have to decide
   ... are you going to sell the pier?' dropped as a fragment, then 'And if
   you are, the board was wrong."').
+- "after_dropped_clause": a piece the gate dropped for having no sentence
+  end lies right before the sentence, and it holds a finite verb and ends in
+  a lowercase word ("He was one of those on a list of pilots" | "the board
+  named in May that was drawn up by the union."): a sentence the segmenter
+  split mid-clause, whose second half refers to words no window holds. A
+  headline with a verb ("Board names new pilots" | "The harbour board ...")
+  is refused with it: no window is owed a place.
 - "ellipsis_split": the sentence ends in an ellipsis written against the
   next stored sentence's first word ("When you hear those poets...I just
   could not relate to that."): spaCy split one sentence at the ellipsis;
@@ -38,6 +45,7 @@ import re
 from typing import TYPE_CHECKING
 
 from engine.corpus.cleaning import has_word
+from engine.needles.edits import FINITE_TAGS
 from engine.needles.quotation import DOUBLE_MARKS, PARAGRAPH, quotation_marks, quotation_open_at
 
 if TYPE_CHECKING:
@@ -48,6 +56,7 @@ if TYPE_CHECKING:
 MAX_INSERTION_WORDS = 5
 CONTINUATION_START = "continuation_start"
 AFTER_DROPPED_IN_QUOTE = "after_dropped_in_quote"
+AFTER_DROPPED_CLAUSE = "after_dropped_clause"
 ELLIPSIS_SPLIT = "ellipsis_split"
 
 _FIRST_LETTER = re.compile(r"[^\W\d_]")
@@ -71,6 +80,8 @@ def continuation_refusals(doc: Doc, spans: Sequence[Span]) -> dict[int, str]:
             quotation_open_at(doc, span.start) or closes_first[k]
         ):
             found[k] = AFTER_DROPPED_IN_QUOTE
+        elif _clause_dropped_before(doc, spans[k - 1].end if k else 0, span.start):
+            found[k] = AFTER_DROPPED_CLAUSE
     for k in range(len(spans) - 1):
         last, nxt = spans[k], spans[k + 1]
         if last.end == nxt.start and not doc[last.end - 1].whitespace_ and _ELLIPSIS_END.search(last.text.rstrip()):
@@ -106,6 +117,15 @@ def _piece_dropped_before(doc: Doc, start: int, end: int) -> bool:
         return False
     first = _FIRST_LETTER.search(text)
     return bool(first and first.group().islower()) or not _SENTENCE_END.search(text)
+
+
+def _clause_dropped_before(doc: Doc, start: int, end: int) -> bool:
+    """Whether tokens start:end (between two stored sentences) end in a piece
+    with no sentence end that holds a finite verb and ends in a lowercase word."""
+    words = [t for t in doc[start:end] if not (t.is_space or t.is_punct)]
+    if not words or _SENTENCE_END.search(doc[start:end].text.strip()):
+        return False
+    return words[-1].is_lower and any(t.tag_ in FINITE_TAGS for t in words)
 
 
 def _first_mark_closes(doc: Doc, spans: Sequence[Span]) -> list[bool]:

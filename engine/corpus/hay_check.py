@@ -103,12 +103,21 @@ sentence end, a finite verb, no list mark):
   that describes the noun;
 - "byline_opening": "By", a person's name of two words or more and a comma
   opening the sentence ("By Ann Walsh, harbour correspondent The ...");
+- "dateline": a wire dateline anywhere in it, one to three capitalised words
+  in brackets, a dash and a capital ("Cork (HNS) -- The ferry ...", "From
+  HNS's Ann Walsh Cobh (HNS) -- The board ..."): a dispatch's opening, often
+  with the byline of a digest's item run into it; an acronym after its
+  name ("the Harbour Board (HB) - a body ...") goes on in lowercase;
 - a sentence ending in a name's suffix ("... Thomas Walsh Jr.") is an
   "abbreviation_end" too (a split there leaves a fragment after it);
 - "fused_clause": two main clauses, each with its subject and finite verb,
   run together with nothing between (engine.corpus.fused_clauses: a
   caption or a teaser printed without a stop, "... a lifeline for the
   islands Walsh enjoys the backing of the board.");
+- "subjectless_clause": a finite clause hung on another without a marker
+  and without a subject (engine.corpus.fused_clauses.subjectless_clause: a
+  caption run through a figure onto the next sentence, "... into 3,600 Ann
+  Walsh of the union is one of ...");
 - "telephone_number": a telephone number (engine.corpus.page_rows
   .telephone_number): a contact line or a call for witnesses
   ("... is asked to call the harbour police on 1800 666 111."), where the
@@ -146,7 +155,7 @@ from typing import TYPE_CHECKING
 
 from engine.corpus.cleaning import ABBREVIATIONS, LOST_CHARACTER, NAME_SUFFIXES, TITLES
 from engine.corpus.continuations import continuation_refusals
-from engine.corpus.fused_clauses import fused_clause
+from engine.corpus.fused_clauses import fused_clause, subjectless_clause
 from engine.corpus.page_rows import telephone_number
 from engine.corpus.fused_headings import name_word
 from engine.corpus.parsed_headings import HEADING_KINDS, fused_heading_kind
@@ -167,6 +176,8 @@ MAX_CAPTION_WORDS = 14
 MAX_ATTRIBUTION_WORDS = 3
 _SAYING_LEMMAS = frozenset({"say", "tell", "add", "write", "explain", "note", "insist", "recall", "ask", "reply", "respond", "continue"})
 _BRACKET_START = re.compile(r"^[\[(][^\])]{0,20}\d[^\])]{0,20}[\])]\s*,")
+# "(CNN) --", "(Reuters) -": a wire dateline's outlet, then a dash and the sentence's capital
+_DATELINE = re.compile(r"\([A-Z][\w.&]*(?: [A-Z][\w.&]*){0,2}\)\s*(?:--|-|\u2013|\u2014)\s*[\"\u201c]?[A-Z]")
 _QUOTE_FUSED = re.compile(r"[a-z] [\"\u201c](?!I )[A-Z]")
 _ARTICLES = frozenset({"The", "A", "An"})
 # what a headline ends in before the capitalised article of the sentence run onto it: a participle, a
@@ -260,6 +271,8 @@ def _refusal(span: Span) -> str:
         return "lost_characters"
     if span.doc.has_annotation("ENT_IOB") and _byline_opening(span):
         return "byline_opening"
+    if _DATELINE.search(text):
+        return "dateline"
     if text.endswith(("...", "\u2026")) and len(text.split()) <= MAX_TRAILING_OFF_WORDS:
         return "trailing_off"
     if _abbreviation_end(text):
@@ -315,6 +328,8 @@ def _refusal(span: Span) -> str:
         return "quote_after_heading"
     if span.doc.has_annotation("DEP") and fused_clause(span) is not None:
         return "fused_clause"
+    if span.doc.has_annotation("DEP") and subjectless_clause(span) is not None:
+        return "subjectless_clause"
     if telephone_number(text):
         return "telephone_number"
     if span.doc.has_annotation("DEP"):
