@@ -27,12 +27,12 @@ their over-refusing forms:
   ... are you going to sell the pier?' dropped as a fragment, then 'And if
   you are, the board was wrong."').
 - "after_dropped_clause": a piece the gate dropped for having no sentence
-  end lies right before the sentence, and it holds a finite verb and ends in
-  a lowercase word ("He was one of those on a list of pilots" | "the board
-  named in May that was drawn up by the union."): a sentence the segmenter
-  split mid-clause, whose second half refers to words no window holds. A
-  headline with a verb ("Board names new pilots" | "The harbour board ...")
-  is refused with it: no window is owed a place.
+  end lies right before the sentence, and it is a clause cut off: it ends
+  in a function word, or opens with a personal pronoun and holds a finite
+  verb ("She was one of those on a list of pilots" | "The board named in
+  May that was drawn up by the union."): a sentence the segmenter split
+  mid-clause, whose second half hangs on words no window holds. A headline
+  ("Board names new pilots" | "The harbour board ...") is not one.
 - "ellipsis_split": the sentence ends in an ellipsis written against the
   next stored sentence's first word ("When you hear those poets...I just
   could not relate to that."): spaCy split one sentence at the ellipsis;
@@ -66,6 +66,8 @@ _ELLIPSIS_END = re.compile(r"(?:\.\.\.|\u2026)$")
 # a bracketed insertion of a few words opening the sentence, then what follows it
 _INSERTION = re.compile(r"^[\"'\u201c\u2018]?\[([^\]]{1,60})\]\s*(\S+)")
 _FUNCTION_TAGS = frozenset({"CC", "IN", "TO", "WDT", "WP", "WRB"})
+# the last word of a clause cut mid-phrase: a preposition, an article, a conjunction, a possessive
+_CUT_TAGS = frozenset({"CC", "IN", "TO", "DT", "PRP$", "WDT"})
 
 
 def continuation_refusals(doc: Doc, spans: Sequence[Span]) -> dict[int, str]:
@@ -121,11 +123,19 @@ def _piece_dropped_before(doc: Doc, start: int, end: int) -> bool:
 
 def _clause_dropped_before(doc: Doc, start: int, end: int) -> bool:
     """Whether tokens start:end (between two stored sentences) end in a piece
-    with no sentence end that holds a finite verb and ends in a lowercase word."""
-    words = [t for t in doc[start:end] if not (t.is_space or t.is_punct)]
-    if not words or _SENTENCE_END.search(doc[start:end].text.strip()):
+    with no sentence end that is a clause cut off, not a headline: it ends
+    in a function word ("... according to a survey by"), or opens with a
+    personal pronoun and holds a finite verb ("He was one of those on a
+    list of pilots"); headlines name their subject and end in a content
+    word ("Board names new pilots")."""
+    words = [t for t in doc[start:end] if not t.is_space]
+    ends = [n for n, t in enumerate(words) if t.text in (".", "!", "?")]
+    piece = [t for t in words[ends[-1] + 1 if ends else 0 :] if not t.is_punct]
+    if not piece:
         return False
-    return words[-1].is_lower and any(t.tag_ in FINITE_TAGS for t in words)
+    cut_mid_phrase = piece[-1].tag_ in _CUT_TAGS
+    pronoun_clause = piece[0].tag_ == "PRP" and any(t.tag_ in FINITE_TAGS for t in piece)
+    return cut_mid_phrase or pronoun_clause
 
 
 def _first_mark_closes(doc: Doc, spans: Sequence[Span]) -> list[bool]:
