@@ -101,6 +101,10 @@ def refusal(nlp, text: str) -> str:
         # a caption printed without a stop and run through its last figure onto the next sentence: the parser
         # takes the name for the caption's object and leaves the second clause's verb without a subject
         ("The storm turned the 40 boats of the island fleet into 1,500 Ann Walsh from the Harbour Union is one of 20 sailors who help the board.", "subjectless_clause"),
+        # a subheading "<what was said>, <who> says" run onto a sentence opening with a person's full name
+        ("Fares are far too high, island ferry user says Ann Walsh, a nurse from Cobh, told the harbour board on Monday.", "subheading_says"),
+        # a headline opening with a name and a phrase in single marks, run onto the item's first sentence
+        ("Cobh 'safest harbour' for ferries Harbour Lines will move its winter sailings to the port in May.", "quoted_headline"),
         # a call for witnesses with a telephone number
         ("Anyone who saw the crash at the quay is asked to call the harbour police on 1800 555 123.", "telephone_number"),
     ],
@@ -145,6 +149,7 @@ def test_a_wire_dateline_is_refused_for_hay_and_an_acronym_after_its_name_is_not
     [
         "Walsh told The Irish Times on Monday that the pier would be rebuilt.",  # a paper's name after a verb
         "The islanders said The Quiet Man was shot near the harbour at Cong in 1951.",  # a title after a verb of saying
+        "The harbour master says Ann Walsh, the mayor, has never sailed to the islands.",  # "says" after a subject with its article
         "Every islander knows The Quiet Man, and the film still draws visitors to the harbour.",  # a title after a present verb
         "The harbour board said on Monday that it would meet again in June.",
     ],

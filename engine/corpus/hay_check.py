@@ -57,7 +57,9 @@ sentence end, a finite verb, no list mark):
   word ("'Harbour in doubt' Ann Walsh said ...", "Cork 'will not wait'
   Outside the hall ..."), or a sentence wholly in single marks of at most
   MAX_QUESTION_WORDS words (a headline's quotation: news prose quotes in
-  double marks);
+  double marks), or one to three capitalised words and a phrase in single
+  marks before a lowercase word, opening the sentence ("Cobh 'safest
+  harbour' for ferries Ann Walsh ...": a headline);
 - "imperative": it opens with a verb in the base form, not after a
   quotation mark (a call to act: "Sign up for our newsletter", a heading
   "Wait and see Acme said ..."); a speech's exhortation goes with it;
@@ -101,6 +103,9 @@ sentence end, a finite verb, no list mark):
   clause of its own ("The old pier at Kinsale, which the board rebuilt in
   1890."): a list entry or a caption, the finite verb only in a clause
   that describes the noun;
+- "subheading_says": a subheading "<what was said>, <who> says" run onto
+  the sentence after it, which opens with a person's full name and a comma
+  ("Fares too high, ferry user says Ann Walsh, a nurse, told ...");
 - "byline_opening": "By", a person's name of two words or more and a comma
   opening the sentence ("By Ann Walsh, harbour correspondent The ...");
 - "dateline": a wire dateline anywhere in it, one to three capitalised words
@@ -185,6 +190,8 @@ _ARTICLES = frozenset({"The", "A", "An"})
 _HEADING_END_TAGS = frozenset({"VBN", "VBD", "VBP", "VBZ", "VB", "NNS", "NN", "JJ", "RP"})
 _QUOTED_OPENING = re.compile(r"^([\"'\u201c\u2018])([^\"'\u201c\u201d\u2018\u2019]{2,80}?)[\"'\u201d\u2019]\s+[\"\u201c]?[A-Z]")
 _SINGLE_QUOTED_INSIDE = re.compile(r"\s\u2018?'?(?<=[\s\u2018'])['\u2018][^'\u2018\u2019\"]{2,80}?[^\s.,!?;:]['\u2019]\s+[A-Z]")
+# a headline's opening: a name, then a phrase in single marks ("Cobh 'safest harbour' for ferries The ...")
+_NAME_SINGLE_QUOTED = re.compile(r"^(?:[A-Z][\w-]*\s){1,3}['\u2018][^'\u2018\u2019\"]{2,60}[^\s.,!?;:]['\u2019]\s+[a-z]")
 _SINGLE_QUOTED_WHOLE = re.compile(r"^['\u2018]\w[^\"\u201c\u201d]*[^\s\"\u201c\u201d]['\u2019]$")
 _CALENDAR = frozenset(
     "january february march april may june july august september october november december "
@@ -320,6 +327,8 @@ def _refusal(span: Span) -> str:
         return "determiner_mid_sentence"
     if _quote_fused(text):
         return "quote_fused"
+    if span.doc.has_annotation("DEP") and span.doc.has_annotation("ENT_IOB") and _subheading_says(words):
+        return "subheading_says"
     if span.doc.has_annotation("DEP") and _noun_phrase_entry(span):
         return "noun_phrase_entry"
     if _gerund_after_subject(span):
@@ -349,6 +358,30 @@ def _byline_opening(span: Span) -> bool:
     while k < len(words) and words[k].ent_type_ == "PERSON" and words[k].ent_iob_ != "O" and (k == 1 or words[k].ent_iob_ == "I"):
         k += 1
     return k < len(words) and k >= 3 and words[k].text == ","
+
+
+def _subheading_says(words: list[Token]) -> bool:
+    """A subheading of the form "<what was said>, <who> says" run onto a
+    sentence opening with a person's full name and a comma ("Fares too high,
+    ferry user says Ann Walsh, a nurse from Cobh, told the board ..."): a
+    present "says" whose subject before it is a singular noun without an
+    article or a possessive (a headline's "ferry user", where prose writes
+    "the harbour master says"), then a name of two words or more, a comma,
+    and a finite verb after it whose subject is that name."""
+    for k, says in enumerate(words[:-3]):
+        subjects = [c for c in says.children if c.dep_ == "nsubj" and c.i < says.i]
+        if says.lower_ != "says" or len(subjects) != 1 or subjects[0].tag_ != "NN":
+            continue
+        if any(c.dep_ in ("det", "poss") for c in subjects[0].children):
+            continue
+        name = words[k + 1 :]
+        length = next((n for n, t in enumerate(name) if t.ent_type_ != "PERSON"), len(name))
+        if length < 2 or length >= len(name) or name[length].text != ",":
+            continue
+        head = name[length - 1]
+        if head.dep_ == "nsubj" and head.head.tag_ in FINITE_TAGS | {"VBN", "VBG", "JJ"} and head.head.i > name[length].i:
+            return True
+    return False
 
 
 def _gerund_after_subject(span: Span) -> bool:
@@ -496,7 +529,7 @@ def _quoted_headline(text: str) -> bool:
     match = _QUOTED_OPENING.match(text)
     if match and match.group(2).rstrip()[-1:] not in ".,!?;:":
         return True
-    if _SINGLE_QUOTED_INSIDE.search(text):
+    if _SINGLE_QUOTED_INSIDE.search(text) or _NAME_SINGLE_QUOTED.match(text):
         return True
     return bool(_SINGLE_QUOTED_WHOLE.match(text)) and len(text.split()) <= MAX_QUESTION_WORDS
 
