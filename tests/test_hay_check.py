@@ -224,8 +224,9 @@ def test_names_with_an_article_are_kept_as_one_stored_sentence(nlp, text):
         "The board spent some 2 000 000 euros on the new pier at Kinsale.",
         # a kin word or a role with its premodifiers before a name apposed to it: one subject
         "Her eldest daughter Nora Keane has no wish to run the family bakery.",
-        # an article before a hyphenated adjective
+        # an article before a hyphenated adjective; a name's capital "A" before a conjunction
         "The mayor is a down-to-earth sailor who knows every rock in the bay.",
+        "The harbour board drew up a Plan A and a Plan B for the ferry in case of storms.",
     ],
 )
 def test_prose_is_kept_for_hay(nlp, text):

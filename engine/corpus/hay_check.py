@@ -375,16 +375,20 @@ def _word_missing(words: list[Token]) -> bool:
     """Two words that no English sentence puts side by side, where the
     source lost the word between: an article before a preposition, a
     conjunction, a modal, a finite verb, a pronoun, another determiner or a
-    stop ("said that the that board", "the of"), not before a hyphen ("a
+    stop ("said that the that board", "the of"), written in lowercase (not
+    a name's own article: "the La Liga") and not before a hyphen ("a
     down-to-earth"); a subject pronoun before a bare "be" and a gerund
     ("who she be replacing"); "as well" before a gerund ("as well
     demanding")."""
     for k in range(len(words) - 1):
         first, second = words[k], words[k + 1]
         after = words[k + 2] if k + 2 < len(words) else None
-        if first.lower_ in _ARTICLE_WORDS and second.lower_ not in _ARTICLE_WORDS:
+        # a capitalised "A" inside a sentence is a name's letter ("Serie A and ..."), no article
+        article = first.text in _ARTICLE_WORDS or (k == 0 and first.lower_ in _ARTICLE_WORDS)
+        if article and second.lower_ not in _ARTICLE_WORDS:
             hyphenated = after is not None and after.text == "-" and not second.whitespace_
-            if (second.tag_ in _NOT_AFTER_ARTICLE_TAGS and not hyphenated) or second.text in (",", ".", ";"):
+            # a lowercase word: a name's own article may follow one ("the La Liga", "the El Paso office")
+            if (second.tag_ in _NOT_AFTER_ARTICLE_TAGS and second.is_lower and not hyphenated) or second.text in (",", ".", ";"):
                 return True
         gerund_after = after is not None and after.tag_ == "VBG"
         # "be" and a gerund: an old speech's subjunctive ("if he be willing") has none
