@@ -227,6 +227,9 @@ def test_names_with_an_article_are_kept_as_one_stored_sentence(nlp, text):
         # an article before a hyphenated adjective; a name's capital "A" before a conjunction
         "The mayor is a down-to-earth sailor who knows every rock in the bay.",
         "The harbour board drew up a Plan A and a Plan B for the ferry in case of storms.",
+        # an old text's article before "like" or "said" ("a like rising", "the said Board")
+        "The storm threatened a like rising of the sea along the whole coast of the islands.",
+        "The fares shall be fixed by the said Board and the harbour master of the port.",
     ],
 )
 def test_prose_is_kept_for_hay(nlp, text):
@@ -294,8 +297,10 @@ def test_a_sentence_after_a_dropped_piece_outside_quotations_is_kept(nlp):
         # the segmenter split one sentence mid-clause; the gate dropped the first half (no sentence end), and
         # the second ("... that was sent to the union") hangs on words no window holds
         ("She was one of the skippers on a list of names", "after_dropped_clause"),
-        # near miss: a dropped heading without a verb leaves the sentence after it whole
+        # near misses: a dropped heading without a verb, a piece ending in a comma (a lead-in run on into the
+        # next sentence) leave the sentence after it whole
         ("Harbour repairs", ""),
+        ("It is for the board to set the fares on the islands,", ""),
     ],
 )
 def test_the_rest_of_a_clause_after_a_dropped_unfinished_piece_is_refused(nlp, dropped, why):

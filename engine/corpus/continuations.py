@@ -124,15 +124,16 @@ def _piece_dropped_before(doc: Doc, start: int, end: int) -> bool:
 def _clause_dropped_before(doc: Doc, start: int, end: int) -> bool:
     """Whether tokens start:end (between two stored sentences) end in a piece
     with no sentence end that is a clause cut off, not a headline: it ends
-    in a function word ("... according to a survey by"), or opens with a
-    personal pronoun and holds a finite verb ("He was one of those on a
-    list of pilots"); headlines name their subject and end in a content
-    word ("Board names new pilots")."""
+    on a word, not a comma or a colon, and that word is a function word
+    ("... according to a survey by"), or the piece opens with a personal
+    pronoun and holds a finite verb ("He was one of those on a list of
+    pilots"); headlines name their subject and end in a content word
+    ("Board names new pilots")."""
     words = [t for t in doc[start:end] if not t.is_space]
+    if not words or words[-1].is_punct:
+        return False  # a piece ending in a comma or a colon runs on into a sentence of its own (a list's lead-in)
     ends = [n for n, t in enumerate(words) if t.text in (".", "!", "?")]
     piece = [t for t in words[ends[-1] + 1 if ends else 0 :] if not t.is_punct]
-    if not piece:
-        return False
     cut_mid_phrase = piece[-1].tag_ in _CUT_TAGS
     pronoun_clause = piece[0].tag_ == "PRP" and any(t.tag_ in FINITE_TAGS for t in piece)
     return cut_mid_phrase or pronoun_clause

@@ -366,18 +366,18 @@ def _byline_opening(span: Span) -> bool:
 
 
 _ARTICLE_WORDS = frozenset({"a", "an", "the"})
-# what never follows an article: a preposition, a conjunction, a modal, a finite verb, a pronoun, a determiner
-_NOT_AFTER_ARTICLE_TAGS = frozenset({"IN", "TO", "CC", "MD", "PRP", "DT", "VBZ", "VBD", "VBP"})
+# what never follows an article: a conjunction, a modal, a verb in the present, a pronoun, a determiner
+# (not a preposition or a past form: an old text's "a like rising", "the said Board")
+_NOT_AFTER_ARTICLE_TAGS = frozenset({"CC", "MD", "PRP", "DT", "VBZ", "VBP"})
 _NOMINATIVE_WORDS = frozenset({"i", "he", "she", "we", "they", "who"})
 
 
 def _word_missing(words: list[Token]) -> bool:
     """Two words that no English sentence puts side by side, where the
-    source lost the word between: an article before a preposition, a
-    conjunction, a modal, a finite verb, a pronoun, another determiner or a
-    stop ("said that the that board", "the of"), written in lowercase (not
-    a name's own article: "the La Liga") and not before a hyphen ("a
-    down-to-earth"); a subject pronoun before a bare "be" and a gerund
+    source lost the word between: an article before a conjunction, a modal,
+    a verb in the present, a pronoun, another determiner or a stop ("said
+    that the that board", "the ,"), written in lowercase (not a name's own
+    article: "the La Liga") and not before a hyphen ("a down-to-earth"); a subject pronoun before a bare "be" and a gerund
     ("who she be replacing"); "as well" before a gerund ("as well
     demanding")."""
     for k in range(len(words) - 1):
