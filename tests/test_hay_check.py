@@ -98,6 +98,16 @@ def refusal(nlp, text: str) -> str:
         ("By Ann Walsh, harbour correspondent Support for the new pier reached a peak in 1990.", "byline_opening"),
         # a caption printed without a stop, run onto the sentence after it: two main clauses, nothing between
         ("The opening of the new pier at Kinsale by the harbour board is viewed as a boost for the island trade Walsh enjoys the backing of the council.", "fused_clause"),
+        # a caption printed without a stop and run through its last figure onto the next sentence: the parser
+        # takes the name for the caption's object and leaves the second clause's verb without a subject
+        ("The storm turned the 40 boats of the island fleet into 1,500 Ann Walsh from the Harbour Union is one of 20 sailors who help the board.", "subjectless_clause"),
+        # a subheading "<what was said>, <who> says" run onto a sentence opening with a person's full name
+        ("Fares are far too high, island ferry user says Ann Walsh, a nurse from Cobh, told the harbour board on Monday.", "subheading_says"),
+        # a headline opening with a name and a phrase in single marks, run onto the item's first sentence
+        ("Cobh 'safest harbour' for ferries Harbour Lines will move its winter sailings to the port in May.", "quoted_headline"),
+        # the source lost a word: an article before another determiner, a subject pronoun before a bare "be"
+        ("The mayor told the board on Monday that the that pier would be rebuilt by the autumn.", "word_missing"),
+        ("The new pilot is Ann Walsh, who she be replacing on the island ferry in May.", "word_missing"),
         # a call for witnesses with a telephone number
         ("Anyone who saw the crash at the quay is asked to call the harbour police on 1800 555 123.", "telephone_number"),
     ],
@@ -130,11 +140,19 @@ def test_headings_run_into_a_stored_sentence_are_refused(nlp, text, why):
     assert whole_refusal(nlp, text) == why
 
 
+def test_a_wire_dateline_is_refused_for_hay_and_an_acronym_after_its_name_is_not(nlp):
+    # a digest item's byline run into its dateline and first sentence
+    assert whole_refusal(nlp, "From Harbour Radio's Ann Walsh Cobh (HRN) --The ferry board will meet on Monday to settle the winter fares.") == "dateline"
+    # near miss: an acronym in brackets after its name, the dash opening an apposition in lowercase
+    assert whole_refusal(nlp, "The Harbour Board (HB) - a body set up in 1890 - runs the pier and the slipway.") != "dateline"
+
+
 @pytest.mark.parametrize(
     "text",
     [
         "Walsh told The Irish Times on Monday that the pier would be rebuilt.",  # a paper's name after a verb
         "The islanders said The Quiet Man was shot near the harbour at Cong in 1951.",  # a title after a verb of saying
+        "The harbour master says Ann Walsh, the mayor, has never sailed to the islands.",  # "says" after a subject with its article
         "Every islander knows The Quiet Man, and the film still draws visitors to the harbour.",  # a title after a present verb
         "The harbour board said on Monday that it would meet again in June.",
     ],
@@ -206,6 +224,12 @@ def test_names_with_an_article_are_kept_as_one_stored_sentence(nlp, text):
         "The board spent some 2 000 000 euros on the new pier at Kinsale.",
         # a kin word or a role with its premodifiers before a name apposed to it: one subject
         "Her eldest daughter Nora Keane has no wish to run the family bakery.",
+        # an article before a hyphenated adjective; a name's capital "A" before a conjunction
+        "The mayor is a down-to-earth sailor who knows every rock in the bay.",
+        "The harbour board drew up a Plan A and a Plan B for the ferry in case of storms.",
+        # an old text's article before "like" or "said" ("a like rising", "the said Board")
+        "The storm threatened a like rising of the sea along the whole coast of the islands.",
+        "The fares shall be fixed by the said Board and the harbour master of the port.",
     ],
 )
 def test_prose_is_kept_for_hay(nlp, text):
@@ -265,6 +289,24 @@ def test_a_sentence_after_a_dropped_piece_outside_quotations_is_kept(nlp):
     doc = nlp(text)
     spans = _spans(doc, text, ["Walsh spoke", "Since the board", "The ferry"], dropped=["the crew"])
     assert hay_refusals(doc, spans) == ("", "", "")
+
+
+@pytest.mark.parametrize(
+    "dropped, why",
+    [
+        # the segmenter split one sentence mid-clause; the gate dropped the first half (no sentence end), and
+        # the second ("... that was sent to the union") hangs on words no window holds
+        ("She was one of the skippers on a list of names", "after_dropped_clause"),
+        # near misses: a dropped heading without a verb, a piece ending in a comma (a lead-in run on into the
+        # next sentence) leave the sentence after it whole
+        ("Harbour repairs", ""),
+        ("It is for the board to set the fares on the islands,", ""),
+    ],
+)
+def test_the_rest_of_a_clause_after_a_dropped_unfinished_piece_is_refused(nlp, dropped, why):
+    text = f"Walsh spoke at the quay. {dropped} The board kept in May that was sent to the union. The ferry left."
+    doc = nlp(text)
+    assert hay_refusals(doc, _spans(doc, text, ["Walsh spoke", "The board kept", "The ferry"], dropped=[dropped])) == ("", why, "")
 
 
 def test_both_halves_of_a_sentence_split_at_a_glued_ellipsis_are_refused(nlp):

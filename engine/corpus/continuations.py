@@ -26,6 +26,13 @@ their over-refusing forms:
   rest depends on the words dropped ('... said. " now you have to decide
   ... are you going to sell the pier?' dropped as a fragment, then 'And if
   you are, the board was wrong."').
+- "after_dropped_clause": a piece the gate dropped for having no sentence
+  end lies right before the sentence, and it is a clause cut off: it ends
+  in a function word, or opens with a personal pronoun and holds a finite
+  verb ("She was one of those on a list of pilots" | "The board named in
+  May that was drawn up by the union."): a sentence the segmenter split
+  mid-clause, whose second half hangs on words no window holds. A headline
+  ("Board names new pilots" | "The harbour board ...") is not one.
 - "ellipsis_split": the sentence ends in an ellipsis written against the
   next stored sentence's first word ("When you hear those poets...I just
   could not relate to that."): spaCy split one sentence at the ellipsis;
@@ -38,6 +45,7 @@ import re
 from typing import TYPE_CHECKING
 
 from engine.corpus.cleaning import has_word
+from engine.needles.edits import FINITE_TAGS
 from engine.needles.quotation import DOUBLE_MARKS, PARAGRAPH, quotation_marks, quotation_open_at
 
 if TYPE_CHECKING:
@@ -48,6 +56,7 @@ if TYPE_CHECKING:
 MAX_INSERTION_WORDS = 5
 CONTINUATION_START = "continuation_start"
 AFTER_DROPPED_IN_QUOTE = "after_dropped_in_quote"
+AFTER_DROPPED_CLAUSE = "after_dropped_clause"
 ELLIPSIS_SPLIT = "ellipsis_split"
 
 _FIRST_LETTER = re.compile(r"[^\W\d_]")
@@ -57,6 +66,8 @@ _ELLIPSIS_END = re.compile(r"(?:\.\.\.|\u2026)$")
 # a bracketed insertion of a few words opening the sentence, then what follows it
 _INSERTION = re.compile(r"^[\"'\u201c\u2018]?\[([^\]]{1,60})\]\s*(\S+)")
 _FUNCTION_TAGS = frozenset({"CC", "IN", "TO", "WDT", "WP", "WRB"})
+# the last word of a clause cut mid-phrase: a preposition, an article, a conjunction, a possessive
+_CUT_TAGS = frozenset({"CC", "IN", "TO", "DT", "PRP$", "WDT"})
 
 
 def continuation_refusals(doc: Doc, spans: Sequence[Span]) -> dict[int, str]:
@@ -71,6 +82,8 @@ def continuation_refusals(doc: Doc, spans: Sequence[Span]) -> dict[int, str]:
             quotation_open_at(doc, span.start) or closes_first[k]
         ):
             found[k] = AFTER_DROPPED_IN_QUOTE
+        elif _clause_dropped_before(doc, spans[k - 1].end if k else 0, span.start):
+            found[k] = AFTER_DROPPED_CLAUSE
     for k in range(len(spans) - 1):
         last, nxt = spans[k], spans[k + 1]
         if last.end == nxt.start and not doc[last.end - 1].whitespace_ and _ELLIPSIS_END.search(last.text.rstrip()):
@@ -106,6 +119,24 @@ def _piece_dropped_before(doc: Doc, start: int, end: int) -> bool:
         return False
     first = _FIRST_LETTER.search(text)
     return bool(first and first.group().islower()) or not _SENTENCE_END.search(text)
+
+
+def _clause_dropped_before(doc: Doc, start: int, end: int) -> bool:
+    """Whether tokens start:end (between two stored sentences) end in a piece
+    with no sentence end that is a clause cut off, not a headline: it ends
+    on a word, not a comma or a colon, and that word is a function word
+    ("... according to a survey by"), or the piece opens with a personal
+    pronoun and holds a finite verb ("He was one of those on a list of
+    pilots"); headlines name their subject and end in a content word
+    ("Board names new pilots")."""
+    words = [t for t in doc[start:end] if not t.is_space]
+    if not words or words[-1].is_punct:
+        return False  # a piece ending in a comma or a colon runs on into a sentence of its own (a list's lead-in)
+    ends = [n for n, t in enumerate(words) if t.text in (".", "!", "?")]
+    piece = [t for t in words[ends[-1] + 1 if ends else 0 :] if not t.is_punct]
+    cut_mid_phrase = piece[-1].tag_ in _CUT_TAGS
+    pronoun_clause = piece[0].tag_ == "PRP" and any(t.tag_ in FINITE_TAGS for t in piece)
+    return cut_mid_phrase or pronoun_clause
 
 
 def _first_mark_closes(doc: Doc, spans: Sequence[Span]) -> list[bool]:

@@ -106,3 +106,36 @@ def _joined(span: Span, start: int, end: int) -> bool:
 
 def _has_subject_before(verb: Token, limit: int) -> bool:
     return any(c.dep_ in _SUBJECT_DEPS and c.i < limit for c in verb.children)
+
+
+def subjectless_clause(span: Span) -> Token | None:
+    """A finite verb heading a clause hung on another with no marker, no
+    comma and no conjunction between (advcl, parataxis, a conjunct), that
+    has no subject of its own, after a name run
+    onto a figure written in digits ("... turned 87 tanks into 3,600 Ann Walsh of the union
+    is one of ..."): the parser took the second clause's subject as the
+    first clause's object, so the verb is left without one; a caption printed
+    without a stop and run onto the sentence after it. Prose's finite
+    clauses have a subject, or a marker ("as is the case")."""
+    for verb in span:
+        if verb.tag_ not in FINITE_TAGS or verb.dep_ not in ("advcl", "parataxis", "conj"):
+            continue
+        if any(c.dep_ in _SUBJECT_DEPS or c.dep_ in ("csubj", "mark") or c.tag_ in ("WRB", "WDT", "WP") for c in verb.children):
+            continue
+        if any(t.is_punct or t.tag_ == "CC" for t in span.doc[verb.head.i + 1 : verb.i]) and verb.head.i < verb.i:
+            continue  # after a comma or a conjunction: an ellipted subject ("..., is one of ...")
+        if _name_after_figure(span, verb.i):
+            return verb
+    return None
+
+
+def _name_after_figure(span: Span, limit: int) -> bool:
+    """A figure written in digits right before a capitalised name, with no punctuation from the name to token
+    `limit` ("into 3,600 Ann Walsh of the union is"): where a caption ending in a figure meets the next subject."""
+    tokens = list(span.doc[span.start : limit])
+    for k in range(len(tokens) - 1):
+        figure, name = tokens[k], tokens[k + 1]
+        if figure.tag_ == "CD" and any(c.isdigit() for c in figure.text) and name.pos_ == "PROPN" and name.is_title:
+            if not any(t.is_punct for t in tokens[k + 1 :]):
+                return True
+    return False

@@ -57,7 +57,9 @@ sentence end, a finite verb, no list mark):
   word ("'Harbour in doubt' Ann Walsh said ...", "Cork 'will not wait'
   Outside the hall ..."), or a sentence wholly in single marks of at most
   MAX_QUESTION_WORDS words (a headline's quotation: news prose quotes in
-  double marks);
+  double marks), or one to three capitalised words and a phrase in single
+  marks before a lowercase word, opening the sentence ("Cobh 'safest
+  harbour' for ferries Ann Walsh ...": a headline);
 - "imperative": it opens with a verb in the base form, not after a
   quotation mark (a call to act: "Sign up for our newsletter", a heading
   "Wait and see Acme said ..."); a speech's exhortation goes with it;
@@ -101,14 +103,29 @@ sentence end, a finite verb, no list mark):
   clause of its own ("The old pier at Kinsale, which the board rebuilt in
   1890."): a list entry or a caption, the finite verb only in a clause
   that describes the noun;
+- "word_missing": two words side by side that no sentence puts together,
+  where the source lost a word ("said that the that board", "who she be
+  replacing", "as well demanding"): a garbled sentence;
+- "subheading_says": a subheading "<what was said>, <who> says" run onto
+  the sentence after it, which opens with a person's full name and a comma
+  ("Fares too high, ferry user says Ann Walsh, a nurse, told ...");
 - "byline_opening": "By", a person's name of two words or more and a comma
   opening the sentence ("By Ann Walsh, harbour correspondent The ...");
+- "dateline": a wire dateline anywhere in it, one to three capitalised words
+  in brackets, a dash and a capital ("Cork (HNS) -- The ferry ...", "From
+  HNS's Ann Walsh Cobh (HNS) -- The board ..."): a dispatch's opening, often
+  with the byline of a digest's item run into it; an acronym after its
+  name ("the Harbour Board (HB) - a body ...") goes on in lowercase;
 - a sentence ending in a name's suffix ("... Thomas Walsh Jr.") is an
   "abbreviation_end" too (a split there leaves a fragment after it);
 - "fused_clause": two main clauses, each with its subject and finite verb,
   run together with nothing between (engine.corpus.fused_clauses: a
   caption or a teaser printed without a stop, "... a lifeline for the
   islands Walsh enjoys the backing of the board.");
+- "subjectless_clause": a finite clause hung on another without a marker
+  and without a subject (engine.corpus.fused_clauses.subjectless_clause: a
+  caption run through a figure onto the next sentence, "... into 3,600 Ann
+  Walsh of the union is one of ...");
 - "telephone_number": a telephone number (engine.corpus.page_rows
   .telephone_number): a contact line or a call for witnesses
   ("... is asked to call the harbour police on 1800 666 111."), where the
@@ -146,7 +163,7 @@ from typing import TYPE_CHECKING
 
 from engine.corpus.cleaning import ABBREVIATIONS, LOST_CHARACTER, NAME_SUFFIXES, TITLES
 from engine.corpus.continuations import continuation_refusals
-from engine.corpus.fused_clauses import fused_clause
+from engine.corpus.fused_clauses import fused_clause, subjectless_clause
 from engine.corpus.page_rows import telephone_number
 from engine.corpus.fused_headings import name_word
 from engine.corpus.parsed_headings import HEADING_KINDS, fused_heading_kind
@@ -167,6 +184,8 @@ MAX_CAPTION_WORDS = 14
 MAX_ATTRIBUTION_WORDS = 3
 _SAYING_LEMMAS = frozenset({"say", "tell", "add", "write", "explain", "note", "insist", "recall", "ask", "reply", "respond", "continue"})
 _BRACKET_START = re.compile(r"^[\[(][^\])]{0,20}\d[^\])]{0,20}[\])]\s*,")
+# "(CNN) --", "(Reuters) -": a wire dateline's outlet, then a dash and the sentence's capital
+_DATELINE = re.compile(r"\([A-Z][\w.&]*(?: [A-Z][\w.&]*){0,2}\)\s*(?:--|-|\u2013|\u2014)\s*[\"\u201c]?[A-Z]")
 _QUOTE_FUSED = re.compile(r"[a-z] [\"\u201c](?!I )[A-Z]")
 _ARTICLES = frozenset({"The", "A", "An"})
 # what a headline ends in before the capitalised article of the sentence run onto it: a participle, a
@@ -174,6 +193,8 @@ _ARTICLES = frozenset({"The", "A", "An"})
 _HEADING_END_TAGS = frozenset({"VBN", "VBD", "VBP", "VBZ", "VB", "NNS", "NN", "JJ", "RP"})
 _QUOTED_OPENING = re.compile(r"^([\"'\u201c\u2018])([^\"'\u201c\u201d\u2018\u2019]{2,80}?)[\"'\u201d\u2019]\s+[\"\u201c]?[A-Z]")
 _SINGLE_QUOTED_INSIDE = re.compile(r"\s\u2018?'?(?<=[\s\u2018'])['\u2018][^'\u2018\u2019\"]{2,80}?[^\s.,!?;:]['\u2019]\s+[A-Z]")
+# a headline's opening: a name, then a phrase in single marks ("Cobh 'safest harbour' for ferries The ...")
+_NAME_SINGLE_QUOTED = re.compile(r"^(?:[A-Z][\w-]*\s){1,3}['\u2018][^'\u2018\u2019\"]{2,60}[^\s.,!?;:]['\u2019]\s+[a-z]")
 _SINGLE_QUOTED_WHOLE = re.compile(r"^['\u2018]\w[^\"\u201c\u201d]*[^\s\"\u201c\u201d]['\u2019]$")
 _CALENDAR = frozenset(
     "january february march april may june july august september october november december "
@@ -260,6 +281,8 @@ def _refusal(span: Span) -> str:
         return "lost_characters"
     if span.doc.has_annotation("ENT_IOB") and _byline_opening(span):
         return "byline_opening"
+    if _DATELINE.search(text):
+        return "dateline"
     if text.endswith(("...", "\u2026")) and len(text.split()) <= MAX_TRAILING_OFF_WORDS:
         return "trailing_off"
     if _abbreviation_end(text):
@@ -307,6 +330,10 @@ def _refusal(span: Span) -> str:
         return "determiner_mid_sentence"
     if _quote_fused(text):
         return "quote_fused"
+    if _word_missing(words):
+        return "word_missing"
+    if span.doc.has_annotation("DEP") and span.doc.has_annotation("ENT_IOB") and _subheading_says(words):
+        return "subheading_says"
     if span.doc.has_annotation("DEP") and _noun_phrase_entry(span):
         return "noun_phrase_entry"
     if _gerund_after_subject(span):
@@ -315,6 +342,8 @@ def _refusal(span: Span) -> str:
         return "quote_after_heading"
     if span.doc.has_annotation("DEP") and fused_clause(span) is not None:
         return "fused_clause"
+    if span.doc.has_annotation("DEP") and subjectless_clause(span) is not None:
+        return "subjectless_clause"
     if telephone_number(text):
         return "telephone_number"
     if span.doc.has_annotation("DEP"):
@@ -334,6 +363,64 @@ def _byline_opening(span: Span) -> bool:
     while k < len(words) and words[k].ent_type_ == "PERSON" and words[k].ent_iob_ != "O" and (k == 1 or words[k].ent_iob_ == "I"):
         k += 1
     return k < len(words) and k >= 3 and words[k].text == ","
+
+
+_ARTICLE_WORDS = frozenset({"a", "an", "the"})
+# what never follows an article: a conjunction, a modal, a verb in the present, a pronoun, a determiner
+# (not a preposition or a past form: an old text's "a like rising", "the said Board")
+_NOT_AFTER_ARTICLE_TAGS = frozenset({"CC", "MD", "PRP", "DT", "VBZ", "VBP"})
+_NOMINATIVE_WORDS = frozenset({"i", "he", "she", "we", "they", "who"})
+
+
+def _word_missing(words: list[Token]) -> bool:
+    """Two words that no English sentence puts side by side, where the
+    source lost the word between: an article before a conjunction, a modal,
+    a verb in the present, a pronoun, another determiner or a stop ("said
+    that the that board", "the ,"), written in lowercase (not a name's own
+    article: "the La Liga") and not before a hyphen ("a down-to-earth"); a subject pronoun before a bare "be" and a gerund
+    ("who she be replacing"); "as well" before a gerund ("as well
+    demanding")."""
+    for k in range(len(words) - 1):
+        first, second = words[k], words[k + 1]
+        after = words[k + 2] if k + 2 < len(words) else None
+        # a capitalised "A" inside a sentence is a name's letter ("Serie A and ..."), no article
+        article = first.text in _ARTICLE_WORDS or (k == 0 and first.lower_ in _ARTICLE_WORDS)
+        if article and second.lower_ not in _ARTICLE_WORDS:
+            hyphenated = after is not None and after.text == "-" and not second.whitespace_
+            # a lowercase word: a name's own article may follow one ("the La Liga", "the El Paso office")
+            if (second.tag_ in _NOT_AFTER_ARTICLE_TAGS and second.is_lower and not hyphenated) or second.text in (",", ".", ";"):
+                return True
+        gerund_after = after is not None and after.tag_ == "VBG"
+        # "be" and a gerund: an old speech's subjunctive ("if he be willing") has none
+        if first.lower_ in _NOMINATIVE_WORDS and second.lower_ == "be" and gerund_after:
+            return True
+        if first.lower_ == "as" and second.lower_ == "well" and gerund_after:
+            return True
+    return False
+
+
+def _subheading_says(words: list[Token]) -> bool:
+    """A subheading of the form "<what was said>, <who> says" run onto a
+    sentence opening with a person's full name and a comma ("Fares too high,
+    ferry user says Ann Walsh, a nurse from Cobh, told the board ..."): a
+    present "says" whose subject before it is a singular noun without an
+    article or a possessive (a headline's "ferry user", where prose writes
+    "the harbour master says"), then a name of two words or more, a comma,
+    and a finite verb after it whose subject is that name."""
+    for k, says in enumerate(words[:-3]):
+        subjects = [c for c in says.children if c.dep_ == "nsubj" and c.i < says.i]
+        if says.lower_ != "says" or len(subjects) != 1 or subjects[0].tag_ != "NN":
+            continue
+        if any(c.dep_ in ("det", "poss") for c in subjects[0].children):
+            continue
+        name = words[k + 1 :]
+        length = next((n for n, t in enumerate(name) if t.ent_type_ != "PERSON"), len(name))
+        if length < 2 or length >= len(name) or name[length].text != ",":
+            continue
+        head = name[length - 1]
+        if head.dep_ == "nsubj" and head.head.tag_ in FINITE_TAGS | {"VBN", "VBG", "JJ"} and head.head.i > name[length].i:
+            return True
+    return False
 
 
 def _gerund_after_subject(span: Span) -> bool:
@@ -481,7 +568,7 @@ def _quoted_headline(text: str) -> bool:
     match = _QUOTED_OPENING.match(text)
     if match and match.group(2).rstrip()[-1:] not in ".,!?;:":
         return True
-    if _SINGLE_QUOTED_INSIDE.search(text):
+    if _SINGLE_QUOTED_INSIDE.search(text) or _NAME_SINGLE_QUOTED.match(text):
         return True
     return bool(_SINGLE_QUOTED_WHOLE.match(text)) and len(text.split()) <= MAX_QUESTION_WORDS
 
