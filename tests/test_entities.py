@@ -572,3 +572,12 @@ def test_a_country_the_data_write_bare_is_no_replacement_where_the_document_wrot
     )["Students in the Netherlands marched in 1969."]
     # the option "Netherlands" keeps the sentence's "the"; the option "the Netherlands" spans it
     assert "France" not in found.get("Netherlands", ()) and "Italy" in found.get("the Netherlands", ())
+
+
+def test_a_possessive_mention_is_compared_without_its_s(nlp):
+    from engine.needles.entities import _compared
+
+    doc = nlp("Tomas Reyes's ferry left Valletta at dawn.")
+    (person,) = [e for e in doc.ents if e.label_ == "PERSON"]
+    start, end, _, text = _compared(person)
+    assert text == "Tomas Reyes" == doc.text[start:end]

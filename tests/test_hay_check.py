@@ -458,3 +458,18 @@ def test_a_rand_hay_window_leaves_out_the_first_two_and_last_five_sentences_of_i
     texts = [_prose(5, k) for k in range(41)]
     texts[23] = HEADING
     assert clean_center(_stored(nlp, 5, texts), 9) is None
+
+
+def test_the_needle_gate_and_the_hay_check_read_a_sentence_once(nlp, monkeypatch):
+    from engine.corpus import hay_check
+    from engine.corpus.sentence_gate import needle_refusals
+
+    read = []
+    sentence_refusal = hay_check._sentence_refusal
+    monkeypatch.setattr(hay_check, "_sentence_refusal", lambda span: read.append(span.start) or sentence_refusal(span))
+    doc = nlp(f"{BEFORE} Harbour dues rose by a third. The pilots met the board on Monday.")
+    spans = document_sentences(doc).spans
+    needle_refusals(doc, spans)
+    first = hay_refusals(doc, spans)
+    assert hay_refusals(doc, spans) == first
+    assert len(read) == len(set(read)) <= len(spans)

@@ -46,3 +46,12 @@ def test_an_attribution_after_prose_is_a_sentence_like_any_other(nlp):
     sentence = "Walsh told reporters in Dublin."
     found = refusals(nlp, f"{BEFORE} The vote was put off until May. {sentence} {AFTER}")
     assert found[sentence] == ""
+
+
+def test_a_marks_role_read_from_the_tokens_around_it_is_its_role_in_the_whole_text(nlp):
+    from engine.needles.quotation import _role_in_doc, is_quotation_mark, mark_role
+
+    doc = nlp('"Close it," said Ines Moura\u2014"now." The clerk\'s "plan" failed "')
+    marks = [t for t in doc if is_quotation_mark(t)]
+    assert len(marks) >= 5
+    assert [_role_in_doc(doc, t.i) for t in marks] == [mark_role(doc.text, t.idx) for t in marks]

@@ -202,6 +202,7 @@ _CALENDAR = frozenset(
 )
 _WH_WORDS = frozenset({"why", "how", "what", "where", "when", "who", "which"})
 _PLACE_TYPES = frozenset({"GPE", "LOC", "FAC"})
+_REFUSALS_KEY = "needlejudge_hay_refusals"
 _FIRST_LETTER = re.compile(r"[^\W_]")  # the first letter or digit
 _CAPTION = re.compile(r"\((?:pictured|photo|left|right|above|below|cent(?:re|er)|top|bottom|file)\b[^)]*\)")
 _OPENING_QUOTES = "\"'\u201c\u2018"
@@ -271,6 +272,17 @@ def edge_refused(why: str, place: str) -> bool:
 
 
 def _refusal(span: Span) -> str:
+    """`_sentence_refusal` of `span`, read once per span of a Doc: the needle
+    gate (fused_heading_form) and hay_refusals both ask it of the same
+    stored sentences."""
+    known = span.doc.user_data.setdefault(_REFUSALS_KEY, {})
+    at = f"{span.start}:{span.end}"  # a str key: user_data survives Doc.to_bytes
+    if at not in known:
+        known[at] = _sentence_refusal(span)
+    return known[at]
+
+
+def _sentence_refusal(span: Span) -> str:
     text = span.text.strip()
     first = _FIRST_LETTER.search(text)
     if first is not None and first.group().islower():

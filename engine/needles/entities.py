@@ -357,7 +357,7 @@ def _compared(ent: Span) -> tuple[int, int, str, str]:
     start, end, text = span.start_char, span.end_char, span.text
     if len(span) > 1 and span[-1].text in _POSSESSIVE:
         end = span[-2].idx + len(span[-2].text)
-        text = span.doc.text[start:end]
+        text = span[:-1].text  # not span.doc.text[start:end]: Doc.text joins every token anew
     label = span.label_
     if label in PLACE_LABELS and place_of(text) is not None:
         label = _KNOWN_PLACE
@@ -400,7 +400,10 @@ def disputed_texts(doc: Doc) -> frozenset[str]:
     speech names "United States" hundreds of times, and "the United States
     Government" is one model's ORG); its differing mentions are never spans
     (`disputed_starts`). Empty when the document was parsed by one model."""
-    differing, mentions = _disagreements(doc)
+    return _disputed(*_disagreements(doc))
+
+
+def _disputed(differing: set[tuple[int, int, str, str]], mentions: Counter[str]) -> frozenset[str]:
     counts = Counter(text for *_, text in differing)
     return frozenset(t for t, n in counts.items() if n > PLACE_DISPUTE_SHARE * mentions[t] or place_of(t) is None)
 
@@ -423,7 +426,8 @@ def document_entity_texts(doc: Doc, year: int | None = None) -> DocumentEntities
     places = [s for s in spans if s.label_ in PLACE_LABELS]
     not_states = countries_not_states_then(doc, places, year) | states_not_yet_admitted(places, year)
     not_states |= _named_features(doc, places)  # "Cocos" where the document writes "Cocos Island": the island
-    disputed = disputed_texts(doc)
+    differing, mentions = _disagreements(doc)  # once for disputed_texts and disputed_starts: both compare every mention
+    disputed = _disputed(differing, mentions)
     full_names = {s.text for s in spans if s.label_ == "PERSON" and len(s) > 1}
     document = doc.text  # Doc.text joins every token anew: built once, not once a PERSON span
     words = {
@@ -475,7 +479,7 @@ def document_entity_texts(doc: Doc, year: int | None = None) -> DocumentEntities
         articles=articles,
         aliases={k: tuple(sorted(v)) for k, v in aliases(doc, _without_article, name_words).items()},
         contained=contained_places(doc, [_without_article(e) for e in doc.ents if e.label_ in PLACE_LABELS]),
-        disputed_at=disputed_starts(doc),
+        disputed_at=frozenset(start for start, *_ in differing),  # disputed_starts
         courtesy={text: g.pop() for text, g in genders.items() if len(g) == 1 and text not in misfits},
     )
 

@@ -160,6 +160,13 @@ def quote_open_before(sent: Span) -> str:
     return quotation_open_at(sent.doc, sent.start)
 
 
+def _role_in_doc(doc: Doc, k: int) -> str:
+    """mark_role of token k's mark in doc.text, read from the tokens around it:
+    mark_role reads one character either side, and Doc.text joins every token anew."""
+    around = doc[max(k - 1, 0) : k + 2]
+    return mark_role(around.text_with_ws, doc[k].idx - around.start_char)
+
+
 def attribution_tail(sent: Span) -> bool:
     """Whether `sent` is only the attribution of a quotation that closed right
     before it (module docstring): the token before it is a closing quotation
@@ -174,7 +181,7 @@ def attribution_tail(sent: Span) -> bool:
     k = sent.start - 1
     while k >= 0 and doc[k].is_space:
         k -= 1
-    if k < 0 or not is_quotation_mark(doc[k]) or mark_role(doc.text, doc[k].idx) != "close":
+    if k < 0 or not is_quotation_mark(doc[k]) or _role_in_doc(doc, k) != "close":
         return False
     root = sent.root
     if root.lemma_.lower() not in ATTRIBUTION_VERBS or root.pos_ not in ("VERB", "AUX"):
