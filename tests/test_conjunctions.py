@@ -515,3 +515,14 @@ def test_before_as_a_member_of_a_coordination_of_periods_scopes_over_nothing(nlp
     assert edited(nlp, swap_conjunction, periods) == periods.replace("before and", "before or")
     # "before" above the coordination still is an operator: "before the floods or fires" = "... and fires"
     assert con_refusal(nlp, "The mill closed before the floods and fires.") == (True, {"downward operator"})
+
+
+def test_two_people_named_in_full_by_both_models_are_no_name_holding_and(agreed_nlp):
+    # issue 27, session 20 (tuning draw news 5804, news-1337): a list of people's names was refused as
+    # "in a name" because capitalised words sit on both sides of "and"; both models end one person
+    # right before it and start another right after it
+    listed = "The programme was led by Anne Walsh and David Brennan until 2004."
+    assert edited(agreed_nlp, swap_conjunction, listed) == listed.replace("Walsh and", "Walsh or")
+    # a capitalised word after the second name: one name holding "and"
+    expedition = "The museum told the story of the Lewis and Clark Expedition in a new film."
+    assert edited(agreed_nlp, swap_conjunction, expedition) is None

@@ -25,6 +25,7 @@ REFUSED = {
     "negative operator": [
         "The failure to repair the bridges and roads cost the town dearly.",
         "Their refusal to pay the tolls and fees angered the council.",
+        "The island suffered from a want of fresh water and firewood.",  # the noun of lack, not the verb
         "There is nothing that explains more plainly what the club stands for, and what it hopes to win.",
         # a negative quantity above it, or on the subject of the verb above it
         "The ministry has little interest in a joint approach to roads and railways.",
@@ -178,6 +179,10 @@ def test_swaps_under_a_scope_or_in_a_count_are_refused_with_their_reason(nlp, wh
         ),
         ("The price of bread and milk rose in the spring.", "The price of bread or milk rose in the spring."),  # no count
         ("The prize went to the twins and their coach.", "The prize went to the twins or their coach."),  # no apposition
+        # the verb "want" desires its object: not the noun of lack ("a want of A and B")
+        ("The mayor wants to rebuild the old pier and the ferry slip.",
+         "The mayor wants to rebuild the old pier or the ferry slip."),
+        ("The club wanted a new coach and a bigger ground.", "The club wanted a new coach or a bigger ground."),
         # the infinitive of "chance" is a clause apart from the coordination
         ("He had the chance to visit Rome, and he sold the house and the farm.",
          "He had the chance to visit Rome, and he sold the house or the farm."),

@@ -479,12 +479,30 @@ def _in_name(sent: Span, token: Token) -> bool:
         return capitalised(i)
 
     if capitalised(token.i - 1) and capitalised(token.i + 1) and (glued(token.i - 1, -1) or glued(token.i + 1, 1)):
-        return True  # "American Recovery and Reinvestment Act"
+        return not _two_people(token)  # "American Recovery and Reinvestment Act"; not "Mary Reynolds and Ann Sparks"
     head = token.head
     if head.dep_ in ("compound", "amod", "nmod") and head.head.i > token.i and head.head.pos_ in ("NOUN", "PROPN"):
         noun = head.head
         return any(t.pos_ == "PROPN" for t in doc[noun.left_edge.i : noun.i + 1])  # "Pyrenees conifer and mixed forests"
     return False
+
+
+def _two_people(token: Token) -> bool:
+    """Both models end a person's name right before the conjunction and
+    start another right after it, and no capitalised word follows that one
+    ("the Lewis and Clark Expedition"): two people, each named in full, not
+    one name holding "and"."""
+    doc = token.doc
+    if token.i + 1 >= len(doc) or token.i == 0:
+        return False
+    left, right = doc[token.i - 1], doc[token.i + 1]
+    if left.ent_type_ != "PERSON" or right.ent_type_ != "PERSON" or right.ent_iob_ != "B":
+        return False
+    entity = next((e for e in doc.ents if e.start == right.i), None)
+    if entity is None or entity.end < len(doc) and doc[entity.end].text[:1].isupper():
+        return False
+    second = [(start, end) for start, end, label in doc.user_data.get(SECOND_MODEL_ENTS) or () if label == "PERSON"]
+    return any(end == left.idx + len(left.text) for _, end in second) and any(start == right.idx for start, _ in second)
 
 
 def _reciprocal(sent: Span) -> bool:

@@ -155,7 +155,7 @@ def _negative_scope(first: Token) -> bool:
         c.dep_ in ("nsubj", "nsubjpass") for m in first.conjuncts for c in m.children
     )  # "fewer than ten boats sailed or stayed": the verbs share the capped subject
     for t in [first, *first.ancestors] if shared_subject else first.ancestors:
-        if t.i != first.i and (t.lemma_.lower() in _NEGATIVE_OR_LACK_NOUNS or _negatively_quantified(t)):
+        if t.i != first.i and (_negative_noun(t) or _negatively_quantified(t)):
             return True
         if t.pos_ in ("VERB", "AUX") and any(
             c.dep_ in ("nsubj", "nsubjpass") and (c.lower_ in _NEGATIVE_PRONOUNS or _negatively_quantified(c)) for c in t.children
@@ -168,6 +168,14 @@ def _negative_scope(first: Token) -> bool:
         c.dep_ in ("attr", "nsubj") and (c.lower_ in _NEGATIVE_PRONOUNS or any(d.dep_ == "det" and d.lower_ == "no" for d in c.children))
         for c in root.children
     )
+
+
+def _negative_noun(word: Token) -> bool:
+    """`word` is a noun of refusal or lack ("the failure to", "want of"),
+    not a verb spelled like one: the verb "want" desires its object ("wants
+    to hire nurses and teachers" names both), and the negative verbs ("ban",
+    "lack") are conjunctions' downward operators."""
+    return word.pos_ not in ("VERB", "AUX") and word.lemma_.lower() in _NEGATIVE_OR_LACK_NOUNS
 
 
 def _negatively_quantified(word: Token) -> bool:
