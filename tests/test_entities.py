@@ -452,6 +452,17 @@ def test_a_name_set_beside_a_work_noun_by_commas_is_a_title_not_a_person(nlp):
     assert "Mara Quill" not in entities.names["PERSON"] and "Mara Quill" not in entities.labels
 
 
+
+def test_a_natural_features_name_tagged_person_is_neither_span_nor_replacement(nlp):
+    # both models tag "Tellby Shoal" PERSON: a shoal, reef or creek names a place, never a person
+    doc = nlp(
+        "Divers from the island of Pelago come to Karvin's Tellby Shoal every spring to watch the thresher sharks. "
+        "Tellby Shoal was made into a marine park last year. The guide Nadia Rourke said the sharks are seen there "
+        "at dawn. Nadia Rourke has led dives for twelve years."
+    )
+    assert "Tellby Shoal" not in document_entity_texts(doc).names.get("PERSON", ())
+
+
 # a document of our own whose only place, a country, has no other country beside it; no person, one date
 HARBOUR = (
     "The old harbour of the town was rebuilt after the storms.",

@@ -100,8 +100,11 @@ NOT_PERSON_HEADS = frozenset(
     "temple mosque force army navy party council committee festival show house square mushroom".split()
 )
 WATER_AND_LAND_FEATURES = frozenset(
-    "harbor harbour bay river lake sea creek mountain mountains valley island islands gulf ocean strait".split()
+    "harbor harbour bay river lake sea creek mountain mountains valley island islands gulf ocean strait "
+    "shoal reef atoll lagoon".split()
 )
+# a natural feature's name ("Monad Shoal", "Salt Creek") is no person's either, whatever a model tags it
+NOT_PERSON_HEADS |= WATER_AND_LAND_FEATURES
 PLACE_PREPOSITIONS = frozenset("in at near into inside outside throughout across".split())
 MOTION_VERBS = frozenset("move return transfer go travel relocate emigrate".split())  # "moved to Habana": a place
 # posts held in an organisation: a name after one and "of"/"at" is the organisation ("UK managing director of
