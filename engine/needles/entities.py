@@ -94,8 +94,8 @@ PLACE_DISPUTE_SHARE = 0.2  # share of a known place's mentions two models may ta
 # work rather than a person ("Goodwin Stadium", "Vaqueros Formation")
 NOT_PERSON_HEADS = frozenset(
     "stadium arena formation hall church chapel methodist baptist school college university academy institute "
-    "society club city county street lane road avenue bridge park ridge heath hill hills valley river lake bay "
-    "sea harbor harbour island mountain records band company inc ltd award medal cup league prize station "
+    "society club city county street lane road avenue drive boulevard bridge park ridge heath hill hills valley "
+    "river lake bay sea harbor harbour island mountain records band company inc ltd award medal cup league prize station "
     "hauptbahnhof airport museum theatre theater centre center hospital castle tower cathedral abbey palace "
     "temple mosque force army navy party council committee festival show house square mushroom".split()
 )
