@@ -452,6 +452,30 @@ def test_a_name_set_beside_a_work_noun_by_commas_is_a_title_not_a_person(nlp):
     assert "Mara Quill" not in entities.names["PERSON"] and "Mara Quill" not in entities.labels
 
 
+
+
+@pytest.mark.parametrize(
+    ("document", "place"),
+    [
+        # both models tag "Tellby Shoal" PERSON: a shoal, reef or creek names a place, never a person
+        (
+            "Divers from the island of Pelago come to Karvin's Tellby Shoal every spring to watch the thresher sharks. "
+            "Tellby Shoal was made into a marine park last year. The guide Nadia Rourke said the sharks are seen there "
+            "at dawn. Nadia Rourke has led dives for twelve years.",
+            "Tellby Shoal",
+        ),
+        # a listing line "Aqua Blue, Henry Walton Drive, Sandy Point": the model tags the street PERSON
+        (
+            '"It is a thrill," says Aqua Blue owner Joss Amery. Aqua Blue, Henry Walton Drive, Sandy Point, South Africa; '
+            "0821 234 567; dives from $120 per person. Joss Amery runs the boat. The guide Nadia Rourke said the sharks "
+            "come at dawn. Nadia Rourke has led dives for twelve years.",
+            "Henry Walton Drive",
+        ),
+    ],
+)
+def test_a_natural_feature_or_a_street_tagged_person_is_neither_span_nor_replacement(nlp, document, place):
+    assert place not in document_entity_texts(nlp(document)).names.get("PERSON", ())
+
 # a document of our own whose only place, a country, has no other country beside it; no person, one date
 HARBOUR = (
     "The old harbour of the town was rebuilt after the storms.",

@@ -94,14 +94,17 @@ PLACE_DISPUTE_SHARE = 0.2  # share of a known place's mentions two models may ta
 # work rather than a person ("Goodwin Stadium", "Vaqueros Formation")
 NOT_PERSON_HEADS = frozenset(
     "stadium arena formation hall church chapel methodist baptist school college university academy institute "
-    "society club city county street lane road avenue bridge park ridge heath hill hills valley river lake bay "
-    "sea harbor harbour island mountain records band company inc ltd award medal cup league prize station "
+    "society club city county street lane road avenue drive boulevard bridge park ridge heath hill hills valley "
+    "river lake bay sea harbor harbour island mountain records band company inc ltd award medal cup league prize station "
     "hauptbahnhof airport museum theatre theater centre center hospital castle tower cathedral abbey palace "
     "temple mosque force army navy party council committee festival show house square mushroom".split()
 )
 WATER_AND_LAND_FEATURES = frozenset(
-    "harbor harbour bay river lake sea creek mountain mountains valley island islands gulf ocean strait".split()
+    "harbor harbour bay river lake sea creek mountain mountains valley island islands gulf ocean strait "
+    "shoal reef atoll lagoon".split()
 )
+# a natural feature's name ("Monad Shoal", "Salt Creek") is no person's either, whatever a model tags it
+NOT_PERSON_HEADS |= WATER_AND_LAND_FEATURES
 PLACE_PREPOSITIONS = frozenset("in at near into inside outside throughout across".split())
 MOTION_VERBS = frozenset("move return transfer go travel relocate emigrate".split())  # "moved to Habana": a place
 # posts held in an organisation: a name after one and "of"/"at" is the organisation ("UK managing director of
