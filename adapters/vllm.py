@@ -61,7 +61,7 @@ OPTION_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "tokenizer": ((str,), "a tokenizer id or folder (default: the model's)"),
     "trust_remote_code": ((bool,), "true or false"),
     "language_model_only": ((bool,), "true or false (multimodal Gemma 3 4B/12B/27B: skip the vision tower)"),
-    "distributed_executor_backend": ((str,), "'mp', 'uni' or 'ray' (vLLM's executor; 'uni' runs the one worker inside the engine process: one process start less)"),
+    "distributed_executor_backend": ((str,), "'mp', 'uni' or 'ray' (vLLM's executor; 'uni' runs the one worker inside the engine process: one process start less; on CPU only with VLLM_ENABLE_V1_MULTIPROCESSING=0)"),
 }
 _POSITIVE_INTS = {"max_model_len", "tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "max_num_seqs", "max_num_batched_tokens"}
 DEFAULT_OPTIONS: dict[str, Any] = {"enable_prefix_caching": True, "seed": 0}
