@@ -33,8 +33,12 @@ ENGINE_OPTIONS: dict[str, Any] = {
     "distributed_executor_backend": "uni",
 }
 
-# vLLM's CPU backend: KV cache size in GiB (default 4); small for shared runners.
-ENGINE_ENV = {"VLLM_CPU_KVCACHE_SPACE": "1"}
+# VLLM_CPU_KVCACHE_SPACE: vLLM's CPU backend's KV cache size in GiB (default 4);
+# small for shared runners. VLLM_ENABLE_V1_MULTIPROCESSING=0: vLLM's CPU platform
+# turns "uni" back into "mp" unless it is 0 (vllm/platforms/cpu.py), so without it
+# the worker is still a process of its own that imports vLLM again. The engine
+# core stays a separate process (AsyncLLM always starts one).
+ENGINE_ENV = {"VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_ENABLE_V1_MULTIPROCESSING": "0"}
 
 
 def require_vllm() -> None:
