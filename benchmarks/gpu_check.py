@@ -56,7 +56,10 @@ from prefix_share import attainable_share  # noqa: E402
 GPU_OPTIONS = {"load_format": "dummy", "dtype": "bfloat16", "max_model_len": 4096, "gpu_memory_utilization": 0.85, "seed": 0}
 TINY_OPTIONS = {"load_format": "dummy", "dtype": "float32", "max_model_len": 4096, "enforce_eager": True, "seed": 0,
                 "distributed_executor_backend": "uni"}  # CPU: the worker inside the engine process
-TINY_ENV = {"VLLM_CPU_KVCACHE_SPACE": "1"}
+# VLLM_ENABLE_V1_MULTIPROCESSING=0: vLLM's CPU platform otherwise turns "uni" back into "mp"
+# (a worker process that imports vLLM again); the `needlejudge run` engines keep their engine
+# core process (AsyncLLM), the bare LLM runs its engine core in this process
+TINY_ENV = {"VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_ENABLE_V1_MULTIPROCESSING": "0"}
 
 
 class GpuMemory:

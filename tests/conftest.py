@@ -153,6 +153,13 @@ _registry.BACKENDS.setdefault("scripted", "conftest:SCRIPTED_BACKEND")
 
 
 def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def]
-    """vLLM tests first (stable sort): with --dist loadfile on 2 workers, the few
-    files that start a vLLM engine ran last and one worker idled for minutes."""
-    items.sort(key=lambda item: item.get_closest_marker("vllm") is None)
+    """The heaviest files first, whole (a stable sort by file): those that start
+    a vLLM engine, then those with a slow test, then the rest. With --dist
+    loadfile on 2 workers the few engine files otherwise ran last and one worker
+    idled for minutes. scripts/test passes --no-loadscope-reorder, without which
+    xdist re-sorts the files by their number of tests (the one-test GPU check last)."""
+    rank_of_file: dict[Path, int] = {}
+    for item in items:
+        rank = 0 if item.get_closest_marker("vllm") else 1 if item.get_closest_marker("slow") else 2
+        rank_of_file[item.path] = min(rank, rank_of_file.get(item.path, 2))
+    items.sort(key=lambda item: rank_of_file[item.path])

