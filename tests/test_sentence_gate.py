@@ -148,6 +148,27 @@ def test_boilerplate_is_cut_before_parsing_when_repeated_across_documents():
     assert repeated_pieces(docs[:2]) == frozenset()  # in two documents: not yet boilerplate
 
 
+def test_a_line_without_a_full_stop_run_into_sentences_of_many_documents_is_cut():
+    from engine.corpus.boilerplate import remove_pieces, repeated_pieces
+
+    line = "Tide tables cannot be shown in this viewer"
+    docs = [
+        f"The ferry left Cork at noon. {line} Fishing quotas were cut in March.",
+        f"Storms closed the port. {line} \"We lost a week,\" a skipper said.",
+        f"{line} The pier reopened in May after repairs.",
+    ]
+    repeated = repeated_pieces(docs)
+    assert remove_pieces(docs[0], repeated) == ("The ferry left Cork at noon. Fishing quotas were cut in March.", 1)
+    assert remove_pieces(docs[2], repeated) == ("The pier reopened in May after repairs.", 1)
+    # a prose opening that repeats before names but also goes on in lower case is a clause, not a line
+    said = "The harbour board of the county said"
+    prose = [f"{said} Dublin would pay.", f"{said} Galway had asked.", f"{said} Cork agreed.", f"{said} on Monday it would wait."]
+    assert remove_pieces(prose[0], repeated_pieces(prose)) == (prose[0], 0)
+    # before one word only, it is a name's first part or a fixed phrase, not a line stamped before many sentences
+    fixed = [f"A note on the famous harbour pilot Sean Ryan of {town}." for town in ("Cobh", "Kinsale", "Bantry")]
+    assert remove_pieces(fixed[0], repeated_pieces(fixed)) == (fixed[0], 0)
+
+
 def test_abbreviations_initials_and_brackets_do_not_end_sentences(nlp):
     text = (
         "The fort was held by Brig. Gen. Alan Marsh until 1812. "
