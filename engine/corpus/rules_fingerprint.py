@@ -16,6 +16,7 @@ RULE_MODULES = (
     "engine.corpus.boilerplate",
     "engine.corpus.segmentation",
     "engine.corpus.sentence_gate",
+    "engine.corpus.lost_words",
     "engine.corpus.interviews",
     "engine.corpus.page_rows",
     "engine.corpus.sentence_guards",

@@ -35,7 +35,9 @@ never a needle and never part of a hay window. A sentence
 - holds no verb that takes a to-infinitive right before a bare infinitive
   ("who want feed the beast": the source lost a word), nor a verb that takes
   an object and a to-infinitive, its object and a bare verb ("would enable
-  the town pay for ...": WordNet's frame 24, engine/corpus/object_control_verbs.json): "missing_word";
+  the town pay for ...": WordNet's frame 24, engine/corpus/object_control_verbs.json), nor two
+  words side by side that no sentence puts together (engine.corpus.lost_words: "said that the that
+  board", "in order repair"): "missing_word";
 - is not only a subordinate clause: a subordinator opening it on the
   parser's root and no verb of a main clause after the root's clause
   ("As has been the case for years."): "subordinate_clause";
@@ -115,6 +117,7 @@ from typing import TYPE_CHECKING
 from engine.corpus.cleaning import LOST_CHARACTER, template_hole
 from engine.corpus.hay_check import fused_heading_form
 from engine.corpus.interviews import live_entry, speech_refusals
+from engine.corpus.lost_words import lost_word
 from engine.corpus.page_rows import row_kind
 from engine.corpus.run_on_headings import heading_inside, heading_opening, headline_before_subject, opener_after_word
 from engine.needles.quotation import DOUBLE_MARKS, PARAGRAPH, attribution_tail, inside_after, quotation_marks
@@ -182,7 +185,9 @@ def not_a_sentence(span: Span, text: str) -> str | None:
         return "run_on_heading"
     if span.doc.has_annotation("TAG") and _list_lead_in(span):
         return "list_lead_in"
-    if span.doc.has_annotation("TAG") and (_infinitive_without_to(span) or _object_infinitive_without_to(span)):
+    if span.doc.has_annotation("TAG") and (
+        _infinitive_without_to(span) or _object_infinitive_without_to(span) or lost_word([t for t in span if not t.is_space])
+    ):
         return "missing_word"
     if span.doc.has_annotation("DEP") and _subordinate_clause_only(span):
         return "subordinate_clause"
