@@ -111,6 +111,7 @@ def test_captions_and_list_entries_are_not_sentences(nlp):
         ("The new pilot is Ann Walsh, who she be replacing on the island ferry in May.", "missing_word"),
         ("The board raised the fares as well adding a late sailing to Cobh.", "missing_word"),
         ("The crews hauled the trawler onto the slipway in order mend the hull before the storm.", "missing_word"),
+        ("Islanders now buy their fuel in bulk rather just a few cans at a time.", "missing_word"),
         # only a subordinate clause: no main clause after it
         ("As has been the rule at the harbour for decades.", "subordinate_clause"),
         ("If to these dues be added the cost of the new pier, to $40,000.", "subordinate_clause"),
@@ -454,6 +455,11 @@ def test_a_time_of_day_before_a_day_name_or_the_clause_stays_in_its_sentence(nlp
         "The crews hauled the trawler ashore in order to mend the hull.",
         "The boats were moored in order of size along the quay.",
         "The board raised the fares as well as adding a late sailing.",
+        # "rather" as a degree adverb, or with its "than"
+        "The islanders rather liked the new ferry.",
+        "It was rather a shock to the crews.",
+        "The board chose the west quay rather, because it was sheltered.",
+        "Islanders buy fuel in bulk rather than a few cans at a time.",
     ],
 )
 def test_a_bare_infinitive_after_a_verb_that_takes_one_is_no_missing_word(nlp, sentence):

@@ -16,7 +16,13 @@ after reading every sentence it refused in tuning documents:
   no gerund after it;
 - "as_well_gerund": "as well" before a gerund ("as well demanding");
 - "in_order_bare": "in order" before a bare verb ("in order repair the
-  quay"): the phrase takes "to", "for" or "that".
+  quay"): the phrase takes "to", "for" or "that";
+- "rather_without_than": "rather" right after a noun (the end of an
+  object), before a noun phrase or a focusing adverb, and no "than" after
+  it in the sentence ("buy fuel in bulk rather just a few cans"): the
+  comparison lost its "than". The degree adverb ("rather new", "rather
+  like"), "or rather", "would rather" and "was rather a shock" have no
+  noun before it.
 """
 
 from __future__ import annotations
@@ -48,7 +54,19 @@ def lost_word(words: list[Token]) -> str | None:
         # "in order" is always a preposition's phrase here: "in order of size" has "of", "in order to" has "to"
         if first.lower_ == "in" and second.lower_ == "order" and after is not None and after.tag_ == "VB" and after.is_lower:
             return "in_order_bare"
+        if second.lower_ == "rather" and after is not None and _comparison_without_than(first, after, words[k + 3 :]):
+            return "rather_without_than"
     return None
+
+
+_NOUN_END_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "VBG", "CD"})
+_NOUN_PHRASE_START_TAGS = frozenset({"DT", "PDT", "PRP$", "CD", "NN", "NNS", "NNP", "NNPS"})
+_FOCUSING_ADVERBS = frozenset({"just", "only", "simply", "merely"})
+
+
+def _comparison_without_than(before: Token, after: Token, rest: list[Token]) -> bool:
+    starts_noun_phrase = after.tag_ in _NOUN_PHRASE_START_TAGS or after.lower_ in _FOCUSING_ADVERBS
+    return before.tag_ in _NOUN_END_TAGS and starts_noun_phrase and not any(t.lower_ == "than" for t in rest)
 
 
 def _article_before_impossible(k: int, first: Token, second: Token, after: Token | None) -> bool:
