@@ -1,11 +1,17 @@
-"""Where the source lost a word: word pairs no English sentence puts side by side.
+"""Where the source lost a word: words no English sentence puts side by side.
 
-`lost_word(words)` names the first such signal in a sentence's tokens (spaces
-left out), or returns None. The sentence gate (engine.corpus.sentence_gate,
+`lost_word(span)` names the first such signal in a parsed sentence, or
+returns None. The sentence gate (engine.corpus.sentence_gate,
 "missing_word") drops such a sentence from its document, so a garbled
 sentence is neither a needle nor part of a hay window. Each signal is a
-pure test of the tagger's output on adjacent words; each was kept only
-after reading every sentence it refused in tuning documents:
+pure test of the tagger's (and for one, the parser's) output; each was
+kept only after reading every sentence it refused in tuning documents:
+
+- "to_infinitive_bare": a verb that takes a to-infinitive right before a
+  bare one ("who want feed the beast");
+- "object_infinitive_bare": a verb that takes an object and a
+  to-infinitive, its object and a bare verb ("would enable the town pay
+  for ...": WordNet's frame 24, engine/corpus/object_control_verbs.json);
 
 - "article_before": an article before a conjunction, a modal, a verb in
   the present, a pronoun, another determiner or a stop ("said that the
@@ -27,10 +33,12 @@ after reading every sentence it refused in tuning documents:
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from spacy.tokens import Token
+    from spacy.tokens import Span, Token
 
 _ARTICLE_WORDS = frozenset({"a", "an", "the"})
 # what never follows an article: a conjunction, a modal, a verb in the present, a pronoun, a determiner
@@ -39,8 +47,16 @@ _NOT_AFTER_ARTICLE_TAGS = frozenset({"CC", "MD", "PRP", "DT", "VBZ", "VBP"})
 _NOMINATIVE_WORDS = frozenset({"i", "he", "she", "we", "they", "who"})
 
 
-def lost_word(words: list[Token]) -> str | None:
-    """Which signal of a lost word `words` (a sentence's tokens but spaces) shows first, or None."""
+def lost_word(span: Span) -> str | None:
+    """Which signal of a lost word the tagged sentence `span` shows first, or None."""
+    if _infinitive_without_to(span):
+        return "to_infinitive_bare"
+    if _object_infinitive_without_to(span):
+        return "object_infinitive_bare"
+    return _adjacent_words_signal([t for t in span if not t.is_space])
+
+
+def _adjacent_words_signal(words: list[Token]) -> str | None:
     for k in range(len(words) - 1):
         first, second = words[k], words[k + 1]
         after = words[k + 2] if k + 2 < len(words) else None
@@ -77,3 +93,59 @@ def _article_before_impossible(k: int, first: Token, second: Token, after: Token
     hyphenated = after is not None and after.text == "-" and not second.whitespace_
     # a lowercase word: a name's own article may follow one ("the La Liga", "the El Paso office")
     return (second.tag_ in _NOT_AFTER_ARTICLE_TAGS and second.is_lower and not hyphenated) or second.text in (",", ".", ";")
+
+
+# verbs that take a to-infinitive and never a bare one ("help", "make", "let", "dare", "need" may take a bare one)
+_TO_INFINITIVE_VERBS = frozenset({"want", "decide", "hope", "agree", "refuse", "fail", "attempt", "intend", "seem", "tend"})
+
+
+def _infinitive_without_to(span: Span) -> bool:
+    """A verb that takes a to-infinitive right before a bare one ("those who
+    want feed the beast"): the source lost "to", and the sentence is not
+    well formed. The tagger must read both as verbs."""
+    tokens = list(span)
+    return any(
+        verb.pos_ == "VERB" and verb.lemma_ in _TO_INFINITIVE_VERBS and bare.tag_ == "VB" and bare.pos_ in ("VERB", "AUX")
+        for verb, bare in zip(tokens, tokens[1:])
+    )
+
+
+# verbs that take an object and a to-infinitive ("urge the board to close"), from WordNet's frame 24, less those that
+# may take a bare one ("make", "let", "help", "see", ...): scripts/derive_object_control_verbs.py
+_CONTROL_TABLES = json.loads(Path(__file__).with_name("object_control_verbs.json").read_text(encoding="utf-8"))
+OBJECT_CONTROL_VERBS = frozenset(_CONTROL_TABLES["VERBS"])
+THAT_CLAUSE_VERBS = frozenset(_CONTROL_TABLES["THAT_CLAUSE_VERBS"])  # "said the crews go": maybe a finite clause
+_MODALS = frozenset("can could may might must shall should will would ought wo ca need dare".split())
+
+
+def _object_infinitive_without_to(span: Span) -> bool:
+    """A verb of OBJECT_CONTROL_VERBS, its direct object, then a bare verb
+    that the parse hangs under the verb ("would enable the town pay for
+    ..."): the source lost "to". The bare verb is tagged VB, or as a modal
+    that its word is not (the parser's reading of "enable Ireland help
+    fund"). A clause after the verb ("asked that the board return") has a
+    subject, no object: it is not read."""
+    for verb in span:
+        if verb.pos_ != "VERB" or verb.lemma_.lower() not in OBJECT_CONTROL_VERBS:
+            continue
+        for obj in (child for child in verb.children if child.dep_ == "dobj" and child.i > verb.i):
+            after = obj.right_edge.i + 1
+            if after >= span.end:
+                continue
+            bare = span.doc[after]
+            under_verb = verb.i in (bare.head.i, bare.head.head.i)
+            if under_verb and (bare.tag_ == "VB" or (bare.tag_ == "MD" and bare.lower_.isalpha() and bare.lower_ not in _MODALS)):
+                return True
+        # the parser's other reading: the object as the subject of a base-form clause right after the verb
+        # ("enable the board repair"); a clause with a subordinator or a subject pronoun ("he") is a finite one
+        if verb.lemma_.lower() in THAT_CLAUSE_VERBS:
+            continue
+        for bare in (child for child in verb.children if child.dep_ in ("ccomp", "xcomp") and child.tag_ == "VB"):
+            subjects = [t for t in bare.children if t.dep_ == "nsubj"]
+            marked = any(t.dep_ in ("mark", "aux") for t in bare.children)
+            if (
+                len(subjects) == 1 and not marked and subjects[0].tag_ != "PRP"
+                and subjects[0].left_edge.i == verb.i + 1 and subjects[0].right_edge.i + 1 == bare.i
+            ):
+                return True
+    return False
