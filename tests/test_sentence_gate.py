@@ -455,6 +455,8 @@ def test_a_time_of_day_before_a_day_name_or_the_clause_stays_in_its_sentence(nlp
         "The crews hauled the trawler ashore in order to mend the hull.",
         "The boats were moored in order of size along the quay.",
         "The board raised the fares as well as adding a late sailing.",
+        # "no" after an article names a side or a vote
+        "The islanders backed the no campaign in the harbour vote.",
         # "rather" as a degree adverb, or with its "than"
         "The islanders rather liked the new ferry.",
         "It was rather a shock to the crews.",

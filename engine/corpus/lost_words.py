@@ -88,7 +88,8 @@ def _comparison_without_than(before: Token, after: Token, rest: list[Token]) -> 
 def _article_before_impossible(k: int, first: Token, second: Token, after: Token | None) -> bool:
     # a capitalised "A" inside a sentence is a name's letter ("Serie A and ..."), no article
     article = first.text in _ARTICLE_WORDS or (k == 0 and first.lower_ in _ARTICLE_WORDS)
-    if not article or second.lower_ in _ARTICLE_WORDS:
+    # "no" after an article names a side or a vote ("the no campaign", "a no confidence motion")
+    if not article or second.lower_ in _ARTICLE_WORDS or second.lower_ == "no":
         return False
     hyphenated = after is not None and after.text == "-" and not second.whitespace_
     # a lowercase word: a name's own article may follow one ("the La Liga", "the El Paso office")
