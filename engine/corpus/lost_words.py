@@ -137,6 +137,11 @@ def _object_infinitive_without_to(span: Span) -> bool:
             under_verb = verb.i in (bare.head.i, bare.head.head.i)
             if under_verb and (bare.tag_ == "VB" or (bare.tag_ == "MD" and bare.lower_.isalpha() and bare.lower_ not in _MODALS)):
                 return True
+            # the tagger's present-tense reading of the bare verb, hung anywhere under the verb ("enable Cork help
+            # fund ..." with "help" an auxiliary of "fund"): after a verb that takes no finite clause, no subject
+            # of its own precedes it
+            if bare.tag_ == "VBP" and verb.lemma_.lower() not in THAT_CLAUSE_VERBS and verb in bare.ancestors:
+                return True
         # the parser's other reading: the object as the subject of a base-form clause right after the verb
         # ("enable the board repair"); a clause with a subordinator or a subject pronoun ("he") is a finite one
         if verb.lemma_.lower() in THAT_CLAUSE_VERBS:
