@@ -453,6 +453,7 @@ def test_a_time_of_day_before_a_day_name_or_the_clause_stays_in_its_sentence(nlp
         "The board helped the town rebuild its pier.",
         "He said the crews go out at dawn.",
         "She asked that the board reopen the quay.",
+        "The islanders were smiling throughout and gave Captain Bey a standing ovation.",  # a name read as a verb
         # "in order" with its own particle, "as well as" before a gerund
         "The crews hauled the trawler ashore in order to mend the hull.",
         "The boats were moored in order of size along the quay.",

@@ -134,6 +134,8 @@ def _object_infinitive_without_to(span: Span) -> bool:
             if after >= span.end:
                 continue
             bare = span.doc[after]
+            if not bare.is_lower:  # a name the tagger read as a verb ("gave Queen Bey a standing ovation")
+                continue
             under_verb = verb.i in (bare.head.i, bare.head.head.i)
             if under_verb and (bare.tag_ == "VB" or (bare.tag_ == "MD" and bare.lower_.isalpha() and bare.lower_ not in _MODALS)):
                 return True
