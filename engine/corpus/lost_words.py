@@ -122,10 +122,11 @@ _MODALS = frozenset("can could may might must shall should will would ought wo c
 def _object_infinitive_without_to(span: Span) -> bool:
     """A verb of OBJECT_CONTROL_VERBS, its direct object, then a bare verb
     that the parse hangs under the verb ("would enable the town pay for
-  ..."): the source lost "to". The bare verb is lowercase and tagged VB,
+    ..."): the source lost "to". The bare verb is lowercase and tagged VB,
     as a modal that its word is not, or as a present verb under the verb
-    (the tagger's readings of "enable Ireland help fund"). A clause after the verb ("asked that the board return") has a
-    subject, no object: it is not read."""
+    (the tagger's readings of "enable Ireland help fund"). A clause after
+    the verb ("asked that the board return") has a subject, no object: it
+    is not read."""
     for verb in span:
         if verb.pos_ != "VERB" or verb.lemma_.lower() not in OBJECT_CONTROL_VERBS:
             continue
