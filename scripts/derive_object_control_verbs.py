@@ -15,7 +15,7 @@ take "to" today, so it is not used). WordNet gives "enable" no frame 24
 (its senses list frames 8 to 10 only): ADDED holds it. THAT_CLAUSE_VERBS
 are those of the table with frame 26, "Somebody ----s that CLAUSE" ("say",
 "think"): after them a noun and a verb may be a finite clause.
-Run once; the output is committed (engine.corpus.sentence_gate reads it).
+Run once; the output is committed (engine.corpus.lost_words reads it).
 WordNet 3.0 Copyright 2006 by Princeton University; its licence is quoted
 in engine/needles/binomial_list.py.
 """

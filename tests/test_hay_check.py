@@ -105,9 +105,6 @@ def refusal(nlp, text: str) -> str:
         ("Fares are far too high, island ferry user says Ann Walsh, a nurse from Cobh, told the harbour board on Monday.", "subheading_says"),
         # a headline opening with a name and a phrase in single marks, run onto the item's first sentence
         ("Cobh 'safest harbour' for ferries Harbour Lines will move its winter sailings to the port in May.", "quoted_headline"),
-        # the source lost a word: an article before another determiner, a subject pronoun before a bare "be"
-        ("The mayor told the board on Monday that the that pier would be rebuilt by the autumn.", "word_missing"),
-        ("The new pilot is Ann Walsh, who she be replacing on the island ferry in May.", "word_missing"),
         # a call for witnesses with a telephone number
         ("Anyone who saw the crash at the quay is asked to call the harbour police on 1800 555 123.", "telephone_number"),
     ],

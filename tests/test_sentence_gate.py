@@ -105,6 +105,15 @@ def test_captions_and_list_entries_are_not_sentences(nlp):
         # a verb that takes an object and a to-infinitive, its object, a bare verb: the source lost "to"
         ("The grant will enable Cork help repair the old pier.", "missing_word"),
         ("They urged the board close the quay.", "missing_word"),
+        # ... the bare verb tagged as a present one, hung under the verb through the noun it was read to modify
+        ("Walsh hopes the levy will enable Ireland help fund harbour projects in island countries.", "missing_word"),
+        # two words no sentence puts side by side (engine.corpus.lost_words): an article before another
+        # determiner, a subject pronoun before a bare "be", "as well" or "in order" before a verb
+        ("The mayor told the board on Monday that the that pier would be rebuilt by the autumn.", "missing_word"),
+        ("The new pilot is Ann Walsh, who she be replacing on the island ferry in May.", "missing_word"),
+        ("The board raised the fares as well adding a late sailing to Cobh.", "missing_word"),
+        ("The crews hauled the trawler onto the slipway in order mend the hull before the storm.", "missing_word"),
+        ("Islanders now buy their fuel in bulk rather just a few cans at a time.", "missing_word"),
         # only a subordinate clause: no main clause after it
         ("As has been the rule at the harbour for decades.", "subordinate_clause"),
         ("If to these dues be added the cost of the new pier, to $40,000.", "subordinate_clause"),
@@ -465,6 +474,18 @@ def test_a_time_of_day_before_a_day_name_or_the_clause_stays_in_its_sentence(nlp
         "The board helped the town rebuild its pier.",
         "He said the crews go out at dawn.",
         "She asked that the board reopen the quay.",
+        "The islanders were smiling throughout and gave Captain Bey a standing ovation.",  # a name read as a verb
+        # "in order" with its own particle, "as well as" before a gerund
+        "The crews hauled the trawler ashore in order to mend the hull.",
+        "The boats were moored in order of size along the quay.",
+        "The board raised the fares as well as adding a late sailing.",
+        # "no" after an article names a side or a vote
+        "The islanders backed the no campaign in the harbour vote.",
+        # "rather" as a degree adverb, or with its "than"
+        "The islanders rather liked the new ferry.",
+        "It was rather a shock to the crews.",
+        "The board chose the west quay rather, because it was sheltered.",
+        "Islanders buy fuel in bulk rather than a few cans at a time.",
     ],
 )
 def test_a_bare_infinitive_after_a_verb_that_takes_one_is_no_missing_word(nlp, sentence):

@@ -103,9 +103,6 @@ sentence end, a finite verb, no list mark):
   clause of its own ("The old pier at Kinsale, which the board rebuilt in
   1890."): a list entry or a caption, the finite verb only in a clause
   that describes the noun;
-- "word_missing": two words side by side that no sentence puts together,
-  where the source lost a word ("said that the that board", "who she be
-  replacing", "as well demanding"): a garbled sentence;
 - "subheading_says": a subheading "<what was said>, <who> says" run onto
   the sentence after it, which opens with a person's full name and a comma
   ("Fares too high, ferry user says Ann Walsh, a nurse, told ...");
@@ -342,8 +339,6 @@ def _sentence_refusal(span: Span) -> str:
         return "determiner_mid_sentence"
     if _quote_fused(text):
         return "quote_fused"
-    if _word_missing(words):
-        return "word_missing"
     if span.doc.has_annotation("DEP") and span.doc.has_annotation("ENT_IOB") and _subheading_says(words):
         return "subheading_says"
     if span.doc.has_annotation("DEP") and _noun_phrase_entry(span):
@@ -375,40 +370,6 @@ def _byline_opening(span: Span) -> bool:
     while k < len(words) and words[k].ent_type_ == "PERSON" and words[k].ent_iob_ != "O" and (k == 1 or words[k].ent_iob_ == "I"):
         k += 1
     return k < len(words) and k >= 3 and words[k].text == ","
-
-
-_ARTICLE_WORDS = frozenset({"a", "an", "the"})
-# what never follows an article: a conjunction, a modal, a verb in the present, a pronoun, a determiner
-# (not a preposition or a past form: an old text's "a like rising", "the said Board")
-_NOT_AFTER_ARTICLE_TAGS = frozenset({"CC", "MD", "PRP", "DT", "VBZ", "VBP"})
-_NOMINATIVE_WORDS = frozenset({"i", "he", "she", "we", "they", "who"})
-
-
-def _word_missing(words: list[Token]) -> bool:
-    """Two words that no English sentence puts side by side, where the
-    source lost the word between: an article before a conjunction, a modal,
-    a verb in the present, a pronoun, another determiner or a stop ("said
-    that the that board", "the ,"), written in lowercase (not a name's own
-    article: "the La Liga") and not before a hyphen ("a down-to-earth"); a subject pronoun before a bare "be" and a gerund
-    ("who she be replacing"); "as well" before a gerund ("as well
-    demanding")."""
-    for k in range(len(words) - 1):
-        first, second = words[k], words[k + 1]
-        after = words[k + 2] if k + 2 < len(words) else None
-        # a capitalised "A" inside a sentence is a name's letter ("Serie A and ..."), no article
-        article = first.text in _ARTICLE_WORDS or (k == 0 and first.lower_ in _ARTICLE_WORDS)
-        if article and second.lower_ not in _ARTICLE_WORDS:
-            hyphenated = after is not None and after.text == "-" and not second.whitespace_
-            # a lowercase word: a name's own article may follow one ("the La Liga", "the El Paso office")
-            if (second.tag_ in _NOT_AFTER_ARTICLE_TAGS and second.is_lower and not hyphenated) or second.text in (",", ".", ";"):
-                return True
-        gerund_after = after is not None and after.tag_ == "VBG"
-        # "be" and a gerund: an old speech's subjunctive ("if he be willing") has none
-        if first.lower_ in _NOMINATIVE_WORDS and second.lower_ == "be" and gerund_after:
-            return True
-        if first.lower_ == "as" and second.lower_ == "well" and gerund_after:
-            return True
-    return False
 
 
 def _subheading_says(words: list[Token]) -> bool:

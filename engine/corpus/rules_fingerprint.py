@@ -16,6 +16,7 @@ RULE_MODULES = (
     "engine.corpus.boilerplate",
     "engine.corpus.segmentation",
     "engine.corpus.sentence_gate",
+    "engine.corpus.lost_words",
     "engine.corpus.interviews",
     "engine.corpus.page_rows",
     "engine.corpus.sentence_guards",
@@ -55,7 +56,7 @@ RULE_MODULES = (
     "engine.corpus.prepare",
 )
 
-# data files the rule modules read (engine.corpus.name_kind_nouns' and engine.corpus.sentence_gate's WordNet tables)
+# data files the rule modules read (engine.corpus.name_kind_nouns' and engine.corpus.lost_words' WordNet tables)
 RULE_DATA_FILES = (Path(__file__).with_name("name_kind_nouns.json"), Path(__file__).with_name("object_control_verbs.json"))
 
 # the data the ner rules read: the gazetteers of engine.needles.places and the statehood

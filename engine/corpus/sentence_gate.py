@@ -32,10 +32,9 @@ never a needle and never part of a hay window. A sentence
 - is not a list's lead-in run into its first item: a colon right after a
   preposition, before a capital ("... including: So-called starter homes
   will be ..."): "list_lead_in";
-- holds no verb that takes a to-infinitive right before a bare infinitive
-  ("who want feed the beast": the source lost a word), nor a verb that takes
-  an object and a to-infinitive, its object and a bare verb ("would enable
-  the town pay for ...": WordNet's frame 24, engine/corpus/object_control_verbs.json): "missing_word";
+- shows no sign that the source lost a word (engine.corpus.lost_words: "who
+  want feed the beast", "would enable the town pay for ...", "said that the
+  that board", "in order repair"): "missing_word";
 - is not only a subordinate clause: a subordinator opening it on the
   parser's root and no verb of a main clause after the root's clause
   ("As has been the case for years."): "subordinate_clause";
@@ -105,16 +104,15 @@ on to the next one:
 
 from __future__ import annotations
 
-import json
 import re
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.corpus.cleaning import LOST_CHARACTER, template_hole
 from engine.corpus.hay_check import fused_heading_form
 from engine.corpus.interviews import live_entry, speech_refusals
+from engine.corpus.lost_words import lost_word
 from engine.corpus.page_rows import row_kind
 from engine.corpus.run_on_headings import heading_inside, heading_opening, headline_before_subject, opener_after_word
 from engine.needles.quotation import DOUBLE_MARKS, PARAGRAPH, attribution_tail, inside_after, quotation_marks
@@ -182,7 +180,7 @@ def not_a_sentence(span: Span, text: str) -> str | None:
         return "run_on_heading"
     if span.doc.has_annotation("TAG") and _list_lead_in(span):
         return "list_lead_in"
-    if span.doc.has_annotation("TAG") and (_infinitive_without_to(span) or _object_infinitive_without_to(span)):
+    if span.doc.has_annotation("TAG") and lost_word(span) is not None:
         return "missing_word"
     if span.doc.has_annotation("DEP") and _subordinate_clause_only(span):
         return "subordinate_clause"
@@ -222,62 +220,6 @@ def _marked(verb: Token) -> bool:
     auxiliary of one."""
     head = verb.head if verb.dep_ in ("aux", "auxpass") else verb
     return head.dep_ == "relcl" or any(child.dep_ == "mark" for child in head.children)
-
-
-# verbs that take a to-infinitive and never a bare one ("help", "make", "let", "dare", "need" may take a bare one)
-_TO_INFINITIVE_VERBS = frozenset({"want", "decide", "hope", "agree", "refuse", "fail", "attempt", "intend", "seem", "tend"})
-
-
-def _infinitive_without_to(span: Span) -> bool:
-    """A verb that takes a to-infinitive right before a bare one ("those who
-    want feed the beast"): the source lost "to", and the sentence is not
-    well formed. The tagger must read both as verbs."""
-    tokens = list(span)
-    return any(
-        verb.pos_ == "VERB" and verb.lemma_ in _TO_INFINITIVE_VERBS and bare.tag_ == "VB" and bare.pos_ in ("VERB", "AUX")
-        for verb, bare in zip(tokens, tokens[1:])
-    )
-
-
-# verbs that take an object and a to-infinitive ("urge the board to close"), from WordNet's frame 24, less those that
-# may take a bare one ("make", "let", "help", "see", ...): scripts/derive_object_control_verbs.py
-_CONTROL_TABLES = json.loads(Path(__file__).with_name("object_control_verbs.json").read_text(encoding="utf-8"))
-OBJECT_CONTROL_VERBS = frozenset(_CONTROL_TABLES["VERBS"])
-THAT_CLAUSE_VERBS = frozenset(_CONTROL_TABLES["THAT_CLAUSE_VERBS"])  # "said the crews go": maybe a finite clause
-_MODALS = frozenset("can could may might must shall should will would ought wo ca need dare".split())
-
-
-def _object_infinitive_without_to(span: Span) -> bool:
-    """A verb of OBJECT_CONTROL_VERBS, its direct object, then a bare verb
-    that the parse hangs under the verb ("would enable the town pay for
-    ..."): the source lost "to". The bare verb is tagged VB, or as a modal
-    that its word is not (the parser's reading of "enable Ireland help
-    fund"). A clause after the verb ("asked that the board return") has a
-    subject, no object: it is not read."""
-    for verb in span:
-        if verb.pos_ != "VERB" or verb.lemma_.lower() not in OBJECT_CONTROL_VERBS:
-            continue
-        for obj in (child for child in verb.children if child.dep_ == "dobj" and child.i > verb.i):
-            after = obj.right_edge.i + 1
-            if after >= span.end:
-                continue
-            bare = span.doc[after]
-            under_verb = verb.i in (bare.head.i, bare.head.head.i)
-            if under_verb and (bare.tag_ == "VB" or (bare.tag_ == "MD" and bare.lower_.isalpha() and bare.lower_ not in _MODALS)):
-                return True
-        # the parser's other reading: the object as the subject of a base-form clause right after the verb
-        # ("enable the board repair"); a clause with a subordinator or a subject pronoun ("he") is a finite one
-        if verb.lemma_.lower() in THAT_CLAUSE_VERBS:
-            continue
-        for bare in (child for child in verb.children if child.dep_ in ("ccomp", "xcomp") and child.tag_ == "VB"):
-            subjects = [t for t in bare.children if t.dep_ == "nsubj"]
-            marked = any(t.dep_ in ("mark", "aux") for t in bare.children)
-            if (
-                len(subjects) == 1 and not marked and subjects[0].tag_ != "PRP"
-                and subjects[0].left_edge.i == verb.i + 1 and subjects[0].right_edge.i + 1 == bare.i
-            ):
-                return True
-    return False
 
 
 def _list_lead_in(span: Span) -> bool:

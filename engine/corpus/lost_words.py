@@ -1,0 +1,160 @@
+"""Where the source lost a word: words no English sentence puts side by side.
+
+`lost_word(span)` names the first such signal in a parsed sentence, or
+returns None. The sentence gate (engine.corpus.sentence_gate,
+"missing_word") drops such a sentence from its document, so a garbled
+sentence is neither a needle nor part of a hay window. Each signal is a
+pure test of the tagger's (and for one, the parser's) output; each was
+kept only after reading every sentence it refused in tuning documents:
+
+- "to_infinitive_bare": a verb that takes a to-infinitive right before a
+  bare one ("who want feed the beast");
+- "object_infinitive_bare": a verb that takes an object and a
+  to-infinitive, its object and a bare verb ("would enable the town pay
+  for ...": WordNet's frame 24, engine/corpus/object_control_verbs.json);
+
+- "article_before": an article before a conjunction, a modal, a verb in
+  the present, a pronoun, another determiner or a stop ("said that the
+  that board", "the ,"), written in lowercase (not a name's own article:
+  "the La Liga") and not before a hyphen ("a down-to-earth");
+- "be_gerund": a subject pronoun before a bare "be" and a gerund ("who
+  she be replacing"); an old speech's subjunctive ("if he be willing") has
+  no gerund after it;
+- "as_well_gerund": "as well" before a gerund ("as well demanding");
+- "in_order_bare": "in order" before a bare verb ("in order repair the
+  quay"): the phrase takes "to", "for" or "that";
+- "rather_without_than": "rather" right after a noun (the end of an
+  object), before a noun phrase or a focusing adverb, and no "than" after
+  it in the sentence ("buy fuel in bulk rather just a few cans"): the
+  comparison lost its "than". The degree adverb ("rather new", "rather
+  like"), "or rather", "would rather" and "was rather a shock" have no
+  noun before it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from spacy.tokens import Span, Token
+
+_ARTICLE_WORDS = frozenset({"a", "an", "the"})
+# what never follows an article: a conjunction, a modal, a verb in the present, a pronoun, a determiner
+# (not a preposition or a past form: an old text's "a like rising", "the said Board")
+_NOT_AFTER_ARTICLE_TAGS = frozenset({"CC", "MD", "PRP", "DT", "VBZ", "VBP"})
+_NOMINATIVE_WORDS = frozenset({"i", "he", "she", "we", "they", "who"})
+
+
+def lost_word(span: Span) -> str | None:
+    """Which signal of a lost word the tagged sentence `span` shows first, or None."""
+    if _infinitive_without_to(span):
+        return "to_infinitive_bare"
+    if _object_infinitive_without_to(span):
+        return "object_infinitive_bare"
+    return _adjacent_words_signal([t for t in span if not t.is_space])
+
+
+def _adjacent_words_signal(words: list[Token]) -> str | None:
+    for k in range(len(words) - 1):
+        first, second = words[k], words[k + 1]
+        after = words[k + 2] if k + 2 < len(words) else None
+        if _article_before_impossible(k, first, second, after):
+            return "article_before"
+        gerund_after = after is not None and after.tag_ == "VBG"
+        if first.lower_ in _NOMINATIVE_WORDS and second.lower_ == "be" and gerund_after:
+            return "be_gerund"
+        if first.lower_ == "as" and second.lower_ == "well" and gerund_after:
+            return "as_well_gerund"
+        # "in order" is always a preposition's phrase here: "in order of size" has "of", "in order to" has "to"
+        if first.lower_ == "in" and second.lower_ == "order" and after is not None and after.tag_ == "VB" and after.is_lower:
+            return "in_order_bare"
+        if second.lower_ == "rather" and after is not None and _comparison_without_than(first, after, words[k + 3 :]):
+            return "rather_without_than"
+    return None
+
+
+_NOUN_END_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "VBG", "CD"})
+_NOUN_PHRASE_START_TAGS = frozenset({"DT", "PDT", "PRP$", "CD", "NN", "NNS", "NNP", "NNPS"})
+_FOCUSING_ADVERBS = frozenset({"just", "only", "simply", "merely"})
+
+
+def _comparison_without_than(before: Token, after: Token, rest: list[Token]) -> bool:
+    starts_noun_phrase = after.tag_ in _NOUN_PHRASE_START_TAGS or after.lower_ in _FOCUSING_ADVERBS
+    return before.tag_ in _NOUN_END_TAGS and starts_noun_phrase and not any(t.lower_ == "than" for t in rest)
+
+
+def _article_before_impossible(k: int, first: Token, second: Token, after: Token | None) -> bool:
+    # a capitalised "A" inside a sentence is a name's letter ("Serie A and ..."), no article
+    article = first.text in _ARTICLE_WORDS or (k == 0 and first.lower_ in _ARTICLE_WORDS)
+    # "no" after an article names a side or a vote ("the no campaign", "a no confidence motion")
+    if not article or second.lower_ in _ARTICLE_WORDS or second.lower_ == "no":
+        return False
+    hyphenated = after is not None and after.text == "-" and not second.whitespace_
+    # a lowercase word: a name's own article may follow one ("the La Liga", "the El Paso office")
+    return (second.tag_ in _NOT_AFTER_ARTICLE_TAGS and second.is_lower and not hyphenated) or second.text in (",", ".", ";")
+
+
+# verbs that take a to-infinitive and never a bare one ("help", "make", "let", "dare", "need" may take a bare one)
+_TO_INFINITIVE_VERBS = frozenset({"want", "decide", "hope", "agree", "refuse", "fail", "attempt", "intend", "seem", "tend"})
+
+
+def _infinitive_without_to(span: Span) -> bool:
+    """A verb that takes a to-infinitive right before a bare one ("those who
+    want feed the beast"): the source lost "to", and the sentence is not
+    well formed. The tagger must read both as verbs."""
+    tokens = list(span)
+    return any(
+        verb.pos_ == "VERB" and verb.lemma_ in _TO_INFINITIVE_VERBS and bare.tag_ == "VB" and bare.pos_ in ("VERB", "AUX")
+        for verb, bare in zip(tokens, tokens[1:])
+    )
+
+
+# verbs that take an object and a to-infinitive ("urge the board to close"), from WordNet's frame 24, less those that
+# may take a bare one ("make", "let", "help", "see", ...): scripts/derive_object_control_verbs.py
+_CONTROL_TABLES = json.loads(Path(__file__).with_name("object_control_verbs.json").read_text(encoding="utf-8"))
+OBJECT_CONTROL_VERBS = frozenset(_CONTROL_TABLES["VERBS"])
+THAT_CLAUSE_VERBS = frozenset(_CONTROL_TABLES["THAT_CLAUSE_VERBS"])  # "said the crews go": maybe a finite clause
+_MODALS = frozenset("can could may might must shall should will would ought wo ca need dare".split())
+
+
+def _object_infinitive_without_to(span: Span) -> bool:
+    """A verb of OBJECT_CONTROL_VERBS, its direct object, then a bare verb
+    that the parse hangs under the verb ("would enable the town pay for
+    ..."): the source lost "to". The bare verb is lowercase and tagged VB,
+    as a modal that its word is not, or as a present verb under the verb
+    (the tagger's readings of "enable Ireland help fund"). A clause after
+    the verb ("asked that the board return") has a subject, no object: it
+    is not read."""
+    for verb in span:
+        if verb.pos_ != "VERB" or verb.lemma_.lower() not in OBJECT_CONTROL_VERBS:
+            continue
+        for obj in (child for child in verb.children if child.dep_ == "dobj" and child.i > verb.i):
+            after = obj.right_edge.i + 1
+            if after >= span.end:
+                continue
+            bare = span.doc[after]
+            if not bare.is_lower:  # a name the tagger read as a verb ("gave Queen Bey a standing ovation")
+                continue
+            under_verb = verb.i in (bare.head.i, bare.head.head.i)
+            if under_verb and (bare.tag_ == "VB" or (bare.tag_ == "MD" and bare.lower_.isalpha() and bare.lower_ not in _MODALS)):
+                return True
+            # the tagger's present-tense reading of the bare verb, hung anywhere under the verb ("enable Cork help
+            # fund ..." with "help" an auxiliary of "fund"): after a verb that takes no finite clause, no subject
+            # of its own precedes it
+            if bare.tag_ == "VBP" and verb.lemma_.lower() not in THAT_CLAUSE_VERBS and verb in bare.ancestors:
+                return True
+        # the parser's other reading: the object as the subject of a base-form clause right after the verb
+        # ("enable the board repair"); a clause with a subordinator or a subject pronoun ("he") is a finite one
+        if verb.lemma_.lower() in THAT_CLAUSE_VERBS:
+            continue
+        for bare in (child for child in verb.children if child.dep_ in ("ccomp", "xcomp") and child.tag_ == "VB"):
+            subjects = [t for t in bare.children if t.dep_ == "nsubj"]
+            marked = any(t.dep_ in ("mark", "aux") for t in bare.children)
+            if (
+                len(subjects) == 1 and not marked and subjects[0].tag_ != "PRP"
+                and subjects[0].left_edge.i == verb.i + 1 and subjects[0].right_edge.i + 1 == bare.i
+            ):
+                return True
+    return False
