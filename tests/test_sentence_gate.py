@@ -114,6 +114,9 @@ def test_captions_and_list_entries_are_not_sentences(nlp):
         ("The board raised the fares as well adding a late sailing to Cobh.", "missing_word"),
         ("The crews hauled the trawler onto the slipway in order mend the hull before the storm.", "missing_word"),
         ("Islanders now buy their fuel in bulk rather just a few cans at a time.", "missing_word"),
+        # a comma, then a capitalised function word opening a finite clause: the source lost a full stop
+        ("The harbour has two kinds of moorings, One is the kind that dries out at low tide.", "missing_word"),
+        ("The dues were paid on the ferries of 1904, The owners of the old boats asked for a refund in May.", "missing_word"),
         # only a subordinate clause: no main clause after it
         ("As has been the rule at the harbour for decades.", "subordinate_clause"),
         ("If to these dues be added the cost of the new pier, to $40,000.", "subordinate_clause"),
@@ -137,6 +140,19 @@ def test_why_a_span_is_not_a_sentence(nlp, junk, reason):
     ],
 )
 def test_a_colon_after_a_verb_a_person_or_a_name_is_no_entry_label(nlp, sentence):
+    span = next(nlp(sentence).sents)
+    assert not_a_sentence(span, span.text.strip()) is None
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "After the vote, The Irish Times reported that the quay would close.",  # a paper's name after the comma
+        'The skipper shouted, "The quay is shut for the winter."',  # a quotation after the comma
+        "Last winter, I saw the ferry leave the harbour in a gale.",  # "I"
+    ],
+)
+def test_a_capital_after_a_comma_that_opens_no_fused_sentence_is_prose(nlp, sentence):
     span = next(nlp(sentence).sents)
     assert not_a_sentence(span, span.text.strip()) is None
 

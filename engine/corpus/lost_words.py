@@ -1,4 +1,4 @@
-"""Where the source lost a word: words no English sentence puts side by side.
+"""Where the source lost a word (or a full stop): words no English sentence puts side by side.
 
 `lost_word(span)` names the first such signal in a parsed sentence, or
 returns None. The sentence gate (engine.corpus.sentence_gate,
@@ -28,7 +28,15 @@ kept only after reading every sentence it refused in tuning documents:
   it in the sentence ("buy fuel in bulk rather just a few cans"): the
   comparison lost its "than". The degree adverb ("rather new", "rather
   like"), "or rather", "would rather" and "was rather a shock" have no
-  noun before it.
+  noun before it;
+- "full_stop_lost": a comma, then a capitalised function word that opens
+  the subject of a finite verb ("two kinds of piers, One is the kind ...",
+  "the bonds of 1904, The holders presented them ..."): two sentences fused
+  where the source lost a full stop. Not "I", not a name's first word ("The
+  Irish Times reported", the next word a proper noun), not inside a
+  quotation ('he said, "The port is shut"') and not after a verb (an old
+  speech's unmarked speech or question: "and say, We strove", "the
+  question is, What is best").
 """
 
 from __future__ import annotations
@@ -36,6 +44,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from spacy.lang.en.stop_words import STOP_WORDS
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
@@ -53,6 +63,8 @@ def lost_word(span: Span) -> str | None:
         return "to_infinitive_bare"
     if _object_infinitive_without_to(span):
         return "object_infinitive_bare"
+    if _full_stop_lost(span):
+        return "full_stop_lost"
     return _adjacent_words_signal([t for t in span if not t.is_space])
 
 
@@ -73,6 +85,31 @@ def _adjacent_words_signal(words: list[Token]) -> str | None:
         if second.lower_ == "rather" and after is not None and _comparison_without_than(first, after, words[k + 3 :]):
             return "rather_without_than"
     return None
+
+
+_FINITE_TAGS = frozenset({"VBD", "VBZ", "VBP", "MD"})
+_PROPER_TAGS = frozenset({"NNP", "NNPS"})
+_DOUBLE_QUOTES = frozenset({'"', "\u201c", "\u201d"})
+
+
+def _full_stop_lost(span: Span) -> bool:
+    doc = span.doc
+    for word in span[1:]:
+        if doc[word.i - 1].text != "," or not word.is_title or word.text == "I" or word.lower_ not in STOP_WORDS:
+            continue
+        if word.i >= 2 and doc[word.i - 2].tag_.startswith("VB"):
+            continue  # an old text's unmarked speech or question: "and say, We strove", "the question is, What ..."
+        if word.tag_ in _PROPER_TAGS or (word.i + 1 < span.end and doc[word.i + 1].tag_ in _PROPER_TAGS):
+            continue
+        if sum(t.text in _DOUBLE_QUOTES for t in doc[span.start : word.i]) % 2:
+            continue
+        subject = word if word.dep_ in ("nsubj", "nsubjpass") else word.head
+        if subject.dep_ not in ("nsubj", "nsubjpass") or subject.i < word.i:
+            continue
+        verb = subject.head
+        if verb.tag_ in _FINITE_TAGS or any(c.dep_ in ("aux", "auxpass") and c.tag_ in _FINITE_TAGS for c in verb.children):
+            return True
+    return False
 
 
 _NOUN_END_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "VBG", "CD"})
