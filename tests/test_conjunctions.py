@@ -299,9 +299,10 @@ def test_wrong_swaps_found_on_news_are_refused_with_their_reason(nlp, text, why)
         # own; a bare pair inside one example; a "to" with no question word; clauses that ask nothing
         ("The board took the decision to close the pier and the quay.", "The board took the decision to close the pier or the quay."),
         ("The pupils got a chance to swim and a warm meal.", "The pupils got a chance to swim or a warm meal."),
+        # (no phrase of place after the pair: "roads and bridges in the north" share one restriction, session 20)
         (
-            "The council cancelled several projects, including a plan to repair roads and bridges in the north.",
-            "The council cancelled several projects, including a plan to repair roads or bridges in the north.",
+            "The council cancelled several projects, including a plan to repair roads and bridges after the floods.",
+            "The council cancelled several projects, including a plan to repair roads or bridges after the floods.",
         ),
         ("The mayor decided to repair the pier and the quay.", "The mayor decided to repair the pier or the quay."),
         ("The crew is tired and will go home.", "The crew is tired or will go home."),

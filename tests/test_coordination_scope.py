@@ -91,6 +91,10 @@ REFUSED = {
         # two bare plurals under one restrictive clause: the members of either kind
         "The council fined shops and bars that opened late.",
         "The crew sold nets and ropes made in the town.",
+        # two bare plurals and one phrase of place right after them, hung on either noun or on the verb above
+        # (issue 27, session 20): the place restricts both
+        "The ferry operators keep causing delays and angry complaints in the small port of Dover.",
+        "Rival gangs have been stirring feuds and violent quarrels across the northern valleys.",
     ],
     # a plural with one member of each kind its "of" phrase names: "codes of civil or criminal procedure"
     "kinds of a plural": ["The lawyer studied the codes of civil and criminal procedure."],
