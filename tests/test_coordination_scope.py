@@ -95,6 +95,10 @@ REFUSED = {
         # (issue 27, session 20): the place restricts both
         "The ferry operators keep causing delays and angry complaints in the small port of Dover.",
         "Rival gangs have been stirring feuds and violent quarrels across the northern valleys.",
+        # a plural subject restated by its members between commas, parsed as a list hung on its "of" object
+        # (issue 27, session 20)
+        "The old rivals of the club, pride and money, still divide the town.",
+        "The chief dangers to our harbour, silt and neglect, grow worse every year.",
     ],
     # a plural with one member of each kind its "of" phrase names: "codes of civil or criminal procedure"
     "kinds of a plural": ["The lawyer studied the codes of civil and criminal procedure."],
@@ -172,6 +176,9 @@ def test_swaps_under_a_scope_or_in_a_count_are_refused_with_their_reason(nlp, wh
         ("The crew spent a year painting and sailing boats.", "The crew spent a year painting or sailing boats."),
         # no clause shared by two bare plurals
         ("The council fined shops and bars in May.", "The council fined shops or bars in May."),
+        # no comma before the verb: a list of three subjects, not members restating the first
+        ("The old rivals of the club, pride and money divide the town.",
+         "The old rivals of the club, pride or money divide the town."),
         # a relative or adverbial clause opened by a wh-word asks nothing
         (
             "She starred in a small film which struggled with its budget and has remained unseen.",

@@ -64,6 +64,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.needles.binomial_list import RELATIONAL_ADJECTIVES
+from engine.needles.coordination_lists import DASHES
 from engine.needles.edits import asks
 from engine.needles.negation_polarity import negative_few, negative_little
 
@@ -148,7 +149,7 @@ def scope_refusal(token: Token) -> str:
         return "members of a plural"
     if _modifiers_of_one_head(first) or _bare_modifier_noun(token) or _classifiers_of_one_thing(first) or _compound_runs(token):
         return "modifiers of one head"
-    if _bare_plurals_sharing_a_place(first):
+    if _bare_plurals_sharing_a_place(first) or _members_restating_a_subject(token):
         return "members of a plural"
     following = next((t for t in token.doc[token.i + 1 : token.sent.end] if not t.is_punct), None)
     if following is not None and following.lower_ in _ENUMERATION_WORDS:
@@ -372,6 +373,32 @@ def _plural_members(first: Token) -> bool:
     # after a comma it may be the parser's list of three ("mothers, heroes and martyrs")
     between = first.doc[first.head.i + 1 : first.left_edge.i]
     return first.head.tag_ in _PLURAL_TAGS and first.head.i < first.i and not any(t.text == "," for t in between)
+
+
+def _members_restating_a_subject(token: Token) -> bool:
+    """The conjunction sits in a run set off by commas between a plural
+    subject and its verb ("The old rivals of the club, pride and money,
+    still divide the town"): the run names the plural's members, whatever
+    the parse (it often makes the run a list of three with the subject's
+    "of" object), and "or" leaves a plural restated by one member. A list
+    of three subjects has no comma before the verb ("The rivals of the club,
+    pride and money divide the town"), so the closing comma tells them
+    apart."""
+    doc, sent = token.doc, token.sent
+    opening = next((i for i in range(token.i - 1, sent.start - 1, -1) if doc[i].text == ","), None)
+    closing = next((i for i in range(token.i + 1, sent.end) if doc[i].text == ","), None)
+    if opening is None or closing is None or closing + 1 >= sent.end:
+        return False
+    run = [t for t in doc[opening + 1 : closing] if t.i != token.i]
+    if not run or any(t.pos_ in ("VERB", "AUX") or t.dep_ == "cc" or t.text in DASHES for t in run):
+        return False  # a clause, or a second conjunction: not one restating run
+    verb = doc[closing + 1]
+    while verb.pos_ == "ADV" and verb.i + 1 < sent.end:
+        verb = doc[verb.i + 1]  # "..., still threaten"
+    if verb.pos_ not in ("VERB", "AUX"):
+        return False
+    subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass") and c.i < opening]
+    return any(s.tag_ in _PLURAL_TAGS and not any(d.dep_ == "conj" and d.i < opening for d in s.children) for s in subjects)
 
 
 def _restricting_participles(first: Token) -> bool:
