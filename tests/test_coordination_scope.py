@@ -176,6 +176,9 @@ def test_swaps_under_a_scope_or_in_a_count_are_refused_with_their_reason(nlp, wh
         ("The crew spent a year painting and sailing boats.", "The crew spent a year painting or sailing boats."),
         # no clause shared by two bare plurals
         ("The council fined shops and bars in May.", "The council fined shops or bars in May."),
+        # the verb's own "from" is an argument, no place shared by two bare plurals
+        ("The new sea wall shields cottages and old sheds from winter storms.",
+         "The new sea wall shields cottages or old sheds from winter storms."),
         # no comma before the verb: a list of three subjects, not members restating the first
         ("The old rivals of the club, pride and money divide the town.",
          "The old rivals of the club, pride or money divide the town."),

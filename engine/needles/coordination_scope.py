@@ -765,13 +765,16 @@ def _bare_plurals_sharing_a_place(first: Token) -> bool:
     second = first.conjuncts[0]
     if second.tag_ != "NNS" or second.i < first.i or not _bare(second):
         return False
+    if any(c.i > first.i and c.dep_ not in ("cc", "conj", "punct") for c in first.children):
+        return False  # a phrase of the first's own ("mines in Africa and players in Asia"): each has its own
     after = second.i + 1
     if after >= first.sent.end:
         return False
     place = first.doc[after]
-    holders = (first.i, second.i, first.head.i)
-    if place.dep_ != "prep" or place.lower_ not in _PLACE_PREPOSITIONS or place.head.i not in holders:
+    if place.dep_ != "prep" or place.lower_ not in _PLACE_PREPOSITIONS or place.head.i not in (first.i, second.i, first.head.i):
         return False
+    if place.head.i == first.head.i and place.lower_ == "from":
+        return False  # the verb's own "from" ("protect A and B from harm"): an argument, no place
     # a time ("in May", "in 2019") dates the act, and restricts no kind
     return any(c.dep_ == "pobj" and c.ent_type_ not in ("DATE", "TIME") and c.pos_ != "NUM" for c in place.children)
 
