@@ -91,6 +91,14 @@ REFUSED = {
         # two bare plurals under one restrictive clause: the members of either kind
         "The council fined shops and bars that opened late.",
         "The crew sold nets and ropes made in the town.",
+        # two bare plurals and one phrase of place right after them, hung on either noun or on the verb above
+        # (issue 27, session 20): the place restricts both
+        "The ferry operators keep causing delays and angry complaints in the small port of Dover.",
+        "Rival gangs have been stirring feuds and violent quarrels across the northern valleys.",
+        # a plural subject restated by its members between commas, parsed as a list hung on its "of" object
+        # (issue 27, session 20)
+        "The old rivals of the club, pride and money, still divide the town.",
+        "The chief dangers to our harbour, silt and neglect, grow worse every year.",
     ],
     # a plural with one member of each kind its "of" phrase names: "codes of civil or criminal procedure"
     "kinds of a plural": ["The lawyer studied the codes of civil and criminal procedure."],
@@ -168,6 +176,12 @@ def test_swaps_under_a_scope_or_in_a_count_are_refused_with_their_reason(nlp, wh
         ("The crew spent a year painting and sailing boats.", "The crew spent a year painting or sailing boats."),
         # no clause shared by two bare plurals
         ("The council fined shops and bars in May.", "The council fined shops or bars in May."),
+        # the verb's own "from" is an argument, no place shared by two bare plurals
+        ("The new sea wall shields cottages and old sheds from winter storms.",
+         "The new sea wall shields cottages or old sheds from winter storms."),
+        # no comma before the verb: a list of three subjects, not members restating the first
+        ("The old rivals of the club, pride and money divide the town.",
+         "The old rivals of the club, pride or money divide the town."),
         # a relative or adverbial clause opened by a wh-word asks nothing
         (
             "She starred in a small film which struggled with its budget and has remained unseen.",

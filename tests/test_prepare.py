@@ -92,7 +92,7 @@ def test_prepare_cli_can_stop_the_scan_at_its_radius(tmp_path):
 # one short document that admits all three needle types, and one that is
 # cleaned away (a lone short line without a finite verb reads as a heading)
 TINY = [
-    {"id": "a", "title": "A", "text": "Peter Smith met Anna Jones in London in 1990. Peter Smith wrote books and songs in Paris in 1991. Anna Jones stayed in London in 1992."},
+    {"id": "a", "title": "A", "text": "Peter Smith met Anna Jones in London in 1990. Peter Smith wrote books and songs during a stay in Paris in 1991. Anna Jones stayed in London in 1992."},
     {"id": "b", "title": "B", "text": "Hello there, my friend."},
 ]
 TINY_SETTINGS = CorpusSettings(min_sentences=2, min_chars_per_sentence=10, model="en_core_web_sm")  # the `nlp` fixture's
@@ -252,7 +252,7 @@ def test_a_document_beyond_the_parsers_limit_is_dropped_as_too_long_and_the_othe
     # three different texts: a sentence in three documents of a corpus is boilerplate and cut (issue 27)
     prose = "The river rose in the spring and the mill stopped for a week. "
     long = {"id": "long", "title": "L", "text": prose * (nlp.max_length // len(prose) + 2)}
-    other = {"id": "a2", "title": "A2", "text": "Maria Lopez met Tom Brown in Madrid in 1980. Maria Lopez wrote plays and poems in Rome in 1981. Tom Brown stayed in Madrid in 1982."}
+    other = {"id": "a2", "title": "A2", "text": "Maria Lopez met Tom Brown in Madrid in 1980. Maria Lopez wrote plays and poems during a stay in Rome in 1981. Tom Brown stayed in Madrid in 1982."}
     path = _write(tmp_path / "mixed.jsonl", [TINY[0], long, other])
     with Store(tmp_path / "store") as store:
         summary = prepare_corpus([path], store, TINY_SETTINGS, nlp=nlp)

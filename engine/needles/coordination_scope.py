@@ -64,6 +64,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.needles.binomial_list import RELATIONAL_ADJECTIVES
+from engine.needles.coordination_lists import DASHES
 from engine.needles.edits import asks
 from engine.needles.negation_polarity import negative_few, negative_little
 
@@ -91,6 +92,8 @@ _RANK_PREPOSITIONS = frozenset({"behind", "after", "trailing", "below", "ahead",
 _ORDINAL_WORDS = frozenset("second third fourth fifth sixth seventh eighth ninth tenth".split())
 _PLURAL_TAGS = frozenset({"NNS", "NNPS"})
 _ENUMERATION_WORDS = frozenset({"secondly", "thirdly", "fourthly", "lastly"})
+# prepositions of place whose phrase after two bare nouns restricts both ("wars and raids in Chad")
+_PLACE_PREPOSITIONS = frozenset({"in", "from", "across", "throughout", "within"})
 # words that pick members out of the pool their "of" phrase names ("one of those A and B")
 _SELECTORS = frozenset({"one", "each", "any", "either", "neither", "none"})
 # adverbs of degree, a closed class: two of them name points of one scale ("very or somewhat")
@@ -137,10 +140,17 @@ def scope_refusal(token: Token) -> str:
         return "kinds of a plural"
     if _one_of_a_pool(first):
         return "one of a pool"
-    if _classified_bare_plurals(first) or _bare_pair_in_a_class(first) or _classified_bare_pair(first) or _kinds_restricting_a_bare_plural(first):
+    if (
+        _classified_bare_plurals(first)
+        or _bare_pair_in_a_class(first)
+        or _classified_bare_pair(first)
+        or _kinds_restricting_a_bare_plural(first)
+    ):
         return "members of a plural"
     if _modifiers_of_one_head(first) or _bare_modifier_noun(token) or _classifiers_of_one_thing(first) or _compound_runs(token):
         return "modifiers of one head"
+    if _bare_plurals_sharing_a_place(first) or _members_restating_a_subject(token):
+        return "members of a plural"
     following = next((t for t in token.doc[token.i + 1 : token.sent.end] if not t.is_punct), None)
     if following is not None and following.lower_ in _ENUMERATION_WORDS:
         return "enumeration"
@@ -363,6 +373,32 @@ def _plural_members(first: Token) -> bool:
     # after a comma it may be the parser's list of three ("mothers, heroes and martyrs")
     between = first.doc[first.head.i + 1 : first.left_edge.i]
     return first.head.tag_ in _PLURAL_TAGS and first.head.i < first.i and not any(t.text == "," for t in between)
+
+
+def _members_restating_a_subject(token: Token) -> bool:
+    """The conjunction sits in a run set off by commas between a plural
+    subject and its verb ("The old rivals of the club, pride and money,
+    still divide the town"): the run names the plural's members, whatever
+    the parse (it often makes the run a list of three with the subject's
+    "of" object), and "or" leaves a plural restated by one member. A list
+    of three subjects has no comma before the verb ("The rivals of the club,
+    pride and money divide the town"), so the closing comma tells them
+    apart."""
+    doc, sent = token.doc, token.sent
+    opening = next((i for i in range(token.i - 1, sent.start - 1, -1) if doc[i].text == ","), None)
+    closing = next((i for i in range(token.i + 1, sent.end) if doc[i].text == ","), None)
+    if opening is None or closing is None or closing + 1 >= sent.end:
+        return False
+    run = [t for t in doc[opening + 1 : closing] if t.i != token.i]
+    if not run or any(t.pos_ in ("VERB", "AUX") or t.dep_ == "cc" or t.text in DASHES for t in run):
+        return False  # a clause, or a second conjunction: not one restating run
+    verb = doc[closing + 1]
+    while verb.pos_ == "ADV" and verb.i + 1 < sent.end:
+        verb = doc[verb.i + 1]  # "..., still threaten"
+    if verb.pos_ not in ("VERB", "AUX"):
+        return False
+    subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass") and c.i < opening]
+    return any(s.tag_ in _PLURAL_TAGS and not any(d.dep_ == "conj" and d.i < opening for d in s.children) for s in subjects)
 
 
 def _restricting_participles(first: Token) -> bool:
@@ -708,11 +744,39 @@ def _bare_pair_in_a_class(first: Token) -> bool:
     if first.tag_ == "NN" and any(c.i < first.i for c in first.children):
         return False  # a modified singular is the shape of one thing ("a long war and famine")
     for c in [*first.children, *second.children]:
-        if c.dep_ == "prep" and c.i > second.i and c.lower_ in ("in", "from", "across", "throughout", "within"):
+        if c.dep_ == "prep" and c.i > second.i and c.lower_ in _PLACE_PREPOSITIONS:
             objects = [o for o in c.children if o.dep_ == "pobj"]
             if objects and objects[0].tag_ in _PLURAL_TAGS and _bare(objects[0]):
                 return True
     return False
+
+
+def _bare_plurals_sharing_a_place(first: Token) -> bool:
+    """Two bare plurals (no determiner, possessive or number on either)
+    followed at once by one phrase of place ("causing delays and angry
+    complaints in Dover"): the phrase restricts both, wherever the parser
+    hangs it (on either noun, or on the verb or preposition above them), so
+    the pair names one set and "or" names the same (the session-14/15
+    rulings on bare plurals sharing a restriction). The phrase must follow
+    the second plural directly: a phrase of the second's own between them
+    ("wars and talks with the rebels in Chad") makes it the second's."""
+    if first.tag_ != "NNS" or len(first.conjuncts) != 1 or not _bare(first):
+        return False
+    second = first.conjuncts[0]
+    if second.tag_ != "NNS" or second.i < first.i or not _bare(second):
+        return False
+    if any(c.i > first.i and c.dep_ not in ("cc", "conj", "punct") for c in first.children):
+        return False  # a phrase of the first's own ("mines in Africa and players in Asia"): each has its own
+    after = second.i + 1
+    if after >= first.sent.end:
+        return False
+    place = first.doc[after]
+    if place.dep_ != "prep" or place.lower_ not in _PLACE_PREPOSITIONS or place.head.i not in (first.i, second.i, first.head.i):
+        return False
+    if place.head.i == first.head.i and place.lower_ == "from":
+        return False  # the verb's own "from" ("protect A and B from harm"): an argument, no place
+    # a time ("in May", "in 2019") dates the act, and restricts no kind
+    return any(c.dep_ == "pobj" and c.ent_type_ not in ("DATE", "TIME") and c.pos_ != "NUM" for c in place.children)
 
 
 def _stray_infinitive(first: Token) -> bool:

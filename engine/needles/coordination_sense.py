@@ -70,7 +70,9 @@ _NAME_NOUNS = frozenset(
 )
 _TITLE_PREPOSITIONS = frozenset({"of", "for", "on"})
 # the words that may open a counting phrase after a coordination (", the only two ports", ", just two signs")
-_COUNT_LEAD_INS = frozenset({"the", "just", "only", "all", "these", "those", "its", "their", "our", "his", "her"})
+_COUNT_LEAD_INS = frozenset({"a", "the", "just", "only", "all", "these", "those", "its", "their", "our", "his", "her"})
+# words that count a pair or a trio by themselves ("the twin pillars", "a pair of", "the trio")
+_PAIR_WORDS = frozenset({"twin", "twins", "pair", "duo", "trio"})
 _COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 
 
@@ -236,12 +238,17 @@ def _counted_after(first: Token) -> bool:
             words = [c, *(d for d in c.children if d.i < c.i)]
             if any(_counts(w) for w in words):
                 return True
-    # the parser often hangs ", the two ports" elsewhere: read the words after the last member
     doc = first.doc
+    if any(_swallowed_count(m) for m in members[1:]):
+        return True
+    # the parser often hangs ", the two ports" elsewhere: read the words after the last member
     i = max(m.right_edge.i for m in members) + 1
-    if i >= first.sent.end or (doc[i].text != "," and doc[i].text not in DASHES):
+    if i >= first.sent.end:
         return False
-    i += 1
+    if doc[i].text == "," or doc[i].text in DASHES:
+        i += 1
+    elif not _absolute_with(first):
+        return False  # without a comma the count may be the verb's ("sold A and B two days ago")
     while i < first.sent.end and doc[i].lower_ in _COUNT_LEAD_INS:
         i += 1
     if i >= first.sent.end or not _counts(doc[i]):
@@ -253,7 +260,27 @@ def _counted_after(first: Token) -> bool:
     return counted.dep_ not in ("nsubj", "nsubjpass")
 
 
+def _swallowed_count(member: Token) -> bool:
+    """A "member" that is the count after the coordination, which the parser
+    took for one more conjunct ("with A and B just two parts of a plan":
+    "parts" the conjunct of A): no conjunction or comma before it, and a
+    count of its own."""
+    start = member.left_edge.i
+    if start == member.sent.start or member.doc[start - 1].dep_ == "cc" or member.doc[start - 1].is_punct:
+        return False
+    return any(c.dep_ == "nummod" and c.i < member.i and _counts(c) for c in member.children)
+
+
+def _absolute_with(first: Token) -> bool:
+    """The coordination is the object of "with" opening an absolute phrase
+    ("with A and B just two signs of ..."): the count after it, with no
+    comma, is its predicate, though the parser hangs it on the verb."""
+    return first.dep_ == "pobj" and first.head.lower_ in ("with", "without")
+
+
 def _counts(word: Token) -> bool:
+    if word.lower_ in _PAIR_WORDS:
+        return True  # "A and B, the twin pillars of ...", "A and B, a pair of ..."
     return word.lower_ == "both" or word.tag_ == "CD" and _count_of_two_or_more(word)
 
 
