@@ -38,6 +38,7 @@ def parse(corpus: str, out: str, min_chars: float | None = None) -> None:
     from spacy.tokens import DocBin
 
     from engine.corpus.cleaning import clean_text
+    from engine.corpus.interviews import mark_speech_label
     from engine.corpus.nlp import load_nlp
 
     import tempfile
@@ -62,10 +63,12 @@ def parse(corpus: str, out: str, min_chars: float | None = None) -> None:
     for record in records:
         text = remove_pieces(clean_text(record["text"], record.get("title", "")), boilerplate)[0]
         if settings.min_sentences * settings.min_chars_per_sentence <= len(text) <= getattr(nlp, "max_length", 1_000_000):
-            texts.append((text, (str(record["id"]), record_year(corpus, record.get("date"), record.get("title", "")))))
+            year = record_year(corpus, record.get("date"), record.get("title", ""))
+            texts.append((text, (str(record["id"]), year, record["text"])))
     docs = DocBin(store_user_data=True)
-    for doc, (doc_id, year) in nlp.pipe(texts, as_tuples=True, batch_size=16):
+    for doc, (doc_id, year, raw_text) in nlp.pipe(texts, as_tuples=True, batch_size=16):
         doc.user_data["doc_id"], doc.user_data["year"] = doc_id, year
+        mark_speech_label(doc, raw_text)  # as prepare does
         docs.add(doc)
     docs.to_disk(out)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from engine.corpus.cleaning import clean_text
-from engine.corpus.interviews import live_entry
+from engine.corpus.interviews import live_entry, mark_speech_label
 from engine.corpus.segmentation import document_sentences
 from engine.corpus.sentence_gate import needle_refusals
 
@@ -308,6 +308,27 @@ def test_a_speech_printed_under_a_release_label_with_no_introduction_is_not_need
     )
     got = refusals(nlp, text)
     assert got["The ferries will sail to Cobh twice a day from the first week of May."] == "declared_speech"
+
+
+def test_a_release_label_that_cleaning_drops_still_marks_the_document_as_a_speech(nlp):
+    # one line per document, the label set off by a run of spaces (a line break the text lost): cleaning drops
+    # the label as a line without a sentence end, so prepare notes it from the raw text before screening
+    raw = (
+        "Remarks as prepared for delivery   TO THE HARBOUR COUNCIL:   Friends of the harbour, thank you for coming "
+        "out on such a cold night. We have dredged the channel and rebuilt the north pier over two long winters. "
+        "The ferries will sail to Cobh twice a day from the first week of May."
+    )
+    doc = nlp(clean_text(raw))
+    assert not doc.text.startswith("Remarks")
+    mark_speech_label(doc, raw)
+    sentences = document_sentences(doc)
+    got = dict(zip(sentences.texts, needle_refusals(doc, sentences.spans)))
+    assert got["The ferries will sail to Cobh twice a day from the first week of May."] == "declared_speech"
+    # a report that does not open with a label is not marked
+    report = "The council met on Monday. The ferries will sail to Cobh twice a day from the first week of May."
+    doc = nlp(clean_text(report))
+    mark_speech_label(doc, report)
+    assert "declared_speech" not in needle_refusals(doc, document_sentences(doc).spans)
 
 
 @pytest.mark.parametrize(

@@ -47,7 +47,11 @@ def vllm_spec(model) -> JudgeSpec:
 @pytest.fixture(scope="module")
 def server(tiny_model):
     require_vllm()
-    with VllmServer.for_spec(vllm_spec(tiny_model), env=ENGINE_ENV) as running:
+    # without VLLM_ENABLE_V1_MULTIPROCESSING=0: with the worker inside the engine core, stop() left one of the
+    # server's processes alive in 2 of 2 suite runs under load (test_stop_leaves_no_server_process); not yet
+    # understood, so this server keeps vLLM's own "mp" workers, as it did before session 20
+    env = {key: value for key, value in ENGINE_ENV.items() if key != "VLLM_ENABLE_V1_MULTIPROCESSING"}
+    with VllmServer.for_spec(vllm_spec(tiny_model), env=env) as running:
         yield running
 
 

@@ -35,8 +35,6 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from spacy.lang.en.stop_words import STOP_WORDS
-
 from engine.corpus.cleaning import ABBREVIATIONS, TITLES, clean_text
 from engine.corpus.reading import read_documents
 
@@ -83,6 +81,8 @@ def _heads(piece: str) -> Iterator[tuple[str, str]]:
     """(opening, the word after it) for each opening of `piece` that could be a
     line run into a sentence: `HEAD_WORDS` words ending in a lower-case word
     that is not a function word ("device", not "the")."""
+    from spacy.lang.en.stop_words import STOP_WORDS  # here: importing spaCy at start-up slows every CLI command
+
     words = piece.split()
     quoted = next((i for i, word in enumerate(words) if _QUOTATION_MARKS.search(word)), len(words))
     for k in HEAD_WORDS:

@@ -57,7 +57,10 @@ question 2).
   person outside quotation marks within VOICE_REACH characters. A link
   label heading a report goes on in the third person. On the tuning parts
   this adds one news document of the 949 (a full speech with no speaker
-  named) and no sotu document of the 97.
+  named) and no sotu document of the 97. Cleaning drops such a label when
+  it ends in a run of spaces (a line break the text lost: a line without a
+  sentence end), so prepare reads it on the raw text (`mark_speech_label`)
+  before the gate screens the document.
 - "live_entry": the sentence follows a live-entry label that the parser
   split off as a "sentence" of its own ("BREAKING:" | "The council ...").
 - "speech_after_colon": a reporting verb, a colon and words without an
@@ -145,6 +148,18 @@ _SPEAKER_WORDS = FIRST_PERSON | SECOND_PERSON | {"I"}  # a speech's own voice to
 _QUOTED = re.compile(r"[\"\u201c][^\"\u201c\u201d]*[\"\u201d]")
 
 
+OPENS_AS_SPEECH = "opens_as_speech"  # doc.user_data key: the raw text opened with a release's delivery label
+
+
+def mark_speech_label(doc: Doc, raw_text: str) -> None:
+    """Note in `doc` that its raw text opened with a release's delivery
+    label ("Remarks as prepared for delivery", then the speech). Cleaning may
+    drop the label itself (a line without a sentence end), and with it the
+    only sign that the whole document is someone's speech."""
+    if _delivery_label_start(raw_text) is not None:
+        doc.user_data[OPENS_AS_SPEECH] = True
+
+
 def declared_speech_start(text: str) -> int | None:
     """The offset in `text` where an introduction declares what follows to be
     someone's speech in full, or where a release's label opening the document
@@ -204,7 +219,7 @@ def speech_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
     text = doc.text
     sentences = [_Sentence(text[s.start_char : s.end_char], s.start_char, s.end_char) for s in spans]
     start = interview_start(text, sentences)
-    declared = declared_speech_start(text)
+    declared = 0 if doc.user_data.get(OPENS_AS_SPEECH) else declared_speech_start(text)
     return tuple(
         DECLARED_SPEECH if declared is not None and span.end_char > declared
         else INTERVIEW if start is not None and k >= start

@@ -45,8 +45,6 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spacy.lang.en.stop_words import STOP_WORDS
-
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
 
@@ -93,6 +91,8 @@ _DOUBLE_QUOTES = frozenset({'"', "\u201c", "\u201d"})
 
 
 def _full_stop_lost(span: Span) -> bool:
+    from spacy.lang.en.stop_words import STOP_WORDS  # here: importing spaCy at start-up slows every CLI command
+
     doc = span.doc
     for word in span[1:]:
         if doc[word.i - 1].text != "," or not word.is_title or word.text == "I" or word.lower_ not in STOP_WORDS:

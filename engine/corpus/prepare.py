@@ -35,6 +35,7 @@ import msgspec
 
 from engine.contracts import ConfigError
 from engine.corpus.boilerplate import corpus_boilerplate, remove_pieces
+from engine.corpus.interviews import mark_speech_label
 from engine.corpus.cleaning import clean_text
 from engine.needles.conjunctions import swap_conjunction
 from engine.corpus.reading import RawDocument, check_inputs, read_documents
@@ -304,6 +305,7 @@ def prepare_corpus(
             parse_inputs(), as_tuples=True, batch_size=settings.batch_size, n_process=settings.n_process
         ):
             raw = pending.pop(index)
+            mark_speech_label(doc, raw.text)
             sentences = document_sentences(doc)
             summary.fragments_merged += sentences.merged
             summary.hole_sentences_dropped += sentences.holes
