@@ -285,6 +285,8 @@ def test_a_heading_opening_a_sentence_refuses_it_as_a_needle_and_keeps_it_in_hay
         # or the heading holds a proper noun that names nothing (a link's verb)
         "The full story Nora Keane as a baker takes the spotlight in the film.",
         "Read Tom's full blog Nora Keane, head of the harbour board, said the pier would close.",
+        # a gerund heading the parser reads as a gerund subject, its object's noun a modifier of the name
+        "Holding the fort Ann Walsh was born in Kinsale in 1971.",
     ):
         found = refusals(nlp, f"The ferry left Cork at noon. {heading} The crew stayed in Cork.")
         assert found[heading] == "heading_opening"
@@ -295,6 +297,9 @@ def test_a_heading_opening_a_sentence_refuses_it_as_a_needle_and_keeps_it_in_hay
         # the parser hangs the name on the opening noun as its apposition: one subject, not a heading
         "Her eldest daughter Nora Keane has no wish to run the family bakery.",
         "Our former landlord Peter Dunne owns three shops on the main street.",
+        # a gerund subject whose object is a person named with a role, and a participle modifying a noun
+        "Meeting the painter Ann Walsh was the best part of the trip.",
+        "Leading harbour pilot Tom Byrne brought the trawler in at dawn.",
     ):
         assert refusals(nlp, f"The ferry left Cork at noon. {prose} The crew stayed in Cork.")[prose] == ""
 

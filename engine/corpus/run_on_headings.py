@@ -49,7 +49,12 @@ parsed sentence and say why it is not one clean sentence, or None:
   "Ferry firm defends timetable Minister Ann Byrne said the firm's timetable ...",
   and one that opens with a one-word heading, a capitalised common noun
   before the name of a place or a body ("Harbours Cork has long been ...";
-  a role before a person's name is prose: "Researcher Ann Walsh said").
+  a role before a person's name is prose: "Researcher Ann Walsh said"),
+  and one that opens with a gerund heading, a gerund and its object in
+  sentence case, run into a person's full name before the finite verb
+  ("Holding the fort Ann Walsh was born ...", where the parser hangs the
+  object's noun on the name as a modifier; not after a noun that can say
+  what a person is: "Meeting the painter Ann Walsh was a thrill").
 - `headline_before_subject(span)`: a headline run into a sentence whose
   subject is a person's name, where the parse shows two clauses that
   nothing joins: a present-tense headline clause, then a name (a role may
@@ -248,7 +253,12 @@ def heading_opening(span: Span, *, hay: bool = False) -> bool:
     words before hold a verb in the present, as a headline's do ("Refugee
     influx and attacks increase opposition Acme Polls also found ..."; a
     past tense or a modal is prose's)."""
-    return _verbless_heading_before_name(span, hay) or _restated_heading(span, hay) or _one_word_heading_before_place(span)
+    return (
+        _verbless_heading_before_name(span, hay)
+        or _gerund_heading_before_name(span)
+        or _restated_heading(span, hay)
+        or _one_word_heading_before_place(span)
+    )
 
 
 def _restated_heading(span: Span, hay: bool = False) -> bool:
@@ -312,6 +322,49 @@ def _verbless_heading_before_name(span: Span, hay: bool = False) -> bool:
             return False
         return any(t.tag_ in FINITE_TAGS for t in doc[token.i : span.end])
     return False
+
+
+# what a gerund heading holds between its gerund and the name: its object's words, no preposition or clause
+_GERUND_OBJECT_TAGS = frozenset({"DT", "PDT", "PRP$", "JJ", "JJR", "JJS", "NN", "NNS", "CD", "RB", "RP"})
+
+
+def _gerund_heading_before_name(span: Span) -> bool:
+    """A gerund heading in sentence case, a gerund and its object with no
+    preposition ("Holding the fort"), run into a person's full name that the
+    sentence's finite verb follows: "Holding the fort Ann Walsh was born
+    ...". The parser reads the name as the gerund's object and the word
+    before it as the name's modifier (a compound, an adjective), which
+    `_verbless_heading_before_name` takes for a role. A noun that can say
+    what a person is keeps the reading of a gerund subject ("Meeting the
+    painter Ann Walsh was a thrill"); an adverbial opening has a preposition
+    ("Speaking to reporters Ann Walsh said") and is not taken. An adjective
+    before the name ("Meeting the legendary Ann Walsh was a thrill") is
+    taken: the reading is ambiguous, and this only refuses a needle."""
+    doc, gerund = span.doc, span[0]
+    if gerund.tag_ != "VBG" or not gerund.is_title or gerund.ent_type_ or len(span) < 5:
+        return False
+    if gerund.dep_ in _MODIFIER_DEPS:
+        return False  # a participle modifying a noun: "Ruling party newspaper Rodong Sinmun said"
+    k = span.start + 1
+    while k < span.end and k - span.start <= MAX_HEADING_TOKENS and doc[k].is_lower and doc[k].is_alpha:
+        if doc[k].tag_ not in _GERUND_OBJECT_TAGS:
+            return False
+        k += 1
+    if k == span.start + 1 or k >= span.end - 2:
+        return False
+    name = doc[k]
+    if not (_capitalised(name) and name.ent_iob_ == "B" and name.ent_type_ == "PERSON" and doc[k + 1].ent_iob_ == "I"):
+        return False  # a full name: a single capitalised word may be a title's ("Keeping the Faith")
+    before = doc[k - 1]
+    if not _content_word_before(name) or {before.lemma_.lower(), before.lower_} & PERSON_NOUNS:
+        return False
+    end = k + 1
+    while end + 1 < span.end and doc[end + 1].ent_iob_ == "I":
+        end += 1
+    verb = end + 1
+    while verb < span.end and doc[verb].tag_ in ("RB", "RBR"):
+        verb += 1
+    return verb < span.end and doc[verb].tag_ in FINITE_TAGS
 
 
 def _kind_before_name(before: Token, token: Token) -> bool | None:
