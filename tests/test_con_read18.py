@@ -22,6 +22,11 @@ REFUSED = {
         # two bare nouns as the "of" phrase of a bare plural: the generic plural names the same set (session 19, sotu-1810)
         "By widening the streets, sources of smoke and noise would be removed from the town.",
         "Engineers traced sources of smoke and noise near the quay.",
+        # with a determiner or an adjective on the plural too (session-20 ruling, "the evil spirits of A and B",
+        # "other charges of war crimes and insurrection"; it replaces session 19's near miss "the prices of A and B")
+        "The prices of fish and bread were high in the spring.",
+        "The auditors listed the old claims of theft and arson.",
+        "The court heard other charges of war crimes and mutiny.",
     ],
     # relational adjectives coordinated on one head, at any length: kinds of one set or of one thing
     "modifiers of one head": [
@@ -55,8 +60,10 @@ REFUSED = {
 SWAPPED = [
     "They built new roads and bridges.",  # a quality adjective asserts a trait
     "The council cut oil prices and interest rates.",  # a common noun compounds with the first only
-    "The prices of fish and bread were high in the spring.",  # a determiner on the "of" phrase's plural
     "Engineers traced sources of black smoke and noise near the quay.",  # an adjective of the first's own
+    "The study of rivers and lakes took him ten years.",  # a singular head: the protocol's M, not a set
+    "He spent five years of study and travel abroad.",  # a counted head measures both
+    "The insurers studied the claims of the buyer and the seller.",  # members with determiners: two holders
     "The court heard charges of piracy, war crimes and desertion.",  # a classifying noun on one plural of a list
     "The court tried them for war crimes and desertion.",  # a mass noun after the plural: the noun is the first's alone
     "The island suffered long, bitter and costly disputes.",  # three qualities: a list

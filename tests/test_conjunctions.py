@@ -395,7 +395,7 @@ def test_other_collective_predicates_stay_refused(nlp, text):
         ("She studied the history of roads and bridges.", "She studied the history of roads or bridges."),
         ("The ferry called at Cork, at Cobh and at Kinsale in May.", "The ferry called at Cork, at Cobh or at Kinsale in May."),
         # a verb after the coordination whose subject, holding it, agrees with it: the parse is consistent
-        ("The prices of fish and bread were high in the spring.", "The prices of fish or bread were high in the spring."),
+        ("The prices of the fish and bread were high in the spring.", "The prices of the fish or bread were high in the spring."),
         ("The boats that carried fish and crabs have left the harbour.",
          "The boats that carried fish or crabs have left the harbour."),
         # the verb is not right after one noun phrase: an adverb's coordination, a relative clause in between

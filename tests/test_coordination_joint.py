@@ -91,6 +91,11 @@ REFUSED = {
     "focus": [
         "Storms hit the coast and particularly the harbour towns in January.",
     ],
+    # issue 27, session 20: a start with its place and a goal are one path's two ends
+    "path": [
+        "Residents began in the old town and gradually moved to the suburbs.",
+        "The tour, starting in Galway and slowly moving to Cork, lasts a week.",
+    ],
 }
 
 
@@ -115,8 +120,8 @@ def test_fixed_and_joint_coordinations_are_refused_with_their_reason(nlp, why, t
         ("The fishermen came from Eastfield and Westfield to the fair.",
          "The fishermen came from Eastfield or Westfield to the fair."),
         # compared with something outside the subject: the members are not compared with each other
-        ("The exports of wool and timber are similar to those of the lowlands.",
-         "The exports of wool or timber are similar to those of the lowlands."),
+        ("The trade in wool and timber is similar to that of the lowlands.",
+         "The trade in wool or timber is similar to that of the lowlands."),
         # the last two of a longer list of nouns before one head: a list, not one thing
         ("The survey records age, gender, income and employment status.",
          "The survey records age, gender, income or employment status."),
@@ -144,6 +149,8 @@ def test_fixed_and_joint_coordinations_are_refused_with_their_reason(nlp, why, t
          "The council discussed the cost of fuel or of food in the winter."),
         ("The law changed the balance of power and the role of the courts.",
          "The law changed the balance of power or the role of the courts."),
+        # a start with no place of its own: two events, no path
+        ("Work started at once and moved to the quay.", "Work started at once or moved to the quay."),
     ],
 )
 def test_coordinations_just_outside_those_classes_are_still_swapped(nlp, text, expected):

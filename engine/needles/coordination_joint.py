@@ -51,6 +51,9 @@ the parse; called by engine.needles.coordination_sense.
   bilateral treaty with A and B"): the act or relation holds of the
   parties together, and "or" leaves it one party or changes only the
   joint reading;
+- path: a verb of starting with its place and a verb with a goal ("started
+  in the old town and moved to the suburbs"): one path's two ends, and "or"
+  leaves no path;
 - focus: the second member is singled out by a focusing adverb right after
   the conjunction ("rare or especially severe cases", "in the town and
   particularly in the port"): the adverb ranks the member within or
@@ -119,6 +122,10 @@ _PARTY_PREPOSITIONS = frozenset({"with", "of"})
 # the prepositions that name the parties of a joint noun ("a joint bid by A and B"; not its topic, "on A and B")
 _JOINT_PREPOSITIONS = frozenset({"by", "with", "of", "from"})
 _JOINT_WORDS = frozenset("joint mutual bilateral trilateral multilateral collective combined shared".split())
+# the start of a path ("started in A and moved to B"): its place, and the goal phrase of the verb after
+_STARTING_VERBS = frozenset({"start", "begin"})
+_SOURCE_PREPOSITIONS = frozenset({"in", "at", "from"})
+_GOAL_PREPOSITIONS = frozenset({"to", "into", "toward", "towards"})
 # focusing adverbs that single out the member after the conjunction ("and especially", "or particularly")
 _FOCUS_ADVERBS = frozenset("especially particularly notably specifically chiefly mainly mostly primarily principally".split())
 # the personal pronouns of one sex: a masculine one beside a feminine one is one generic person ("his or her")
@@ -156,7 +163,29 @@ def joint_refusal(token: Token) -> str:
         return "joint party"
     if _focus(token):
         return "focus"
+    if _path_ends(token):
+        return "path"
     return ""
+
+
+def _path_ends(token: Token) -> bool:
+    """Two verbs giving one path's two ends: the first a verb of starting
+    with a phrase of place ("started in the old town"), the second with a
+    goal ("and moved to the suburbs"): one movement from the one to the
+    other, and "or" leaves no path (issue 27, session-20 read)."""
+    first = token.head
+    if first.pos_ != "VERB" or first.lemma_.lower() not in _STARTING_VERBS:
+        return False
+    seconds = [c for c in first.children if c.dep_ == "conj" and c.i > token.i and c.pos_ == "VERB"]
+    return (
+        len(seconds) == 1
+        and any(
+            c.dep_ == "prep" and c.lower_ in _SOURCE_PREPOSITIONS and c.i < token.i
+            and any(o.dep_ == "pobj" and o.pos_ in ("NOUN", "PROPN") for o in c.children)
+            for c in first.children
+        )  # a place, not "at once"
+        and any(c.dep_ == "prep" and c.lower_ in _GOAL_PREPOSITIONS for c in seconds[0].children)
+    )
 
 
 def _joint_party(token: Token) -> bool:

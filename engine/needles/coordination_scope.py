@@ -42,7 +42,7 @@ engine.needles.coordination_sense after its own classes.
   plural however parsed ("the damaged or destroyed sheds", "the Crimean and
   the Boer wars"), two bare plurals under one restrictive clause ("shops and
   bars that opened late"), and kinds of a plural ("codes of civil and
-  criminal procedure") (the complement of a plural subject, "the reasons are the
+  criminal procedure", "the spirits of greed and envy") (the complement of a plural subject, "the reasons are the
   weather and the strike", is engine.needles.coordination_lists's, at any
   length; after a dash or a colon, engine.needles.coordination_parts's, at
   any length, with free choice under a noun, "the ability to recruit
@@ -144,7 +144,7 @@ def scope_refusal(token: Token) -> str:
         _classified_bare_plurals(first)
         or _bare_pair_in_a_class(first)
         or _classified_bare_pair(first)
-        or _kinds_restricting_a_bare_plural(first)
+        or _kinds_sorting_a_plural(first)
     ):
         return "members of a plural"
     if _modifiers_of_one_head(first) or _bare_modifier_noun(token) or _classifiers_of_one_thing(first) or _compound_runs(token):
@@ -698,22 +698,30 @@ def _classified_bare_pair(first: Token) -> bool:
     return any(c.dep_ == "compound" and c.pos_ == "NOUN" for c in modifiers)
 
 
-def _kinds_restricting_a_bare_plural(first: Token) -> bool:
-    """Two bare nouns, nothing before either, as the "of" phrase of a bare
-    plural ("sources of smoke and noise will be removed"; session 19,
-    sotu-1810): the generic plural names whatever is one of its kind for
-    either noun, so "or" names the same set, as a classifier before two bare
-    plurals does (session-15 ruling). With a determiner on the plural ("the
-    prices of fish and bread") each noun is a set the sentence speaks of."""
+def _kinds_sorting_a_plural(first: Token) -> bool:
+    """Two common nouns with no determiner, possessive or number of their
+    own as the "of" phrase of a plural ("sources of smoke and noise will be
+    removed", session 19; "the evil spirits of extravagance and speculation",
+    "other charges of war crimes and insurrection", session-20 ruling): the
+    plural names whatever is one of its kind for either noun, so "or" names
+    the same set. Not under a singular or mass head ("the exploitation of
+    forestry and fisheries": the protocol's M, the swap stays), a counted
+    head ("five years of study and travel" measures both), or members with a
+    determiner of their own ("the rights of the buyer and the seller": two
+    holders the sentence speaks of) or an adjective ("sources of black smoke
+    and noise", session 19: it may be the first's alone)."""
     if first.pos_ != "NOUN" or first.dep_ != "pobj" or first.head.lower_ != "of" or len(first.conjuncts) != 1:
         return False
     plural = first.head.head
-    if plural.pos_ != "NOUN" or plural.tag_ != "NNS" or plural.i > first.i or not _bare(plural):
+    if plural.pos_ != "NOUN" or plural.tag_ != "NNS" or plural.i > first.i or plural.like_num:
         return False
+    if any(c.dep_ in ("nummod", "poss") for c in plural.children):
+        return False  # counted, or one holder's ("its economies of labour and capital", session 17)
     second = first.conjuncts[0]
     if second.pos_ != "NOUN" or second.i < first.i:
         return False
-    return not any(c.i < m.i and c.dep_ not in ("cc", "punct") for m in (first, second) for c in m.children)
+    # a noun classifier ("war crimes") keeps the member a kind; an adjective ("black smoke") may be the first's alone
+    return not any(c.i < m.i and c.dep_ not in ("cc", "punct", "compound") for m in (first, second) for c in m.children)
 
 
 def _classifier(modifier: Token) -> bool:
