@@ -45,6 +45,9 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engine.needles.edits import FINITE_TAGS
+from engine.needles.quotation import quotation_open_at
+
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
 
@@ -85,9 +88,7 @@ def _adjacent_words_signal(words: list[Token]) -> str | None:
     return None
 
 
-_FINITE_TAGS = frozenset({"VBD", "VBZ", "VBP", "MD"})
 _PROPER_TAGS = frozenset({"NNP", "NNPS"})
-_DOUBLE_QUOTES = frozenset({'"', "\u201c", "\u201d"})
 
 
 def _full_stop_lost(span: Span) -> bool:
@@ -101,13 +102,13 @@ def _full_stop_lost(span: Span) -> bool:
             continue  # an old text's unmarked speech or question: "and say, We strove", "the question is, What ..."
         if word.tag_ in _PROPER_TAGS or (word.i + 1 < span.end and doc[word.i + 1].tag_ in _PROPER_TAGS):
             continue
-        if sum(t.text in _DOUBLE_QUOTES for t in doc[span.start : word.i]) % 2:
+        if quotation_open_at(doc, word.i):
             continue
         subject = word if word.dep_ in ("nsubj", "nsubjpass") else word.head
         if subject.dep_ not in ("nsubj", "nsubjpass") or subject.i < word.i:
             continue
         verb = subject.head
-        if verb.tag_ in _FINITE_TAGS or any(c.dep_ in ("aux", "auxpass") and c.tag_ in _FINITE_TAGS for c in verb.children):
+        if verb.tag_ in FINITE_TAGS or any(c.dep_ in ("aux", "auxpass") and c.tag_ in FINITE_TAGS for c in verb.children):
             return True
     return False
 
