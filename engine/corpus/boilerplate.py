@@ -46,6 +46,7 @@ _WORDS = "|".join(sorted(TITLES | ABBREVIATIONS | {w.capitalize() for w in ABBRE
 _ABBREVIATION_END = re.compile(rf"(?<![^\s(])(?:{_WORDS}|[A-Z]|(?:[A-Za-z]\.)+[A-Za-z])\.$")
 _QUOTATION_MARKS = re.compile("[\"\u201c\u201d\u201e\u00ab\u00bb]")
 _SPACES = re.compile(r"[ \t]{2,}")
+_WORD = re.compile(r"\S+")
 _HEAD = b"head\x00"  # an opening's digest differs from a whole piece's with the same words
 
 
@@ -77,20 +78,21 @@ def piece_digests(text: str) -> set[bytes]:
     return {_digest(text[a:b]) for a, b in rough_sentences(text) if _candidate(text[a:b])}
 
 
-def _heads(piece: str) -> Iterator[tuple[str, str]]:
-    """(opening, the word after it) for each opening of `piece` that could be a
-    line run into a sentence: `HEAD_WORDS` words ending in a lower-case word
-    that is not a function word ("device", not "the")."""
+def _heads(piece: str) -> Iterator[tuple[int, str]]:
+    """(where the opening ends in `piece`, the word after it) for each opening
+    of `piece` that could be a line run into a sentence: `HEAD_WORDS` words
+    ending in a lower-case word that is not a function word ("device", not
+    "the")."""
     from spacy.lang.en.stop_words import STOP_WORDS  # here: importing spaCy at start-up slows every CLI command
 
-    words = piece.split()
-    quoted = next((i for i, word in enumerate(words) if _QUOTATION_MARKS.search(word)), len(words))
+    words = list(_WORD.finditer(piece))
+    quoted = next((i for i, word in enumerate(words) if _QUOTATION_MARKS.search(word.group())), len(words))
     for k in HEAD_WORDS:
         if len(words) <= k + 1 or k > quoted:
             return
-        last = words[k - 1]
+        last = words[k - 1].group()
         if last.isalpha() and last.islower() and last not in STOP_WORDS:
-            yield " ".join(words[:k]), words[k]
+            yield words[k - 1].end(), words[k].group()
 
 
 def _first_letter(word: str) -> str:
@@ -108,8 +110,8 @@ def repeated_pieces(texts: Iterable[str], min_documents: int = MIN_DOCUMENTS) ->
         counts.update(piece_digests(text))
         seen: set[bytes] = set()
         for a, b in rough_sentences(text):
-            for head, after in _heads(text[a:b]):
-                digest = _digest(head, _HEAD)
+            for end, after in _heads(text[a:b]):
+                digest = _digest(text[a : a + end], _HEAD)
                 first = _first_letter(after)
                 if first.islower():
                     run_on.add(digest)
@@ -156,13 +158,13 @@ def remove_pieces(text: str, boilerplate: frozenset[bytes]) -> tuple[str, int]:
             last = b
             removed += 1
             continue
-        head = next(
-            (h for h, after in reversed(list(_heads(piece))) if _first_letter(after).isupper() and _digest(h, _HEAD) in boilerplate),
+        end = next(
+            (e for e, after in reversed(list(_heads(piece))) if _first_letter(after).isupper() and _digest(piece[:e], _HEAD) in boilerplate),
             None,
         )
-        if head is not None:  # the longest repeated opening: cut up to the word after it
+        if end is not None:  # the longest repeated opening: cut up to the word after it
             parts.append(text[last:a])
-            last = a + len(re.match(r"\s*".join(map(re.escape, head.split())), piece).group())
+            last = a + end
             removed += 1
     if not removed:
         return text, 0
