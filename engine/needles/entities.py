@@ -413,7 +413,11 @@ def _disputed(differing: set[tuple[int, int, str, str]], mentions: Counter[str])
 
 def disputed_starts(doc: Doc) -> frozenset[int]:
     """Start offsets of the mentions the two models do not tag alike."""
-    return frozenset(start for start, *_ in _disagreements(doc)[0])
+    return _starts(_disagreements(doc)[0])
+
+
+def _starts(differing: set[tuple[int, int, str, str]]) -> frozenset[int]:
+    return frozenset(start for start, *_ in differing)
 
 
 def document_entity_texts(doc: Doc, year: int | None = None) -> DocumentEntities:
@@ -482,7 +486,7 @@ def document_entity_texts(doc: Doc, year: int | None = None) -> DocumentEntities
         articles=articles,
         aliases={k: tuple(sorted(v)) for k, v in aliases(doc, _without_article, name_words).items()},
         contained=contained_places(doc, [_without_article(e) for e in doc.ents if e.label_ in PLACE_LABELS]),
-        disputed_at=frozenset(start for start, *_ in differing),  # disputed_starts
+        disputed_at=_starts(differing),
         courtesy={text: g.pop() for text, g in genders.items() if len(g) == 1 and text not in misfits},
     )
 
