@@ -139,6 +139,12 @@ after it), "quote_inside" (both). These hold only at a window's edge
 (`edge_refused`): a window may hold a quotation of several sentences, but
 may not cut one, which would leave a closing mark without its opening, or
 the reverse.
+Where the gate dropped a span inside the quotation, right before a sentence
+that starts inside it or right after one that leaves it open, no window
+holds the whole quotation: the sentence is refused anywhere, as
+"after_dropped_in_quote" or "before_dropped_in_quote" (the verbless items
+of a spoken list dropped, '"Fares. Timetables. The future of the islands,"
+said Walsh ...' left as a fragment with a closing mark and no opening).
 
 Last, engine.corpus.continuations.continuation_refusals: a sentence opening
 with an ellipsis or a bracketed insertion that continues a cut clause
@@ -158,8 +164,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from engine.corpus.cleaning import ABBREVIATIONS, LOST_CHARACTER, NAME_SUFFIXES, TITLES
-from engine.corpus.continuations import continuation_refusals
+from engine.corpus.cleaning import ABBREVIATIONS, LOST_CHARACTER, NAME_SUFFIXES, TITLES, has_word
+from engine.corpus.continuations import AFTER_DROPPED_IN_QUOTE, continuation_refusals
 from engine.corpus.fused_clauses import fused_clause, subjectless_clause
 from engine.corpus.page_rows import telephone_number
 from engine.corpus.fused_headings import name_word
@@ -214,6 +220,7 @@ _OPENER_TAGS = frozenset({"IN", "CC", "RB", "RBR", "RBS", "WRB", "DT", "PDT"})
 QUOTE_CONTINUES = "quote_continues"
 QUOTE_LEFT_OPEN = "quote_left_open"
 QUOTE_INSIDE = "quote_inside"
+BEFORE_DROPPED_IN_QUOTE = "before_dropped_in_quote"
 # refusals that hold only at a window's edge: the first sentence of a window may not start inside
 # a quotation, nor may the last leave one open (engine.corpus.pairs.clean_center)
 QUOTE_EDGES = {QUOTE_CONTINUES: "first", QUOTE_LEFT_OPEN: "last", QUOTE_INSIDE: "both"}
@@ -231,7 +238,11 @@ def hay_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
             continue
         continues = bool(quotation_open_at(doc, span.start))
         left_open = span.end < len(doc) and bool(quotation_open_at(doc, span.end))
-        if continues or left_open:
+        if continues and has_word(doc[spans[k - 1].end if k else 0 : span.start].text):
+            refusals[k] = AFTER_DROPPED_IN_QUOTE
+        elif left_open and has_word(doc[span.end : spans[k + 1].start if k + 1 < len(spans) else len(doc)].text):
+            refusals[k] = BEFORE_DROPPED_IN_QUOTE
+        elif continues or left_open:
             refusals[k] = QUOTE_INSIDE if continues and left_open else QUOTE_CONTINUES if continues else QUOTE_LEFT_OPEN
     # a piece continuing one cut off or dropped before it (engine.corpus.continuations): refused anywhere
     for k, why in continuation_refusals(doc, spans).items():
