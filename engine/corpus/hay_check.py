@@ -238,17 +238,30 @@ def hay_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
             continue
         continues = bool(quotation_open_at(doc, span.start))
         left_open = span.end < len(doc) and bool(quotation_open_at(doc, span.end))
-        if continues and has_word(doc[spans[k - 1].end if k else 0 : span.start].text):
-            refusals[k] = AFTER_DROPPED_IN_QUOTE
-        elif left_open and has_word(doc[span.end : spans[k + 1].start if k + 1 < len(spans) else len(doc)].text):
-            refusals[k] = BEFORE_DROPPED_IN_QUOTE
-        elif continues or left_open:
+        if continues or left_open:
             refusals[k] = QUOTE_INSIDE if continues and left_open else QUOTE_CONTINUES if continues else QUOTE_LEFT_OPEN
     # a piece continuing one cut off or dropped before it (engine.corpus.continuations): refused anywhere
     for k, why in continuation_refusals(doc, spans).items():
         if not refusals[k] or refusals[k] in QUOTE_EDGES:
             refusals[k] = why
+    for k, why in enumerate(refusals):
+        if why in QUOTE_EDGES:
+            refusals[k] = _quotation_cut(doc, spans, k, QUOTE_EDGES[why]) or why
     return tuple(refusals)
+
+
+def _quotation_cut(doc: Doc, spans: Sequence[Span], k: int, edge: str) -> str:
+    """Why sentence `k` is refused anywhere, or "": the gate dropped a span
+    right before it, inside the quotation it continues (`edge` "first" or
+    "both"), or right after it, inside the one it leaves open ("last" or
+    "both"); no window holds the whole quotation."""
+    before = doc[spans[k - 1].end if k else 0 : spans[k].start].text
+    after = doc[spans[k].end : spans[k + 1].start if k + 1 < len(spans) else len(doc)].text
+    if edge in ("first", "both") and has_word(before):
+        return AFTER_DROPPED_IN_QUOTE
+    if edge in ("last", "both") and has_word(after):
+        return BEFORE_DROPPED_IN_QUOTE
+    return ""
 
 
 # the refusals that read a heading, a caption or a timeline's label run onto the sentence after it, from the
