@@ -30,9 +30,10 @@ kept only after reading every sentence it refused in tuning documents:
   like"), "or rather", "would rather" and "was rather a shock" have no
   noun before it;
 - "lead_up_without_to": a span of time the named-entity tagger marks as a
-  date, then "leading up" or "led up" and a noun phrase ("in the weeks
-  leading up the vote"; a time, "the hours leading up the launch"): the phrase of time takes "to" ("leading up to the
-  vote"); a way or a boat leads up a hill or a channel, but it is no date;
+  date or a time, then "leading up" or "led up" and a noun phrase ("in the
+  weeks leading up the vote", "the hours leading up the launch"): the
+  phrase of time takes "to" ("leading up to the vote"); a way or a boat
+  leads up a hill or a channel, but it is no date;
 - "full_stop_lost": a comma, then a capitalised function word that opens
   the subject of a finite verb ("two kinds of piers, One is the kind ...",
   "the bonds of 1904, The holders presented them ..."): two sentences fused
@@ -209,7 +210,7 @@ _OBJECT_START_TAGS = frozenset({"DT", "PRP$", "CD", "NN", "NNS", "NNP", "NNPS", 
 
 
 def _time_lead_up_without_to(span: Span) -> bool:
-    """A noun inside a DATE entity, then "leading"/"led" (not a verb's
+    """A noun inside a DATE or TIME entity, then "leading"/"led" (not a verb's
     complement: "spent the years leading ..."), "up" and the start of a noun
     phrase ("the days leading up the hearing"): the source lost "to"."""
     words = [t for t in span if not t.is_space]
