@@ -275,6 +275,19 @@ def test_the_rest_of_a_quotation_after_a_dropped_piece_is_refused_anywhere(nlp):
     assert hay_refusals(doc, spans) == ("", "after_dropped_in_quote", "")
 
 
+def test_the_last_item_of_a_spoken_list_whose_other_items_were_dropped_is_refused_anywhere(nlp):
+    # the gate dropped the verbless items before it: what is left of the quotation is a fragment in any window
+    text = 'Walsh spoke at the quay. "Fares. Timetables. Safety at sea. The future of the islands," said Walsh, who met the board in May. The ferry left.'
+    doc = nlp(text)
+    spans = _spans(doc, text, ["Walsh spoke", "The future", "The ferry"], dropped=['"Fares'])
+    assert hay_refusals(doc, spans) == ("", "verbless_quote_after_dropped", "")
+    # near miss: a whole quoted sentence after the gap reads as prose, and only a window's edge may not cut it
+    text = 'Walsh spoke at the quay. "Fares. Timetables. The board must act now," said Walsh, who met the board in May. The ferry left.'
+    doc = nlp(text)
+    spans = _spans(doc, text, ["Walsh spoke", "The board must", "The ferry"], dropped=['"Fares'])
+    assert hay_refusals(doc, spans) == ("", "quote_continues", "")
+
+
 def test_a_sentence_after_a_dropped_piece_outside_quotations_is_kept(nlp):
     # near miss: a fragment dropped between two sentences of prose leaves no quotation cut
     text = "Walsh spoke at the quay. the board has to decide soon on the pier. The ferry left at noon. The board met in June."

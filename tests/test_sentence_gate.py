@@ -114,6 +114,8 @@ def test_captions_and_list_entries_are_not_sentences(nlp):
         ("The board raised the fares as well adding a late sailing to Cobh.", "missing_word"),
         ("The crews hauled the trawler onto the slipway in order mend the hull before the storm.", "missing_word"),
         ("Islanders now buy their fuel in bulk rather just a few cans at a time.", "missing_word"),
+        # a span of time "leading up" a noun phrase: the phrase of time lost its "to"
+        ("In the weeks leading up the harbour vote, the ferry crews met every night.", "missing_word"),
         # a comma, then a capitalised function word opening a finite clause: the source lost a full stop
         ("The harbour has two kinds of moorings, One is the kind that dries out at low tide.", "missing_word"),
         ("The dues were paid on the ferries of 1904, The owners of the old boats asked for a refund in May.", "missing_word"),
@@ -507,6 +509,9 @@ def test_a_time_of_day_before_a_day_name_or_the_clause_stays_in_its_sentence(nlp
         "It was rather a shock to the crews.",
         "The board chose the west quay rather, because it was sheltered.",
         "Islanders buy fuel in bulk rather than a few cans at a time.",
+        # "leading up" with its "to", and a way, not a span of time, leading up a hill
+        "In the weeks leading up to the harbour vote, the ferry crews met every night.",
+        "The path leading up the hill to the old fort was closed in May.",
     ],
 )
 def test_a_bare_infinitive_after_a_verb_that_takes_one_is_no_missing_word(nlp, sentence):

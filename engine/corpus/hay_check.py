@@ -139,6 +139,13 @@ after it), "quote_inside" (both). These hold only at a window's edge
 (`edge_refused`): a window may hold a quotation of several sentences, but
 may not cut one, which would leave a closing mark without its opening, or
 the reverse.
+"verbless_quote_after_dropped" holds anywhere: the gate dropped a span
+right before the sentence, inside the quotation the sentence continues, and
+the sentence's quoted words (up to the mark that closes them) hold no verb:
+the last item of a spoken list whose other items, verbless lines, the gate
+dropped ('"Fares. Timetables. The future of the islands," said Walsh ...'),
+left as a fragment. A whole sentence after such a gap ('... The board
+must act," said Walsh.') reads as prose and keeps its edge refusal.
 
 Last, engine.corpus.continuations.continuation_refusals: a sentence opening
 with an ellipsis or a bracketed insertion that continues a cut clause
@@ -158,7 +165,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from engine.corpus.cleaning import ABBREVIATIONS, LOST_CHARACTER, NAME_SUFFIXES, TITLES
+from engine.corpus.cleaning import ABBREVIATIONS, LOST_CHARACTER, NAME_SUFFIXES, TITLES, has_word
 from engine.corpus.continuations import continuation_refusals
 from engine.corpus.fused_clauses import fused_clause, subjectless_clause
 from engine.corpus.page_rows import telephone_number
@@ -166,7 +173,7 @@ from engine.corpus.fused_headings import name_word
 from engine.corpus.parsed_headings import HEADING_KINDS, fused_heading_kind
 from engine.corpus.run_on_headings import heading_opening
 from engine.needles.edits import FINITE_TAGS
-from engine.needles.quotation import quotation_open_at
+from engine.needles.quotation import quotation_marks, quotation_open_at
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -214,6 +221,7 @@ _OPENER_TAGS = frozenset({"IN", "CC", "RB", "RBR", "RBS", "WRB", "DT", "PDT"})
 QUOTE_CONTINUES = "quote_continues"
 QUOTE_LEFT_OPEN = "quote_left_open"
 QUOTE_INSIDE = "quote_inside"
+VERBLESS_QUOTE_AFTER_DROPPED = "verbless_quote_after_dropped"
 # refusals that hold only at a window's edge: the first sentence of a window may not start inside
 # a quotation, nor may the last leave one open (engine.corpus.pairs.clean_center)
 QUOTE_EDGES = {QUOTE_CONTINUES: "first", QUOTE_LEFT_OPEN: "last", QUOTE_INSIDE: "both"}
@@ -237,7 +245,21 @@ def hay_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
     for k, why in continuation_refusals(doc, spans).items():
         if not refusals[k] or refusals[k] in QUOTE_EDGES:
             refusals[k] = why
+    for k, why in enumerate(refusals):
+        if QUOTE_EDGES.get(why) in ("first", "both") and _verbless_quote_after_dropped(doc, spans, k):
+            refusals[k] = VERBLESS_QUOTE_AFTER_DROPPED
     return tuple(refusals)
+
+
+def _verbless_quote_after_dropped(doc: Doc, spans: Sequence[Span], k: int) -> bool:
+    """Whether the gate dropped a span right before sentence `k` (which
+    starts inside a quotation) and its words up to the mark closing that
+    quotation hold no verb: a fragment whose other parts were dropped."""
+    if not has_word(doc[spans[k - 1].end if k else 0 : spans[k].start].text):
+        return False
+    span = spans[k]
+    close = next((i for i, role in quotation_marks(doc) if span.start <= i < span.end and role == "close"), span.end)
+    return not any(t.pos_ in ("VERB", "AUX") for t in doc[span.start : close])
 
 
 # the refusals that read a heading, a caption or a timeline's label run onto the sentence after it, from the

@@ -29,6 +29,11 @@ kept only after reading every sentence it refused in tuning documents:
   comparison lost its "than". The degree adverb ("rather new", "rather
   like"), "or rather", "would rather" and "was rather a shock" have no
   noun before it;
+- "lead_up_without_to": a span of time the named-entity tagger marks as a
+  date or a time, then "leading up" or "led up" and a noun phrase ("in the
+  weeks leading up the vote", "the hours leading up the launch"): the
+  phrase of time takes "to" ("leading up to the vote"); a way or a boat
+  leads up a hill or a channel, but it is no date;
 - "full_stop_lost": a comma, then a capitalised function word that opens
   the subject of a finite verb ("two kinds of piers, One is the kind ...",
   "the bonds of 1904, The holders presented them ..."): two sentences fused
@@ -66,6 +71,8 @@ def lost_word(span: Span) -> str | None:
         return "object_infinitive_bare"
     if _full_stop_lost(span):
         return "full_stop_lost"
+    if span.doc.has_annotation("ENT_IOB") and _time_lead_up_without_to(span):
+        return "lead_up_without_to"
     return _adjacent_words_signal([t for t in span if not t.is_space])
 
 
@@ -195,4 +202,21 @@ def _object_infinitive_without_to(span: Span) -> bool:
                 and subjects[0].left_edge.i == verb.i + 1 and subjects[0].right_edge.i + 1 == bare.i
             ):
                 return True
+    return False
+
+
+# what opens the noun phrase "up" took as its object where "to" was lost: an article, a possessive, a number, a noun
+_OBJECT_START_TAGS = frozenset({"DT", "PRP$", "CD", "NN", "NNS", "NNP", "NNPS", "JJ"})
+
+
+def _time_lead_up_without_to(span: Span) -> bool:
+    """A noun inside a DATE or TIME entity, then "leading"/"led" (not a verb's
+    complement: "spent the years leading ..."), "up" and the start of a noun
+    phrase ("the days leading up the hearing"): the source lost "to"."""
+    words = [t for t in span if not t.is_space]
+    for before, lead, up, after in zip(words, words[1:], words[2:], words[3:]):
+        if lead.lower_ not in ("leading", "led") or up.lower_ != "up" or lead.dep_ in ("xcomp", "ccomp", "advcl"):
+            continue
+        if before.ent_type_ in ("DATE", "TIME") and before.tag_ in ("NN", "NNS") and after.tag_ in _OBJECT_START_TAGS:
+            return True
     return False
