@@ -296,6 +296,8 @@ def test_a_heading_opening_a_sentence_refuses_it_as_a_needle_and_keeps_it_in_hay
         "Row over harbour talks Key Cork skippers agreed to meet the minister.",
         # a capitalised adjective outside any name opens the subject after a heading's noun
         "The harbour news Senior pilots have asked for a new tug.",
+        # a day's name in the possessive is no adverb of time: it opens the subject
+        "Rough seas Monday's sailing was the worst of the winter.",
     ):
         found = refusals(nlp, f"The ferry left Cork at noon. {heading} The crew stayed in Cork.")
         assert found[heading] == "heading_opening"
@@ -321,6 +323,8 @@ def test_a_heading_opening_a_sentence_refuses_it_as_a_needle_and_keeps_it_in_hay
         # a capitalised adjective an adjective before it modifies, and a nationality
         "Its new Federal budget was passed in May.",
         "The ancient Celtic festival begins at dawn.",
+        # an adverbial opening before a possessed day's name
+        "After the storm Monday's sailing was cancelled.",
     ):
         assert refusals(nlp, f"The ferry left Cork at noon. {prose} The crew stayed in Cork.")[prose] == ""
 

@@ -63,7 +63,9 @@ parsed sentence and say why it is not one clean sentence, or None:
   ..."), and a heading ending in a plural noun the parser chains onto the
   subject's noun ("Row over harbour talks Key Cork skippers agreed ...").
   An adjective outside any name may open the subject too ("The harbour
-  news Senior pilots have asked ...").
+  news Senior pilots have asked ..."), and so may a day's name in the
+  possessive, which is no adverb of time ("Rough seas Monday's sailing was
+  ...").
 - `headline_before_subject(span)`: a headline run into a sentence whose
   subject is a person's name, where the parse shows two clauses that
   nothing joins: a present-tense headline clause, then a name (a role may
@@ -320,8 +322,10 @@ def _verbless_heading_before_name(span: Span, hay: bool = False) -> bool:
             return False
         if not _capitalised(token) or not _content_word_before(token) or before.tag_.startswith("VB"):
             continue
-        if (token.tag_ == "JJ" and token.ent_type_) or token.ent_type_ in ("NORP", "LANGUAGE") or token.ent_type_ in _TIME_TYPES:
+        if (token.tag_ == "JJ" and token.ent_type_) or token.ent_type_ in ("NORP", "LANGUAGE"):
             continue  # "other Russian officials"; an adjective outside a name opens a subject: "... blog Former leader Ann"
+        if token.ent_type_ in _TIME_TYPES and not _possessed(token):
+            continue  # "a report Tuesday says": its adverb of time; "... tensions Friday's clash was ..." is none
         kind = _kind_before_name(before, token)
         if kind is True:
             continue  # "his predecessor Barack Obama", "the provincial capital Lashkar Gah"
