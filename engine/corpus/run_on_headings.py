@@ -386,7 +386,9 @@ def _gerund_heading_before_name(span: Span) -> bool:
 
 
 # verbs that take no object or complement in any WordNet sense ("rise", "soar"): scripts/derive_no_object_verbs.py
-_NO_OBJECT_VERBS = frozenset(json.loads(Path(__file__).with_name("no_object_verbs.json").read_text(encoding="utf-8"))["VERBS"])
+_NO_OBJECT_VERBS = frozenset(
+    json.loads(Path(__file__).with_name("no_object_verbs.json").read_text(encoding="utf-8"))["VERBS"]
+)
 # what may stand in the phrase a capitalised word opens before its verb: names, nouns, adjectives ("Key EU figures")
 _SUBJECT_PHRASE_TAGS = frozenset({"NNP", "NNPS", "NN", "NNS", "JJ", "HYPH", "POS"})
 _SUBJECT_PHRASE_TOKENS = 4
@@ -422,8 +424,8 @@ def _verbless_run(span: Span, stop: int) -> bool:
 
 def _infinitive_headline_before_subject(span: Span) -> bool:
     """A headline of a noun phrase and a to-infinitive ("Harbour dues to
-    fall") run into a capitalised word that opens the subject of a finite
-    verb: "Harbour dues to fall Kinsale expects to save ...". The
+    soar") run into a capitalised word that opens the subject of a finite
+    verb: "Harbour dues to soar Kinsale expects to pay ...". The
     infinitive's verb takes no object or complement in any WordNet sense
     (`_NO_OBJECT_VERBS`), so the capitalised word cannot be its object, as a
     name is in prose ("Plans to visit Cork were shelved"); a day or a
@@ -442,9 +444,9 @@ def _infinitive_headline_before_subject(span: Span) -> bool:
 
 
 def _plural_subject_after_singular_heading(span: Span) -> bool:
-    """A heading of a singular noun and a preposition ("More fashion for
+    """A heading of a singular noun and a preposition ("Extra pay for
     less") run into a capitalised plural common noun that opens the sentence:
-    "Better pay for fewer Deckhands also say the shifts are longer". The
+    "Extra pay for less Porters also say their shifts have grown". The
     verb after that noun agrees only with it (a present tense for a plural,
     or "were"), not with the opening's singular noun, so the noun is the
     verb's subject, which a preposition cannot govern; its capital, which
@@ -472,10 +474,10 @@ def _plural_subject_after_singular_heading(span: Span) -> bool:
 
 def _plural_noun_heading_before_subject(span: Span) -> bool:
     """A heading of a noun and a preposition's phrase ending in a plural
-    noun ("Accord over pier talks"), run into a capitalised word that opens
+    noun ("Row over harbour talks"), run into a capitalised word that opens
     the subject of a finite verb, where the parser chains the plural noun
-    onto the subject's lowercase noun as its modifier: "Accord over pier
-    talks Key harbour staff agreed to ...". Prose puts a plural noun before
+    onto the subject's lowercase noun as its modifier: "Row over harbour
+    talks Key Cork skippers agreed to ...". Prose puts a plural noun before
     a capitalised word inside one noun phrase without a preposition before
     it ("Foreign affairs Committee members agreed"); the tagger may read
     the plural noun as a present-tense verb ("talks")."""
@@ -496,6 +498,7 @@ def _plural_noun_heading_before_subject(span: Span) -> bool:
         opening = doc[span.start : before.i]
         return _verbless_run(span, before.i) and any(t.tag_ == "IN" for t in opening)
     return False
+
 
 def _kind_before_name(before: Token, token: Token) -> bool | None:
     """Whether the common noun `before` can say what the name at `token` is
