@@ -289,6 +289,17 @@ def test_a_heading_opening_a_sentence_refuses_it_as_a_needle_and_keeps_it_in_hay
         "Read Tom's full blog Nora Keane, head of the harbour board, said the pier would close.",
         # a gerund heading the parser reads as a gerund subject, its object's noun a modifier of the name
         "Holding the fort Ann Walsh was born in Kinsale in 1971.",
+        # a headline with a to-infinitive whose verb takes no object, run into the sentence's subject
+        "Ferry fares to rise Commuters expect the board to add a new route.",
+        "Harbour dues to soar Kinsale expects to pay more on its fees this year.",
+        # a plural present verb agrees only with the capitalised plural noun after the singular heading
+        "Extra pay for less Porters also say their shifts have grown.",
+        # a heading's last plural noun the parser chains onto the subject's noun as its modifier
+        "Row over harbour talks Key Cork skippers agreed to meet the minister.",
+        # a capitalised adjective outside any name opens the subject after a heading's noun
+        "The harbour news Senior pilots have asked for a new tug.",
+        # a day's name in the possessive is no adverb of time: it opens the subject
+        "Rough seas Monday's sailing was the worst of the winter.",
     ):
         found = refusals(nlp, f"The ferry left Cork at noon. {heading} The crew stayed in Cork.")
         assert found[heading] == "heading_opening"
@@ -302,6 +313,20 @@ def test_a_heading_opening_a_sentence_refuses_it_as_a_needle_and_keeps_it_in_hay
         # a gerund subject whose object is a person named with a role, and a participle modifying a noun
         "Meeting the painter Ann Walsh was the best part of the trip.",
         "Leading harbour pilot Tom Byrne brought the trawler in at dawn.",
+        # a to-infinitive whose verb takes an object or a complement, or a day after a verb without one
+        "Plans to visit Cork were shelved after the storm.",
+        "Their wish to remain EU members was ignored by the board.",
+        "The plan to arrive Monday was dropped by the crew.",
+        # a plural opening noun or a singular verb: the verb may agree with the opening's noun
+        "Talks with other Governments are going well this year.",
+        "The demand from foreign Buyers has grown since May.",
+        # a plural noun before a capitalised word inside one noun phrase, no preposition before it
+        "Foreign affairs Committee members agreed to meet in May.",
+        # a capitalised adjective an adjective before it modifies, and a nationality
+        "Its new Federal budget was passed in May.",
+        "The ancient Celtic festival begins at dawn.",
+        # an adverbial opening before a possessed day's name
+        "After the storm Monday's sailing was cancelled.",
     ):
         assert refusals(nlp, f"The ferry left Cork at noon. {prose} The crew stayed in Cork.")[prose] == ""
 

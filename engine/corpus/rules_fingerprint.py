@@ -57,7 +57,11 @@ RULE_MODULES = (
 )
 
 # data files the rule modules read (engine.corpus.name_kind_nouns' and engine.corpus.lost_words' WordNet tables)
-RULE_DATA_FILES = (Path(__file__).with_name("name_kind_nouns.json"), Path(__file__).with_name("object_control_verbs.json"))
+RULE_DATA_FILES = (
+    Path(__file__).with_name("name_kind_nouns.json"),
+    Path(__file__).with_name("object_control_verbs.json"),
+    Path(__file__).with_name("no_object_verbs.json"),
+)
 
 # the data the ner rules read: the gazetteers of engine.needles.places and the statehood
 # years of engine.needles.states_then; a new release can change which places are swapped

@@ -54,7 +54,18 @@ parsed sentence and say why it is not one clean sentence, or None:
   sentence case, run into a person's full name before the finite verb
   ("Holding the fort Ann Walsh was born ...", where the parser hangs the
   object's noun on the name as a modifier; not after a noun that can say
-  what a person is: "Meeting the painter Ann Walsh was a thrill").
+  what a person is: "Meeting the painter Ann Walsh was a thrill"); and
+  three more shapes of a heading before the sentence's subject, where
+  prose would need a full stop: a headline with a to-infinitive whose verb
+  takes no object in WordNet ("Harbour dues to soar Kinsale expects ..."),
+  a singular heading with a preposition before a capitalised plural noun
+  that a plural verb agrees with ("Extra pay for less Porters also say
+  ..."), and a heading ending in a plural noun the parser chains onto the
+  subject's noun ("Row over harbour talks Key Cork skippers agreed ...").
+  An adjective outside any name may open the subject too ("The harbour
+  news Senior pilots have asked ..."), and so may a day's name in the
+  possessive, which is no adverb of time ("Rough seas Monday's sailing was
+  ...").
 - `headline_before_subject(span)`: a headline run into a sentence whose
   subject is a person's name, where the parse shows two clauses that
   nothing joins: a present-tense headline clause, then a name (a role may
@@ -92,6 +103,8 @@ parsed sentence and say why it is not one clean sentence, or None:
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.corpus.fused_headings import CLAUSE_OPENING_TAGS, FINITE_TAGS, MIN_RESTATED, content_stem
@@ -256,6 +269,9 @@ def heading_opening(span: Span, *, hay: bool = False) -> bool:
     return (
         _verbless_heading_before_name(span, hay)
         or _gerund_heading_before_name(span)
+        or _infinitive_headline_before_subject(span)
+        or _plural_subject_after_singular_heading(span)
+        or _plural_noun_heading_before_subject(span)
         or _restated_heading(span, hay)
         or _one_word_heading_before_place(span)
     )
@@ -306,8 +322,10 @@ def _verbless_heading_before_name(span: Span, hay: bool = False) -> bool:
             return False
         if not _capitalised(token) or not _content_word_before(token) or before.tag_.startswith("VB"):
             continue
-        if token.tag_ == "JJ" or token.ent_type_ in ("NORP", "LANGUAGE") or token.ent_type_ in _TIME_TYPES:
-            continue
+        if (token.tag_ == "JJ" and token.ent_type_) or token.ent_type_ in ("NORP", "LANGUAGE"):
+            continue  # "other Russian officials"; an adjective outside a name opens a subject: "... blog Former leader Ann"
+        if token.ent_type_ in _TIME_TYPES and not _possessed(token):
+            continue  # "a report Tuesday says": its adverb of time; "... tensions Friday's clash was ..." is none
         kind = _kind_before_name(before, token)
         if kind is True:
             continue  # "his predecessor Barack Obama", "the provincial capital Lashkar Gah"
@@ -365,6 +383,121 @@ def _gerund_heading_before_name(span: Span) -> bool:
     while verb < span.end and doc[verb].tag_ in ("RB", "RBR"):
         verb += 1
     return verb < span.end and doc[verb].tag_ in FINITE_TAGS
+
+
+# verbs that take no object or complement in any WordNet sense ("rise", "soar"): scripts/derive_no_object_verbs.py
+_NO_OBJECT_VERBS = frozenset(
+    json.loads(Path(__file__).with_name("no_object_verbs.json").read_text(encoding="utf-8"))["VERBS"]
+)
+# what may stand in the phrase a capitalised word opens before its verb: names, nouns, adjectives ("Key EU figures")
+_SUBJECT_PHRASE_TAGS = frozenset({"NNP", "NNPS", "NN", "NNS", "JJ", "HYPH", "POS"})
+_SUBJECT_PHRASE_TOKENS = 4
+
+
+def _finite_verb_after_phrase(token: Token, end: int) -> bool:
+    """A finite verb follows the phrase `token` opens (a few capitalised
+    words, nouns or adjectives, then adverbs) before `end`: the phrase is
+    its subject."""
+    doc = token.doc
+    k = token.i + 1
+    while (
+        k < end
+        and k - token.i <= _SUBJECT_PHRASE_TOKENS
+        and doc[k].tag_ not in FINITE_TAGS
+        and (_capitalised(doc[k]) or doc[k].tag_ in _SUBJECT_PHRASE_TAGS or doc[k].ent_iob_ == "I")
+    ):
+        k += 1
+    while k < end and doc[k].tag_ in ("RB", "RBR"):
+        k += 1
+    return k < end and doc[k].tag_ in FINITE_TAGS
+
+
+def _verbless_run(span: Span, stop: int) -> bool:
+    """The words of `span` before `stop` are words or hyphens, with no finite
+    verb and no other punctuation: a heading's, in sentence case (the first
+    word capitalised, no clause-opening word: not "To ...", "In ...")."""
+    first = span[0]
+    if not _capitalised(first) or first.tag_ in CLAUSE_OPENING_TAGS:
+        return False
+    return all((t.is_alpha or t.tag_ == "HYPH") and t.tag_ not in FINITE_TAGS for t in span.doc[span.start : stop])
+
+
+def _infinitive_headline_before_subject(span: Span) -> bool:
+    """A headline of a noun phrase and a to-infinitive ("Harbour dues to
+    soar") run into a capitalised word that opens the subject of a finite
+    verb: "Harbour dues to soar Kinsale expects to pay ...". The
+    infinitive's verb takes no object or complement in any WordNet sense
+    (`_NO_OBJECT_VERBS`), so the capitalised word cannot be its object, as a
+    name is in prose ("Plans to visit Cork were shelved"); a day or a
+    date after it is its adverb ("The plan to arrive Monday was dropped")."""
+    doc = span.doc
+    for k in range(span.start + 1, min(span.end - 3, span.start + MAX_HEADING_TOKENS)):
+        if doc[k].tag_ != "TO":
+            continue
+        verb, token = doc[k + 1], doc[k + 2]
+        if verb.tag_ != "VB" or not verb.is_lower or verb.lemma_.lower() not in _NO_OBJECT_VERBS or not verb.whitespace_:
+            return False
+        if not _capitalised(token) or token.ent_type_ in _TIME_TYPES or not _verbless_run(span, k):
+            return False
+        return _finite_verb_after_phrase(token, span.end)
+    return False
+
+
+def _plural_subject_after_singular_heading(span: Span) -> bool:
+    """A heading of a singular noun and a preposition ("Extra pay for
+    less") run into a capitalised plural common noun that opens the sentence:
+    "Extra pay for less Porters also say their shifts have grown". The
+    verb after that noun agrees only with it (a present tense for a plural,
+    or "were"), not with the opening's singular noun, so the noun is the
+    verb's subject, which a preposition cannot govern; its capital, which
+    prose gives a common noun only at a sentence start, says the same. A
+    noun under "of" may set a plural verb ("A third of Voters say") and is
+    not taken, nor a nationality or a name ("Support for Democrats").
+    Needles only: prose with a slip of agreement would be refused too."""
+    doc = span.doc
+    for token in span[2 : MAX_HEADING_TOKENS + 1]:
+        if not (_capitalised(token) and token.is_title and token.tag_ in ("NNS", "NNPS")):
+            continue
+        if token.ent_type_ in ("NORP", "PERSON", "GPE") or not _lowercase_or_number_before(token):
+            return False
+        opening = doc[span.start : token.i]
+        if not _verbless_run(span, token.i) or any(t.tag_ in ("NNS", "NNPS", "CC") or t.lower_ == "of" for t in opening):
+            return False
+        if not any(t.tag_ == "NN" for t in opening) or not any(t.tag_ == "IN" for t in opening):
+            return False
+        k = token.i + 1
+        while k < span.end and doc[k].tag_ in ("RB", "RBR"):
+            k += 1
+        return k < span.end and (doc[k].tag_ == "VBP" or doc[k].lower_ == "were")
+    return False
+
+
+def _plural_noun_heading_before_subject(span: Span) -> bool:
+    """A heading of a noun and a preposition's phrase ending in a plural
+    noun ("Row over harbour talks"), run into a capitalised word that opens
+    the subject of a finite verb, where the parser chains the plural noun
+    onto the subject's lowercase noun as its modifier: "Row over harbour
+    talks Key Cork skippers agreed to ...". Prose puts a plural noun before
+    a capitalised word inside one noun phrase without a preposition before
+    it ("Foreign affairs Committee members agreed"); the tagger may read
+    the plural noun as a present-tense verb ("talks")."""
+    doc = span.doc
+    for token in span[3 : MAX_HEADING_TOKENS + 1]:
+        before = doc[token.i - 1]
+        if not _capitalised(token) or token.ent_type_ == "PERSON":
+            continue
+        if not (before.is_lower and before.is_alpha and before.whitespace_ and before.lower_.endswith("s")):
+            continue
+        subject = before.head
+        if before.tag_ not in ("NNS", "VBZ") or before.dep_ != "compound" or subject.i <= token.i:
+            continue
+        if not (subject.is_lower and subject.tag_ in ("NN", "NNS") and subject.dep_ in ("nsubj", "nsubjpass")):
+            continue
+        if subject.head.tag_ not in FINITE_TAGS or subject.head.i < subject.i:
+            continue
+        opening = doc[span.start : before.i]
+        return _verbless_run(span, before.i) and any(t.tag_ == "IN" for t in opening)
+    return False
 
 
 def _kind_before_name(before: Token, token: Token) -> bool | None:
