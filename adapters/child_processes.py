@@ -42,11 +42,14 @@ def with_descendants(pids: set[int]) -> set[int]:
     return found
 
 
-def reap_processes(pids: set[int], timeout_s: float = 15.0) -> list[int]:
+def reap_processes(pids: set[int], timeout_s: float = 15.0, *, skip_resource_tracker: bool = True) -> list[int]:
     """Wait for the given processes to exit; terminate, then kill, the ones that do not.
 
-    Skips multiprocessing's resource tracker, which belongs to this interpreter
-    (it exits with it). Returns the pids that had to be killed.
+    By default skips multiprocessing's resource tracker, which belongs to this
+    interpreter (it exits with it). The descendants of another interpreter (a
+    vLLM server) include that interpreter's tracker: pass
+    `skip_resource_tracker=False` to reap it too. It ignores SIGTERM, so it is
+    waited for and then killed. Returns the pids that had to be killed.
     """
     import psutil
 
@@ -56,7 +59,7 @@ def reap_processes(pids: set[int], timeout_s: float = 15.0) -> list[int]:
             proc = psutil.Process(pid)
         except psutil.NoSuchProcess:
             continue
-        if not _is_resource_tracker(proc):
+        if not (skip_resource_tracker and _is_resource_tracker(proc)):
             procs.append(proc)
     _, alive = psutil.wait_procs(procs, timeout=timeout_s)
     for proc in alive:

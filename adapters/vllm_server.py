@@ -220,8 +220,9 @@ class VllmServer:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(process.pid, signal.SIGKILL)
                 process.wait(timeout=10)
-            # Workers that left the group or outlived the server.
-            reap_processes(descendants, timeout_s=5)
+            # Workers that left the group or outlived the server, and the server's own resource
+            # tracker (its, not ours: it ignores SIGTERM and exits once the server's processes are gone).
+            reap_processes(descendants, timeout_s=5, skip_resource_tracker=False)
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
         if self._log is not None:

@@ -56,3 +56,30 @@ def test_a_process_that_exits_in_time_is_only_waited_for() -> None:
     assert reap_processes({proc.pid, 2**22 + 12345}, timeout_s=10) == []  # a pid that does not exist is skipped
     assert time.monotonic() - t0 < 9
     assert proc.wait(5) == 0
+
+
+# a child interpreter with its own multiprocessing resource tracker (which ignores SIGTERM)
+WITH_TRACKER = """
+import time
+from multiprocessing import resource_tracker
+resource_tracker.ensure_running()
+print(resource_tracker._resource_tracker._pid, flush=True)
+time.sleep(60)
+"""
+
+
+def test_another_interpreters_resource_tracker_is_skipped_by_default_and_reaped_on_request() -> None:
+    proc = subprocess.Popen([sys.executable, "-c", WITH_TRACKER], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    tracker = int(proc.stdout.readline())
+    deadline = time.monotonic() + 10
+    while not psutil.Process(tracker).cmdline() and time.monotonic() < deadline:
+        time.sleep(0.05)  # until the tracker's exec shows its command line
+    try:
+        assert reap_processes({tracker}, timeout_s=0.1) == []  # skipped: taken for this interpreter's own
+        assert psutil.Process(tracker).status() != psutil.STATUS_ZOMBIE
+        reap_processes(with_descendants({proc.pid}), timeout_s=0.1, skip_resource_tracker=False)
+        assert not psutil.pid_exists(tracker) or psutil.Process(tracker).status() == psutil.STATUS_ZOMBIE
+        assert not psutil.pid_exists(proc.pid)  # terminated and reaped
+    finally:
+        proc.kill()
