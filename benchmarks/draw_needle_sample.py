@@ -186,7 +186,7 @@ def main() -> int:
     args = parser.parse_args()
 
     from engine.corpus.pairs import Corpus
-    from engine.corpus.prepare import prepare_corpus
+    from engine.corpus.prepare import EmptyCorpusError, prepare_corpus
     from engine.cache.store import Store
 
     name, records = corpus_records(args.corpus, args.heldout, args.part)
@@ -197,7 +197,11 @@ def main() -> int:
         source = Path(tmp) / f"{name}.json"
         source.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
         with Store(store_dir) as store:
-            summary = prepare_corpus([source], store, settings)
+            try:
+                summary = prepare_corpus([source], store, settings)
+            except EmptyCorpusError as exc:  # the documents are the user's corpus, not the temporary copy
+                print(f"draw_needle_sample: --corpus {args.corpus}: {str(exc).replace(f'{source}: ', '', 1)}", file=sys.stderr)
+                return 2
             corpus = Corpus.open(store)
             drawn = draw(corpus, name, args.n, args.seed, args.context)
             serving = grid_documents(corpus, args.seed)

@@ -31,3 +31,21 @@ class TwoDonorCorpus:
 def test_a_read_sample_draws_each_hay_window_once():
     records = hay_records(TwoDonorCorpus(), "toy", n=5, seed=5841)
     assert sorted((r["hay_doc_id"], r["center"]) for r in records) == [("donor-a", 12), ("donor-b", 12)]
+
+
+def test_a_corpus_the_length_filter_empties_ends_in_one_line_naming_it(tmp_path):
+    import json
+    import subprocess
+
+    corpus = tmp_path / "short_lines.json"
+    def text(town: str) -> str:  # 40 sentences of ~30 characters; a line shared by documents is boilerplate
+        return " ".join(f"Gull {k} sat on the {town} wall." for k in range(40))
+
+    records = [{"id": f"d{k}", "title": "Gulls", "text": text(town)} for k, town in enumerate(["Cobh", "Kinsale", "Dingle"])]
+    corpus.write_text(json.dumps(records), encoding="utf-8")
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "draw_needle_sample.py"
+    done = subprocess.run([sys.executable, str(script), "--corpus", str(corpus), "--n", "1"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"draw_needle_sample: --corpus {corpus}: the length filter removed all 3 documents"), line
