@@ -273,6 +273,20 @@ def test_predicates_that_share_a_negation_are_not_swapped(nlp):
          "renaming"),
         ("Speaking of our fleet, everyone knows that years of bad planning and a long recession have pushed the yard "
          "to the brink.", "agreement"),
+        # issue 27, session 21 (set-aside part 3): a conjunction inside a hyphenated word
+        ("The ferry crossing takes three-and-a-half hours in winter.", "hyphenated"),
+        ("The club still shows black-and-white films on Sundays.", "hyphenated"),
+        # two numbers side by side joined by "or": one approximate count
+        ("Nine or ten boats left the harbour at dawn.", "approximate count"),
+        ("The skipper checks the nets 20 or 30 times a day.", "approximate count"),
+        # ", or" + an amount restating the amount before it, whatever the parser hangs it on
+        ("The ferry company's shares fell $1.40, or 3 percent, on Tuesday.", "gloss"),
+        ("The harbour index rose 120.5, or 0.6%, to close at a new high.", "gloss"),
+        # a verb that sets its object's members apart (WordNet's synonym of the listed "separate")
+        ("The old feud has divided the north and the south of the island for years.", "symmetric"),
+        # one-word names before one singular common noun: the name of one thing
+        ("Voters in the Ashby, Croxley and Penrith by-election went to the polls on a wet Thursday.", "in a name"),
+        ("The fishermen of the Cork and Cobh harbour board met the mayor.", "in a name"),
     ],
 )
 def test_wrong_swaps_found_on_news_are_refused_with_their_reason(nlp, text, why):
@@ -411,6 +425,17 @@ def test_other_collective_predicates_stay_refused(nlp, text):
         # a modal over the attributive adjectives of one noun: no free choice (a pair is refused as before)
         ("The car could be tested on the steep, curvy and snowy road.",
          "The car could be tested on the steep, curvy or snowy road."),
+        # near misses of the session-21 (part 3) classes:
+        # spaced words around the conjunction: no hyphenated word
+        ("The ferry crossing takes three hours and the bus takes four.", "The ferry crossing takes three hours or the bus takes four."),
+        # numbers that are not side by side
+        ("The harbour keeps nine boats or ten small trawlers in winter.", "The harbour keeps nine boats and ten small trawlers in winter."),
+        # years joined by ", or": no amount restated
+        ("The boats left in 2010, or 2011 at the latest.", "The boats left in 2010, and 2011 at the latest."),
+        # a symmetric verb's clause joined to another: two acts, not the verb's parties
+        ("The council divided the land and built new houses on it.", "The council divided the land or built new houses on it."),
+        # names not followed by a common noun
+        ("The boats sailed to Cork and Cobh last week.", "The boats sailed to Cork or Cobh last week."),
     ],
 )
 def test_coordinations_near_but_outside_those_classes_are_still_swapped(nlp, text, expected):
@@ -539,3 +564,4 @@ def test_two_people_named_in_full_by_both_models_are_no_name_holding_and(agreed_
     # a capitalised word after the second name: one name holding "and"
     expedition = "The museum told the story of the Lewis and Clark Expedition in a new film."
     assert edited(agreed_nlp, swap_conjunction, expedition) is None
+
