@@ -287,6 +287,8 @@ def test_predicates_that_share_a_negation_are_not_swapped(nlp):
         # one-word names before one singular common noun: the name of one thing
         ("Voters in the Ashby, Croxley and Penrith by-election went to the polls on a wet Thursday.", "in a name"),
         ("The fishermen of the Cork and Cobh harbour board met the mayor.", "in a name"),
+        # a "by" phrase of the doer after two bare plurals of acts, wherever the parser hangs it
+        ("The village saw raids and arrests by police during the long strike.", "members of a plural"),
     ],
 )
 def test_wrong_swaps_found_on_news_are_refused_with_their_reason(nlp, text, why):
@@ -436,6 +438,14 @@ def test_other_collective_predicates_stay_refused(nlp, text):
         ("The council divided the land and built new houses on it.", "The council divided the land or built new houses on it."),
         # names not followed by a common noun
         ("The boats sailed to Cork and Cobh last week.", "The boats sailed to Cork or Cobh last week."),
+        # a hyphen on one side only: typed for a space, no hyphenated word
+        ("All three skippers have appealed the fine-and have time to wait for the result.",
+         "All three skippers have appealed the fine-or have time to wait for the result."),
+        # a meeting verb's own conjunct right after the conjunction: two acts
+        ("The two mayors met and talked about the new pier on Monday.",
+         "The two mayors met or talked about the new pier on Monday."),
+        # a "by" phrase of an amount
+        ("The firm cut costs and jobs by 10 percent last year.", "The firm cut costs or jobs by 10 percent last year."),
     ],
 )
 def test_coordinations_near_but_outside_those_classes_are_still_swapped(nlp, text, expected):

@@ -16,7 +16,8 @@ A conjunction is left alone when it is
 - part of a fixed phrase (`FIXED_PHRASES`: "more or less", "rock and roll",
   "and so on", "and then", "and/or", binomial idioms such as "law and
   order", ... and "one X and the other Y");
-- inside a hyphenated word ("two-and-a-half hours", "black-and-white");
+- inside a hyphenated word, hyphens on both sides ("two-and-a-half hours",
+  "black-and-white");
 - an "or" between two numbers side by side ("seven or eight parties"): one
   approximate count;
 - an appositive or alias "or" ("The fungi, or mycobionts, are",
@@ -162,6 +163,7 @@ _UNIVERSAL_DETERMINERS = frozenset({"any", "every", "each", "all", "no"})
 # prepositions of place or origin that restrict a plural to its members
 # ("activists in A and B"); not "of", "as", "for": arguments, not restrictions
 _SET_PREPOSITIONS = frozenset("in from at across throughout inside outside near within around".split())
+_HYPHENS = ("-", "\u2010", "\u2011")
 _AMOUNT_ENTITIES = frozenset({"MONEY", "PERCENT", "QUANTITY"})
 _CONDITION_WORDS = (("if", "not"), ("if", "so"), ("otherwise",), ("or", "else"))
 
@@ -461,16 +463,17 @@ def _gloss(token: Token) -> bool:
 
 
 def _hyphen_joined(token: Token) -> bool:
-    """The conjunction is joined by a hyphen, without a space, to the word
-    before or after it ("two-and-a-half hours", "a black-and-white film",
-    "an either-or choice"): it is inside one hyphenated word, whose other
-    conjunction breaks the word."""
+    """The conjunction is joined by hyphens, without a space, to the words
+    before and after it ("two-and-a-half hours", "a black-and-white film"):
+    it is inside one hyphenated word, whose other conjunction breaks the
+    word. A hyphen on one side only is mostly a hyphen typed for a space
+    ("appealed the decision-and have time"), left to the other checks."""
     doc = token.doc
     before = doc[token.i - 1] if token.i > 0 else None
     after = doc[token.i + 1] if token.i + 1 < len(doc) else None
-    glued_before = before is not None and not before.whitespace_ and before.text.endswith(("-", "\u2010", "\u2011"))
-    glued_after = after is not None and not token.whitespace_ and after.text.startswith(("-", "\u2010", "\u2011"))
-    return glued_before or glued_after
+    glued_before = before is not None and not before.whitespace_ and before.text.endswith(_HYPHENS)
+    glued_after = after is not None and not token.whitespace_ and after.text.startswith(_HYPHENS)
+    return glued_before and glued_after
 
 
 def _approximate_count(token: Token) -> bool:
@@ -808,10 +811,27 @@ def _used_as_verb(t: Token) -> bool:
     return t.pos_ in ("VERB", "AUX") or t.tag_.startswith("VB")
 
 
+def _next_verb_joined(head: Token) -> bool:
+    """The verb `head`'s conjuncts are all verbs, and the first comes right
+    after its conjunction, over adverbs and auxiliaries only ("met and
+    later talked", "divided the land and built houses")."""
+    conjuncts = head.conjuncts
+    if not conjuncts or any(c.pos_ not in ("VERB", "AUX") for c in conjuncts):
+        return False
+    second = min(conjuncts, key=lambda c: c.i)
+    between = head.doc[head.i + 1 : second.i]
+    cc = [t for t in between if t.dep_ == "cc" and t.head.i == head.i]
+    return bool(cc) and all(t.pos_ in ("ADV", "AUX", "PART") for t in head.doc[cc[-1].i + 1 : second.i])
+
+
 def _symmetric_argument(head: Token) -> bool:
     """The coordination is an argument of a symmetric verb ("merged A and B"),
-    not the verb itself ("divided the land and built houses": two acts)."""
-    if head.pos_ in ("VERB", "AUX"):
+    not two verbs, the symmetric one first ("divided the land and built
+    houses": two acts, the second verb right after the conjunction). A noun
+    hung on the verb as its conjunct ("will meet A for the first time and
+    B"), or a second verb further on after a noun phrase ("met with A, and
+    the minister of B to confer"), may still be the verb's argument."""
+    if head.pos_ in ("VERB", "AUX") and _next_verb_joined(head):
         return False
     token = head
     while token.dep_ == "conj" or token.dep_ in ("pobj", "prep"):
