@@ -799,6 +799,8 @@ def _agent_of_both(by: Token, first: Token, second: Token) -> bool:
     police"), not an amount ("cut costs and jobs by 10 percent") or a time ("by May")."""
     if by.lower_ != "by" or by.dep_ not in ("prep", "agent") or first.dep_ in ("nsubj", "nsubjpass"):
         return False
+    if first.dep_ == "pobj" and first.head.lower_ == "of":
+        return False  # the doer of the act the "of" hangs on ("occupation of churches and rectories by the army")
     if by.head.i not in {first.i, second.i, *(a.i for a in first.ancestors)}:
         return False
     agents = [c for c in by.children if c.dep_ == "pobj"]
