@@ -444,6 +444,9 @@ def test_other_collective_predicates_stay_refused(nlp, text):
         # a meeting verb's own conjunct right after the conjunction: two acts
         ("The two mayors met and talked about the new pier on Monday.",
          "The two mayors met or talked about the new pier on Monday."),
+        # a WordNet symmetric verb ("classify") joined to a finite clause of its own
+        ("Our harbour staff should be classified, and appointments should be made to the several grades.",
+         "Our harbour staff should be classified, or appointments should be made to the several grades."),
         # a "by" phrase of an amount
         ("The firm cut costs and jobs by 10 percent last year.", "The firm cut costs or jobs by 10 percent last year."),
         # the doer of the act an "of" hangs on, not of the pair's

@@ -814,14 +814,25 @@ def _used_as_verb(t: Token) -> bool:
 def _next_verb_joined(head: Token) -> bool:
     """The verb `head`'s conjuncts are all verbs, and the first comes right
     after its conjunction, over adverbs and auxiliaries only ("met and
-    later talked", "divided the land and built houses")."""
+    later talked", "divided the land and built houses"), or is a finite
+    clause with a subject of its own."""
     conjuncts = head.conjuncts
     if not conjuncts or any(c.pos_ not in ("VERB", "AUX") for c in conjuncts):
         return False
     second = min(conjuncts, key=lambda c: c.i)
+    if _finite_clause(second):
+        return True  # "the force should be classified, and appointments should be made": a clause of its own
     between = head.doc[head.i + 1 : second.i]
     cc = [t for t in between if t.dep_ == "cc" and t.head.i == head.i]
     return bool(cc) and all(t.pos_ in ("ADV", "AUX", "PART") for t in head.doc[cc[-1].i + 1 : second.i])
+
+
+def _finite_clause(verb: Token) -> bool:
+    """`verb` has a subject of its own and is finite, by its tag or an auxiliary's (not "the minister to confer")."""
+    finite = ("VBD", "VBZ", "VBP", "MD")
+    return any(c.dep_ in SUBJECT_DEPS for c in verb.children) and (
+        verb.tag_ in finite or any(c.dep_ in ("aux", "auxpass") and c.tag_ in finite for c in verb.children)
+    )
 
 
 def _symmetric_argument(head: Token) -> bool:
