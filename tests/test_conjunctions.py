@@ -581,3 +581,10 @@ def test_two_people_named_in_full_by_both_models_are_no_name_holding_and(agreed_
     expedition = "The museum told the story of the Lewis and Clark Expedition in a new film."
     assert edited(agreed_nlp, swap_conjunction, expedition) is None
 
+
+
+def test_names_before_a_hyphenated_verb_are_no_name_of_one_thing(nlp):
+    # issue 27, session 21: "A and B co-founded" is two people and a verb, not names before a hyphenated noun
+    # ("the A and B by-election"); the pair is refused for its "co-" word, not as a name
+    _refused, reasons = con_refusal(nlp, "The firm bought the shipyard that Walsh and Brennan co-founded in 1990.")
+    assert "in a name" not in reasons

@@ -572,8 +572,15 @@ def _names_before_a_common_noun(sent: Span, token: Token) -> bool:
         return False  # "from Paris and Berlin yesterday": a time of the clause, not a noun the names modify
     if noun.pos_ == "NOUN" and noun.tag_ == "NN":
         return True
-    # a hyphenated noun ("by-election", "post-war"), which the tokenizer cuts at its hyphen
-    return noun.is_alpha and not noun.whitespace_ and noun.i + 1 < sent.end and doc[noun.i + 1].text == "-"
+    # a hyphenated noun ("by-election", "cross-party"), which the tokenizer cuts at its hyphen; not a verb
+    # ("the firm A and B co-founded")
+    return (
+        noun.is_alpha
+        and not noun.whitespace_
+        and noun.i + 2 < sent.end
+        and doc[noun.i + 1].text == "-"
+        and doc[noun.i + 2].pos_ == "NOUN"
+    )
 
 
 def _two_people(token: Token) -> bool:
