@@ -235,7 +235,7 @@ def _refusal(sent: Span, token: Token) -> str:
     if _fixed_phrase(sent, token):
         return "fixed phrase"
     if _hyphen_joined(token):
-        return "hyphenated"  # "two-and-a-half", "black-and-white", "either-or": one word
+        return "hyphenated"  # "two-and-a-half", "black-and-white": one word
     if _approximate_count(token):
         return "approximate count"  # "seven or eight parties": a range, not two counts
     if _members_picked_up_later(sent, token):
