@@ -273,6 +273,22 @@ def test_predicates_that_share_a_negation_are_not_swapped(nlp):
          "renaming"),
         ("Speaking of our fleet, everyone knows that years of bad planning and a long recession have pushed the yard "
          "to the brink.", "agreement"),
+        # issue 27, session 21 (set-aside part 3): a conjunction inside a hyphenated word
+        ("The ferry crossing takes three-and-a-half hours in winter.", "hyphenated"),
+        ("The club still shows black-and-white films on Sundays.", "hyphenated"),
+        # two numbers side by side joined by "or": one approximate count
+        ("Nine or ten boats left the harbour at dawn.", "approximate count"),
+        ("The skipper checks the nets 20 or 30 times a day.", "approximate count"),
+        # ", or" + an amount restating the amount before it, whatever the parser hangs it on
+        ("The ferry company's shares fell $1.40, or 3 percent, on Tuesday.", "gloss"),
+        ("The harbour index rose 120.5, or 0.6%, to close at a new high.", "gloss"),
+        # a verb that sets its object's members apart (WordNet's synonym of the listed "separate")
+        ("The old feud has divided the north and the south of the island for years.", "symmetric"),
+        # one-word names before one singular common noun: the name of one thing
+        ("Voters in the Ashby, Croxley and Penrith by-election went to the polls on a wet Thursday.", "in a name"),
+        ("The fishermen of the Cork and Cobh harbour board met the mayor.", "in a name"),
+        # a "by" phrase of the doer after two bare plurals of acts, wherever the parser hangs it
+        ("The village saw raids and arrests by police during the long strike.", "members of a plural"),
     ],
 )
 def test_wrong_swaps_found_on_news_are_refused_with_their_reason(nlp, text, why):
@@ -411,6 +427,31 @@ def test_other_collective_predicates_stay_refused(nlp, text):
         # a modal over the attributive adjectives of one noun: no free choice (a pair is refused as before)
         ("The car could be tested on the steep, curvy and snowy road.",
          "The car could be tested on the steep, curvy or snowy road."),
+        # near misses of the session-21 (part 3) classes:
+        # spaced words around the conjunction: no hyphenated word
+        ("The ferry crossing takes three hours and the bus takes four.", "The ferry crossing takes three hours or the bus takes four."),
+        # numbers that are not side by side
+        ("The harbour keeps nine boats or ten small trawlers in winter.", "The harbour keeps nine boats and ten small trawlers in winter."),
+        # years joined by ", or": no amount restated
+        ("The boats left in 2010, or 2011 at the latest.", "The boats left in 2010, and 2011 at the latest."),
+        # a symmetric verb's clause joined to another: two acts, not the verb's parties
+        ("The council divided the land and built new houses on it.", "The council divided the land or built new houses on it."),
+        # names not followed by a common noun
+        ("The boats sailed to Cork and Cobh last week.", "The boats sailed to Cork or Cobh last week."),
+        # a hyphen on one side only: typed for a space, no hyphenated word
+        ("All three skippers have appealed the fine-and have time to wait for the result.",
+         "All three skippers have appealed the fine-or have time to wait for the result."),
+        # a meeting verb's own conjunct right after the conjunction: two acts
+        ("The two mayors met and talked about the new pier on Monday.",
+         "The two mayors met or talked about the new pier on Monday."),
+        # a WordNet symmetric verb ("classify") joined to a finite clause of its own
+        ("Our harbour staff should be classified, and appointments should be made to the several grades.",
+         "Our harbour staff should be classified, or appointments should be made to the several grades."),
+        # a "by" phrase of an amount
+        ("The firm cut costs and jobs by 10 percent last year.", "The firm cut costs or jobs by 10 percent last year."),
+        # the doer of the act an "of" hangs on, not of the pair's
+        ("The church asked for rent for the occupation of halls and chapels by the army during the war.",
+         "The church asked for rent for the occupation of halls or chapels by the army during the war."),
     ],
 )
 def test_coordinations_near_but_outside_those_classes_are_still_swapped(nlp, text, expected):
@@ -539,3 +580,11 @@ def test_two_people_named_in_full_by_both_models_are_no_name_holding_and(agreed_
     # a capitalised word after the second name: one name holding "and"
     expedition = "The museum told the story of the Lewis and Clark Expedition in a new film."
     assert edited(agreed_nlp, swap_conjunction, expedition) is None
+
+
+
+def test_names_before_a_hyphenated_verb_are_no_name_of_one_thing(nlp):
+    # issue 27, session 21: "A and B co-founded" is two people and a verb, not names before a hyphenated noun
+    # ("the A and B by-election"); the pair is refused for its "co-" word, not as a name
+    _refused, reasons = con_refusal(nlp, "The firm bought the shipyard that Walsh and Brennan co-founded in 1990.")
+    assert "in a name" not in reasons

@@ -212,3 +212,28 @@ def test_the_derivation_script_reads_wordnet_as_documented(tmp_path):
 def test_a_pair_continuing_an_of_term_is_refused_whichever_member_makes_the_term(nlp, text):
     assert con_refusal(nlp, text) == (True, {"fixed term"})
 
+
+
+def test_the_symmetric_verb_script_reads_wordnet_as_documented(tmp_path):
+    """scripts/derive_symmetric_object_verbs.py on a three-synset WordNet in
+    WordNet's own data format: a synonym of a hand-listed "object" verb comes
+    in when the shared sense is transitive and one of its own two most
+    frequent; not by its third sense, not by an intransitive one."""
+    verbs = [
+        "00000001 35 v 02 separate 0 divide 0 000 01 + 08 00 | force apart",
+        "00000002 35 v 02 separate 0 tell 0 000 01 + 08 00 | mark as different",
+        "00000003 35 v 02 separate 0 part 0 000 01 + 02 00 | come apart",
+    ]
+    (tmp_path / "data.verb").write_text("  licence header\n" + "\n".join(verbs) + "\n", encoding="latin-1")
+    index = [
+        "divide v 1 0 1 0 00000001",
+        "tell v 3 0 3 0 00000009 00000008 00000002",
+        "part v 1 0 1 0 00000003",
+        "separate v 3 0 3 0 00000001 00000002 00000003",
+    ]
+    (tmp_path / "index.verb").write_text("  licence header\n" + "\n".join(index) + "\n", encoding="latin-1")
+    script = Path(__file__).resolve().parents[1] / "scripts" / "derive_symmetric_object_verbs.py"
+    done = subprocess.run([sys.executable, str(script), str(tmp_path)], capture_output=True, text=True, check=True)
+    namespace: dict = {}
+    exec(done.stdout, namespace)  # noqa: S102 - the script's own output, a module of one literal
+    assert namespace["SYMMETRIC_OBJECT_VERBS"] == frozenset({"divide"})

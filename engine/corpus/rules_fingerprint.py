@@ -50,6 +50,7 @@ RULE_MODULES = (
     "engine.needles.coordination_polarity",
     "engine.needles.coordination_joint",
     "engine.needles.binomial_list",
+    "engine.needles.coordination_symmetric_verbs",
     "engine.needles.coordination_lists",
     "engine.needles.coordination_parts",
     "engine.corpus.nlp",

@@ -16,9 +16,15 @@ A conjunction is left alone when it is
 - part of a fixed phrase (`FIXED_PHRASES`: "more or less", "rock and roll",
   "and so on", "and then", "and/or", binomial idioms such as "law and
   order", ... and "one X and the other Y");
+- inside a hyphenated word, hyphens on both sides ("two-and-a-half hours",
+  "black-and-white");
+- an "or" between two numbers side by side ("seven or eight parties"): one
+  approximate count;
 - an appositive or alias "or" ("The fungi, or mycobionts, are",
   "(or slab)", "or simply X"), or a gloss: "or" between two bare singular
-  nouns under one "the" or possessive ("the course or direction of the ship");
+  nouns under one "the" or possessive ("the course or direction of the ship"),
+  or ", or" + an amount restating the amount before it ("fell $1.20, or 3
+  percent");
 - anywhere inside an apposition to a person: a title or an office's name
   ("Ms Lee, head of sales and marketing at X, said");
 - in a correlative (both/either/neither/whether) that scopes over it (not
@@ -34,13 +40,16 @@ A conjunction is left alone when it is
 - reciprocal or symmetric: the sentence says "each other", "one another",
   "together", "respectively", "between them", "the one ... the other",
   "the former ... the latter", ..., or the coordination is
-  an argument of a symmetric verb ("married X and Y", "merged", "combined") or of a noun
+  an argument of a symmetric verb ("married X and Y", "merged", "combined", and
+  their WordNet synonyms: "divided X and Y") or of a noun
   ("the rivalry of X and Y", "a treaty of X and Y": "of" joins the noun to
   both at once);
 - inside a proper name: between capitalised words of a longer capitalised
   run ("the American Recovery and Reinvestment Act", "Federation Square and
   Town Hall"), coordinating the modifiers of a noun phrase that holds a
-  proper noun ("the Pyrenees conifer and mixed forests ecoregion"), or
+  proper noun ("the Pyrenees conifer and mixed forests ecoregion"), one-word
+  names right before a singular common noun ("the Merton, Mitcham and
+  Morden by-election"), or
   inside an entity of either model;
 - renaming: an appositive coordination ("a unit, Tm or AM", "two groups:
   X and Y", the count fixes "and"), the object of "called"/"known as"
@@ -154,6 +163,8 @@ _UNIVERSAL_DETERMINERS = frozenset({"any", "every", "each", "all", "no"})
 # prepositions of place or origin that restrict a plural to its members
 # ("activists in A and B"); not "of", "as", "for": arguments, not restrictions
 _SET_PREPOSITIONS = frozenset("in from at across throughout inside outside near within around".split())
+_HYPHENS = ("-", "\u2010", "\u2011")
+_AMOUNT_ENTITIES = frozenset({"MONEY", "PERCENT", "QUANTITY"})
 _CONDITION_WORDS = (("if", "not"), ("if", "so"), ("otherwise",), ("or", "else"))
 
 
@@ -223,11 +234,15 @@ def _refusal(sent: Span, token: Token) -> str:
         return "counted"  # "40 towns and villages" = "40 towns or villages"
     if _fixed_phrase(sent, token):
         return "fixed phrase"
+    if _hyphen_joined(token):
+        return "hyphenated"  # "two-and-a-half", "black-and-white": one word
+    if _approximate_count(token):
+        return "approximate count"  # "seven or eight parties": a range, not two counts
     if _members_picked_up_later(sent, token):
         return "reciprocal"
     if _alias(sent, token):
         return "alias"
-    if _gloss(token):
+    if _gloss(token) or _amount_gloss(token):
         return "gloss"
     if _in_name(sent, token):
         return "in a name"
@@ -447,6 +462,55 @@ def _gloss(token: Token) -> bool:
     return any(c.dep_ == "det" and c.lower_ == "the" or c.dep_ == "poss" for c in first.children)
 
 
+def _hyphen_joined(token: Token) -> bool:
+    """The conjunction is joined by hyphens, without a space, to the words
+    before and after it ("two-and-a-half hours", "a black-and-white film"):
+    it is inside one hyphenated word, whose other conjunction breaks the
+    word. A hyphen on one side only is mostly a hyphen typed for a space
+    ("appealed the decision-and have time"), left to the other checks."""
+    doc = token.doc
+    before = doc[token.i - 1] if token.i > 0 else None
+    after = doc[token.i + 1] if token.i + 1 < len(doc) else None
+    glued_before = before is not None and not before.whitespace_ and before.text.endswith(_HYPHENS)
+    glued_after = after is not None and not token.whitespace_ and after.text.startswith(_HYPHENS)
+    return glued_before and glued_after
+
+
+def _approximate_count(token: Token) -> bool:
+    """An "or" between two numbers side by side ("seven or eight parties",
+    "10 or 12 times"): the pair gives one approximate count, a range, and
+    "and" makes it two counts of the same thing, which reads as no count
+    ("seven and eight parties"). Years are left ("in 1990 or 1991")."""
+    if token.lower_ != "or" or token.i == 0 or token.i + 1 >= len(token.doc):
+        return False
+    before, after = token.doc[token.i - 1], token.doc[token.i + 1]
+    return all(w.tag_ == "CD" and w.like_num and w.ent_type_ != "DATE" for w in (before, after))
+
+
+def _amount_gloss(token: Token) -> bool:
+    """", or" + an amount right after an amount ("fell $1.20, or 3 percent",
+    "lost 88 cents, or 2.1 percent", "rose 40 points, or 0.5%"): the second
+    restates the first in another measure, one change, and "and" makes the
+    one change two. Read from the words: the parser hangs the second amount
+    anywhere (often on the verb, as if it were a clause of its own). Dates
+    are left ("in 2010, or 2011")."""
+    doc = token.doc
+    if token.lower_ != "or" or token.i < 2 or token.i + 1 >= len(doc) or doc[token.i - 1].text != ",":
+        return False
+    before, after = doc[token.i - 2], doc[token.i + 1]
+    if "DATE" in (before.ent_type_, after.ent_type_):
+        return False
+    starts_amount = after.tag_ in ("CD", "$") or after.ent_type_ in _AMOUNT_ENTITIES
+    return starts_amount and _amount(before)
+
+
+def _amount(word: Token) -> bool:
+    """A number, a money or percentage amount, or a noun counted by a number ("2 percent", "40 points")."""
+    if word.tag_ == "CD" or word.ent_type_ in _AMOUNT_ENTITIES:
+        return True
+    return word.pos_ == "NOUN" and any(c.dep_ == "nummod" and c.tag_ == "CD" for c in word.children)
+
+
 def _alias(sent: Span, token: Token) -> bool:
     """An "or" that renames: "The fungi, or mycobionts, are", "(or slab)", "or simply X"."""
     if token.lower_ != "or":
@@ -480,11 +544,43 @@ def _in_name(sent: Span, token: Token) -> bool:
 
     if capitalised(token.i - 1) and capitalised(token.i + 1) and (glued(token.i - 1, -1) or glued(token.i + 1, 1)):
         return not _two_people(token)  # "American Recovery and Reinvestment Act"; not "Mary Reynolds and Ann Sparks"
+    if capitalised(token.i - 1) and _names_before_a_common_noun(sent, token):
+        return True  # "the Merton, Mitcham and Morden by-election": a constituency's name
     head = token.head
     if head.dep_ in ("compound", "amod", "nmod") and head.head.i > token.i and head.head.pos_ in ("NOUN", "PROPN"):
         noun = head.head
         return any(t.pos_ == "PROPN" for t in doc[noun.left_edge.i : noun.i + 1])  # "Pyrenees conifer and mixed forests"
     return False
+
+
+def _names_before_a_common_noun(sent: Span, token: Token) -> bool:
+    """The word after the conjunction is a one-word proper noun and a
+    singular common noun follows it straight away ("the Merton, Mitcham and
+    Morden by-election", "the Tyne and Wear area"): the coordinated names
+    modify that one noun as a compound, the name of one thing (a
+    constituency, a region, a company's division), and "or" breaks the name.
+    The parser often leaves such a run flat (the noun as a preposition's
+    object), so the words are read, not the tree. A plural noun after it
+    ("the French and German governments") names a set: left to the other checks."""
+    doc = token.doc
+    if token.i + 2 >= sent.end:
+        return False
+    name, noun = doc[token.i + 1], doc[token.i + 2]
+    if name.pos_ != "PROPN" or not name.text[:1].isupper() or not name.whitespace_ or not noun.text[:1].islower():
+        return False
+    if noun.ent_type_ or noun.dep_ == "npadvmod":
+        return False  # "from Paris and Berlin yesterday": a time of the clause, not a noun the names modify
+    if noun.pos_ == "NOUN" and noun.tag_ == "NN":
+        return True
+    # a hyphenated noun ("by-election", "cross-party"), which the tokenizer cuts at its hyphen; not a verb
+    # ("the firm A and B co-founded")
+    return (
+        noun.is_alpha
+        and not noun.whitespace_
+        and noun.i + 2 < sent.end
+        and doc[noun.i + 1].text == "-"
+        and doc[noun.i + 2].pos_ == "NOUN"
+    )
 
 
 def _two_people(token: Token) -> bool:
@@ -722,8 +818,39 @@ def _used_as_verb(t: Token) -> bool:
     return t.pos_ in ("VERB", "AUX") or t.tag_.startswith("VB")
 
 
+def _next_verb_joined(head: Token) -> bool:
+    """The verb `head`'s conjuncts are all verbs, and the first comes right
+    after its conjunction, over adverbs and auxiliaries only ("met and
+    later talked", "divided the land and built houses"), or is a finite
+    clause with a subject of its own."""
+    conjuncts = head.conjuncts
+    if not conjuncts or any(c.pos_ not in ("VERB", "AUX") for c in conjuncts):
+        return False
+    second = min(conjuncts, key=lambda c: c.i)
+    if _finite_clause(second):
+        return True  # "the force should be classified, and appointments should be made": a clause of its own
+    between = head.doc[head.i + 1 : second.i]
+    cc = [t for t in between if t.dep_ == "cc" and t.head.i == head.i]
+    return bool(cc) and all(t.pos_ in ("ADV", "AUX", "PART") for t in head.doc[cc[-1].i + 1 : second.i])
+
+
+def _finite_clause(verb: Token) -> bool:
+    """`verb` has a subject of its own and is finite, by its tag or an auxiliary's (not "the minister to confer")."""
+    finite = ("VBD", "VBZ", "VBP", "MD")
+    return any(c.dep_ in SUBJECT_DEPS for c in verb.children) and (
+        verb.tag_ in finite or any(c.dep_ in ("aux", "auxpass") and c.tag_ in finite for c in verb.children)
+    )
+
+
 def _symmetric_argument(head: Token) -> bool:
-    """The coordination is an argument of a symmetric verb ("merged A and B")."""
+    """The coordination is an argument of a symmetric verb ("merged A and B"),
+    not two verbs, the symmetric one first ("divided the land and built
+    houses": two acts, the second verb right after the conjunction). A noun
+    hung on the verb as its conjunct ("will meet A for the first time and
+    B"), or a second verb further on after a noun phrase ("met with A, and
+    the minister of B to confer"), may still be the verb's argument."""
+    if head.pos_ in ("VERB", "AUX") and _next_verb_joined(head):
+        return False
     token = head
     while token.dep_ == "conj" or token.dep_ in ("pobj", "prep"):
         token = token.head

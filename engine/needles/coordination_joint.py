@@ -65,6 +65,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.needles.binomial_list import ANTONYM_NOUNS, BINOMIALS, OF_TERMS
+from engine.needles.coordination_symmetric_verbs import SYMMETRIC_OBJECT_VERBS
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -106,7 +107,11 @@ _JOINT_VERBS_BY_ROLES = {
     "cohost co-author coauthor",
     "object": "mix compare connect link separate distinguish pair alternate",
 }
-JOINT_VERB_ROLES = {verb: frozenset(roles.split()) for roles, verbs in _JOINT_VERBS_BY_ROLES.items() for verb in verbs.split()}
+HAND_JOINT_VERB_ROLES = {verb: frozenset(roles.split()) for roles, verbs in _JOINT_VERBS_BY_ROLES.items() for verb in verbs.split()}
+# and their WordNet synonyms for the "object" role ("divided A and B" as "separated A and B")
+JOINT_VERB_ROLES = HAND_JOINT_VERB_ROLES | {
+    verb: HAND_JOINT_VERB_ROLES.get(verb, frozenset()) | {"object"} for verb in SYMMETRIC_OBJECT_VERBS
+}
 # nouns of a joint act or relation: their "with"/"of" phrase names its parties ("talks with A and B",
 # "the merger of A and B")
 _PARTY_NOUNS = frozenset(

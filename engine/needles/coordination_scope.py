@@ -773,18 +773,40 @@ def _bare_plurals_sharing_a_place(first: Token) -> bool:
     second = first.conjuncts[0]
     if second.tag_ != "NNS" or second.i < first.i or not _bare(second):
         return False
-    if any(c.i > first.i and c.dep_ not in ("cc", "conj", "punct") for c in first.children):
-        return False  # a phrase of the first's own ("mines in Africa and players in Asia"): each has its own
     after = second.i + 1
     if after >= first.sent.end:
         return False
     place = first.doc[after]
+    if _agent_of_both(place, first, second):
+        return True
+    if any(c.i > first.i and c.dep_ not in ("cc", "conj", "punct") for c in first.children):
+        return False  # a phrase of the first's own ("mines in Africa and players in Asia"): each has its own
     if place.dep_ != "prep" or place.lower_ not in _PLACE_PREPOSITIONS or place.head.i not in (first.i, second.i, first.head.i):
         return False
     if place.head.i == first.head.i and place.lower_ == "from":
         return False  # the verb's own "from" ("protect A and B from harm"): an argument, no place
     # a time ("in May", "in 2019") dates the act, and restricts no kind
     return any(c.dep_ == "pobj" and c.ent_type_ not in ("DATE", "TIME") and c.pos_ != "NUM" for c in place.children)
+
+
+def _agent_of_both(by: Token, first: Token, second: Token) -> bool:
+    """A "by" phrase right after two bare plural nouns of acts names who
+    does both ("takeoffs and landings by aircraft which ...", "arrests and
+    searches by police"): one restriction on the two kinds of act, so the
+    pair names one set and "or" names the same (issue 27, session 21, part 3).
+    The parser hangs such a phrase on either noun or on a word anywhere
+    above the pair; not when the pair is the subject (a passive's agent: "A and B were seized by
+    police"), not an amount ("cut costs and jobs by 10 percent") or a time ("by May")."""
+    if by.lower_ != "by" or by.dep_ not in ("prep", "agent") or first.dep_ in ("nsubj", "nsubjpass"):
+        return False
+    if first.dep_ == "pobj" and first.head.lower_ == "of":
+        return False  # the doer of the act the "of" hangs on ("occupation of churches and rectories by the army")
+    if by.head.i not in {first.i, second.i, *(a.i for a in first.ancestors)}:
+        return False
+    agents = [c for c in by.children if c.dep_ == "pobj"]
+    return bool(agents) and agents[0].pos_ in ("NOUN", "PROPN") and not agents[0].ent_type_ and not any(
+        c.dep_ == "nummod" for c in agents[0].children
+    )
 
 
 def _stray_infinitive(first: Token) -> bool:
