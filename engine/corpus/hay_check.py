@@ -313,12 +313,13 @@ def dropped_head(doc: Doc, spans: Sequence[Span], k: int) -> str:
 
 
 def split_at_abbreviation(spans: Sequence[Span], k: int) -> str:
-    """"abbreviation_end" if sentence `k` ends in a title, an initial or an abbreviation, "after_abbreviation" if
-    the stored sentence before it does, else "": the two halves of a sentence split there (for the needle gate,
-    engine.corpus.sentence_gate; hay_refusals reads the same from its refusals)."""
-    if _abbreviation_end(spans[k].text.strip()):
+    """"abbreviation_end" if sentence `k` ends in a title ("Sens."), "after_abbreviation" if the stored sentence
+    before it does, else "": the two halves of a sentence split after a title, which never ends one (for the
+    needle gate, engine.corpus.sentence_gate). Hay refuses a split after an initial or an abbreviation too
+    (hay_refusals); a needle may not: "... under Part A." and "... Plan B." end sentences."""
+    if _title_end(spans[k].text.strip()):
         return "abbreviation_end"
-    return AFTER_ABBREVIATION if k and _abbreviation_end(spans[k - 1].text.strip()) else ""
+    return AFTER_ABBREVIATION if k and _title_end(spans[k - 1].text.strip()) else ""
 
 
 def _dropped_piece(doc: Doc, start: int, end: int) -> list[Token]:
@@ -553,6 +554,11 @@ def _abbreviation_end(text: str) -> bool:
         return False
     word = match.group(1)
     return (len(word) == 1 and word.isupper() and word != "I") or word in TITLES or word in NAME_SUFFIXES or word.lower() in ABBREVIATIONS
+
+
+def _title_end(text: str) -> bool:
+    match = _ABBREVIATED_END.search(text)
+    return match is not None and match.group(1) in TITLES
 
 
 def _short_question(text: str) -> bool:

@@ -68,9 +68,9 @@ on to the next one:
 - "attribution_tail": it only says who spoke the quotation that closed right
   before it ('"Is it the adviser?" | Walsh said, in a reference to Byrne.':
   engine.needles.quotation.attribution_tail), as '"...," she said.' does.
-- "abbreviation_end", "after_abbreviation": it ends in a title, an
-  initial or an abbreviation, or the sentence before it does ("Republican
-  Sens." | "Ann Walsh and Tom Byrne said ..."): a sentence split there
+- "abbreviation_end", "after_abbreviation": it ends in a title, or the
+  sentence before it does ("Republican Sens." | "Ann Walsh and Tom Byrne
+  said ..."): a sentence split there
   (engine.corpus.hay_check.split_at_abbreviation);
 - "after_abbreviation", "after_dropped_label", "after_dropped_title": the
   piece the gate dropped right before it was its own head (a title, a
