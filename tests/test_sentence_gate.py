@@ -276,6 +276,9 @@ def test_a_sentence_whose_head_the_gate_dropped_is_refused_as_a_needle(nlp):
     ]
     spans = [doc.char_span(text.index(piece), text.index(piece) + len(piece)) for piece in kept]
     assert needle_refusals(doc, spans) == ("", "after_dropped_label", "abbreviation_end", "after_abbreviation", "")
+    # near miss: an initial may end a sentence, and the one after it is whole
+    found = refusals(nlp, "The harbour grant is paid under Part A. The board met in May to set the fares.")
+    assert found == {"The harbour grant is paid under Part A.": "", "The board met in May to set the fares.": ""}
 
 
 def test_a_quotation_opened_in_an_earlier_sentence_refuses_the_sentences_inside_it(nlp):
