@@ -319,6 +319,31 @@ def test_the_rest_of_a_clause_after_a_dropped_unfinished_piece_is_refused(nlp, d
     assert hay_refusals(doc, _spans(doc, text, ["Walsh spoke", "The board kept", "The ferry"], dropped=[dropped])) == ("", why, "")
 
 
+@pytest.mark.parametrize(
+    "dropped, opening, why",
+    [
+        # a label and its colon: what follows is its teaser's headline run into the next sentence
+        ("READ MORE:", "Ferry strike called off in Cork Ann Walsh", "after_dropped_label"),
+        # the rest of a sentence split at its colon
+        ("The crews wanted one answer from the harbour board:", "Had its new chairman", "after_dropped_label"),
+        # a title the gate dropped: the sentence is the rest of a name cut from it
+        ("Republican Sens.", "Nora Quill and Dan Ferris", "after_abbreviation"),
+        # a role before a name whose first word reads as a conjunction
+        ("Shop co-owner", "And Byrne", "after_dropped_title"),
+        # near misses: a heading before a sentence that opens with a conjunction and no name, or with a name
+        ("Harbour repairs", "But the board", ""),
+        ("Shop co-owner", "But the board", ""),
+        ("Fares rise for the harbour master", "Ann Byrne", ""),
+    ],
+)
+def test_a_sentence_whose_head_the_gate_dropped_is_refused_anywhere(nlp, dropped, opening, why):
+    text = f"Walsh spoke at the quay. {dropped} {opening} said on Monday that the pier would reopen in May. The ferry left."
+    doc = nlp(text)
+    refused = hay_refusals(doc, _spans(doc, text, ["Walsh spoke", opening, "The ferry"], dropped=[dropped]))
+    assert refused == ("", why, "")
+    assert not why or edge_refused(why, "inner")
+
+
 def test_both_halves_of_a_sentence_split_at_a_glued_ellipsis_are_refused(nlp):
     text = "When you hear the gulls at dawn...I just want to stay on the island. The ferry left at noon."
     doc = nlp(text)

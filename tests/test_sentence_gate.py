@@ -119,6 +119,10 @@ def test_captions_and_list_entries_are_not_sentences(nlp):
         # a comma, then a capitalised function word opening a finite clause: the source lost a full stop
         ("The harbour has two kinds of moorings, One is the kind that dries out at low tide.", "missing_word"),
         ("The dues were paid on the ferries of 1904, The owners of the old boats asked for a refund in May.", "missing_word"),
+        # a word written twice, the second copy in the first's role: the source's slip
+        ("The island crews have have been losing their pay for the past ten years.", "missing_word"),
+        ("The old pier was rebuilt by by the harbour board in 1890.", "missing_word"),
+        ("The skipper sailed to Cobh because because the quay at Kinsale was shut.", "missing_word"),
         # only a subordinate clause: no main clause after it
         ("As has been the rule at the harbour for decades.", "subordinate_clause"),
         ("If to these dues be added the cost of the new pier, to $40,000.", "subordinate_clause"),
@@ -210,6 +214,71 @@ def test_abbreviations_initials_and_brackets_do_not_end_sentences(nlp):
         "The ship sailed to the U.S.",
         "The crew stayed in Cork.",
     )
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "By May the island skippers had had enough of the new fares.",  # an auxiliary and a verb
+        "The mayor said that that pier would be closed for the winter.",  # a conjunction and a determiner
+        "There were many small things like that that worried the crews.",  # two phrases
+        "It took a long long while for the ferry to come back to Cobh.",  # an adjective said twice for emphasis
+    ],
+)
+def test_a_word_said_twice_in_two_roles_or_for_emphasis_is_prose(nlp, sentence):
+    span = next(nlp(sentence).sents)
+    assert not_a_sentence(span, span.text.strip()) is None
+
+
+def test_a_plural_title_before_names_does_not_end_a_sentence(nlp):
+    text = (
+        "The plan drew fire from both sides of the chamber. "
+        "Republican Sens. Nora Quill and Dan Ferris called the plan a mistake on the radio. "
+        "Two Drs. Ann Lowry and Tom Byrne wrote to the harbour board about it. "
+        "The statement was sent to the Associated Press. The crew stayed in Cork."
+    )
+    assert stored(nlp, text) == (
+        "The plan drew fire from both sides of the chamber.",
+        "Republican Sens. Nora Quill and Dan Ferris called the plan a mistake on the radio.",
+        "Two Drs. Ann Lowry and Tom Byrne wrote to the harbour board about it.",
+        # near miss: a word that ends sentences is no title's plural ("Pres" + "s")
+        "The statement was sent to the Associated Press.",
+        "The crew stayed in Cork.",
+    )
+
+
+def test_a_sentence_whose_head_the_gate_dropped_is_refused_as_a_needle(nlp):
+    # a role before a name whose first word reads as a conjunction: the parser cut the name from its role and the
+    # gate dropped the role ("Shop co-owner", no sentence end)
+    text = (
+        "The ferry left Cork at noon on Monday. The union has met the board twice. "
+        '"We will not sail until the fares are cut at last," she said. '
+        "Shop co-owner And Byrne told the Cork Echo that he was not there when the deal was made. "
+        "The crew stayed in Cork for a week."
+    )
+    found = refusals(nlp, text)
+    assert found["And Byrne told the Cork Echo that he was not there when the deal was made."] == "after_dropped_title"
+    assert found["The crew stayed in Cork for a week."] == ""
+    # a label's colon: its teaser headline ran into the sentence after the split (spans as the segmenter leaves
+    # them, the label dropped), and the two halves of a sentence split after a title
+    text = (
+        "The union has met the board twice. READ MORE: Ferry strike called off in Cork Ann Walsh, 30, keeps her "
+        "children fed with rations from the board. Republican Sens. Nora Quill and Dan Ferris called the plan a "
+        "mistake. The crew stayed in Cork for a week."
+    )
+    doc = nlp(text)
+    kept = [
+        "The union has met the board twice.",
+        "Ferry strike called off in Cork Ann Walsh, 30, keeps her children fed with rations from the board.",
+        "Republican Sens.",
+        "Nora Quill and Dan Ferris called the plan a mistake.",
+        "The crew stayed in Cork for a week.",
+    ]
+    spans = [doc.char_span(text.index(piece), text.index(piece) + len(piece)) for piece in kept]
+    assert needle_refusals(doc, spans) == ("", "after_dropped_label", "abbreviation_end", "after_abbreviation", "")
+    # near miss: an initial may end a sentence, and the one after it is whole
+    found = refusals(nlp, "The harbour grant is paid under Part A. The board met in May to set the fares.")
+    assert found == {"The harbour grant is paid under Part A.": "", "The board met in May to set the fares.": ""}
 
 
 def test_a_quotation_opened_in_an_earlier_sentence_refuses_the_sentences_inside_it(nlp):

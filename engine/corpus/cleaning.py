@@ -196,10 +196,13 @@ LOST_CHARACTER = "\ufffd"  # a character the dataset could not decode
 # Titles written before a name, and lowercase abbreviations that run on
 # inside a sentence: no sentence ends after them (engine.corpus.sentence_guards,
 # engine.corpus.boilerplate). spaCy's tokenizer exceptions hold some of the titles.
-TITLES = frozenset(
+_SINGLE_TITLES = (
     "Adm Brig Capt Cdr Cmdr Col Cpl Det Dr Fr Gen Gov Hon Insp Lt Maj Messrs Mr Mrs Ms Mt Pres Prof Pte Pvt "
     "Rep Rev Rt Sen Sgt Sr St Supt".split()
 )
+# each title's plural, before two names or more ("Sens. Ann Walsh and Tom Byrne", "Drs. ..."), but of a title ending
+# in "s" ("Pres" + "s" is "Press", which ends sentences); and "Ret." (retired) before a rank ("Ret. Vice Adm. ...")
+TITLES = frozenset(_SINGLE_TITLES + [t + "s" for t in _SINGLE_TITLES if not t.endswith("s")] + ["Ret"])
 ABBREVIATIONS = frozenset("al approx c ca cf ed eds fl lit op pp viz vol vols vs".split())
 # Suffixes written after a name: a sentence may end after one ("... named for
 # Thomas Walsh Jr."), but not before a lowercase word or a verb ("Jr. said").

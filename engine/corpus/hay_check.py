@@ -20,7 +20,9 @@ sentence end, a finite verb, no list mark):
 - "trailing_off": at most MAX_TRAILING_OFF_WORDS words ending in an ellipsis
   ("You may also like ...");
 - "abbreviation_end": it ends in a title, an initial or an abbreviation
-  ("... held by Brig."), and "after_abbreviation" for the one after it;
+  ("... held by Brig."), and "after_abbreviation" for the one after it,
+  also where the gate dropped the piece that ends in it ("Republican Sens."
+  | "Ann Walsh and Tom Byrne said ...": `dropped_head`);
 - "unbalanced_brackets": brackets opened and not closed or the reverse (a
   split inside brackets);
 - "no_finite_verb": no finite verb by the tagger or the morphology: a list
@@ -147,6 +149,28 @@ dropped ('"Fares. Timetables. The future of the islands," said Walsh ...'),
 left as a fragment. A whole sentence after such a gap ('... The board
 must act," said Walsh.') reads as prose and keeps its edge refusal.
 
+`dropped_head` reads the piece the gate dropped right before a sentence, in
+its paragraph, for a sign that it was the sentence's own head (it holds
+anywhere in a window, and engine.corpus.sentence_gate refuses such a
+sentence as a needle too):
+
+- "after_abbreviation": the piece ends in a title or an abbreviation (above);
+- "after_dropped_label": the piece ends in a colon ("READ MORE:",
+  "OPINION:", "... what they had long talked about doing:", "Ann Walsh:"):
+  what follows a label is its teaser's headline run into the next sentence
+  ("READ MORE:" | "Ferry strike called off in Cork Ann Walsh, 30, said
+  ..."), the rest of a sentence split at its colon, a list or timeline
+  entry, or an interview's answer; no stored sentence ends in a colon, so
+  the gate always drops the head;
+- "after_dropped_title": the piece has no sentence end and ends in a
+  lowercase noun of a person (a role: "owner", "spokesman",
+  name_kind_nouns.PERSON_FIRST_NOUNS, the last part of a hyphenated word),
+  and the sentence opens with a capitalised conjunction before a proper
+  noun: a name whose first word reads as a conjunction, cut from the role
+  set before it ("Shop co-owner" | "And Byrne told the paper ..."). A
+  heading before a sentence that opens with "But" or "And" ("Fares rise" |
+  "But the board ...") has no name after the conjunction.
+
 Last, engine.corpus.continuations.continuation_refusals: a sentence opening
 with an ellipsis or a bracketed insertion that continues a cut clause
 ("continuation_start"), one right after a span the gate dropped that starts
@@ -170,6 +194,7 @@ from engine.corpus.continuations import continuation_refusals
 from engine.corpus.fused_clauses import fused_clause, subjectless_clause
 from engine.corpus.page_rows import telephone_number
 from engine.corpus.fused_headings import name_word
+from engine.corpus.name_kind_nouns import PERSON_FIRST_NOUNS
 from engine.corpus.parsed_headings import HEADING_KINDS, fused_heading_kind
 from engine.corpus.run_on_headings import heading_opening
 from engine.needles.edits import FINITE_TAGS
@@ -231,9 +256,9 @@ def hay_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
     """For each of `spans` (the document's stored sentences, in order): "" if
     a rand-hay window may hold it, else why not (module docstring)."""
     refusals = [_refusal(span) for span in spans]
-    for k in range(1, len(spans)):
-        if not refusals[k] and refusals[k - 1] == "abbreviation_end":
-            refusals[k] = "after_abbreviation"
+    for k in range(len(spans)):
+        if not refusals[k]:
+            refusals[k] = AFTER_ABBREVIATION if k and refusals[k - 1] == "abbreviation_end" else dropped_head(doc, spans, k)
     for k, span in enumerate(spans):
         if refusals[k]:
             continue
@@ -260,6 +285,54 @@ def _verbless_quote_after_dropped(doc: Doc, spans: Sequence[Span], k: int) -> bo
     span = spans[k]
     close = next((i for i, role in quotation_marks(doc) if span.start <= i < span.end and role == "close"), span.end)
     return not any(t.pos_ in ("VERB", "AUX") for t in doc[span.start : close])
+
+
+AFTER_ABBREVIATION = "after_abbreviation"
+AFTER_DROPPED_LABEL = "after_dropped_label"
+AFTER_DROPPED_TITLE = "after_dropped_title"
+
+
+def dropped_head(doc: Doc, spans: Sequence[Span], k: int) -> str:
+    """Why the piece the gate dropped right before sentence `k`, in its
+    paragraph, was the sentence's own head (module docstring), or ""."""
+    piece = _dropped_piece(doc, spans[k - 1].end if k else 0, spans[k].start)
+    if not piece:
+        return ""
+    if _abbreviation_end(doc[piece[0].i : piece[-1].i + 1].text):
+        return AFTER_ABBREVIATION
+    last = piece[-1]
+    if last.text == ":":
+        return AFTER_DROPPED_LABEL
+    words = _words(spans[k])
+    if (
+        last.is_lower and last.text.split("-")[-1] in PERSON_FIRST_NOUNS
+        and len(words) > 1 and words[0].tag_ == "CC" and words[0].is_title and words[1].tag_ in ("NNP", "NNPS")
+    ):  # fmt: skip
+        return AFTER_DROPPED_TITLE
+    return ""
+
+
+def split_at_abbreviation(spans: Sequence[Span], k: int) -> str:
+    """"abbreviation_end" if sentence `k` ends in a title ("Sens."), "after_abbreviation" if the stored sentence
+    before it does, else "": the two halves of a sentence split after a title, which never ends one (for the
+    needle gate, engine.corpus.sentence_gate). Hay refuses a split after an initial or an abbreviation too
+    (hay_refusals); a needle may not: "... under Part A." and "... Plan B." end sentences."""
+    if _title_end(spans[k].text.strip()):
+        return "abbreviation_end"
+    return AFTER_ABBREVIATION if k and _title_end(spans[k - 1].text.strip()) else ""
+
+
+def _dropped_piece(doc: Doc, start: int, end: int) -> list[Token]:
+    """The tokens but spaces of what lies between tokens start and end since the last line break: the piece the
+    gate dropped right before a sentence, in its paragraph ([] if none)."""
+    piece: list[Token] = []
+    for token in doc[start:end]:
+        if token.is_space:
+            if "\n" in token.text:
+                piece = []
+        else:
+            piece.append(token)
+    return piece
 
 
 # the refusals that read a heading, a caption or a timeline's label run onto the sentence after it, from the
@@ -481,6 +554,11 @@ def _abbreviation_end(text: str) -> bool:
         return False
     word = match.group(1)
     return (len(word) == 1 and word.isupper() and word != "I") or word in TITLES or word in NAME_SUFFIXES or word.lower() in ABBREVIATIONS
+
+
+def _title_end(text: str) -> bool:
+    match = _ABBREVIATED_END.search(text)
+    return match is not None and match.group(1) in TITLES
 
 
 def _short_question(text: str) -> bool:

@@ -34,6 +34,18 @@ kept only after reading every sentence it refused in tuning documents:
   weeks leading up the vote", "the hours leading up the launch"): the
   phrase of time takes "to" ("leading up to the vote"); a way or a boat
   leads up a hill or a channel, but it is no date;
+- "doubled_word": a lowercase word written twice in a row, the second
+  copy in the first's role (the same head and relation, or the same tag
+  and relation) or hung on it ("They have have been losing support", "a
+  print by by the artist", "the the harbour"): the source's slip, which an
+  edit between the copies would keep ungrammatical. A word said twice in
+  two roles is English ("they had had enough": an auxiliary and a verb;
+  "that that board": a conjunction and a determiner; "things like that
+  that surprised me": two phrases), and so is an adjective said twice for
+  emphasis ("many many more", "a long long while", "my great great aunt"),
+  though the tagger cannot tell it from a slip ("his first first visit"),
+  which is kept: an edit goes between two adjectives less often than
+  between an auxiliary's copies;
 - "full_stop_lost": a comma, then a capitalised function word that opens
   the subject of a finite verb ("two kinds of piers, One is the kind ...",
   "the bonds of 1904, The holders presented them ..."): two sentences fused
@@ -73,13 +85,15 @@ def lost_word(span: Span) -> str | None:
         return "full_stop_lost"
     if span.doc.has_annotation("ENT_IOB") and _time_lead_up_without_to(span):
         return "lead_up_without_to"
-    return _adjacent_words_signal([t for t in span if not t.is_space])
+    return _adjacent_words_signal([t for t in span if not t.is_space], span.doc.has_annotation("DEP"))
 
 
-def _adjacent_words_signal(words: list[Token]) -> str | None:
+def _adjacent_words_signal(words: list[Token], parsed: bool) -> str | None:
     for k in range(len(words) - 1):
         first, second = words[k], words[k + 1]
         after = words[k + 2] if k + 2 < len(words) else None
+        if parsed and _doubled(first, second):
+            return "doubled_word"
         if _article_before_impossible(k, first, second, after):
             return "article_before"
         gerund_after = after is not None and after.tag_ == "VBG"
@@ -93,6 +107,16 @@ def _adjacent_words_signal(words: list[Token]) -> str | None:
         if second.lower_ == "rather" and after is not None and _comparison_without_than(first, after, words[k + 3 :]):
             return "rather_without_than"
     return None
+
+
+def _doubled(first: Token, second: Token) -> bool:
+    """The same lowercase word twice in a row, the second in the first's role or hung on it (module docstring)."""
+    if first.text != second.text or not (first.is_lower and first.is_alpha) or not first.whitespace_:
+        return False
+    if first.tag_ in ("JJ", "JJR", "JJS"):
+        return False  # emphasis: "many many more"
+    same_role = first.dep_ == second.dep_ and (first.head.i == second.head.i or first.tag_ == second.tag_)
+    return same_role or second.head.i == first.i
 
 
 _PROPER_TAGS = frozenset({"NNP", "NNPS"})

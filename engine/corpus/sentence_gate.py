@@ -68,6 +68,15 @@ on to the next one:
 - "attribution_tail": it only says who spoke the quotation that closed right
   before it ('"Is it the adviser?" | Walsh said, in a reference to Byrne.':
   engine.needles.quotation.attribution_tail), as '"...," she said.' does.
+- "abbreviation_end", "after_abbreviation": it ends in a title, or the
+  sentence before it does ("Republican Sens." | "Ann Walsh and Tom Byrne
+  said ..."): a sentence split there
+  (engine.corpus.hay_check.split_at_abbreviation);
+- "after_abbreviation", "after_dropped_label", "after_dropped_title": the
+  piece the gate dropped right before it was its own head (a title, a
+  label and its colon, a role before a name: engine.corpus.hay_check
+  .dropped_head): "READ MORE:" | "Ferry strike called off in Cork Ann
+  Walsh said ...".
 - "lost_characters": it holds U+FFFD, a character the dataset could not
   decode (a name cut mid-word: "Sinn F\\ufffd\\ufffdin").
 - "glued_sentences": a sentence end glued to the next sentence through
@@ -110,7 +119,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from engine.corpus.cleaning import LOST_CHARACTER, template_hole
-from engine.corpus.hay_check import fused_heading_form
+from engine.corpus.hay_check import dropped_head, fused_heading_form, split_at_abbreviation
 from engine.corpus.interviews import live_entry, speech_refusals
 from engine.corpus.lost_words import lost_word
 from engine.corpus.page_rows import row_kind
@@ -302,6 +311,8 @@ def needle_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
             refusals.append(speech[k])
         elif span.doc.has_annotation("DEP") and attribution_tail(span):
             refusals.append("attribution_tail")  # '"... the adviser?" | Walsh said, in a reference to Byrne.' (quotation.py)
+        elif cut := split_at_abbreviation(spans, k) or dropped_head(doc, spans, k):
+            refusals.append(cut)  # "Republican Sens." | "Ann Walsh and ...", "READ MORE:" | "Ferry strike ..." (hay_check)
         elif LOST_CHARACTER in text:
             refusals.append("lost_characters")
         elif _GLUED_END.search(text):
