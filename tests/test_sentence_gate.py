@@ -306,6 +306,8 @@ def test_a_heading_opening_a_sentence_refuses_it_as_a_needle_and_keeps_it_in_hay
         "Harbours controlled by private firms 40 percent of Irish ports are now run by companies, the report found.",
         # a bare two-word heading hung on a place's name as a modifier that says nothing of a place
         "Water dispute Ireland also plans to close the bay to foreign boats next year.",
+        # a role written as a capitalised hyphenated compound after the heading's noun, before a name
+        "Risks of late filing Co-pilot Ann Walsh told the board the data were thin.",
     ):
         found = refusals(nlp, f"The ferry left Cork at noon. {heading} The crew stayed in Cork.")
         assert found[heading] == "heading_opening"
@@ -341,6 +343,8 @@ def test_a_heading_opening_a_sentence_refuses_it_as_a_needle_and_keeps_it_in_hay
         # a noun that names a place's kind, or a person (a country as its team), before a place's name
         "Host nation Ireland opened the games in May.",
         "Tournament favourites India won the final in Dublin.",
+        # a capitalised role and a name as a gerund's object: a title before a name
+        "Risks of meeting Co-author Ann Walsh are small.",
     ):
         assert refusals(nlp, f"The ferry left Cork at noon. {prose} The crew stayed in Cork.")[prose] == ""
 

@@ -72,7 +72,9 @@ parsed sentence and say why it is not one clean sentence, or None:
   of Irish ports are ..."; not a date or a measure: "... 40 years ago"),
   and a bare heading of a few words whose noun, hung on a place's name,
   says nothing of a place, a group, a person or a time ("Water dispute
-  Ireland also plans ...").
+  Ireland also plans ..."); and a role written as a capitalised hyphenated
+  compound after a heading's noun, before a person's name ("Risks of late
+  filing Co-pilot Ann Walsh told ...").
 - `headline_before_subject(span)`: a headline run into a sentence whose
   subject is a person's name, where the parse shows two clauses that
   nothing joins: a present-tense headline clause, then a name (a role may
@@ -281,6 +283,7 @@ def heading_opening(span: Span, *, hay: bool = False) -> bool:
         or _plural_noun_heading_before_subject(span)
         or _nationality_subject_after_heading(span)
         or _participle_headline_before_number(span)
+        or _hyphenated_role_after_heading(span)
         or _restated_heading(span, hay)
         or _one_word_heading_before_place(span)
     )
@@ -535,6 +538,35 @@ def _nationality_subject_after_heading(span: Span) -> bool:
         words = doc[span.start : opener.i]
         if not any(t.is_punct and t.text not in "-'\u2019" or t.tag_ == "CC" for t in words):
             return True
+    return False
+
+
+def _hyphenated_role_after_heading(span: Span) -> bool:
+    """A verbless heading in sentence case run into a role written as a
+    hyphenated compound with a capital ("Co-author"), whose last word is a
+    person's noun (WordNet, engine.corpus.name_kind_nouns), before a person's
+    name: "Risks of late filing Co-pilot Ann Walsh told ...". Prose writes
+    such a role lowercase after a noun ("the study's co-author Ann Walsh");
+    the capital opens the sentence. The heading may end in a gerund
+    ("Risks of underreporting") unless the name is its object ("Risks of
+    meeting Co-author Ann Walsh are small": a title before a name).
+    `opener_after_word` skips the first part, a word cut by its hyphen."""
+    doc = span.doc
+    for token in span[2 : MAX_HEADING_TOKENS + 1]:
+        if token.i + 3 >= span.end or not (_capitalised(token) and token.is_title and len(token.text) > 1):
+            continue
+        hyphen, word, name = doc[token.i + 1], doc[token.i + 2], doc[token.i + 3]
+        if token.whitespace_ or hyphen.text != "-" or hyphen.whitespace_ or not (word.is_lower and word.is_alpha):
+            continue
+        before = doc[token.i - 1]
+        if not _content_word_before(token) or before.tag_ not in ("NN", "NNS", "VBG") or not _verbless_run(span, token.i):
+            return False
+        person = name
+        while person.dep_ == "compound" and person.head.i > person.i:
+            person = person.head
+        if before.tag_ == "VBG" and person.head.i == before.i:
+            return False  # the name is the gerund's object: "Risks of meeting Co-author Ann Walsh are small"
+        return word.lower_ in PERSON_NOUNS and name.ent_type_ == "PERSON" and name.ent_iob_ == "B"
     return False
 
 
