@@ -308,6 +308,8 @@ def test_a_heading_opening_a_sentence_refuses_it_as_a_needle_and_keeps_it_in_hay
         "Water dispute Ireland also plans to close the bay to foreign boats next year.",
         # a role written as a capitalised hyphenated compound after the heading's noun, before a name
         "Risks of late filing Co-pilot Ann Walsh told the board the data were thin.",
+        # a heading's word the tagger took into a nationality of two words, after the heading's noun
+        "Quotas back on the table Outgoing Irish minister Ann Walsh welcomed the deal.",
     ):
         found = refusals(nlp, f"The ferry left Cork at noon. {heading} The crew stayed in Cork.")
         assert found[heading] == "heading_opening"
@@ -345,6 +347,8 @@ def test_a_heading_opening_a_sentence_refuses_it_as_a_needle_and_keeps_it_in_hay
         "Tournament favourites India won the final in Dublin.",
         # a capitalised role and a name as a gerund's object: a title before a name
         "Risks of meeting Co-author Ann Walsh are small.",
+        # a nationality of two words after a noun, opening a relative clause
+        "The trade talks South African officials held in Cork went well.",
     ):
         assert refusals(nlp, f"The ferry left Cork at noon. {prose} The crew stayed in Cork.")[prose] == ""
 

@@ -74,7 +74,10 @@ parsed sentence and say why it is not one clean sentence, or None:
   says nothing of a place, a group, a person or a time ("Water dispute
   Ireland also plans ..."); and a role written as a capitalised hyphenated
   compound after a heading's noun, before a person's name ("Risks of late
-  filing Co-pilot Ann Walsh told ...").
+  filing Co-pilot Ann Walsh told ..."). A nationality of more than one
+  word right after a heading's noun is no modifier of it ("... on the
+  table Outgoing Irish minister Ann Walsh welcomed": the tagger took the
+  heading's next word into the nationality).
 - `headline_before_subject(span)`: a headline run into a sentence whose
   subject is a person's name, where the parse shows two clauses that
   nothing joins: a present-tense headline clause, then a name (a role may
@@ -334,7 +337,7 @@ def _verbless_heading_before_name(span: Span, hay: bool = False) -> bool:
             return False
         if not _capitalised(token) or not _content_word_before(token) or before.tag_.startswith("VB"):
             continue
-        if (token.tag_ == "JJ" and token.ent_type_) or token.ent_type_ in ("NORP", "LANGUAGE"):
+        if ((token.tag_ == "JJ" and token.ent_type_) or token.ent_type_ in ("NORP", "LANGUAGE")) and not _opens_a_nationality_after_noun(token):
             continue  # "other Russian officials"; an adjective outside a name opens a subject: "... blog Former leader Ann"
         if token.ent_type_ in _TIME_TYPES and not _possessed(token):
             continue  # "a report Tuesday says": its adverb of time; "... tensions Friday's clash was ..." is none
@@ -352,6 +355,19 @@ def _verbless_heading_before_name(span: Span, hay: bool = False) -> bool:
             return False
         return any(t.tag_ in FINITE_TAGS for t in doc[token.i : span.end])
     return False
+
+
+def _opens_a_nationality_after_noun(token: Token) -> bool:
+    """`token` opens a nationality of more than one word right after a
+    lowercase common noun: "... on the table Outgoing Irish minister
+    ...", where the tagger took a heading's next word into the nationality.
+    A nationality after an adjective ("other Russian officials", "young
+    Latin American voters") is the adjective's noun phrase; the caller asks
+    for a verbless opening too."""
+    doc = token.doc
+    if token.ent_type_ != "NORP" or token.ent_iob_ != "B" or token.i + 1 >= len(doc) or doc[token.i + 1].ent_iob_ != "I":
+        return False
+    return doc[token.i - 1].tag_ in ("NN", "NNS")
 
 
 # what a gerund heading holds between its gerund and the name: its object's words, no preposition or clause
