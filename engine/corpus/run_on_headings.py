@@ -142,6 +142,8 @@ _NAME_TYPES = frozenset({"PERSON", "GPE", "ORG", "LOC", "FAC", "NORP", "WORK_OF_
 # what a word modifying the next one is (a role before a name, an adjective)
 _MODIFIER_DEPS = frozenset({"compound", "amod", "nmod", "appos", "nummod", "poss"})
 _PLACE_OR_BODY_TYPES = frozenset({"GPE", "LOC", "FAC", "ORG", "NORP"})
+_PLACE_TYPES = frozenset({"GPE", "LOC"})
+MAX_BARE_HEADING_TOKENS = 3  # a bare heading before a place's name ("Water dispute")
 _PROSE_FINITE_TAGS = frozenset({"VBD", "MD"})  # a headline's verbs are in the present
 _STOPS = frozenset('"\u201c\u201d()[]:;')
 # the common nouns that can say what a name of each kind is (WordNet's classes, engine.corpus.name_kind_nouns):
@@ -541,7 +543,8 @@ def _nationality_subject_after_heading(span: Span) -> bool:
     doc = span.doc
     for verb in span:
         subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass") and c.i < verb.i]
-        if len(subjects) < 2 or not (verb.tag_ in FINITE_TAGS or any(c.dep_ in ("aux", "auxpass") and c.tag_ in FINITE_TAGS for c in verb.children)):
+        finite = verb.tag_ in FINITE_TAGS or any(c.dep_ in ("aux", "auxpass") and c.tag_ in FINITE_TAGS for c in verb.children)
+        if len(subjects) < 2 or not finite:
             continue
         first, second = subjects[0], subjects[-1]
         opener = second.left_edge
@@ -665,15 +668,11 @@ def _kind_before_name(before: Token, token: Token, start: int | None = None) -> 
     return None
 
 
-_PLACE_TYPES = frozenset({"GPE", "LOC"})
-MAX_BARE_HEADING_TOKENS = 3
-
-
 def _bare_heading_before_place(before: Token, token: Token, start: int | None) -> bool:
     """The sentence opens with a bare phrase of a few content words ending
     in the noun `before`, hung on the place's name at `token` as a modifier,
     and the noun can say nothing of a place, a group or a person (a country
-    as its team: "Tournament favourites India"), nor a time: "Fishing row
+    as its team: "Tournament favourites India"), nor a time: "Water dispute
     Ireland also plans ...". A place takes no premodifying common noun in
     prose but its kind ("the capital Dublin", `_kind_before_name`) or a time
     ("Last week Ireland ...")."""
