@@ -605,3 +605,16 @@ def test_a_possessive_mention_is_compared_without_its_s(nlp):
     (person,) = [e for e in doc.ents if e.label_ == "PERSON"]
     start, end, _, text = _compared(person)
     assert text == "Tomas Reyes" == doc.text[start:end]
+
+
+def test_a_date_replacement_never_names_another_date_of_the_sentence_however_written(nlp):
+    """ "from April 1992 until October of 2006" with "April of 1992" for
+    "October of 2006" names one date twice, leaving an empty span (W)."""
+    found = options_by_sentence(
+        nlp,
+        "The ferry company was founded in April of 1992. It was sold in October 2006. "
+        "Ticket prices went up from April 1992 until October of 2006 at the port.",
+    )
+    assert found["Ticket prices went up from April 1992 until October of 2006 at the port."] == {}
+    # a date the sentence does not hold stays a replacement
+    assert found["The ferry company was founded in April of 1992."] == {"April of 1992": ("October of 2006",)}

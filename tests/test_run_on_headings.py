@@ -78,3 +78,12 @@ def test_a_noun_that_cannot_name_a_possessed_name_ends_a_heading(nlp):
     # issue 27, session 18: "convergence" names no place or group: a heading run into "Norway's plan ..."
     span = _sentence_in_context(nlp, "Price convergence Norway's plan to cap the fares began after the storm.")
     assert heading_opening(span) and heading_opening(span, hay=True)
+
+
+def test_a_bare_heading_hung_on_a_place_name_is_refused_in_hay_too(nlp):
+    # a two-word heading whose noun says nothing of a place, run into the place that opens the sentence
+    span = _sentence_in_context(nlp, "Water dispute Ireland also plans to close the bay to foreign boats next year.")
+    assert heading_opening(span) and heading_opening(span, hay=True)
+    # a noun naming the place's kind before it is prose
+    span = _sentence_in_context(nlp, "Host nation Ireland opened the games in May.")
+    assert not heading_opening(span) and not heading_opening(span, hay=True)

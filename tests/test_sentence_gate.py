@@ -369,6 +369,16 @@ def test_a_heading_opening_a_sentence_refuses_it_as_a_needle_and_keeps_it_in_hay
         "The harbour news Senior pilots have asked for a new tug.",
         # a day's name in the possessive is no adverb of time: it opens the subject
         "Rough seas Monday's sailing was the worst of the winter.",
+        # a second subject of the verb opened by a nationality right after the heading's noun
+        "The hidden cost of Cork's ferry strikes Irish hauliers have been forced to use ports in Wales.",
+        # a participle headline run into a number that opens the subject
+        "Harbours controlled by private firms 40 percent of Irish ports are now run by companies, the report found.",
+        # a bare two-word heading hung on a place's name as a modifier that says nothing of a place
+        "Water dispute Ireland also plans to close the bay to foreign boats next year.",
+        # a role written as a capitalised hyphenated compound after the heading's noun, before a name
+        "Risks of late filing Co-pilot Ann Walsh told the board the data were thin.",
+        # a heading's word the tagger took into a nationality of two words, after the heading's noun
+        "Quotas back on the table Outgoing Irish minister Ann Walsh welcomed the deal.",
     ):
         found = refusals(nlp, f"The ferry left Cork at noon. {heading} The crew stayed in Cork.")
         assert found[heading] == "heading_opening"
@@ -396,6 +406,18 @@ def test_a_heading_opening_a_sentence_refuses_it_as_a_needle_and_keeps_it_in_hay
         "The ancient Celtic festival begins at dawn.",
         # an adverbial opening before a possessed day's name
         "After the storm Monday's sailing was cancelled.",
+        # a noun run into a nationality that opens a relative clause: one subject for each verb
+        "The hauliers Irish ports turned away have been forced to use ports in Wales.",
+        # a number after a participle's phrase as a date or as a measure of the word after it
+        "Harbours controlled by private firms 40 years ago were run badly.",
+        "Boats built by hand 40 percent faster than before are now sold in Cork.",
+        # a noun that names a place's kind, or a person (a country as its team), before a place's name
+        "Host nation Ireland opened the games in May.",
+        "Tournament favourites India won the final in Dublin.",
+        # a capitalised role and a name as a gerund's object: a title before a name
+        "Risks of meeting Co-author Ann Walsh are small.",
+        # a nationality of two words after a noun, opening a relative clause
+        "The trade talks South African officials held in Cork went well.",
     ):
         assert refusals(nlp, f"The ferry left Cork at noon. {prose} The crew stayed in Cork.")[prose] == ""
 

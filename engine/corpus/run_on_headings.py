@@ -65,7 +65,19 @@ parsed sentence and say why it is not one clean sentence, or None:
   An adjective outside any name may open the subject too ("The harbour
   news Senior pilots have asked ..."), and so may a day's name in the
   possessive, which is no adverb of time ("Rough seas Monday's sailing was
-  ...").
+  ..."). Three more: a second subject of the verb opened by a nationality
+  right after the heading's noun ("The hidden cost of Cork's ferry strikes
+  Irish hauliers have been ..."), a participle headline run into a number
+  that opens the subject ("Harbours controlled by private firms 40 percent
+  of Irish ports are ..."; not a date or a measure: "... 40 years ago"),
+  and a bare heading of a few words whose noun, hung on a place's name,
+  says nothing of a place, a group, a person or a time ("Water dispute
+  Ireland also plans ..."); and a role written as a capitalised hyphenated
+  compound after a heading's noun, before a person's name ("Risks of late
+  filing Co-pilot Ann Walsh told ..."). A nationality of more than one
+  word right after a heading's noun is no modifier of it ("... on the
+  table Outgoing Irish minister Ann Walsh welcomed": the tagger took the
+  heading's next word into the nationality).
 - `headline_before_subject(span)`: a headline run into a sentence whose
   subject is a person's name, where the parse shows two clauses that
   nothing joins: a present-tense headline clause, then a name (a role may
@@ -130,6 +142,8 @@ _NAME_TYPES = frozenset({"PERSON", "GPE", "ORG", "LOC", "FAC", "NORP", "WORK_OF_
 # what a word modifying the next one is (a role before a name, an adjective)
 _MODIFIER_DEPS = frozenset({"compound", "amod", "nmod", "appos", "nummod", "poss"})
 _PLACE_OR_BODY_TYPES = frozenset({"GPE", "LOC", "FAC", "ORG", "NORP"})
+_PLACE_TYPES = frozenset({"GPE", "LOC"})
+MAX_BARE_HEADING_TOKENS = 3  # a bare heading before a place's name ("Water dispute")
 _PROSE_FINITE_TAGS = frozenset({"VBD", "MD"})  # a headline's verbs are in the present
 _STOPS = frozenset('"\u201c\u201d()[]:;')
 # the common nouns that can say what a name of each kind is (WordNet's classes, engine.corpus.name_kind_nouns):
@@ -272,6 +286,9 @@ def heading_opening(span: Span, *, hay: bool = False) -> bool:
         or _infinitive_headline_before_subject(span)
         or _plural_subject_after_singular_heading(span)
         or _plural_noun_heading_before_subject(span)
+        or _nationality_subject_after_heading(span)
+        or _participle_headline_before_number(span)
+        or _hyphenated_role_after_heading(span)
         or _restated_heading(span, hay)
         or _one_word_heading_before_place(span)
     )
@@ -322,11 +339,11 @@ def _verbless_heading_before_name(span: Span, hay: bool = False) -> bool:
             return False
         if not _capitalised(token) or not _content_word_before(token) or before.tag_.startswith("VB"):
             continue
-        if (token.tag_ == "JJ" and token.ent_type_) or token.ent_type_ in ("NORP", "LANGUAGE"):
+        if ((token.tag_ == "JJ" and token.ent_type_) or token.ent_type_ in ("NORP", "LANGUAGE")) and not _opens_a_nationality_after_noun(token):
             continue  # "other Russian officials"; an adjective outside a name opens a subject: "... blog Former leader Ann"
         if token.ent_type_ in _TIME_TYPES and not _possessed(token):
             continue  # "a report Tuesday says": its adverb of time; "... tensions Friday's clash was ..." is none
-        kind = _kind_before_name(before, token)
+        kind = _kind_before_name(before, token, span.start)
         if kind is True:
             continue  # "his predecessor Barack Obama", "the provincial capital Lashkar Gah"
         if kind is None and _modifies(before, token, span.start) and not (hay and before.tag_ == "NNS"):
@@ -340,6 +357,19 @@ def _verbless_heading_before_name(span: Span, hay: bool = False) -> bool:
             return False
         return any(t.tag_ in FINITE_TAGS for t in doc[token.i : span.end])
     return False
+
+
+def _opens_a_nationality_after_noun(token: Token) -> bool:
+    """`token` opens a nationality of more than one word right after a
+    lowercase common noun: "... on the table Outgoing Irish minister
+    ...", where the tagger took a heading's next word into the nationality.
+    A nationality after an adjective ("other Russian officials", "young
+    Latin American voters") is the adjective's noun phrase; the caller asks
+    for a verbless opening too."""
+    doc = token.doc
+    if token.ent_type_ != "NORP" or token.ent_iob_ != "B" or token.i + 1 >= len(doc) or doc[token.i + 1].ent_iob_ != "I":
+        return False
+    return doc[token.i - 1].tag_ in ("NN", "NNS")
 
 
 # what a gerund heading holds between its gerund and the name: its object's words, no preposition or clause
@@ -500,7 +530,102 @@ def _plural_noun_heading_before_subject(span: Span) -> bool:
     return False
 
 
-def _kind_before_name(before: Token, token: Token) -> bool | None:
+def _nationality_subject_after_heading(span: Span) -> bool:
+    """A finite verb with two subjects before it, the first opening the
+    sentence, the second's phrase opening with a nationality (NORP) right
+    after the first's lowercase noun, no punctuation or conjunction between:
+    "The hidden cost of Cork's ferry strikes Irish hauliers have been
+    forced ...". A verb takes one subject, and a nationality does not follow
+    a noun inside one phrase; prose that runs a noun into a nationality
+    ("The hauliers Irish ports turned away ...") makes a relative clause,
+    one subject for each verb. A nationality before a noun is skipped by
+    `_verbless_heading_before_name` ("other Russian officials")."""
+    doc = span.doc
+    for verb in span:
+        subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass") and c.i < verb.i]
+        finite = verb.tag_ in FINITE_TAGS or any(c.dep_ in ("aux", "auxpass") and c.tag_ in FINITE_TAGS for c in verb.children)
+        if len(subjects) < 2 or not finite:
+            continue
+        first, second = subjects[0], subjects[-1]
+        opener = second.left_edge
+        if first.left_edge.i != span.start or opener.i <= first.right_edge.i or opener.i - span.start > MAX_HEADING_TOKENS:
+            continue
+        if opener.ent_type_ != "NORP" or opener.ent_iob_ != "B" or not _capitalised(opener) or not _content_word_before(opener):
+            continue
+        if doc[opener.i - 1].tag_ not in ("NN", "NNS"):
+            continue
+        words = doc[span.start : opener.i]
+        if not any(t.is_punct and t.text not in "-'\u2019" or t.tag_ == "CC" for t in words):
+            return True
+    return False
+
+
+def _hyphenated_role_after_heading(span: Span) -> bool:
+    """A verbless heading in sentence case run into a role written as a
+    hyphenated compound with a capital ("Co-author"), whose last word is a
+    person's noun (WordNet, engine.corpus.name_kind_nouns), before a person's
+    name: "Risks of late filing Co-pilot Ann Walsh told ...". Prose writes
+    such a role lowercase after a noun ("the study's co-author Ann Walsh");
+    the capital opens the sentence. The heading may end in a gerund
+    ("Risks of underreporting") unless the name is its object ("Risks of
+    meeting Co-author Ann Walsh are small": a title before a name).
+    `opener_after_word` skips the first part, a word cut by its hyphen."""
+    doc = span.doc
+    for token in span[2 : MAX_HEADING_TOKENS + 1]:
+        if token.i + 3 >= span.end or not (_capitalised(token) and token.is_title and len(token.text) > 1):
+            continue
+        hyphen, word, name = doc[token.i + 1], doc[token.i + 2], doc[token.i + 3]
+        if token.whitespace_ or hyphen.text != "-" or hyphen.whitespace_ or not (word.is_lower and word.is_alpha):
+            continue
+        before = doc[token.i - 1]
+        if not _content_word_before(token) or before.tag_ not in ("NN", "NNS", "VBG") or not _verbless_run(span, token.i):
+            return False
+        person = name
+        while person.dep_ == "compound" and person.head.i > person.i:
+            person = person.head
+        if before.tag_ == "VBG" and person.head.i == before.i:
+            return False  # the name is the gerund's object: "Risks of meeting Co-author Ann Walsh are small"
+        return word.lower_ in PERSON_NOUNS and name.ent_type_ == "PERSON" and name.ent_iob_ == "B"
+    return False
+
+
+# what a measure phrase ("40 percent", "ten years") may measure after it: "faster", "older", "ago"
+_MEASURED_TAGS = frozenset({"JJ", "JJR", "JJS", "RB", "RBR", "RBS"})
+
+
+def _participle_headline_before_number(span: Span) -> bool:
+    """A headline of a bare noun and a past participle hung on it
+    ("Harbours controlled by private firms"), run into a number after a
+    lowercase noun, with a finite verb after the number: "Harbours
+    controlled by private firms 40 percent of Irish ports are ...". A number
+    right after the participle's phrase opens the next clause's subject;
+    prose puts one there only as a date or a time ("... by private firms 40
+    years ago were ...", which the entity tagger marks) or as a measure of
+    an adjective or an adverb after it ("Boats built by hand 40 percent
+    faster ..."). The tagger may take the heading's last noun for a verb
+    ("cartels" as VBZ)."""
+    doc = span.doc
+    first, participle = span[0], span[1] if len(span) > 1 else None
+    if participle is None or not _capitalised(first) or first.tag_ not in ("NN", "NNS", "NNP") or first.ent_type_:
+        return False
+    if participle.tag_ != "VBN" or participle.dep_ != "acl" or participle.head.i != first.i:
+        return False
+    for token in span[3 : MAX_HEADING_TOKENS + 1]:
+        before = doc[token.i - 1]
+        if token.is_punct or token.tag_ == "CC":
+            return False
+        if not token.like_num:
+            continue
+        if not (before.is_lower and before.is_alpha and before.whitespace_ and before.tag_ in ("NN", "NNS", "VBZ")):
+            return False
+        measured = token.head if token.dep_ == "nummod" and token.head.i > token.i else token
+        if token.ent_type_ in _TIME_TYPES or (measured.i + 1 < span.end and doc[measured.i + 1].tag_ in _MEASURED_TAGS):
+            return False  # "... by hand 40 percent faster": a measure of the word after it
+        return any(t.tag_ in FINITE_TAGS for t in doc[token.i + 1 : span.end])
+    return False
+
+
+def _kind_before_name(before: Token, token: Token, start: int | None = None) -> bool | None:
     """Whether the common noun `before` can say what the name at `token` is
     (a person, a place, a group: "his predecessor Barack Obama", "tech firm
     Apple", "the capital Lashkar Gah"): True if WordNet's first sense of it
@@ -509,7 +634,8 @@ def _kind_before_name(before: Token, token: Token) -> bool | None:
     convergence China's journey ...": a heading, whatever the parser hangs
     on what; a word WordNet lacks too, as a needle abstains), None when that
     cannot be told (not a singular common noun, a name of no kind the tables
-    hold, a possessed name after a noun of its kind)."""
+    hold, a possessed name after a noun of its kind). `start`: where the
+    sentence opens, for a place's bare heading (`_bare_heading_before_place`)."""
     if token.ent_type_ not in _KIND_NOUNS or before.tag_ != "NN" or not before.is_lower or before.dep_ == "amod":
         return None
     if before.lower_.endswith("ing"):
@@ -535,8 +661,30 @@ def _kind_before_name(before: Token, token: Token) -> bool | None:
     if words & can_be:
         return None
     # a noun of another kind: a heading's last word before a possessed name ("... convergence China's journey");
-    # before a bare name engine.corpus.parsed_headings reads the heading ("Quiet heroism Walsh, ...")
-    return False if _possessed(token) else None
+    # before a bare name engine.corpus.parsed_headings reads the heading ("Quiet heroism Walsh, ..."), save a
+    # place's after a bare opening phrase (`_bare_heading_before_place`)
+    if _possessed(token) or _bare_heading_before_place(before, token, start):
+        return False
+    return None
+
+
+def _bare_heading_before_place(before: Token, token: Token, start: int | None) -> bool:
+    """The sentence opens with a bare phrase of a few content words ending
+    in the noun `before`, hung on the place's name at `token` as a modifier,
+    and the noun can say nothing of a place, a group or a person (a country
+    as its team: "Tournament favourites India"), nor a time: "Water dispute
+    Ireland also plans ...". A place takes no premodifying common noun in
+    prose but its kind ("the capital Dublin", `_kind_before_name`) or a time
+    ("Last week Ireland ...")."""
+    if start is None or token.ent_type_ not in _PLACE_TYPES or before.dep_ != "compound" or before.head.i < token.i:
+        return False
+    if {before.lemma_.lower(), before.lower_} & (PERSON_NOUNS | TIME_NOUNS) or before.i - start >= MAX_BARE_HEADING_TOKENS:
+        return False
+    opening = before.doc[start : before.i + 1]
+    # the first word in sentence case (the tagger may take it for a name: "Dam" as ORG), the others lowercase
+    return _capitalised(opening[0]) and all(
+        t.is_alpha and t.tag_ not in _FUNCTION_TAGS and (t.i == start or t.is_lower) for t in opening
+    )
 
 
 def _two_subjects(before: Token, token: Token) -> bool:

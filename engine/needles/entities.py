@@ -46,7 +46,10 @@ what they are:
 - Different referents: a replacement never shares a word with the span
   ("Galt" / "John Galt", "Europe" / "Southeastern Europe") and never
   repeats a name or date already in the sentence ("X defeated X"), nor
-  with a name given as the span's alias ("X, commonly known as Y").
+  with a name given as the span's alias ("X, commonly known as Y"); the
+  repeat is read in the words that name something, less the lowercase
+  function words a date may be written with (`_repeats_the_sentence`:
+  "from May 1990 to May of 2001" never becomes "... to May of 1990").
 - Articles: a leading "the" is read as outside the name. A name heading its
   noun phrase is replaced only by a name the document uses the same way,
   with "the" ("the United States") or without ("France"), so "with the
@@ -69,6 +72,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 import msgspec
+from spacy.lang.en.stop_words import STOP_WORDS
 
 from engine.needles.edits import EntityOption, sentence_bounds
 from engine.needles.edits import _inside_quotes as inside_quotes
@@ -548,6 +552,27 @@ def _pool(span: Span, label: str, sent: Span, entities: DocumentEntities) -> tup
     return kept, drawn
 
 
+_WORD = re.compile(r"\w+")
+
+
+def _naming_words(text: str) -> tuple[str, ...]:
+    """The words of `text` less lowercase function words ("December of 2000"
+    -> "December", "2000"; a capitalised "May" stays, the modal goes)."""
+    return tuple(w for w in _WORD.findall(text) if not (w.islower() and w in STOP_WORDS))
+
+
+def _repeats_the_sentence(candidate: str, outside: tuple[tuple[str, ...], ...]) -> bool:
+    """The candidate's naming words stand in a row in the sentence outside the
+    span (`outside`: the words before it, the words after it), however the
+    sentence writes them: "between May 1990 and May of 2001" with "May of
+    1990" for "May of 2001" names one date twice and leaves the span empty."""
+    words = _naming_words(candidate)
+    if not words:
+        return False
+    n = len(words)
+    return any(part[k : k + n] == words for part in outside for k in range(len(part) - n + 1))
+
+
 def entity_options(sent: Span, entities: DocumentEntities) -> tuple[EntityOption, ...]:
     options = []
     base = sentence_bounds(sent)[0]
@@ -573,6 +598,7 @@ def entity_options(sent: Span, entities: DocumentEntities) -> tuple[EntityOption
         written_with_the = span.start > 0 and span.doc[span.start - 1].lower_ == "the"
         article = "the" if slot == "mod" and written_with_the and entities.articles.get(span.text) == "the" else slot
         gender = courtesy_title(span) if label == "PERSON" else ""
+        outside = (_naming_words(text[:start]), _naming_words(text[span.end_char - base :]))
         replacements, bare_ones = [], []
         after = span.doc[span.end].text if span.end < len(span.doc) else ""  # a possessive's form (`possessive_misfit`)
         # "Mr Hill": only a name the document writes after a title of the same gender ("Mr Firth")
@@ -590,6 +616,8 @@ def entity_options(sent: Span, entities: DocumentEntities) -> tuple[EntityOption
                 # against "French Republic": which one the sentence needs is unsure, so no such replacement
                 continue
             if candidate == span.text or candidate in text or span.text in candidate or possessive_misfit(after, candidate, use):
+                continue
+            if _repeats_the_sentence(candidate, outside):
                 continue
             if label == "DATE":
                 if entity_shape(candidate, label) != entity_shape(span.text, label):
