@@ -72,7 +72,6 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 import msgspec
-from spacy.lang.en.stop_words import STOP_WORDS
 
 from engine.needles.edits import EntityOption, sentence_bounds
 from engine.needles.edits import _inside_quotes as inside_quotes
@@ -558,6 +557,8 @@ _WORD = re.compile(r"\w+")
 def _naming_words(text: str) -> tuple[str, ...]:
     """The words of `text` less lowercase function words ("December of 2000"
     -> "December", "2000"; a capitalised "May" stays, the modal goes)."""
+    from spacy.lang.en.stop_words import STOP_WORDS  # here: importing spaCy at start-up slows every CLI command
+
     return tuple(w for w in _WORD.findall(text) if not (w.islower() and w in STOP_WORDS))
 
 
