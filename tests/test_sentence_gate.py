@@ -742,3 +742,32 @@ def test_a_caption_and_a_subheading_run_into_the_middle_of_a_sentence_refuse_a_n
         "The warden told them Tom Byrne would settle the dispute between anglers and otters.": "",
     }
     assert_refused_alone(nlp, cases)
+
+
+def test_a_line_of_an_embedded_post_is_refused_as_needle_and_hay(nlp):
+    from engine.corpus.hay_check import MAX_POST_CHARS, hay_refusals
+
+    # the post's first line carries its handle and its last its link: the gate drops both, and the lines
+    # between them are the post's words, not the writer's
+    text = (
+        "The ferry left Cork at noon on Monday. @quaywatch: Ferry cancelled again at Cobh. "
+        "The crews have waited since dawn! pic.twitter.com/AbC123xyz "
+        "The crew stayed in Cork for a week. The board met on Tuesday."
+    )
+    found = refusals(nlp, text)
+    assert found["Ferry cancelled again at Cobh."] == found["The crews have waited since dawn!"] == "embedded_post"
+    assert found["The ferry left Cork at noon on Monday."] == found["The board met on Tuesday."] == ""
+    sentences = document_sentences(nlp(clean_text(text)))
+    hay = dict(zip(sentences.texts, hay_refusals(sentences.spans[0].doc, sentences.spans)))
+    assert hay["The crews have waited since dawn!"] == "embedded_post"
+    # near miss: the writer's prose between two posts, longer than a post
+    prose = (
+        "The board met on Tuesday to set the fares for the coming winter at Cobh. "
+        "Its chairman said the crews would be paid for the days they had lost since the strike began in May. "
+        "The union asked for a written promise before the next sailing, and the board agreed to send one. "
+        "The first ferry of the week is due to leave Cobh at dawn on Friday."
+    )
+    text = f"The ferry left Cork at noon. @quaywatch: Ferry cancelled. {prose} @quaywatch: Ferry back. The crew stayed in Cork."
+    found = refusals(nlp, text)
+    assert len(prose) > MAX_POST_CHARS and "The first ferry of the week is due to leave Cobh at dawn on Friday." in found
+    assert "embedded_post" not in found.values(), found

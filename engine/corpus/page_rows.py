@@ -90,6 +90,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+# what only a web page or a post carries: a link, a handle, an e-mail address, a hashtag
+WEB_RESIDUE = re.compile(r"https?://|www\.|pic\.twitter\.com|\B@\w{2,}|\b[\w.]+@[\w-]+\.[a-z]|\B#[A-Za-z]\w+")
 MAX_TEASER_SENTENCES = 4
 MAX_GALLERY_SENTENCES = 4
 # the sentences of a run's first teaser, whose start no mark shows: on the news corpus's 66 teasers between two

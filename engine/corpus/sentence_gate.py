@@ -72,6 +72,11 @@ on to the next one:
   sentence before it does ("Republican Sens." | "Ann Walsh and Tom Byrne
   said ..."): a sentence split there
   (engine.corpus.hay_check.split_at_abbreviation);
+- "embedded_post": the gate dropped web residue right before and right
+  after a short run of sentences holding it (a handle, a link:
+  engine.corpus.hay_check.embedded_post_lines), so it is a line of an
+  embedded post ("@ann:" | "Ferry cancelled again. The crews wait!" |
+  "pic.twitter.com/..."), not the writer's prose;
 - "after_abbreviation", "after_dropped_label", "after_dropped_title": the
   piece the gate dropped right before it was its own head (a title, a
   label and its colon, a role before a name: engine.corpus.hay_check
@@ -119,10 +124,10 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from engine.corpus.cleaning import LOST_CHARACTER, template_hole
-from engine.corpus.hay_check import dropped_head, fused_heading_form, split_at_abbreviation
+from engine.corpus.hay_check import EMBEDDED_POST, dropped_head, embedded_post_lines, fused_heading_form, split_at_abbreviation
 from engine.corpus.interviews import live_entry, speech_refusals
 from engine.corpus.lost_words import lost_word
-from engine.corpus.page_rows import row_kind
+from engine.corpus.page_rows import WEB_RESIDUE, row_kind
 from engine.corpus.run_on_headings import heading_inside, heading_opening, headline_before_subject, opener_after_word
 from engine.needles.quotation import DOUBLE_MARKS, PARAGRAPH, attribution_tail, inside_after, quotation_marks
 
@@ -153,7 +158,6 @@ ENTRY_LABEL_WORDS = 4
 _LEGEND = re.compile(
     r"\b(?:in|as)\s+(?:bold|boldface|italics?)\b|^See\b.*\b(?:below|above|section|article|chapter)\b", re.IGNORECASE
 )
-_WEB = re.compile(r"https?://|www\.|pic\.twitter\.com|\B@\w{2,}|\b[\w.]+@[\w-]+\.[a-z]|\B#[A-Za-z]\w+")
 # the longest quotation, in tokens, read as nested in an open one written with the same marks ("skinny")
 MAX_NESTED_TOKENS = 6
 # a word's sentence end, then stray marks and the next sentence's capital, no space between
@@ -171,7 +175,7 @@ def not_a_sentence(span: Span, text: str) -> str | None:
         return "list_entry"
     if _LABEL.match(text) or _TITLE_LABEL.match(text) or _entry_label(span, text):
         return "label"
-    if _WEB.search(text):
+    if WEB_RESIDUE.search(text):
         return "web_residue"
     if _LEGEND.search(text):
         return "legend"
@@ -282,6 +286,7 @@ def needle_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
     events = quotation_marks(doc)
     elisions = _unclosed_single_openings(doc, events)
     speech = speech_refusals(doc, spans)  # interview answers, speech after a colon (engine.corpus.interviews)
+    posts = embedded_post_lines(doc, spans)
     refusals: list[str] = []
     double = single = False
     nested_at = -1  # where a short quotation inside an open double one opened, with the same marks
@@ -311,6 +316,8 @@ def needle_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
             refusals.append(speech[k])
         elif span.doc.has_annotation("DEP") and attribution_tail(span):
             refusals.append("attribution_tail")  # '"... the adviser?" | Walsh said, in a reference to Byrne.' (quotation.py)
+        elif k in posts:
+            refusals.append(EMBEDDED_POST)  # "@ann: ... | The ferry is late! | pic.twitter.com/..." (hay_check)
         elif cut := split_at_abbreviation(spans, k) or dropped_head(doc, spans, k):
             refusals.append(cut)  # "Republican Sens." | "Ann Walsh and ...", "READ MORE:" | "Ferry strike ..." (hay_check)
         elif LOST_CHARACTER in text:
