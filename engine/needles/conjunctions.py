@@ -49,7 +49,9 @@ A conjunction is left alone when it is
   Town Hall"), coordinating the modifiers of a noun phrase that holds a
   proper noun ("the Pyrenees conifer and mixed forests ecoregion"), one-word
   names right before a singular common noun ("the Merton, Mitcham and
-  Morden by-election"), or
+  Morden by-election"), the topic of a body's or a meeting's name ("the
+  Oslo Conference on Nigeria and the Lake Chad Region": a capitalised group
+  or event noun, its preposition, capitalised words to the end), or
   inside an entity of either model;
 - renaming: an appositive coordination ("a unit, Tm or AM", "two groups:
   X and Y", the count fixes "and"), the object of "called"/"known as"
