@@ -588,3 +588,15 @@ def test_names_before_a_hyphenated_verb_are_no_name_of_one_thing(nlp):
     # ("the A and B by-election"); the pair is refused for its "co-" word, not as a name
     _refused, reasons = con_refusal(nlp, "The firm bought the shipyard that Walsh and Brennan co-founded in 1990.")
     assert "in a name" not in reasons
+
+
+def test_a_conjunction_in_the_topic_of_a_bodys_name_is_part_of_the_name(agreed_nlp):
+    # issue 27, session 21 (read news 5911): the models' entity ends before "and the", yet the run from
+    # the capitalised head noun ("Conference") with its topic's preposition to the capitalised "Region" is one name
+    named = "The ferry owners sent a letter to the Bergen Maritime Conference on Norway and the Barents Region in March."
+    assert edited(agreed_nlp, swap_conjunction, named) is None
+    assert "in a name" in con_refusal(agreed_nlp, named)[1]
+    # lowercase prose around it: "talks" heads no name, and "the Kurdish forces" ends on a lowercase noun
+    prose = "The envoys held talks on Syria and the Kurdish forces in the north."
+    assert "in a name" not in con_refusal(agreed_nlp, prose)[1]
+    assert edited(agreed_nlp, swap_conjunction, prose) == prose.replace("Syria and", "Syria or")

@@ -49,7 +49,9 @@ A conjunction is left alone when it is
   Town Hall"), coordinating the modifiers of a noun phrase that holds a
   proper noun ("the Pyrenees conifer and mixed forests ecoregion"), one-word
   names right before a singular common noun ("the Merton, Mitcham and
-  Morden by-election"), or
+  Morden by-election"), the topic of a body's or a meeting's name ("the
+  Oslo Conference on Nigeria and the Lake Chad Region": a capitalised group
+  or event noun, its preposition, capitalised words to the end), or
   inside an entity of either model;
 - renaming: an appositive coordination ("a unit, Tm or AM", "two groups:
   X and Y", the count fixes "and"), the object of "called"/"known as"
@@ -88,12 +90,14 @@ from __future__ import annotations
 import zlib
 from typing import TYPE_CHECKING
 
+from engine.corpus.name_kind_nouns import GROUP_NOUNS
 from engine.needles.agreement import coordination_agrees
 from engine.needles.coordination_joint import joint_verb
 from engine.needles.coordination_polarity import polarity_refusal
 from engine.needles.coordination_sense import sense_refusal
 from engine.needles.edits import SUBJECT_DEPS, TextEdit, _inside_quotes, _match_case, _offset, quote_open_before, sentence_text
 from engine.needles.entities import SECOND_MODEL_ENTS
+from engine.needles.part_of_a_name import EVENT_NOUNS
 from engine.needles.negation import (
     CONTRACTED_NOT,
     NEGATION_WORDS,
@@ -144,6 +148,9 @@ _RECIPROCALS = (("each", "other"), ("one", "another"), ("together",), ("respecti
 _MEMBER_BY_MEMBER = ((("the", "one"), ("the", "other")), (("the", "former"), ("the", "latter")))
 _ALIAS_MARKERS = frozenset({"simply", "also", "alternatively", "formerly", "sometimes", "officially", "otherwise"})
 _NAME_GLUE = frozenset({"of", "the", "for", "de", "du", "la", "von", "van"})
+# prepositions after which a body's or a meeting's name says its subject ("Conference on A and B",
+# "Commission for A and B", "Ministry of A and B"); not "in"/"to" ("the Summit in Oslo and the ...")
+_NAME_TOPIC_PREPOSITIONS = frozenset({"on", "of", "for", "against"})
 # prepositions whose object names the parties of a relation ("the fight of
 # A and B", "A versus B"); "between"/"among" are matched anywhere above
 _RELATION_PREPOSITIONS = frozenset({"of", "versus", "vs", "vs."})
@@ -546,6 +553,8 @@ def _in_name(sent: Span, token: Token) -> bool:
         return not _two_people(token)  # "American Recovery and Reinvestment Act"; not "Mary Reynolds and Ann Sparks"
     if capitalised(token.i - 1) and _names_before_a_common_noun(sent, token):
         return True  # "the Merton, Mitcham and Morden by-election": a constituency's name
+    if _in_a_bodys_topic(sent, token):
+        return True  # "the Oslo Conference on Nigeria and the Lake Chad Region"
     head = token.head
     if head.dep_ in ("compound", "amod", "nmod") and head.head.i > token.i and head.head.pos_ in ("NOUN", "PROPN"):
         noun = head.head
@@ -581,6 +590,54 @@ def _names_before_a_common_noun(sent: Span, token: Token) -> bool:
         and doc[noun.i + 1].text == "-"
         and doc[noun.i + 2].pos_ == "NOUN"
     )
+
+
+def _in_a_bodys_topic(sent: Span, token: Token) -> bool:
+    """The conjunction joins the topic of a body's or a meeting's name:
+    "the Oslo Conference on Nigeria and the Lake Chad Region", "the
+    Commission for Africa and the Middle East". Read from the words, not the
+    tree (the parser hangs the second part anywhere, and the models' entities
+    often end before the conjunction): left of it, a run of capitalised words
+    and lowercase glue ("of", "the", "on") going back to a capitalised head
+    noun of a group or an event (WordNet, engine.corpus.name_kind_nouns; the
+    event nouns of engine.needles.part_of_a_name) with its topic's preposition;
+    right of it, past "the", capitalised words ending on a noun that no
+    lowercase noun follows ("the Kurdish forces" is prose) and that is not
+    itself a body's noun ("the Ministry of Defence and the Army": two bodies)."""
+    doc = token.doc
+
+    def capitalised(i: int) -> bool:
+        return sent.start < i < sent.end and doc[i].text[:1].isupper() and doc[i].is_alpha
+
+    if not capitalised(token.i - 1):
+        return False
+    i = token.i + 1
+    while i < sent.end and doc[i].lower_ == "the":
+        i += 1
+    if not capitalised(i):
+        return False
+    while capitalised(i + 1):
+        i += 1
+    last = doc[i]
+    if last.pos_ not in ("PROPN", "NOUN") or _body_noun(last):
+        return False
+    if i + 1 < sent.end and doc[i + 1].pos_ in ("NOUN", "PROPN") and doc[i + 1].is_lower:
+        return False
+    i = token.i - 1
+    while i > sent.start:
+        word = doc[i]
+        if word.lower_ in _NAME_TOPIC_PREPOSITIONS and capitalised(i - 1) and _body_noun(doc[i - 1]):
+            return True
+        if not (capitalised(i) or word.lower_ in _NAME_GLUE or word.lower_ in _NAME_TOPIC_PREPOSITIONS):
+            return False
+        i -= 1
+    return False
+
+
+def _body_noun(word: Token) -> bool:
+    """A noun a body or a meeting is named by: "Conference", "Commission", "Ministry", "Summit"."""
+    lemma = word.lemma_.lower() if word.pos_ == "NOUN" else word.lower_
+    return word.pos_ in ("NOUN", "PROPN") and (word.lower_ in GROUP_NOUNS or lemma in GROUP_NOUNS or word.lower_ in EVENT_NOUNS)
 
 
 def _two_people(token: Token) -> bool:
