@@ -1,7 +1,7 @@
-"""Derive engine/corpus/name_kind_nouns.json from WordNet 3.0: the common nouns that can name the kind of a named thing.
+"""Derive engine/needles/name_kind_nouns.json from WordNet 3.0: the common nouns that can name the kind of a named thing.
 
     apt-get install wordnet-base          # Debian's WordNet 3.0 database, /usr/share/wordnet
-    python3 scripts/derive_name_kind_nouns.py [WORDNET_DIR] > engine/corpus/name_kind_nouns.json
+    python3 scripts/derive_name_kind_nouns.py [WORDNET_DIR] > engine/needles/name_kind_nouns.json
 
 A common noun right before a name is prose when it says what the name is
 ("his predecessor Barack Obama", "the provincial capital Lashkar Gah", "tech
@@ -16,7 +16,7 @@ most frequent, sense is in it ("brother", not "center", whose first sense is
 a place and whose basketball player is a person). A fourth, noun.time (28: "time", "moment",
 "day"), holds the nouns whose phrase is an adverb of time ("The last time
 Ann met Tom was ..."), not a heading's. Run once; the output is committed
-(engine.corpus.name_kind_nouns reads it for engine.corpus.run_on_headings).
+(engine.needles.name_kind_nouns reads it for engine.corpus.run_on_headings).
 WordNet 3.0 Copyright 2006 by Princeton University; its licence is quoted
 in engine/needles/binomial_list.py.
 """

@@ -201,7 +201,7 @@ from engine.corpus.continuations import continuation_refusals
 from engine.corpus.fused_clauses import fused_clause, subjectless_clause
 from engine.corpus.page_rows import WEB_RESIDUE, telephone_number
 from engine.corpus.fused_headings import name_word
-from engine.corpus.name_kind_nouns import PERSON_FIRST_NOUNS
+from engine.needles.name_kind_nouns import PERSON_FIRST_NOUNS
 from engine.corpus.parsed_headings import HEADING_KINDS, fused_heading_kind
 from engine.corpus.run_on_headings import heading_opening
 from engine.needles.edits import FINITE_TAGS

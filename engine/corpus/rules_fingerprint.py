@@ -21,7 +21,7 @@ RULE_MODULES = (
     "engine.corpus.page_rows",
     "engine.corpus.sentence_guards",
     "engine.corpus.run_on_headings",
-    "engine.corpus.name_kind_nouns",
+    "engine.needles.name_kind_nouns",
     "engine.corpus.parsed_headings",
     "engine.corpus.fused_headings",
     "engine.corpus.hay_check",
@@ -57,9 +57,9 @@ RULE_MODULES = (
     "engine.corpus.prepare",
 )
 
-# data files the rule modules read (engine.corpus.name_kind_nouns' and engine.corpus.lost_words' WordNet tables)
+# data files the rule modules read (engine.needles.name_kind_nouns' and engine.corpus.lost_words' WordNet tables)
 RULE_DATA_FILES = (
-    Path(__file__).with_name("name_kind_nouns.json"),
+    Path(__file__).parent.parent / "needles" / "name_kind_nouns.json",
     Path(__file__).with_name("object_control_verbs.json"),
     Path(__file__).with_name("no_object_verbs.json"),
 )

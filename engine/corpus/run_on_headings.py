@@ -34,7 +34,7 @@ parsed sentence and say why it is not one clean sentence, or None:
   adverbial opening without a comma ("After the war Johnen studied ...")
   is not taken either, nor a noun that says what the name is, by WordNet's
   class for the name's kind ("his predecessor Barack Obama", "the capital
-  Lashkar Gah": engine.corpus.name_kind_nouns), a day's name after a noun
+  Lashkar Gah": engine.needles.name_kind_nouns), a day's name after a noun
   ("A Cork Examiner report Tuesday says": its adverb of time), or a
   contact relative ("The bill Ann drafted was weak", "The last time Ann met
   Tom was in May"). A noun that cannot say what the name is, before a
@@ -120,7 +120,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.corpus.fused_headings import CLAUSE_OPENING_TAGS, FINITE_TAGS, MIN_RESTATED, content_stem
-from engine.corpus.name_kind_nouns import (
+from engine.needles.name_kind_nouns import (
     GROUP_FIRST_NOUNS,
     GROUP_NOUNS,
     PERSON_FIRST_NOUNS,
@@ -146,7 +146,7 @@ _PLACE_TYPES = frozenset({"GPE", "LOC"})
 MAX_BARE_HEADING_TOKENS = 3  # a bare heading before a place's name ("Water dispute")
 _PROSE_FINITE_TAGS = frozenset({"VBD", "MD"})  # a headline's verbs are in the present
 _STOPS = frozenset('"\u201c\u201d()[]:;')
-# the common nouns that can say what a name of each kind is (WordNet's classes, engine.corpus.name_kind_nouns):
+# the common nouns that can say what a name of each kind is (WordNet's classes, engine.needles.name_kind_nouns):
 # (any sense of the kind, the first sense of the kind)
 _KIND_NOUNS = {
     "PERSON": (PERSON_NOUNS, PERSON_FIRST_NOUNS),
@@ -563,7 +563,7 @@ def _nationality_subject_after_heading(span: Span) -> bool:
 def _hyphenated_role_after_heading(span: Span) -> bool:
     """A verbless heading in sentence case run into a role written as a
     hyphenated compound with a capital ("Co-author"), whose last word is a
-    person's noun (WordNet, engine.corpus.name_kind_nouns), before a person's
+    person's noun (WordNet, engine.needles.name_kind_nouns), before a person's
     name: "Risks of late filing Co-pilot Ann Walsh told ...". Prose writes
     such a role lowercase after a noun ("the study's co-author Ann Walsh");
     the capital opens the sentence. The heading may end in a gerund
@@ -711,7 +711,7 @@ def _contact_relative(before: Token, token: Token) -> bool:
     subject of a relative clause without "that" on the noun, itself the
     subject of a verb after it ("The bill Ann drafted was weak"), or of
     the verb that takes the noun phrase as its adverb of time ("The last time
-    Ann met Tom was in May": a noun of time, engine.corpus.name_kind_nouns,
+    Ann met Tom was in May": a noun of time, engine.needles.name_kind_nouns,
     with a determiner or an adjective; not "The long view Nora Keane has ...")."""
     name = token
     while name.dep_ == "compound" and name.head.i > name.i:

@@ -90,7 +90,7 @@ from __future__ import annotations
 import zlib
 from typing import TYPE_CHECKING
 
-from engine.corpus.name_kind_nouns import GROUP_NOUNS
+from engine.needles.name_kind_nouns import GROUP_NOUNS
 from engine.needles.agreement import coordination_agrees
 from engine.needles.coordination_joint import joint_verb
 from engine.needles.coordination_polarity import polarity_refusal
@@ -599,7 +599,7 @@ def _in_a_bodys_topic(sent: Span, token: Token) -> bool:
     tree (the parser hangs the second part anywhere, and the models' entities
     often end before the conjunction): left of it, a run of capitalised words
     and lowercase glue ("of", "the", "on") going back to a capitalised head
-    noun of a group or an event (WordNet, engine.corpus.name_kind_nouns; the
+    noun of a group or an event (WordNet, engine.needles.name_kind_nouns; the
     event nouns of engine.needles.part_of_a_name) with its topic's preposition;
     right of it, past "the", capitalised words ending on a noun that no
     lowercase noun follows ("the Kurdish forces" is prose) and that is not

@@ -1,7 +1,7 @@
 """Common nouns that can say what a named thing is, by WordNet class: a
 person, a group (a firm, a party, a nation), a place; and the nouns of time
 (engine.corpus.run_on_headings: a noun before a name says what it is, or
-opens an adverb of time). The tables are engine/corpus/name_kind_nouns.json,
+opens an adverb of time). The tables are engine/needles/name_kind_nouns.json,
 derived once by scripts/derive_name_kind_nouns.py from WordNet 3.0; the
 lemmas are lower case, two words joined by "_" ("think_tank")."""
 
