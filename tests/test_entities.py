@@ -430,12 +430,14 @@ def test_a_continent_takes_one_from_the_gazetteers_on_a_document_of_any_year(nlp
 def test_a_gazetteer_country_never_names_a_place_of_the_sentence_again(nlp):
     from engine.needles.entities import with_gazetteer
 
-    # the document's only Kenyan city shares its sentence with "Kenya"; the gazetteers' likes keep it Kenyan
-    # and "India" and "Japan", in the sentence, are never offered for a country of it
+    # "India" and "Japan", in the sentence, are never offered for a country of it; the document's only
+    # Kenyan city shares its sentence with "Kenya", so neither is swapped: any Kenyan city would lie inside
+    # the Kenya the sentence names, any other would move the accord out of it (containment)
     doc = nlp("Kenya, India and Japan signed the accord in Mombasa on Monday. The minister said Kenya would sign it again.")
     drawn = _options(doc, with_gazetteer(doc, document_entity_texts(doc)))
     first = drawn["Kenya, India and Japan signed the accord in Mombasa on Monday."]
-    assert first["Mombasa"] and all(place_of(c).within >= {"C:KE"} for c in first["Mombasa"])
+    assert not first.get("Mombasa") and not first.get("Kenya")
+    assert first["Japan"]
     for text, replacements in first.items():
         assert not {"Kenya", "India", "Japan", "Mombasa"} & set(replacements), (text, replacements)
 

@@ -46,6 +46,53 @@ def described_by_nationality(span: Span) -> bool:
     return noun.pos_ == "NOUN" and any(c.ent_type_ == "NORP" or (c.text[:1].isupper() and c.i > span.sent.start) for c in modifiers)
 
 
+# the nouns of a place that can hold a place of each kind (engine.needles.places' kinds): "the
+# country" beside a city, "the continent" beside a country
+CONTAINER_NOUNS = {
+    "city": frozenset("country nation state province region county island continent territory kingdom republic".split()),
+    "region": frozenset("country nation continent kingdom republic".split()),
+    "nation": frozenset("country kingdom continent".split()),
+    "country": frozenset("continent subcontinent region bloc".split()),
+}
+# a place's own kind, as a plural: "Western countries" may hold any replacement of a country
+KIND_PLURALS = {
+    "city": frozenset("cities towns".split()),
+    "region": frozenset("states provinces regions counties".split()),
+    "nation": frozenset("nations".split()),
+    "country": frozenset("countries nations states".split()),
+}
+_DEFINITE = frozenset("the this that our its their his her whole entire".split())
+
+
+def holder_phrase(span: Span, kind: str) -> str | None:
+    """A phrase of `span`'s sentence that refers to a place holding it without
+    naming it, for a place of `kind`: a definite noun of a kind that holds
+    it ("Dublin ... other parts of the country", "Iran's role in the
+    region"), or a plural of its own kind that is not "other" ones ("in
+    Russia and in Western countries"). Whatever replaced the place would lie
+    inside what the phrase means, or leave it meaning another place: the
+    protocol's containment (docs/needle_reading_protocol.md, ner). None when
+    there is none; "the state of Texas" and "the country of Japan" name the
+    place itself, not a holder."""
+    holders, plurals = CONTAINER_NOUNS.get(kind, frozenset()), KIND_PLURALS.get(kind, frozenset())
+    for token in span.sent:
+        if span.start <= token.i < span.end or token.pos_ != "NOUN":
+            continue
+        lower = token.lower_
+        if token.lemma_.lower() in holders and token.tag_ == "NN":
+            if any(c.dep_ == "prep" and c.lower_ == "of" for c in token.children) and span.root.head.head == token:
+                continue  # "the state of Texas"
+            if span.root.dep_ == "appos" and span.root.head == token or token.dep_ == "appos" and token.head.i in range(span.start, span.end):
+                continue  # "the country, Japan,": the place itself
+            if any(c.lower_ in _DEFINITE or c.dep_ == "poss" for c in token.children if c.i < token.i):
+                return token.text
+        elif lower in plurals and not any(c.lower_ in ("other", "another") for c in token.children if c.i < token.i):
+            if any(c.dep_ == "prep" and c.lower_ == "of" for c in token.children) and span.root.head.head == token:
+                continue  # "the countries of Europe": Europe holds them, the rule for continents' own sentences
+            return token.text
+    return None
+
+
 # nouns a place before them names an act, event or agreement by ("the Berlin decree", "the Missouri
 # Compromise", "the Ghent treaty"): the place is part of that name
 ACT_NOUNS = NAMED_AFTER_A_PLACE | frozenset("decree edict proclamation compromise purchase doctrine".split())

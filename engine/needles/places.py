@@ -454,12 +454,15 @@ def same_kind_places(text: str, others: Iterable[str], candidates: Iterable[str]
     for a US state; a country: a former country only for a former one it did
     not become nor come from, `_succeeds`), that stand to every other city of the sentence as near
     or as far as `text` did ("Grottaferrata, near Rome": only a town near
-    Rome), and that stand to every other
-    place of the sentence as `text` does ("Paris, France" may become "Lyon,
-    France", never "Berlin, France"; "the US and UK" never "the United
-    Kingdom and UK"), to each reading of a name that has several ("the UK
-    ... in York" never becomes "the US ... in York": York, Pennsylvania
-    lies in the US, but not the York the UK holds). Empty when `text` or one of `others` is unknown, or
+    Rome), and that neither name, contain nor lie inside any other place of
+    the sentence ("the US and UK" never "the United Kingdom and UK"), under
+    each reading of a name that has several ("the UK ... in York" never
+    becomes "the US ... in York": York, Pennsylvania lies in the US). Empty
+    when `text` itself names, contains or lies inside another place of the
+    sentence ("Paris, France"; "Kansas residents ... in the US"): a
+    replacement of its kind would lie inside that place as well, which the
+    reading protocol counts as containment (sessions 13 and 19), and one
+    outside it would break what the sentence says. Empty also when `text` or one of `others` is unknown, or
     when a place `apposed` to it ("Havant, Hampshire": one of `others`, set
     beside it by a comma) is one the data do not see it inside or around
     (a town placed only in its country): the relation a replacement must
@@ -481,6 +484,8 @@ def same_kind_places(text: str, others: Iterable[str], candidates: Iterable[str]
         return [(relation(one, other), one.kind == other.kind == "city" and near(one, other)) for other in around]
 
     wanted = stands(place)
+    if any(related for related, _ in wanted):
+        return []  # "Porto, Portugal", "Kansas residents ... in the US": a same-kind replacement lies inside that place too
     kept = []
     for candidate in candidates:
         reading = place_of(candidate)
