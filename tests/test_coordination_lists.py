@@ -37,6 +37,10 @@ EXAMPLES = [
     "Its exports will include wool and timber from the hills.",
     # gerunds after the marker are the examples (issue 27, session 11)
     "The router has several functions, including sending mail and storing files.",
+    # the parser reads a member as a verb ("marketing", "managing") and hangs the list's "and" on its
+    # object: the list after the marker has no conjunction of its own (issue 27, session 22)
+    "The firm needs a new set of skills, including creative skills, planning skills, marketing research skills and customer relations.",
+    "The agency runs many programmes, including housing support, job training, managing household budgets and child care.",
 ]
 ENUMERATED = [
     # the plural subject is made of the members: "the reasons were the weather or a strike" is no claim

@@ -63,7 +63,7 @@ def list_refusal(token: Token) -> str:
         # clauses name no examples; their subject may ("seven men including X staged ... and lost"); gerunds
         # after a marker do ("functions, including sending A and storing B")
         return ""
-    if examples(first) or _second_example_misattached(first):
+    if examples(first) or _second_example_misattached(first) or _list_conjunction_misattached(first):
         return "examples"
     if enumerated_complement(first):
         return "enumerated complement"
@@ -170,6 +170,23 @@ def _second_example_misattached(first: Token) -> bool:
     for t in first.ancestors:
         if t.pos_ in ("NOUN", "PROPN") and t.dep_ == "pobj" and t.head.lower_ in _EXAMPLE_PREPOSITIONS and _marker_before(t):
             return t.head.lower_ != "like" or t.head.tag_ == "IN"
+    return False
+
+
+def _list_conjunction_misattached(first: Token) -> bool:
+    """A coordination inside a list of examples whose own "and"/"or" the
+    parser hung elsewhere ("including innovative capabilities, coordination
+    capabilities, marketing communication capabilities and corporate social
+    responsibilities": "marketing" read as a verb, the list's "and" joining
+    its object to the last member): the example after the marker has
+    members joined by commas but no conjunction of its own, so the one
+    inside it is the list's, and either word names the same examples."""
+    for t in first.ancestors:
+        if t.pos_ in ("NOUN", "PROPN") and t.dep_ == "pobj" and t.head.lower_ in _EXAMPLE_PREPOSITIONS and _marker_before(t):
+            if t.head.lower_ == "like" and t.head.tag_ != "IN":
+                return False
+            members = [t, *t.conjuncts]
+            return len(members) > 1 and not any(c.dep_ == "cc" for m in members for c in m.children)
     return False
 
 
