@@ -38,10 +38,42 @@ def test_the_answers_of_an_interview_without_quotation_marks_are_not_needles(nlp
     )
     got = refusals(nlp, text)
     assert got[INTRO.split(". ")[0] + "."] == ""  # the writer's own introduction
-    assert got["She spoke to the paper about flour prices and her plans for the coming year."] == ""
+    # the lead-in that announces the printed conversation: "did not speak to the paper" would deny it
+    assert got["She spoke to the paper about flour prices and her plans for the coming year."] == "interview_lead_in"
     answers = [t for t in got if not t.startswith(("The baker", "She spoke"))]
     assert len(answers) == 6
     assert all(got[t] == "interview" for t in answers)
+
+
+def test_a_conversation_announced_in_a_document_that_prints_none_may_be_a_needle(nlp):
+    # no interview follows: "She spoke to the paper" is the writer's report, and "We sat down with the
+    # mayor" in a report with no questions is no lead-in either
+    text = INTRO + (
+        "We sat down with the mayor at the opening of the new shop on the quay. "
+        "The shop sells rye bread, soda bread and cakes to the hotels along the harbour. "
+        "Its ovens came from a bakery in Cork that closed last winter."
+    )
+    got = refusals(nlp, text)
+    assert got["She spoke to the paper about flour prices and her plans for the coming year."] == ""
+    assert got["We sat down with the mayor at the opening of the new shop on the quay."] == ""
+
+
+@pytest.mark.parametrize(
+    ("lead_in", "why"),
+    [
+        ("We sat down with Ines Marlow in her shop on the quay last week.", "interview_lead_in"),
+        ("The paper talked to Ines Marlow in her shop on the quay last week.", "interview_lead_in"),
+        ("We met Ines Marlow in her shop on the quay last week.", ""),  # no verb of talking: the writer's claim
+    ],
+)
+def test_a_lead_in_with_a_verb_of_talking_before_an_interview_is_not_a_needle(nlp, lead_in, why):
+    text = lead_in + " " + (
+        "How have rising flour prices changed your business? "
+        "We buy less wheat from abroad now and mill more of it ourselves. "
+        "What would you tell someone who wants to open a bakery? "
+        "I would tell them to start small and to keep their costs low for the first two years."
+    )
+    assert refusals(nlp, text)[lead_in] == why
 
 
 def test_an_interviews_earlier_question_that_makes_no_turn_opens_its_part(nlp):
@@ -55,7 +87,7 @@ def test_an_interviews_earlier_question_that_makes_no_turn_opens_its_part(nlp):
     )
     got = refusals(nlp, text)
     first_answer = "Sales of rye bread rose by a tenth last year across the county."
-    assert (got[first_answer], got[INTRO.split(". ")[1] + "."]) == ("interview", "")
+    assert (got[first_answer], got[INTRO.split(". ")[1] + "."]) == ("interview", "interview_lead_in")
 
 
 def test_speaker_labels_after_questions_mark_an_interview(nlp):
@@ -67,7 +99,7 @@ def test_speaker_labels_after_questions_mark_an_interview(nlp):
         "Its customers came to the markets instead."
     )
     got = refusals(nlp, text)
-    assert got["She spoke to the paper about flour prices and her plans for the coming year."] == ""
+    assert got["She spoke to the paper about flour prices and her plans for the coming year."] == "interview_lead_in"
     for sentence in ("Do the farmers get any of it?", "The millers and the shipping firms take most of the margin.",
                      "Is there room for another one?", "Its customers came to the markets instead."):  # fmt: skip
         assert got[sentence] == "interview"

@@ -32,6 +32,11 @@ question 2).
   answers end is not marked, so the rule abstains on all of it. A speaker's
   own rhetorical question answered in the same voice ("Do you believe we
   can ...? I do.") holds the first person and is not a turn.
+- "interview_lead_in": a sentence before an interview part that announces
+  the conversation with a verb of talking ("Lanzer spoke to DW about the
+  conference", "We sat down with the mayor"): negated, it denies the very
+  interview the document prints; edited otherwise, it changes who the
+  printed answers are from or what they are about. It stays in hay.
 - "declared_speech": the document, or its part after an introduction, is
   declared to be someone's speech given in full: an introduction that ends in
   a colon and names a speech (speech, remarks, statement, address,
@@ -95,6 +100,10 @@ SPEECH_AFTER_COLON = "speech_after_colon"
 LIVE_ENTRY = "live_entry"
 LABELLED_QUOTATION = "labelled_quotation"
 DECLARED_SPEECH = "declared_speech"
+INTERVIEW_LEAD_IN = "interview_lead_in"
+# verbs by which a writer announces the conversation the document then prints ("Lanzer spoke to DW
+# about ...", "We sat down with the mayor"): their lemmas, and "sit" only with "down"
+CONVERSATION_LEMMAS = frozenset({"speak", "talk", "interview", "chat", "converse"})
 
 FIRST_PERSON = frozenset({"me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves"})
 SECOND_PERSON = frozenset({"you", "your", "yours", "yourself", "yourselves"})
@@ -223,12 +232,24 @@ def speech_refusals(doc: Doc, spans: Sequence[Span]) -> tuple[str, ...]:
     return tuple(
         DECLARED_SPEECH if declared is not None and span.end_char > declared
         else INTERVIEW if start is not None and k >= start
+        else INTERVIEW_LEAD_IN if start is not None and _announces_a_conversation(span)
         else LIVE_ENTRY if _after_live_label(text, sentences, k)
         else SPEECH_AFTER_COLON if _others_words_after_colon(span)
         else LABELLED_QUOTATION if _labelled_quotation(span)
         else ""
         for k, span in enumerate(spans)
     )  # fmt: skip
+
+
+def _announces_a_conversation(span: Span) -> bool:
+    """A verb of conversation in `span` (CONVERSATION_LEMMAS, "sat down
+    with"): in a document that prints an interview, the writer's lead-in to
+    it, whose negation ("did not speak to DW") denies the conversation the
+    document goes on to print."""
+    return any(
+        t.pos_ in ("VERB", "AUX") and (t.lemma_.lower() in CONVERSATION_LEMMAS or (t.lemma_.lower() == "sit" and any(c.lower_ == "down" for c in t.children)))
+        for t in span
+    )
 
 
 def _labelled_quotation(span: Span) -> bool:
