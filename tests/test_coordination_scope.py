@@ -33,6 +33,8 @@ REFUSED = {
         # a number capped from above on the subject, also of coordinated verbs sharing it
         "At most three boats sailed to the port and the island.",
         "Less than 9 percent of the boats had nets or were in the harbour.",
+        # a negative quantity on what an existential says there is (issue 27, session 22)
+        "In and around the old harbour there is usually very little work for divers.",
     ],
     # two clauses, one an indirect question: "or" between two unknowns says the same
     "embedded questions": [

@@ -160,7 +160,7 @@ def scope_refusal(token: Token) -> str:
 def _negative_scope(first: Token) -> bool:
     """A negative noun above the coordination's first conjunct, a negative
     quantity on a word above it or on the subject of a verb above it, or a negative existential root ("There is nothing ...",
-    "There was no ...")."""
+    "There was no ...", "there is very little ...")."""
     shared_subject = first.pos_ in ("VERB", "AUX") and not any(
         c.dep_ in ("nsubj", "nsubjpass") for m in first.conjuncts for c in m.children
     )  # "fewer than ten boats sailed or stayed": the verbs share the capped subject
@@ -175,9 +175,10 @@ def _negative_scope(first: Token) -> bool:
     if root.lemma_.lower() != "be" or not any(c.dep_ == "expl" for c in root.children):
         return False
     return any(
-        c.dep_ in ("attr", "nsubj") and (c.lower_ in _NEGATIVE_PRONOUNS or any(d.dep_ == "det" and d.lower_ == "no" for d in c.children))
+        c.dep_ in ("attr", "nsubj")
+        and (c.lower_ in _NEGATIVE_PRONOUNS or any(d.dep_ == "det" and d.lower_ == "no" for d in c.children) or _negatively_quantified(c))
         for c in root.children
-    )
+    )  # "In and around the port there is little work": little of it in either place, as "no"
 
 
 def _negative_noun(word: Token) -> bool:
