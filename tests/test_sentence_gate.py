@@ -116,6 +116,9 @@ def test_captions_and_list_entries_are_not_sentences(nlp):
         ("Islanders now buy their fuel in bulk rather just a few cans at a time.", "missing_word"),
         # a span of time "leading up" a noun phrase: the phrase of time lost its "to"
         ("In the weeks leading up the harbour vote, the ferry crews met every night.", "missing_word"),
+        # "show no signs" before a gerund: the noun lost its "of" (issue 27, session 22)
+        ("The strikes at the ferry port show no signs coming to an end this winter.", "missing_word"),
+        ("The price of fuel on the islands has shown little sign easing since May.", "missing_word"),
         # a comma, then a capitalised function word opening a finite clause: the source lost a full stop
         ("The harbour has two kinds of moorings, One is the kind that dries out at low tide.", "missing_word"),
         ("The dues were paid on the ferries of 1904, The owners of the old boats asked for a refund in May.", "missing_word"),
@@ -628,6 +631,10 @@ def test_a_time_of_day_before_a_day_name_or_the_clause_stays_in_its_sentence(nlp
         # "leading up" with its "to", and a way, not a span of time, leading up a hill
         "In the weeks leading up to the harbour vote, the ferry crews met every night.",
         "The path leading up the hill to the old fort was closed in May.",
+        # "signs" with its "of", and signs that point, not shown ones
+        "The strikes at the ferry port show no signs of coming to an end this winter.",
+        "The crews found signs pointing to a leak in the hull of the ferry.",
+        "There were no signs warning drivers of the flooded quay.",
     ],
 )
 def test_a_bare_infinitive_after_a_verb_that_takes_one_is_no_missing_word(nlp, sentence):

@@ -34,6 +34,10 @@ kept only after reading every sentence it refused in tuning documents:
   weeks leading up the vote", "the hours leading up the launch"): the
   phrase of time takes "to" ("leading up to the vote"); a way or a boat
   leads up a hill or a channel, but it is no date;
+- "sign_without_of": "show" with "no sign(s)" or "little sign" as its
+  object, then a gerund ("the conflicts show no signs coming to an end"):
+  the noun takes "of" ("show no signs of coming"); a sign of something
+  that points or stands is "signs pointing to", and not after "show";
 - "doubled_word": a lowercase word written twice in a row, the second
   copy in the first's role (the same head and relation, or the same tag
   and relation) or hung on it ("They have have been losing support", "a
@@ -106,7 +110,19 @@ def _adjacent_words_signal(words: list[Token], parsed: bool) -> str | None:
             return "in_order_bare"
         if second.lower_ == "rather" and after is not None and _comparison_without_than(first, after, words[k + 3 :]):
             return "rather_without_than"
+        if gerund_after and _shown_sign(first, second):
+            return "sign_without_of"
     return None
+
+
+def _shown_sign(quantity: Token, sign: Token) -> bool:
+    """"no signs", "little sign" as the object of a form of "show" ("show no
+    signs", "has shown little sign"): the noun before a gerund that lost its "of"."""
+    if sign.lemma_.lower() != "sign" or quantity.lower_ not in ("no", "little", "any"):
+        return False
+    # the parser hangs the noun on "show" or, reading the gerund as its verb, elsewhere: the words before say it
+    before = sign.doc[max(sign.sent.start, quantity.i - 3) : quantity.i]
+    return any(w.lemma_.lower() == "show" for w in (sign.head, *before))
 
 
 def _doubled(first: Token, second: Token) -> bool:
