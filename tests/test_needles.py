@@ -231,6 +231,17 @@ def test_a_place_beside_an_unnamed_place_that_holds_it_is_not_swapped(nlp):
     assert options_of(no_holder)[0]["Peru"] == ("Chile",)
 
 
+def test_a_continent_beside_an_unnamed_country_is_not_swapped(nlp):
+    """"The kingdom has also invested in Europe": another continent may hold
+    the kingdom the sentence means (Asia, for a Gulf kingdom), which the
+    protocol counts as containment; with no such noun, a continent is swapped."""
+    rest = " Its ships also trade with Africa and Asia. Africa and Asia are large."
+    held = tagged_places(nlp, "The kingdom has also invested heavily in Europe." + rest, {"Europe", "Africa", "Asia"})
+    assert "Europe" not in options_of(held)[0]
+    free = tagged_places(nlp, "The fund has also invested heavily in Europe." + rest, {"Europe", "Africa", "Asia"})
+    assert set(options_of(free)[0]["Europe"]) == {"Africa", "Asia"}
+
+
 def test_a_place_inside_an_events_name_is_no_option(nlp):
     """"the treaty of Ghent" names a treaty: its place is part of the name, as
     span and as replacement, even written lower-case."""

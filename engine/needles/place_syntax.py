@@ -46,13 +46,15 @@ def described_by_nationality(span: Span) -> bool:
     return noun.pos_ == "NOUN" and any(c.ent_type_ == "NORP" or (c.text[:1].isupper() and c.i > span.sent.start) for c in modifiers)
 
 
-# the nouns of a place that can hold a place of each kind (engine.needles.places' kinds): "the
-# country" beside a city, "the continent" beside a country
+# the nouns of a place that can hold a place of each kind (engine.needles.places' kinds), or for a
+# continent that it can hold: "the country" beside a city, "the continent" beside a country, "the
+# kingdom" beside a continent (another continent may hold the kingdom the sentence means)
 CONTAINER_NOUNS = {
     "city": frozenset("country nation state province region county island continent territory kingdom republic".split()),
     "region": frozenset("country nation continent kingdom republic".split()),
     "nation": frozenset("country kingdom continent".split()),
     "country": frozenset("continent subcontinent region bloc".split()),
+    "continent": frozenset("country nation state kingdom republic emirate city capital island".split()),
 }
 # a place's own kind, as a plural: "Western countries" may hold any replacement of a country
 KIND_PLURALS = {
@@ -69,9 +71,11 @@ def holder_phrase(span: Span, kind: str) -> str | None:
     naming it, for a place of `kind`: a definite noun of a kind that holds
     it ("Dublin ... other parts of the country", "Iran's role in the
     region"), or a plural of its own kind that is not "other" ones ("in
-    Russia and in Western countries"). Whatever replaced the place would lie
-    inside what the phrase means, or leave it meaning another place: the
-    protocol's containment (docs/needle_reading_protocol.md, ner). None when
+    Russia and in Western countries"); for a continent, a definite noun of
+    a place it may hold ("The kingdom has been active in Europe": Asia
+    holds the Saudi kingdom). Whatever replaced the place could lie inside
+    what the phrase means or hold it, or leave it meaning another place:
+    the protocol's containment (docs/needle_reading_protocol.md, ner). None when
     there is none; "the state of Texas" and "the country of Japan" name the
     place itself, not a holder."""
     holders, plurals = CONTAINER_NOUNS.get(kind, frozenset()), KIND_PLURALS.get(kind, frozenset())
