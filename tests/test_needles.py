@@ -231,6 +231,17 @@ def test_a_place_beside_an_unnamed_place_that_holds_it_is_not_swapped(nlp):
     assert options_of(no_holder)[0]["Peru"] == ("Chile",)
 
 
+def test_a_country_beside_an_unnamed_country_is_not_swapped(nlp):
+    """"the history of their own country ... a blockade of Chile": the
+    replacement may name the country the sentence means without naming it
+    (containment, the protocol's "names"); "Chile, the country," is Chile."""
+    rest = " Its ships also trade with Peru and Chile. Peru and Chile are busy."
+    other = tagged_places(nlp, "They never learn the history of their own country or of the blockade of Chile." + rest, {"Chile", "Peru"})
+    assert "Chile" not in options_of(other)[0]
+    itself = tagged_places(nlp, "They sailed to Chile, the country of their grandparents, in May." + rest, {"Chile", "Peru"})
+    assert options_of(itself)[0]["Chile"] == ("Peru",)
+
+
 def test_a_continent_beside_an_unnamed_country_is_not_swapped(nlp):
     """"The kingdom has also invested in Europe": another continent may hold
     the kingdom the sentence means (Asia, for a Gulf kingdom), which the

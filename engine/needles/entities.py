@@ -76,7 +76,7 @@ import msgspec
 from engine.needles.edits import EntityOption, sentence_bounds
 from engine.needles.edits import _inside_quotes as inside_quotes
 from engine.needles.entity_form import NAME_PARTICLES, NAMED_AFTER_A_PLACE, date_in_a_name, date_shaped, entity_shape, name_words, possessive_misfit, shaped, takes_the
-from engine.needles.place_syntax import article_alone, called_a_dependency, contained_places, described_by_nationality, holder_phrase
+from engine.needles.place_syntax import article_alone, called_a_dependency, contained_places, described_by_nationality, unnamed_place_phrase
 from engine.needles.place_syntax import country_modifier_fits, is_country, names_an_act, of_polities, party_of_states
 from engine.needles.part_of_a_name import INSTRUMENT_NOUNS, only_titles, part_of_a_name
 from engine.needles.person_evidence import aliases, courtesy_title, not_a_person, quoted_alone, title_before, titled_mentions
@@ -541,7 +541,7 @@ def _pool(span: Span, label: str, sent: Span, entities: DocumentEntities) -> tup
     candidates = [n for k in sorted(PLACE_LABELS) for n in entities.names.get(k, ())]
     linked = set(entities.contained.get(span.text, ()))  # "X, at present a part of Y": Y never replaces X
     place = place_of(span.text)
-    if place is not None and (holder_phrase(span, place.kind) is not None or described_by_nationality(span)):
+    if place is not None and (unnamed_place_phrase(span, place.kind) is not None or described_by_nationality(span)):
         return [], False  # "the Kazakh capital of X", "X and other parts of the country": any X lies inside that holder
     kept = same_kind_places(span.text, {o.text for o in others}, [c for c in candidates if c not in linked], apposed=apposed)
     drawn = not kept and (entities.gazetteer or (entities.timeless_gazetteer and place is not None and place.kind in TIMELESS_KINDS))

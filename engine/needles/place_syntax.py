@@ -53,7 +53,8 @@ CONTAINER_NOUNS = {
     "city": frozenset("country nation state province region county island continent territory kingdom republic".split()),
     "region": frozenset("country nation continent kingdom republic".split()),
     "nation": frozenset("country kingdom continent".split()),
-    "country": frozenset("continent subcontinent region bloc".split()),
+    # and "their own country", "the nation": another country the replacement may name
+    "country": frozenset("continent subcontinent region bloc country nation".split()),
     "continent": frozenset("country nation state kingdom republic emirate city capital island".split()),
 }
 # a place's own kind, as a plural: "Western countries" may hold any replacement of a country
@@ -66,14 +67,16 @@ KIND_PLURALS = {
 _DEFINITE = frozenset("the this that our its their his her whole entire".split())
 
 
-def holder_phrase(span: Span, kind: str) -> str | None:
-    """A phrase of `span`'s sentence that refers to a place holding it without
-    naming it, for a place of `kind`: a definite noun of a kind that holds
+def unnamed_place_phrase(span: Span, kind: str) -> str | None:
+    """A phrase of `span`'s sentence that refers, without naming it, to a
+    place a replacement could name, hold or lie inside, for a place of `kind`: a definite noun of a kind that holds
     it ("Dublin ... other parts of the country", "Iran's role in the
     region"), or a plural of its own kind that is not "other" ones ("in
     Russia and in Western countries"); for a continent, a definite noun of
     a place it may hold ("The kingdom has been active in Europe": Asia
-    holds the Saudi kingdom). Whatever replaced the place could lie inside
+    holds the Saudi kingdom); for a country, a definite "country" or "nation"
+    ("their own country", the US, "... a bomb on Japan" -> "on the US").
+    Whatever replaced the place could lie inside, or name,
     what the phrase means or hold it, or leave it meaning another place:
     the protocol's containment (docs/needle_reading_protocol.md, ner). None when
     there is none; "the state of Texas" and "the country of Japan" name the
