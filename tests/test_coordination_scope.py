@@ -35,6 +35,8 @@ REFUSED = {
         "Less than 9 percent of the boats had nets or were in the harbour.",
         # a negative quantity on what an existential says there is (issue 27, session 22)
         "In and around the old harbour there is usually very little work for divers.",
+        # ... in a clause that is not the sentence's root
+        "In or near the old harbour there is very little work for divers, and if they stay, then the town must pay them.",
     ],
     # two clauses, one an indirect question: "or" between two unknowns says the same
     "embedded questions": [

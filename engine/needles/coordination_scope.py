@@ -171,7 +171,8 @@ def _negative_scope(first: Token) -> bool:
             c.dep_ in ("nsubj", "nsubjpass") and (c.lower_ in _NEGATIVE_PRONOUNS or _negatively_quantified(c)) for c in t.children
         ):
             return True  # "No ships sailed to A and B", "Few ships ..."
-    root = first.sent.root
+    # the clause's own verb, not the sentence's root: "On or near A there is little demand ..., and if ..., then ..."
+    root = next((t for t in first.ancestors if t.pos_ in ("VERB", "AUX")), first.sent.root)
     if root.lemma_.lower() != "be" or not any(c.dep_ == "expl" for c in root.children):
         return False
     return any(
