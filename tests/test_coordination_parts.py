@@ -33,6 +33,10 @@ REFUSED = {
         "it, and the Swift, which was still under repair, when the carpenters had finished.",
         "The bishop ordered the steward to sell the farms-Glenmore without delay to the first buyer who offered a "
         "fair price, and Ardnacrusha, which lies beside the river, at the spring fair.",
+        # the members' own "and" hung inside the last member ("trainees and skippers" under "crewed by"):
+        # the appositions have no conjunction of their own (issue 27, session 22, read 5921)
+        "The ferry crews list the problems of working on the islands: a strict harbour master, a fleet largely "
+        "crewed by trainees and skippers all competing for the best routes.",
     ],
     # the members one after another
     "sequence": [

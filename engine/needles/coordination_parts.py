@@ -80,7 +80,7 @@ def parts_refusal(token: Token) -> str:
     members = [first, *first.conjuncts]
     if _partition(token, first):
         return "partition"
-    if _dashed_members(first) or _member_far_after_a_dash(token, first):
+    if _dashed_members(first) or _member_far_after_a_dash(token, first) or _members_conjunction_misattached(first):
         return "members of a plural"
     if _sequence(first):
         return "sequence"
@@ -150,6 +150,28 @@ def _dashed_members(first: Token) -> bool:
         return plural.tag_ in _PLURAL_TAGS
     # a whole noun phrase before the dash ("the forts", "its ports", "two ports"; not "arms-length sales")
     return _whole_plural(plural) and first.pos_ in ("NOUN", "PROPN") and first.dep_ not in SUBJECT_DEPS
+
+
+def _members_conjunction_misattached(first: Token) -> bool:
+    """A coordination inside a plural's members spelt out after a dash or a
+    colon, whose own "and"/"or" the parser hung inside the last member
+    ("the challenges: a demanding boss, an administration staffed with
+    newcomers and colleagues all vying for power": "colleagues" read as a
+    second object of "with"): the members, read as appositions, have no
+    conjunction of their own, so the one inside them is theirs, and "or"
+    leaves the plural one member (`_dashed_members`)."""
+    doc = first.doc
+    for member in first.ancestors:
+        if member.dep_ != "appos" or member.head.tag_ not in _PLURAL_TAGS or member.head.i > member.i:
+            continue
+        if not any(t.text in _DASHES_OR_COLON for t in doc[member.head.i + 1 : member.left_edge.i]):
+            return False
+        chain = [member]  # the members, each the apposition (or conjunct) of the one before
+        while (after := next((c for c in chain[-1].children if c.dep_ in ("appos", "conj") and c.i > chain[-1].i), None)) is not None:
+            chain.append(after)
+        inside_last = chain[-1].left_edge.i <= first.i <= chain[-1].right_edge.i and first not in chain
+        return len(chain) > 1 and inside_last and not any(c.dep_ == "cc" for m in chain for c in m.children)
+    return False
 
 
 def _whole_plural(noun: Token) -> bool:
