@@ -27,6 +27,9 @@ REFUSED = {
         "The prices of fish and bread were high in the spring.",
         "The auditors listed the old claims of theft and arson.",
         "The court heard other charges of war crimes and mutiny.",
+        # another preposition that sorts the plural (session 22, read 5921: "restrictions on voting or registration")
+        "The harbour board set new limits on salmon and trout.",
+        "Islanders face new restrictions on parking or camping near the pier.",
     ],
     # relational adjectives coordinated on one head, at any length: kinds of one set or of one thing
     "modifiers of one head": [
@@ -62,6 +65,7 @@ SWAPPED = [
     "The council cut oil prices and interest rates.",  # a common noun compounds with the first only
     "Engineers traced sources of black smoke and noise near the quay.",  # an adjective of the first's own
     "The study of rivers and lakes took him ten years.",  # a singular head: the protocol's M, not a set
+    "The tax on wine and tobacco rose in May.",  # a singular head with "on": one tax on both
     "He spent five years of study and travel abroad.",  # a counted head measures both
     "The insurers studied the claims of the buyer and the seller.",  # members with determiners: two holders
     "The court heard charges of piracy, war crimes and desertion.",  # a classifying noun on one plural of a list

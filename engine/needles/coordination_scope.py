@@ -700,11 +700,17 @@ def _classified_bare_pair(first: Token) -> bool:
     return any(c.dep_ == "compound" and c.pos_ == "NOUN" for c in modifiers)
 
 
+# prepositions whose object sorts a plural head into kinds: "charges of", "restrictions on", "laws against"
+_SORTING_PREPOSITIONS = frozenset({"of", "on", "against", "for", "about", "over"})
+
+
 def _kinds_sorting_a_plural(first: Token) -> bool:
     """Two common nouns with no determiner, possessive or number of their
     own as the "of" phrase of a plural ("sources of smoke and noise will be
     removed", session 19; "the evil spirits of extravagance and speculation",
-    "other charges of war crimes and insurrection", session-20 ruling): the
+    "other charges of war crimes and insurrection", session-20 ruling), or
+    its phrase with another preposition that sorts it (`_SORTING_PREPOSITIONS`:
+    "new restrictions on voting or registration", read 5921): the
     plural names whatever is one of its kind for either noun, so "or" names
     the same set. Not under a singular or mass head ("the exploitation of
     forestry and fisheries": the protocol's M, the swap stays), a counted
@@ -712,7 +718,7 @@ def _kinds_sorting_a_plural(first: Token) -> bool:
     determiner of their own ("the rights of the buyer and the seller": two
     holders the sentence speaks of) or an adjective ("sources of black smoke
     and noise", session 19: it may be the first's alone)."""
-    if first.pos_ != "NOUN" or first.dep_ != "pobj" or first.head.lower_ != "of" or len(first.conjuncts) != 1:
+    if first.pos_ != "NOUN" or first.dep_ != "pobj" or first.head.lower_ not in _SORTING_PREPOSITIONS or len(first.conjuncts) != 1:
         return False
     plural = first.head.head
     if plural.pos_ != "NOUN" or plural.tag_ != "NNS" or plural.i > first.i or plural.like_num:
