@@ -89,6 +89,10 @@ REFUSED = {
         "The mayor said that statements made during the meeting by the clerk and his deputy were wrong.",
         # a modifier run into a plural, however the parser hangs it (here "damaged" as the object)
         "Volunteers counted the damaged or destroyed sheds after the storm.",
+        # ... and with no article, after a preposition: the parser reads the second as the plural's verb
+        # (issue 27, session 22, read 5931: "concern over damaged and destroyed historical sites")
+        "The council voiced concern over damaged and destroyed historical sites.",
+        "The crews complained about damaged and flooded coastal roads.",
         "The club welcomed old and new members to the dinner.",
         # each member under its own "the", one plural: one war each
         "The museum has relics of the Crimean and the Boer wars.",
@@ -158,6 +162,7 @@ def test_swaps_under_a_scope_or_in_a_count_are_refused_with_their_reason(nlp, wh
         ("They counted the damaged or destroyed shed after the storm.",
          "They counted the damaged and destroyed shed after the storm."),
         ("The clerk signed or stamped the documents.", "The clerk signed and stamped the documents."),
+        ("The storms damaged and destroyed historical sites.", "The storms damaged or destroyed historical sites."),
         # a clause after "and the": no second modifier run under a plural
         ("The ship was old and the crew members were tired.", "The ship was old or the crew members were tired."),
         # a degree adverb on one of two different words: two claims

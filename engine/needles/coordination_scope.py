@@ -134,7 +134,7 @@ def scope_refusal(token: Token) -> str:
         return "count of a union"
     if _rank(first):
         return "rank"
-    if _adjective_members(first) or _plural_members(first) or _restricting_participles(first) or _modifier_run(token) or _articled_modifier_run(token) or _shared_restriction(first):
+    if _adjective_members(first) or _plural_members(first) or _restricting_participles(first) or _participles_read_as_verbs(token) or _modifier_run(token) or _articled_modifier_run(token) or _shared_restriction(first):
         return "members of a plural"
     if _distributed_kinds(first):
         return "kinds of a plural"
@@ -347,6 +347,26 @@ def _adjective_members(first: Token) -> bool:
     if first.head.tag_ not in _PLURAL_TAGS:
         return False
     return all(m.i > m.sent.start and m.text[:1].isupper() and m.pos_ in ("ADJ", "PROPN") for m in members)
+
+
+def _participles_read_as_verbs(token: Token) -> bool:
+    """Two participles on either side of the conjunction `token`, right
+    after a preposition or a determiner and before a noun phrase that ends in
+    a plural ("concern over damaged and destroyed historical sites"): no
+    clause's verb can open after "over" or "the", so both modify the plural
+    and sort one set, as "the damaged and destroyed sites" (session 13: "or"
+    names the same set), however the parser hangs them (it reads the second
+    as a verb taking the plural as its object, joined to the clause's verb
+    or to the first). "The storms damaged and destroyed the sites" has a
+    subject before them: not this."""
+    doc, sent = token.doc, token.sent
+    if not sent.start + 1 < token.i < sent.end - 2:
+        return False
+    before, first, second = doc[token.i - 2], doc[token.i - 1], doc[token.i + 1]
+    if before.tag_ not in ("IN", "DT") or not all(w.tag_ in ("VBN", "JJ", "VBD") and w.lower_.endswith("ed") for w in (first, second)):
+        return False
+    after = doc[second.i + 1]
+    return after.pos_ in ("ADJ", "NOUN") and _plural_phrase_end(after)
 
 
 def _plural_phrase_end(noun: Token) -> bool:
