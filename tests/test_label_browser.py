@@ -51,6 +51,18 @@ def start_server(run_dir: Path, out: Path, port: int) -> subprocess.Popen:
     raise AssertionError("the label server did not start")
 
 
+def wait_for_progress(page, done: int) -> None:
+    """Wait until the page says `done` items are labelled; on a timeout, fail with what the page shows."""
+    try:
+        page.wait_for_function(f"document.getElementById('progress').textContent.includes('{done} of')")
+    except Exception as err:  # playwright's TimeoutError: say what the labeller saw instead
+        shown = {k: page.evaluate(f"document.getElementById('{k}').textContent") for k in ("progress", "login-error", "error")}
+        raise AssertionError(f"the page never reached {done} labelled: {shown}") from err
+
+
+NAME_FOCUSED = "document.activeElement !== null && document.activeElement.id === 'name'"
+
+
 def test_labelling_by_keyboard_survives_a_killed_server(finished_run, tmp_path):  # noqa: F811
     playwright = pytest.importorskip("playwright.sync_api")
     out, port = tmp_path / "labels", free_port()
@@ -62,15 +74,17 @@ def test_labelling_by_keyboard_survives_a_killed_server(finished_run, tmp_path):
             browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
             page = browser.new_page(viewport={"width": 1366, "height": 768})
             page.goto(url)
+            # autofocus lands after the load event now and then: typing before it loses the name (a CI flake)
+            page.wait_for_function(NAME_FOCUSED)
             page.keyboard.type("ann")
             page.keyboard.press("Enter")
             for n in range(6):
-                page.wait_for_function(f"document.getElementById('progress').textContent.includes('{n} of')")
+                wait_for_progress(page, n)
                 value = 10 * n + 5
                 given.append((page.evaluate("current.item_id"), value))  # the item shown, before Enter moves on
                 page.keyboard.type(str(value))
                 page.keyboard.press("Enter")
-            page.wait_for_function("document.getElementById('progress').textContent.includes('6 of')")
+            wait_for_progress(page, 6)
             # back with Alt+Left: the last item shows the rating it was given
             page.keyboard.press("Alt+ArrowLeft")
             page.wait_for_function(f"current && current.item_id === {json.dumps(given[-1][0])}")
@@ -89,15 +103,16 @@ def test_labelling_by_keyboard_survives_a_killed_server(finished_run, tmp_path):
             server = start_server(finished_run, out, port)
 
             page.goto(url)
+            page.wait_for_function(NAME_FOCUSED)
             page.keyboard.type("ann")
             page.keyboard.press("Enter")
-            page.wait_for_function("document.getElementById('progress').textContent.includes('6 of')")
+            wait_for_progress(page, 6)
             assert page.evaluate("current.item_id") == expected_next  # resumes at the next item
             for n in range(6, 10):
-                page.wait_for_function(f"document.getElementById('progress').textContent.includes('{n} of')")
+                wait_for_progress(page, n)
                 page.keyboard.type(str(n * 10))
                 page.keyboard.press("Enter")
-            page.wait_for_function("document.getElementById('progress').textContent.includes('10 of')")
+            wait_for_progress(page, 10)
             browser.close()
     finally:
         server.send_signal(signal.SIGINT)
