@@ -219,6 +219,19 @@ def test_abbreviations_initials_and_brackets_do_not_end_sentences(nlp):
     )
 
 
+def test_a_word_with_a_hyphen_against_its_end_does_not_end_a_sentence(nlp):
+    # "while- Tom Byrne ...": the dataset's hyphen for a dash; the parser split there and the gate dropped the
+    # head, leaving a line that lost it (issue 27, session 22, read 5931's hay)
+    text = (
+        "Some media owners have backed the mayor. "
+        "Anne Roche, co-owner of the Harbour Post, has publicly supported him, while- Tom Byrne, deputy director "
+        "of Cork Radio, which owns two papers, resigned from his post to join the campaign. "
+        "Such support cannot but shape the papers they own."
+    )
+    assert stored(nlp, text)[1].startswith("Anne Roche") and stored(nlp, text)[1].endswith("join the campaign.")
+    assert len(stored(nlp, text)) == 3
+
+
 @pytest.mark.parametrize(
     "sentence",
     [

@@ -45,6 +45,9 @@ the text shows what the model misses:
   words before do not open as a question does (an auxiliary, a modal or a
   wh-word first: "Did you ask the BBC? Trump said no." splits; a wh-word
   before a participle opens a subordinate clause: "When contacted by");
+- none after a lowercase function word written with a hyphen or dash
+  against its end ("has supported him, while- Tom Byrne ... resigned",
+  "declared that- The length of time ..."): no sentence ends on it;
 - one does start where a heading was fused onto the next sentence in text
   shipped without line breaks ("Trouble on the Peninsula The move is ...",
   "Ferry firm cuts sailings Harbour Lines will cut its sailings ..."):
@@ -287,6 +290,20 @@ def _attribution_from(doc: Doc, i: int) -> bool:
     return i < k < len(doc) - 1 and doc[k].lower_ in SAYING_FORMS and doc[k + 1].text in (",", ".")
 
 
+_WORD_END_DASHES = ("-", "\u2013", "\u2014")
+
+
+def _hyphen_ended_word(token: Token) -> bool:
+    """A lowercase function word with a hyphen or dash written against its
+    end ("while-", "that-"): no sentence ends on such a word, so it goes on.
+    A noun before one ("Court orders stop to museum merger- As a result")
+    may end a heading run into the next sentence: left to the parser."""
+    from spacy.lang.en.stop_words import STOP_WORDS  # here: importing spaCy at start-up slows every CLI command
+
+    word = token.text[:-1]
+    return len(word) > 0 and token.text.endswith(_WORD_END_DASHES) and word.isalpha() and word.islower() and word in STOP_WORDS
+
+
 @Language.component(PARSER_GUARDS)
 def sentence_guards(doc: Doc) -> Doc:
     """Set the sentence starts the parser must respect (module docstring)."""
@@ -318,6 +335,8 @@ def sentence_guards(doc: Doc) -> Doc:
             following.is_sent_start = True  # "spent ?490m. The minister said"
         elif token.text == "?" and not token.whitespace_ and following.like_num:
             _forbid(following)
+        elif _hyphen_ended_word(token):
+            _forbid(following)  # "supported him, while- Tom Byrne resigned"
         elif _lost_letter_goes_on(token):
             _forbid(following)  # "told RT? News they had": a lost accented letter
         elif token.text == "." and following.text == "." and token.whitespace_:
