@@ -71,6 +71,9 @@ REFUSED = {
     "free choice": [
         "Citizens have the right to speak or write freely about the council.",
         "The harbour master has the authority to inspect, detain or release any vessel.",
+        # nouns of the means to act state a capacity, as the nouns of ability do (issue 27, session 22)
+        "The council has the tools to repair the pier or to build a new one.",
+        "The island has the resources to train pilots and to buy new ferries.",
     ],
 }
 

@@ -60,9 +60,11 @@ _SPAN_START_DEPS = frozenset({"advcl", "xcomp", "prep", "acl", "npadvmod"})
 _DASHES_OR_COLON = DASHES | {":"}
 _PLURAL_TAGS = ("NNS", "NNPS")
 # nouns of ability and permission: their infinitive offers each option ("the right to speak or write")
+# ... and nouns of the means to act, whose infinitive states a capacity ("the tools to prevent war or to fight",
+# as "sufficient boats to reach A and B", session 18; read of part 3 at 6e7a150)
 _FREE_CHOICE_NOUNS = frozenset(
     "power right authority freedom licence license permission ability option chance opportunity capacity liberty "
-    "privilege entitlement".split()
+    "privilege entitlement tool means resource wherewithal".split()
 )
 # a span of time given for an infinitive offers each option as a permission does ("28 days to appeal or reapply")
 _TIME_SPAN_NOUNS = frozenset("minute hour day week month year".split())
