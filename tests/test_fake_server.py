@@ -196,7 +196,10 @@ async def test_capacity_mode_serves_at_most_c_calls_per_second_with_latency_grow
     assert stats["completed"] == calls
     assert wall >= (calls - 1) / capacity  # never faster than C calls/s, however many arrive at once
     latencies.sort()
-    assert latencies[0] < 0.5 and latencies[-1] >= (calls - 1) / capacity * 0.9  # the last waited behind the batch
+    # the last waited behind the batch: it came back about (calls - 1) / C after the first. Relative, not an absolute
+    # time for the first call, which a loaded CI worker delayed to 0.82 s once (session 22)
+    assert latencies[-1] >= (calls - 1) / capacity * 0.9
+    assert latencies[-1] - latencies[0] >= (calls - 1) / capacity * 0.8
     assert stats["batch_peak"] >= calls // 2
 
 
