@@ -65,6 +65,7 @@ from __future__ import annotations
 
 import calendar
 
+from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
@@ -298,10 +299,8 @@ def _hyphen_ended_word(token: Token) -> bool:
     end ("while-", "that-"): no sentence ends on such a word, so it goes on.
     A noun before one ("Court orders stop to museum merger- As a result")
     may end a heading run into the next sentence: left to the parser."""
-    from spacy.lang.en.stop_words import STOP_WORDS  # here: importing spaCy at start-up slows every CLI command
-
     word = token.text[:-1]
-    return len(word) > 0 and token.text.endswith(_WORD_END_DASHES) and word.isalpha() and word.islower() and word in STOP_WORDS
+    return token.text.endswith(_WORD_END_DASHES) and word.isalpha() and word.islower() and word in STOP_WORDS
 
 
 @Language.component(PARSER_GUARDS)

@@ -85,17 +85,15 @@ def unnamed_place_phrase(span: Span, kind: str) -> str | None:
     for token in span.sent:
         if span.start <= token.i < span.end or token.pos_ != "NOUN":
             continue
-        lower = token.lower_
+        if span.root.head.head == token and any(c.dep_ == "prep" and c.lower_ == "of" for c in token.children):
+            continue  # "the state of Texas" names the place; "the countries of Europe": Europe holds them
+        before = [c for c in token.children if c.i < token.i]
         if token.lemma_.lower() in holders and token.tag_ == "NN":
-            if any(c.dep_ == "prep" and c.lower_ == "of" for c in token.children) and span.root.head.head == token:
-                continue  # "the state of Texas"
-            if span.root.dep_ == "appos" and span.root.head == token or token.dep_ == "appos" and token.head.i in range(span.start, span.end):
+            if (span.root.dep_ == "appos" and span.root.head == token) or (token.dep_ == "appos" and span.start <= token.head.i < span.end):
                 continue  # "the country, Japan,": the place itself
-            if any(c.lower_ in _DEFINITE or c.dep_ == "poss" for c in token.children if c.i < token.i):
+            if any(c.lower_ in _DEFINITE or c.dep_ == "poss" for c in before):
                 return token.text
-        elif lower in plurals and not any(c.lower_ in ("other", "another") for c in token.children if c.i < token.i):
-            if any(c.dep_ == "prep" and c.lower_ == "of" for c in token.children) and span.root.head.head == token:
-                continue  # "the countries of Europe": Europe holds them, the rule for continents' own sentences
+        elif token.lower_ in plurals and not any(c.lower_ in ("other", "another") for c in before):
             return token.text
     return None
 
