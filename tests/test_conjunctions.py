@@ -279,6 +279,11 @@ def test_predicates_that_share_a_negation_are_not_swapped(nlp):
         # two numbers side by side joined by "or": one approximate count
         ("Nine or ten boats left the harbour at dawn.", "approximate count"),
         ("The skipper checks the nets 20 or 30 times a day.", "approximate count"),
+        # a number or an amount beside the conjunction: a range, a restatement, shares or kinds of one plural
+        # (issue 27, session 23: part 3's "8%-and 16%-of the vote", read 5931's "1% pension and 13.8% ...")
+        ("The yard must pay 2% harbour dues and 11.5% port insurance charges on every boat.", "amounts"),
+        ("The board cut 30 berths and $4 million from the harbour plan.", "amounts"),
+        ("The two ferry lines carried 40% and 25% of the island's freight last year.", "amounts"),
         # ", or" + an amount restating the amount before it, whatever the parser hangs it on
         ("The ferry company's shares fell $1.40, or 3 percent, on Tuesday.", "gloss"),
         ("The harbour index rose 120.5, or 0.6%, to close at a new high.", "gloss"),
@@ -308,6 +313,12 @@ def test_wrong_swaps_found_on_news_are_refused_with_their_reason(nlp, text, why)
             "The storm flooded the quay or damaged boats of both the ferry line and the fishing fleet.",
         ),
         ("The ferry carried two trucks and a bus.", "The ferry carried two trucks or a bus."),  # not one counted list
+        # years are dates, not amounts; a number away from the conjunction counts its own member only
+        ("The ferry sailed in 2015 and 2016 under a Welsh flag.", "The ferry sailed in 2015 or 2016 under a Welsh flag."),
+        (
+            "The museum lent five paintings and a statue to the gallery in Cork.",
+            "The museum lent five paintings or a statue to the gallery in Cork.",
+        ),
         # "exposed to" reports what happened, no liability; a liability adjective in a clause of its own
         ("The fishermen were exposed to wind and rain for days.", "The fishermen were exposed to wind or rain for days."),
         ("The crew was vulnerable and the ship was old.", "The crew was vulnerable or the ship was old."),
