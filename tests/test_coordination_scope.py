@@ -60,6 +60,12 @@ REFUSED = {
         # one word with and without a degree adverb: the same scale's points (issue 27, session 14)
         'Most of the sailors said they were "very satisfied" or "satisfied" with the new ferry.',
     ],
+    # adjectives or adverbs under one comparative word: the comparison covers both (issue 27, session 23)
+    "comparative": [
+        "The report explained why the new ferry is much more comfortable and reliable for island families.",
+        "The harbour became less crowded and noisy after the new quay opened.",
+        "The crew worked more quickly and carefully after the storm.",
+    ],
     # a count or total of the union
     "count of a union": [
         "The number of letters and parcels sent from the village was 4,210.",
@@ -153,6 +159,8 @@ def test_swaps_under_a_scope_or_in_a_count_are_refused_with_their_reason(nlp, wh
         # another preposition: two places, not a category and its example
         ("Trade in Cork and from other southern ports will grow again.",
          "Trade in Cork or from other southern ports will grow again."),
+        # comparatives of their own (no shared "more"): two claims
+        ("The new ferry is faster and cheaper in winter.", "The new ferry is faster or cheaper in winter."),
         # degree adverbs on two words: two claims
         ("The ferry was very fast and quite comfortable.", "The ferry was very fast or quite comfortable."),
         ("She visited other towns and the capital in May.", "She visited other towns or the capital in May."),

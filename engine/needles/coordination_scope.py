@@ -29,6 +29,8 @@ engine.needles.coordination_sense after its own classes.
   ("in China and in other emerging economies");
 - degrees: two degree adverbs on one word ("very or somewhat likely",
   "strongly or somewhat agree"): points of one scale, "and" joins none;
+- comparative: adjectives under one comparative word ("more costly and
+  risky"): the comparison covers both, and "or" says the same;
 - count of a union: "the number of letters and parcels was N" (or "the
   total sale of A and B") counts the same items as "letters or parcels";
 - rank: a rank behind a list ("third-largest behind A, B and C") needs
@@ -130,6 +132,8 @@ def scope_refusal(token: Token) -> str:
         return "category union"
     if _degrees(first):
         return "degrees"
+    if _shared_comparative(first):
+        return "comparative"
     if first.dep_ == "pobj" and first.head.lower_ == "of" and _counting(first.head.head):
         return "count of a union"
     if _rank(first):
@@ -309,6 +313,27 @@ def _degrees(first: Token) -> bool:
     second = members[1]
     graded = [m for m in members if any(c.dep_ == "advmod" and c.lower_ in _DEGREE_ADVERBS for c in m.children)]
     return first.lower_ == second.lower_ and len(graded) == 1
+
+
+# the words of a periphrastic comparative ("more A and B"); "most"/"least" make superlatives, no comparison
+_COMPARATIVE_WORDS = frozenset({"more", "less"})
+
+
+def _shared_comparative(first: Token) -> bool:
+    """Adjectives or adverbs coordinated under one comparative word on the
+    first ("much more cost-effective and productive", "less costly or
+    risky"), with no degree word of the second's own: the comparison covers
+    both, and under a comparative "and" and "or" say the same (the
+    protocol's none/each operators; issue 27, reads 5941 and 20b on the
+    same shape). A comparative on each ("more costly and more risky") is two
+    claims, and "than" phrases are `_downward`'s in the con rule."""
+    members = [first, *first.conjuncts]
+    if len(members) != 2 or any(m.pos_ not in ("ADJ", "ADV") for m in members):
+        return False
+    second = members[1]
+    if not any(c.dep_ == "advmod" and c.lower_ in _COMPARATIVE_WORDS and c.i < first.i for c in first.children):
+        return False
+    return not any(c.dep_ == "advmod" and c.i < second.i for c in second.children)
 
 
 def _counting(noun: Token) -> bool:
