@@ -230,6 +230,9 @@ def test_predicates_that_share_a_negation_are_not_swapped(nlp):
         ("The museum holds objects such as coins and seals.", "examples"),
         ("The shop sells fruit, for example apples or pears.", "examples"),
         ("The fund backs small firms, including bakeries and cafes.", "examples"),
+        # a later example parsed as an apposition to an earlier one, the list's "and" on it (issue 27, session 23)
+        ("The leaflet lists serious illnesses with suspected links to the dump, including cancer, Alzheimer's and "
+         "Parkinson's disease, hormone disruption, birth defects, and nerve damage.", "examples"),
         # auxiliaries sharing one complement
         ("The report asks what the region is and might become.", "shared complement"),
         # prepositions sharing one object

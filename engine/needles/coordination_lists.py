@@ -65,6 +65,11 @@ def list_refusal(token: Token) -> str:
         return ""
     if examples(first) or _second_example_misattached(first) or _list_conjunction_misattached(first):
         return "examples"
+    if first.dep_ == "appos" and examples(_first_conjunct(first.head)):
+        # a later example the parser made an apposition to an earlier one, the list's own conjunction on it
+        # ("including cancer, Alzheimer's and Parkinson's disease, hormone disruption, ... and neurological
+        # effects": "disease" apposed to "cancer"; read 5941's replacement needle)
+        return "examples"
     if enumerated_complement(first):
         return "enumerated complement"
     return ""
