@@ -25,6 +25,12 @@ The reading scheme is docs/needle_reading_protocol.md. What it does:
    a distinct window: a window already drawn for another document is
    passed over (the experiment's own draw may repeat it).
 
+`--min-sentences N --below-sentences M` prepare with a lower length floor
+and draw needles only from documents with fewer than M sentences: a stratum
+the default floor (30) never keeps, so no read of the default draws has seen
+its needles; `--exclude-read-docs DIR` also drops, before preparing, every
+document an earlier read names (a doc_id or hay_doc_id of DIR's label files).
+
 Output, one JSON object a line: first {"kind": "summary"} with the
 preparation's counts (retention = kept_screening / kept_length; grid_retention
 = the documents a default experiment uses, whose needles of every type have
@@ -131,7 +137,7 @@ def hay_record(corpus, name: str, doc_id: str, seed: int) -> dict | None:
     }  # fmt: skip
 
 
-def draw(corpus, name: str, n: int, seed: int, context: int) -> list[dict]:
+def draw(corpus, name: str, n: int, seed: int, context: int, below_sentences: int | None = None) -> list[dict]:
     from engine.corpus.pairs import document_order
 
     out: list[dict] = []
@@ -140,11 +146,26 @@ def draw(corpus, name: str, n: int, seed: int, context: int) -> list[dict]:
         for doc_id in document_order(corpus.doc_ids, seed, 0, 0):
             if drawn >= n:
                 break
+            if below_sentences is not None and len(corpus.document(doc_id).sentences) >= below_sentences:
+                continue
             record = needle_record(corpus, name, doc_id, needle, seed, context)
             if record is not None:
                 out.append(record)
                 drawn += 1
-    return out + hay_records(corpus, name, n, seed)
+    return out + ([] if below_sentences is not None else hay_records(corpus, name, n, seed))
+
+
+def read_doc_ids(folder: Path) -> set[str]:
+    """Every document a label file under `folder` names (doc_id, hay_doc_id)."""
+    ids: set[str] = set()
+    for path in sorted(folder.glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            ids.update(str(record[k]) for k in ("doc_id", "hay_doc_id") if isinstance(record, dict) and record.get(k))
+    return ids
 
 
 def hay_records(corpus, name: str, n: int, seed: int) -> list[dict]:  # type: ignore[no-untyped-def]
@@ -181,6 +202,11 @@ def main() -> int:
     parser.add_argument("--context", type=int, default=3, help="stored sentences shown before a needle")
     parser.add_argument("--model", default=defaults.model)
     parser.add_argument("--min-chars-per-sentence", type=float, default=defaults.min_chars_per_sentence)
+    parser.add_argument("--min-sentences", type=int, default=defaults.min_sentences)
+    parser.add_argument("--below-sentences", type=int, default=None,
+                        help="draw needles only from documents with fewer sentences (no hay windows)")
+    parser.add_argument("--exclude-read-docs", type=Path, default=None,
+                        help="drop the documents the label files in this folder name")
     parser.add_argument("--store", type=Path, default=None, help="store folder to prepare into / reuse")
     parser.add_argument("--out", type=Path, default=None, help="JSONL output (default: stdout)")
     args = parser.parse_args()
@@ -190,8 +216,13 @@ def main() -> int:
     from engine.cache.store import Store
 
     name, records = corpus_records(args.corpus, args.heldout, args.part)
+    if args.exclude_read_docs is not None:
+        read = read_doc_ids(args.exclude_read_docs)
+        records = [r for r in records if str(r.get("id")) not in read]
     records = subsample(records, args.docs, args.docs_seed)
-    settings = CorpusSettings(model=args.model, min_chars_per_sentence=args.min_chars_per_sentence)
+    settings = CorpusSettings(
+        model=args.model, min_chars_per_sentence=args.min_chars_per_sentence, min_sentences=args.min_sentences
+    )
     with tempfile.TemporaryDirectory() as tmp:
         store_dir = args.store or Path(tmp) / "store"
         source = Path(tmp) / f"{name}.json"
@@ -203,7 +234,7 @@ def main() -> int:
                 print(f"draw_needle_sample: --corpus {args.corpus}: {str(exc).replace(f'{source}: ', '', 1)}", file=sys.stderr)
                 return 2
             corpus = Corpus.open(store)
-            drawn = draw(corpus, name, args.n, args.seed, args.context)
+            drawn = draw(corpus, name, args.n, args.seed, args.context, args.below_sentences)
             serving = grid_documents(corpus, args.seed)
     head = {
         "kind": "summary", "corpus": name, "heldout": args.heldout, "part": args.part, "documents": len(records),
