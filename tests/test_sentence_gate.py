@@ -578,6 +578,19 @@ def test_a_lists_lead_in_run_into_its_first_item_is_not_a_sentence(nlp):
     assert prose in stored(nlp, f"The ferry left Cork at noon. {prose} The council met again in May.")
 
 
+
+def test_bullets_flattened_after_include_are_not_a_sentence_whatever_the_case(nlp):
+    # issue 27, read 5941: "include" in any form before a colon leads into a list, lowercase items too
+    for flattened in (
+        "We also asked the crews about other habits, including: night fishing (68% had), solo trips (60%) and long shifts (59%).",
+        "Other findings of the harbour survey include: broken slipways, silted berths and rusty cranes.",
+    ):
+        assert flattened not in stored(nlp, f"The ferry left Cork at noon. {flattened} The council met again in May.")
+    # a preposition ending a clause before a colon and a lowercase word is prose
+    prose = "The fishermen got exactly what they had asked the council for: nothing."
+    assert prose in stored(nlp, f"The ferry left Cork at noon. {prose} The council met again in May.")
+
+
 def test_glued_sentences_and_flattened_tables_refuse_a_needle(nlp):
     """Two sentences glued through stray marks ("quay.*-Battered"), and a
     table's "label - figure" entries run into the prose (issue 27, session

@@ -240,12 +240,20 @@ def _list_lead_in(span: Span) -> bool:
     as:"), then a capitalised word: a list's lead-in run into its first
     bulleted item, whose own sentence follows ("... including: So-called
     starter homes will be ..."). Prose puts a preposition's object after
-    it, not a colon."""
+    it, not a colon. After "include" in any form ("including:", "Other
+    findings include:") the next word may be lowercase too: the verb takes
+    its object straight after it, so the colon marks bullets flattened into
+    the line ("... including: energy drinks (68% had), pain-relief gels
+    (60%), ...", issue 27, read 5941), where a preposition before a colon
+    may end a clause ("what they asked for: nothing")."""
     words = [t for t in span if not t.is_space]
     for k in range(1, len(words) - 1):
         before, after = words[k - 1], words[k + 1]
-        preposition = before.tag_ in ("IN", "TO") or before.dep_ == "prep" or before.lower_ == "including"  # tagged VBG
-        if words[k].text == ":" and preposition and after.text[:1].isupper():
+        if words[k].text != ":":
+            continue
+        if before.lower_ == "including" or before.lemma_.lower() == "include" and before.pos_ in ("VERB", "AUX"):
+            return True
+        if (before.tag_ in ("IN", "TO") or before.dep_ == "prep") and after.text[:1].isupper():
             return True
     return False
 
