@@ -174,6 +174,27 @@ def test_a_reporting_verb_is_never_negated(nlp, text):
     assert refusal(first_sentence(nlp, text)) in ("reporting or attitude verb", "verb framing a quotation")
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # verbs of communication by WordNet's class (issue 27, session 23: the read of short news articles)
+        "The mayor spoke with fondness about her grandfather's old boat.",
+        "The harbour master chastised the ferry company for the long delays.",
+        "The council called for a full inquiry into the collapse of the pier.",
+        "The bishop defended the new mooring rules, calling them fair and overdue.",
+        "The union went on to praise the new owners of the yard.",
+        "The fishermen's leaders wrote: the quota is unfair.",
+    ],
+)
+def test_a_verb_of_communication_is_never_negated(nlp, text):
+    assert edited(nlp, negate, text) is None
+    assert refusal(first_sentence(nlp, text)) in ("verb of communication", "reporting or attitude verb")
+
+
+def test_a_verb_of_doing_beside_them_is_still_negated(nlp):
+    assert edited(nlp, negate, "The crew repaired the old pier in May.") == "The crew did not repair the old pier in May."
+
+
 def test_an_infinitive_that_reports_nothing_is_still_negated(nlp):
     assert edited(nlp, negate, "The council went on to rebuild the pier after the storm.") == (
         "The council did not go on to rebuild the pier after the storm."
@@ -284,10 +305,10 @@ def test_definite_existentials_quoted_labels_and_relative_clauses_are_not_negate
     [
         ("There are several old cottages at the end of the pier.", "There are not several old cottages at the end of the pier."),
         ("The sailors called the skipper on Monday morning.", "The sailors did not call the skipper on Monday morning."),
-        # the quotation belongs to a clause of its own, not to the labelling verb
+        # a quotation in a clause of its own (the relative) does not make the root a verb framing it
         (
-            'The ferry line was praised by islanders, who call it "our lifeline".',
-            'The ferry line was not praised by islanders, who call it "our lifeline".',
+            'The ferry line was used by islanders, who call it "our lifeline".',
+            'The ferry line was not used by islanders, who call it "our lifeline".',
         ),
         ("The house which the baker built is on the hill.", "The house which the baker built is not on the hill."),
     ],

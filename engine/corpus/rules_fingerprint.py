@@ -22,6 +22,7 @@ RULE_MODULES = (
     "engine.corpus.sentence_guards",
     "engine.corpus.run_on_headings",
     "engine.needles.name_kind_nouns",
+    "engine.needles.communication_verbs",
     "engine.corpus.parsed_headings",
     "engine.corpus.fused_headings",
     "engine.corpus.hay_check",
@@ -57,9 +58,10 @@ RULE_MODULES = (
     "engine.corpus.prepare",
 )
 
-# data files the rule modules read (engine.needles.name_kind_nouns' and engine.corpus.lost_words' WordNet tables)
+# data files the rule modules read (the WordNet tables of engine.needles.name_kind_nouns, engine.needles.communication_verbs and engine.corpus.lost_words)
 RULE_DATA_FILES = (
     Path(__file__).parent.parent / "needles" / "name_kind_nouns.json",
+    Path(__file__).parent.parent / "needles" / "communication_verbs.json",
     Path(__file__).with_name("object_control_verbs.json"),
     Path(__file__).with_name("no_object_verbs.json"),
 )
