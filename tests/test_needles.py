@@ -167,6 +167,24 @@ def test_mislabelled_and_partial_names_are_not_options(nlp):
     assert all(o.text != "Hemel Hempstead" for options in per_sentence for o in options)
 
 
+def test_a_name_after_a_noun_of_a_place_and_of_is_no_person(nlp):
+    """issue 27, session 23 (the read of short news articles): "the village of
+    Al Jinah", tagged PERSON by both models and named once, replaced a person;
+    a person named once with a role beside her stays a replacement."""
+    text = (
+        "Ann Walsh opened the new ferry terminal on Monday. Walsh said the ferry would sail twice a day. Rescue "
+        "workers were struggling to reach a farm in the village of Al Jinah in the west of the province. Tom Byrne, "
+        "the harbour master, praised the crews. Byrne said the storm had passed. Kate Doyle, a spokeswoman for the "
+        "port, said the quay would reopen in May."
+    )
+    doc = nlp(text)
+    assert ("Al Jinah", "PERSON") in {(e.text, e.label_) for e in doc.ents}  # the model's tag
+    _, per_sentence = options_by_sentence(nlp, text)
+    replacements = {r for options in per_sentence for o in options for r in o.replacements}
+    assert "Al Jinah" not in replacements
+    assert {"Kate Doyle", "Tom Byrne"} <= replacements
+
+
 def test_any_contradicting_mention_refuses_the_name(nlp):
     """One mention that shows what the thing is ("the band Hawthorne Heights",
     "moved to Habana") refuses the name everywhere in the document, as span

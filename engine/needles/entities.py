@@ -79,6 +79,7 @@ from engine.needles.entity_form import NAME_PARTICLES, NAMED_AFTER_A_PLACE, date
 from engine.needles.place_syntax import article_alone, called_a_dependency, contained_places, described_by_nationality, unnamed_place_phrase
 from engine.needles.place_syntax import country_modifier_fits, is_country, names_an_act, of_polities, party_of_states
 from engine.needles.part_of_a_name import INSTRUMENT_NOUNS, only_titles, part_of_a_name
+from engine.needles.name_kind_nouns import PLACE_FIRST_NOUNS
 from engine.needles.person_evidence import aliases, courtesy_title, not_a_person, quoted_alone, title_before, titled_mentions
 from engine.needles.places import NEAR_POPULATION, city_population, country_article, gazetteer_likes, place_of, same_kind_places
 from engine.needles.states_then import countries_not_states_then, states_not_yet_admitted
@@ -97,7 +98,7 @@ PLACE_DISPUTE_SHARE = 0.2  # share of a known place's mentions two models may ta
 # work rather than a person ("Goodwin Stadium", "Vaqueros Formation")
 NOT_PERSON_HEADS = frozenset(
     "stadium arena formation hall church chapel methodist baptist school college university academy institute "
-    "society club city county street lane road avenue drive boulevard bridge park ridge heath hill hills valley "
+    "society club city county street st rd ave lane road avenue drive boulevard bridge park ridge heath hill hills valley "
     "river lake bay sea harbor harbour island mountain records band company inc ltd award medal cup league prize station "
     "hauptbahnhof airport museum theatre theater centre center hospital castle tower cathedral abbey palace "
     "temple mosque force army navy party council committee festival show house square mushroom".split()
@@ -109,6 +110,9 @@ WATER_AND_LAND_FEATURES = frozenset(
 # a natural feature's name ("Monad Shoal", "Salt Creek") is no person's either, whatever a model tags it
 NOT_PERSON_HEADS |= WATER_AND_LAND_FEATURES
 PLACE_PREPOSITIONS = frozenset("in at near into inside outside throughout across".split())
+# nouns whose "of" phrase names a place ("the town of Tal Afar"): WordNet's nouns whose first sense is a place,
+# and the settlements and lands it files first under another class ("village" a community, "island" land)
+_PLACE_OF_NOUNS = PLACE_FIRST_NOUNS | frozenset("village hamlet township country island capital".split())
 MOTION_VERBS = frozenset("move return transfer go travel relocate emigrate".split())  # "moved to Habana": a place
 # posts held in an organisation: a name after one and "of"/"at" is the organisation ("UK managing director of
 # Charles Schwab", "an economist at Morgan Stanley"), not a person (kin and aides, "son of", "adviser to", are not here)
@@ -248,8 +252,9 @@ def _named_beside_a_kind(span: Span) -> bool:
 
 def _contradicted_by_syntax(span: Span, label: str) -> bool:
     """A PERSON as the object of a place preposition ("a club in Hemel
-    Hempstead"), of a move ("moved to Habana") or of "of"/"at" after a post
-    in an organisation ("managing director of Charles Schwab"), a place as the agent of a
+    Hempstead"), of a move ("moved to Habana"), of "of"/"at" after a post
+    in an organisation ("managing director of Charles Schwab") or of "of"
+    after a noun of a place ("the village of Al Jinah"), a place as the agent of a
     passive ("by West-East Bag") or the subject of being born, married, dying
     or saying ("Namaste died"), and any name right after a noun that says it
     is a band, club, company or work, or set beside one by commas
@@ -277,6 +282,8 @@ def _contradicted_by_syntax(span: Span, label: str) -> bool:
             return True
         if head.lower_ in POST_PREPOSITIONS and head.head.lemma_.lower() in POST_NOUNS and head.head.i < span.start:
             return True  # "managing director of Charles Schwab": a firm named after its founder
+        if head.lower_ == "of" and head.head.i < span.start and head.head.lemma_.lower() in _PLACE_OF_NOUNS:
+            return True  # "the village of Al Jinah", "the town of Tal Afar": the name of the place (issue 27, session 23)
         return head.lower_ in PLACE_PREPOSITIONS
     return label in PLACE_LABELS and head.lower_ == "by" and not country
 
