@@ -200,6 +200,8 @@ def test_predicates_that_share_a_negation_are_not_swapped(nlp):
         ("Visitors can pay at the gate by card or in cash.", "free choice"),
         ("Members are able to vote by post and online.", "free choice"),
         ("Residents may park on the street or in the square.", "free choice"),
+        # an infinitive with its own subject, parsed as a ccomp under "allowing" (issue 27, session 23, short news)
+        ("The storm gave the crews time, allowing them to regroup and adapt before the race.", "free choice"),
         ("Students are allowed to borrow books and journals.", "free choice"),
         # at any length (issue 27, session 11: the fresh read's "may include A, B or C"): each member is offered
         ("Visitors can pay with cards, cheques or cash.", "free choice"),

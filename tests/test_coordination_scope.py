@@ -80,6 +80,8 @@ REFUSED = {
     # a plural spelt out by its members: capitalised modifiers, an apposition (the complement of a plural subject:
     # test_coordination_lists)
     "members of a plural": [
+        # the sorting phrase hung on the verb, right after the plural object (issue 27, session 23, short news)
+        "The council imposed new limitations on travel and immigration last year.",
         "The Dutch and Belgian governments will be keen to host the talks.",
         "The French and German navies held drills off the coast.",
         # plain adjectives sorting one plural: "current or former officials" is the same set
@@ -161,6 +163,9 @@ def test_swaps_under_a_scope_or_in_a_count_are_refused_with_their_reason(nlp, wh
          "Trade in Cork or from other southern ports will grow again."),
         # comparatives of their own (no shared "more"): two claims
         ("The new ferry is faster and cheaper in winter.", "The new ferry is faster or cheaper in winter."),
+        # a singular object before the verb's phrase: no plural sorted
+        ("The council imposed a fine on the owner and the skipper last year.",
+         "The council imposed a fine on the owner or the skipper last year."),
         # degree adverbs on two words: two claims
         ("The ferry was very fast and quite comfortable.", "The ferry was very fast or quite comfortable."),
         ("She visited other towns and the capital in May.", "She visited other towns or the capital in May."),

@@ -151,7 +151,9 @@ def _clause_verbs(token: Token) -> list[Token]:
     for t in [token, *token.ancestors]:
         if t.pos_ in ("VERB", "AUX", "ADJ"):
             out.append(t)
-            if t.dep_ not in ("xcomp", "conj", "acomp", "amod"):
+            # an infinitive with a subject of its own the parser made a ccomp ("allowing them to regroup")
+            infinitive = t.dep_ == "ccomp" and any(c.dep_ == "aux" and c.lower_ == "to" for c in t.children)
+            if t.dep_ not in ("xcomp", "conj", "acomp", "amod") and not infinitive:
                 break
     return out
 
