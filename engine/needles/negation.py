@@ -192,8 +192,6 @@ def _negation(sent: Span, opened: str | None) -> tuple[TextEdit | None, str]:
         return None, "root inside a name"  # "van" of "Antonius van den Broek"
     if _reports(sent, root):
         return None, "reporting or attitude verb"
-    if _communicates(root):
-        return None, "verb of communication"
     return negate_verb(sent, root, subjects, opened, lambda auxiliaries: verb_agrees(sent, root, auxiliaries))
 
 
@@ -235,6 +233,8 @@ def negate_verb(
     framing = frame_refusal(sent, root, text, opened)
     if framing:
         return None, framing
+    if _communicates(root):
+        return None, "verb of communication"  # the root's, or a reported clause's ("said the mayor criticized ...")
     if _definite_existential(root, subjects):
         return None, "existential with a definite noun phrase"
     if unbalanced_quotation(text):
