@@ -673,3 +673,27 @@ def test_hand_check_sample_is_complete():
     assert [sum(r["needle"] == n for r in rows) for n in ("neg", "con", "ner")] == [30, 30, 30]
     assert all(isinstance(r["fluent"], bool) and isinstance(r["correct"], bool) for r in rows)
     assert all(r["note"] for r in rows if not (r["fluent"] and r["correct"]))  # every failure explained
+
+
+@pytest.mark.parametrize(
+    ("before", "candidate", "misfit"),
+    [
+        ("A", "Edinburgh", True), ("a", "Paris", False), ("an", "Oslo", False), ("an", "Paris", True),
+        ("a", "Utah", True), ("a", "Europe", True), ("an", "FBI", True), ("the", "Edinburgh", False), ("", "Oslo", False),
+    ],
+)
+def test_an_indefinite_article_takes_only_a_name_whose_first_sound_is_plain_and_fits(before, candidate, misfit):
+    from engine.needles.entity_form import article_misfit
+
+    assert article_misfit(before, candidate) is misfit
+
+
+def test_a_name_after_an_indefinite_article_is_replaced_only_by_one_the_article_fits(nlp):
+    """issue 27, session 23 (the second read of short news articles): "A London mother" -> "A Edinburgh mother"."""
+    text = (
+        "A London mother opened a shop in Cork last year. London and Edinburgh and Amsterdam and Paris were named "
+        "in the report. The Cork shop closed in June."
+    )
+    _, per_sentence = options_by_sentence(nlp, text)
+    (london,) = [o for o in per_sentence[0] if o.text == "London"]
+    assert london.replacements and all(r[0] not in "AEIOaeio" for r in london.replacements)

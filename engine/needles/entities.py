@@ -75,7 +75,7 @@ import msgspec
 
 from engine.needles.edits import EntityOption, sentence_bounds
 from engine.needles.edits import _inside_quotes as inside_quotes
-from engine.needles.entity_form import NAME_PARTICLES, NAMED_AFTER_A_PLACE, date_in_a_name, date_shaped, entity_shape, name_words, possessive_misfit, shaped, takes_the
+from engine.needles.entity_form import NAME_PARTICLES, NAMED_AFTER_A_PLACE, article_misfit, date_in_a_name, date_shaped, entity_shape, name_words, possessive_misfit, shaped, takes_the
 from engine.needles.place_syntax import article_alone, called_a_dependency, contained_places, described_by_nationality, unnamed_place_phrase
 from engine.needles.place_syntax import country_modifier_fits, is_country, names_an_act, of_polities, party_of_states
 from engine.needles.part_of_a_name import INSTRUMENT_NOUNS, only_titles, part_of_a_name
@@ -608,6 +608,7 @@ def entity_options(sent: Span, entities: DocumentEntities) -> tuple[EntityOption
         outside = (_naming_words(text[:start]), _naming_words(text[span.end_char - base :]))
         replacements, bare_ones = [], []
         after = span.doc[span.end].text if span.end < len(span.doc) else ""  # a possessive's form (`possessive_misfit`)
+        before = span.doc[span.start - 1].text if span.start > sent.start else ""  # "a"/"an" before a modifier (`article_misfit`)
         # "Mr Hill": only a name the document writes after a title of the same gender ("Mr Firth")
         if gender:
             pool, drawn = [c for c, g in sorted(entities.courtesy.items()) if g == gender and entities.labels.get(c) == "PERSON"], False
@@ -624,6 +625,8 @@ def entity_options(sent: Span, entities: DocumentEntities) -> tuple[EntityOption
                 continue
             if candidate == span.text or candidate in text or span.text in candidate or possessive_misfit(after, candidate, use):
                 continue
+            if article_misfit(before, candidate):
+                continue  # "A London mother" -> "A Edinburgh mother"
             if _repeats_the_sentence(candidate, outside):
                 continue
             if label == "DATE":

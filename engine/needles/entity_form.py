@@ -125,6 +125,26 @@ def possessive_misfit(after: str, candidate: str, article: str | None) -> bool:
     return after in ("'s", "’s") and candidate.endswith("s") and article == "the"
 
 
+def article_misfit(before: str, candidate: str) -> bool:
+    """Whether `candidate` cannot follow the indefinite article `before`
+    ("a", "an", any case) the name it would replace is written after ("A
+    London mother" -> "A Edinburgh mother", issue 27, session 23): the
+    article goes by the first sound, read from the first letter where it is
+    plain (a, e, i, o: a vowel; another letter but h and u: a consonant) and
+    unsure otherwise ("a Ukrainian" / "an Uzbek", "a Hungarian" / "an
+    honour", "a European", "an FBI agent"), where the name is refused."""
+    article = before.lower()
+    if article not in ("a", "an"):
+        return False
+    first = candidate.split()[0] if candidate.split() else ""
+    if not first[:1].isalpha() or (len(first) > 1 and first.isupper()) or first[:2].lower() in ("eu", "on"):
+        return True  # an acronym's letters, "Eu-" and "One-" sound otherwise than they are spelt: unsure
+    letter = first[0].lower()
+    if letter in "hu":
+        return True
+    return (letter in "aeio") != (article == "an")
+
+
 def takes_the(name: str) -> bool:
     """Whether a place's name is headed by a common noun (COMMON_NOUN_HEADS)
     and so takes "the" wherever it heads a noun phrase, whatever the
