@@ -15,7 +15,7 @@ edit is made only for a reason (`refusal` says which check refused):
     written with any apostrophe a dataset ships: don"t, didn?t): negating
     them gives a double negative ("Nothing did not come of this");
   * a predicate that is negative already, so that "not" makes a double
-    negative: an adjective or adverb completing the root with a negative
+    negative ("has yet to", "is yet to"): an adjective or adverb completing the root with a negative
     prefix whose stem is itself a word of that part of speech ("unable",
     "impossible": the WordNet index spaCy's English lemmatizer ships, put on
     the Vocab by `share_lemma_index`; without it the prefix alone refuses),
@@ -439,10 +439,21 @@ def _negative_predicate(sent: Span, root: Token) -> bool:
     unlikely", "was an unlikely winner")."""
     if root.lemma_.lower() in NEGATIVE_IMPLICATIVES:
         return True
+    if root.lemma_.lower() in ("be", "have") and _yet_to_after(root):
+        return True  # "has yet to weigh in", "are yet to be awarded": "not yet"; "does not have yet to" (issue 27, short news)
     words = [c for c in root.children if c.dep_ in _PREDICATE_DEPS]
     words += [a for w in list(words) if w.dep_ == "attr" for a in w.children if a.dep_ == "amod"]  # "an unlikely winner"
     words += [c for w in list(words) for c in w.conjuncts]
     return any(negative_prefixed(w) for w in words)
+
+
+def _yet_to_after(verb: Token) -> bool:
+    """"yet to" right after `verb` ("has yet to", "are yet to be"): the
+    negative-implicative "be/have yet to", which "not" turns into a double
+    negative or breaks."""
+    doc = verb.doc
+    k = verb.i + 1
+    return k + 1 < verb.sent.end and doc[k].lower_ == "yet" and doc[k + 1].lower_ == "to"
 
 
 def negative_prefixed(token: Token) -> bool:
