@@ -697,3 +697,19 @@ def test_a_name_after_an_indefinite_article_is_replaced_only_by_one_the_article_
     _, per_sentence = options_by_sentence(nlp, text)
     (london,) = [o for o in per_sentence[0] if o.text == "London"]
     assert london.replacements and all(r[0] not in "AEIOaeio" for r in london.replacements)
+
+
+def test_a_month_that_is_a_word_of_a_persons_name_in_the_document_is_no_date_to_replace(nlp):
+    """issue 27, session 23 (the second read of short news articles): "with May saying ..." (Theresa May) -> "with
+    June saying ...". Where the document gives a person that name, a lone "May" may be her: abstain."""
+    text = (
+        "Prime Minister Theresa May rejected the plan in March. The first vote was held in May. But London has "
+        "scoffed at the idea of a second vote, with May saying now is not the time to create more trouble for the "
+        "union. The talks resumed in June. A new vote could come in May or June."
+    )
+    doc = nlp(text)
+    assert ("Theresa May", "PERSON") in {(e.text, e.label_) for e in doc.ents}
+    assert sum(e.text == "May" and e.label_ == "DATE" for e in doc.ents) == 3  # the model's tags
+    _, per_sentence = options_by_sentence(nlp, text)
+    assert all(o.text != "May" for options in per_sentence for o in options)
+    assert any(o.text == "March" for o in per_sentence[0])  # other dates still swap

@@ -198,6 +198,14 @@ def _slot(span: Span) -> str | None:
     return "bare"
 
 
+def _a_persons_name_word(span: Span) -> bool:
+    """Whether the one-word `span` is a word of a PERSON name in its
+    document ("May" beside "Theresa May", "June" beside "June Carter"): a
+    date alone there may be the person, so it is no date to replace (issue
+    27, session 23: "with May saying" -> "with June saying")."""
+    return any(e.label_ == "PERSON" and len(e) > 1 and span.text in e.text.split() for e in span.doc.ents)
+
+
 def _hyphened_to_the_next_word(span: Span) -> bool:
     """Whether a hyphen with no space joins the span to the word after it ("US-headquartered", "Japan-based")."""
     doc = span.doc
@@ -595,6 +603,8 @@ def entity_options(sent: Span, entities: DocumentEntities) -> tuple[EntityOption
         start = span.start_char - base
         if label == "DATE" and date_in_a_name(span):
             continue  # "the Act of 1947": the year of a name (still a year to put elsewhere)
+        if label == "DATE" and len(span) == 1 and span.text.isalpha() and _a_persons_name_word(span):
+            continue  # "with May saying ...": a month's name the document also gives a person (Theresa May)
         if span.start_char in entities.disputed_at or inside_quotes(text, start) or part_of_a_name(span):  # "United States v. X", "the US dollar"
             continue
         slot = "date" if label == "DATE" else _slot(span)
