@@ -713,3 +713,15 @@ def test_a_month_that_is_a_word_of_a_persons_name_in_the_document_is_no_date_to_
     _, per_sentence = options_by_sentence(nlp, text)
     assert all(o.text != "May" for options in per_sentence for o in options)
     assert any(o.text == "March" for o in per_sentence[0])  # other dates still swap
+
+
+def test_a_street_abbreviation_ends_no_persons_name(nlp):
+    """issue 27, session 23 (the read of short news articles): "Dawson St" from an address list, tagged PERSON."""
+    from spacy.tokens import Span
+
+    from engine.needles.entities import _fits_label
+
+    doc = nlp("The new shop opened on Dawson St near the old quay, and Dawson Smith ran it.")
+    street, person = (doc.char_span(doc.text.index(n), doc.text.index(n) + len(n)) for n in ("Dawson St", "Dawson Smith"))
+    assert not _fits_label(Span(doc, street.start, street.end, label="PERSON"), "PERSON")
+    assert _fits_label(Span(doc, person.start, person.end, label="PERSON"), "PERSON")
