@@ -75,14 +75,20 @@ def communication_verbs(wordnet: Path) -> list[str]:
     first = first_senses(wordnet / "index.verb")
     roots = {first[seed] for seed in SEEDS}
 
-    def under_a_root(offset: str, seen: set[str]) -> bool:
-        if offset in roots:
-            return True
-        return any(h not in seen and (seen.add(h) or under_a_root(h, seen)) for h in hypernyms.get(offset, ()))
+    def under_a_root(offset: str) -> bool:
+        """`offset` is a root or a troponym of one at any depth (its hypernyms, walked once each)."""
+        seen, stack = {offset}, [offset]
+        while stack:
+            current = stack.pop()
+            if current in roots:
+                return True
+            for hypernym in hypernyms.get(current, ()):
+                if hypernym not in seen:
+                    seen.add(hypernym)
+                    stack.append(hypernym)
+        return False
 
-    return sorted(
-        lemma for lemma, offset in first.items() if lemma.count("_") <= 1 and "-" not in lemma and under_a_root(offset, set())
-    )
+    return sorted(lemma for lemma, offset in first.items() if lemma.count("_") <= 1 and "-" not in lemma and under_a_root(offset))
 
 
 def main() -> None:

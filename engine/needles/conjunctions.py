@@ -20,8 +20,8 @@ A conjunction is left alone when it is
   "black-and-white");
 - an "or" between two numbers side by side ("seven or eight parties"): one
   approximate count;
-- right before or after a number or an amount that is no date ("between 8%
-  and 16% of the vote", "1% pension and 13.8% insurance contributions"):
+- right before or after a sum of money, a percentage or a quantity ("between
+  8% and 16% of the vote", "1% pension and 13.8% insurance contributions"):
   ranges, restatements and shares, which the words cannot tell from two claims;
 - an appositive or alias "or" ("The fungi, or mycobionts, are",
   "(or slab)", "or simply X"), or a gloss: "or" between two bare singular
@@ -502,9 +502,8 @@ def _approximate_count(token: Token) -> bool:
 def _amount_beside(token: Token) -> bool:
     """A sum of money, a percentage or a quantity (the models' amount
     entities) right before or after the conjunction, punctuation and
-    currency signs aside ("between 8%
-    and 16% of the vote", "pay 1% pension and 13.8% insurance
-    contributions", "cut 40 jobs and $2 million"): amounts joined by "and"
+    currency signs aside ("between 8% and 16% of the vote", "pay 1% pension
+    and 13.8% insurance contributions", "cut 40 jobs and $2 million"): amounts joined by "and"
     or "or" are ranges, restatements, shares of one total or the kinds of one
     plural far more often than two claims, and the words cannot tell which
     (issue 27: part 3's "8%-and 16%-of the vote", read 5931's "1% pension and

@@ -766,8 +766,8 @@ def _kinds_sorting_a_plural(first: Token) -> bool:
     if first.pos_ != "NOUN" or first.dep_ != "pobj" or first.head.lower_ not in _SORTING_PREPOSITIONS or len(first.conjuncts) != 1:
         return False
     plural = first.head.head
-    before = first.doc[first.head.i - 1]
-    if plural.pos_ in ("VERB", "AUX") and before.tag_ == "NNS" and before.head.i == plural.i and before.dep_ in ("dobj", "nsubjpass"):
+    before = first.doc[first.head.i - 1] if first.head.i > first.sent.start else None
+    if plural.pos_ in ("VERB", "AUX") and before is not None and before.tag_ == "NNS" and before.head.i == plural.i and before.dep_ in ("dobj", "nsubjpass"):
         plural = before  # the phrase hung on the verb: "imposed new limitations | on travel and immigration"
     if plural.pos_ != "NOUN" or plural.tag_ != "NNS" or plural.i > first.i or plural.like_num:
         return False

@@ -136,7 +136,7 @@ def article_misfit(before: str, candidate: str) -> bool:
     article = before.lower()
     if article not in ("a", "an"):
         return False
-    first = candidate.split()[0] if candidate.split() else ""
+    first = (candidate.split() or [""])[0]
     if not first[:1].isalpha() or (len(first) > 1 and first.isupper()) or first[:2].lower() in ("eu", "on"):
         return True  # an acronym's letters, "Eu-" and "One-" sound otherwise than they are spelt: unsure
     letter = first[0].lower()

@@ -15,9 +15,9 @@ edit is made only for a reason (`refusal` says which check refused):
     written with any apostrophe a dataset ships: don"t, didn?t): negating
     them gives a double negative ("Nothing did not come of this");
   * a predicate that is negative already, so that "not" makes a double
-    negative ("has yet to", "is yet to"): an adjective or adverb completing the root with a negative
-    prefix whose stem is itself a word of that part of speech ("unable",
-    "impossible": the WordNet index spaCy's English lemmatizer ships, put on
+    negative: "be/have yet to" ("has yet to", "is yet to"), an adjective or
+    adverb completing the root with a negative prefix whose stem is itself a
+    word of that part of speech ("unable", "impossible": the WordNet index spaCy's English lemmatizer ships, put on
     the Vocab by `share_lemma_index`; without it the prefix alone refuses),
     or a negative implicative verb ("failed to", "refused to", "lacked");
   * a reporting or attitude verb: a verb of saying (`REPORTING_VERBS`: "X
@@ -434,9 +434,9 @@ def _frames_quotation(sent: Span, text: str, at: int, opened: str) -> bool:
 
 
 def _negative_predicate(sent: Span, root: Token) -> bool:
-    """The root is a negative implicative verb ("failed to"), or an adjective
-    or adverb completing it has a negative prefix ("was unable", "seems
-    unlikely", "was an unlikely winner")."""
+    """The root is a negative implicative verb ("failed to", "has yet to"), or
+    an adjective or adverb completing it has a negative prefix ("was unable",
+    "seems unlikely", "was an unlikely winner")."""
     if root.lemma_.lower() in NEGATIVE_IMPLICATIVES:
         return True
     if root.lemma_.lower() in ("be", "have") and _yet_to_after(root):

@@ -477,7 +477,7 @@ def same_kind_places(text: str, others: Iterable[str], candidates: Iterable[str]
         return []
     if place.kind == "city" and inside_a_larger_city(place):
         return []
-    if any(True for _ in apposed):
+    if any(apposed):
         return []
     around = [one for other in around for one in other.each()]
 
