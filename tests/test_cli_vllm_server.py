@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import re
+import select
 import signal
 import socket
 import subprocess
@@ -72,9 +73,51 @@ def start_vllm_server_cli(config: Path, *argv: str) -> subprocess.Popen:
         [sys.executable, "-m", "engine.cli", "vllm-server", str(config), *argv],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
-        text=True,
         env={**os.environ, **ENGINE_ENV},
     )
+
+
+class Output:
+    """The command's stdout and stderr, read straight from its pipe.
+
+    Its end is the command's exit, not the pipe's EOF: a process forked
+    elsewhere in this pytest worker while the pipe was being made can hold the
+    pipe's write end open (CI once waited 180 s for an EOF after the command
+    had printed "vLLM server stopped" and exited)."""
+
+    def __init__(self, process: subprocess.Popen) -> None:
+        self.fd = process.stdout.fileno()  # type: ignore[union-attr]
+        self.pending = b""
+        self.lines: list[str] = []
+
+    def _read(self, timeout_s: float) -> bool:
+        """Append what the pipe holds within `timeout_s`; False at EOF or when nothing came."""
+        if not select.select([self.fd], [], [], max(timeout_s, 0))[0]:
+            return False
+        chunk = os.read(self.fd, 65536)
+        self.pending += chunk
+        return bool(chunk)
+
+    def readline(self, deadline: float) -> str:
+        """The next line ('' at EOF or once `deadline`, a time.monotonic(), has passed)."""
+        while b"\n" not in self.pending and self._read(deadline - time.monotonic()):
+            pass
+        line, newline, self.pending = self.pending.partition(b"\n")
+        if not newline:  # EOF or timed out: keep the partial line
+            self.pending = line
+            return ""
+        self.lines.append((line + newline).decode())
+        return self.lines[-1]
+
+    def rest(self) -> str:
+        """Once the command has exited, everything it wrote is in the pipe already."""
+        while self._read(0):
+            pass
+        rest, self.pending = self.pending.decode(), b""
+        return rest
+
+    def text(self) -> str:
+        return "".join(self.lines) + self.pending.decode(errors="replace")
 
 
 def stop_like_a_user(process: subprocess.Popen) -> None:
@@ -87,11 +130,27 @@ def stop_like_a_user(process: subprocess.Popen) -> None:
             process.kill()
 
 
-def sigterm_and_read(process: subprocess.Popen) -> str:
-    """Stop the command as a user would; the rest of its output."""
+def sigterm_and_read(process: subprocess.Popen, output: Output) -> str:
+    """Stop the command as a user would; the rest of its output once it has exited."""
     process.send_signal(signal.SIGTERM)
-    rest, _ = process.communicate(timeout=180)
-    return rest
+    try:
+        process.wait(timeout=180)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the command did not exit within 180 s of SIGTERM:\n" + output.text() + output.rest())
+    return output.rest()
+
+
+def test_output_ends_at_the_commands_exit_even_while_another_process_holds_the_pipe():
+    # the shell exits at once; the sleep it leaves behind (its pid printed) holds the pipe's write end
+    process = subprocess.Popen(["sh", "-c", "sleep 60 & echo $!; echo stopped"], stdout=subprocess.PIPE)
+    output = Output(process)
+    holder = int(output.readline(time.monotonic() + 30))
+    try:
+        started = time.monotonic()
+        process.wait(timeout=30)
+        assert output.rest() == "stopped\n" and time.monotonic() - started < 10
+    finally:
+        os.kill(holder, signal.SIGKILL)
 
 
 def survivors(pids: set[int]) -> list[int]:
@@ -110,14 +169,9 @@ def test_serves_the_judge_until_sigterm_and_leaves_nothing_behind(tmp_path):
     config = write_config(tmp_path, [BASELINE, {"name": "tiny", "adapter": "vllm", "model": str(model), "concurrency": 8,
                                                  "options": ENGINE_OPTIONS}])  # fmt: skip
     process = start_vllm_server_cli(config, "--judge", "tiny")
-    out: list[str] = []
+    output = Output(process)
     try:
-        deadline = time.monotonic() + 600
-        while "[[judges]]\n" not in out or out[-1].strip():  # the printed table ends with a blank line
-            line = process.stdout.readline()  # type: ignore[union-attr]
-            assert line and time.monotonic() < deadline, "server did not start:\n" + "".join(out)
-            out.append(line)
-        table = "".join(out[out.index("[[judges]]\n") :])
+        table = read_table(output, 600)
         (served,) = msgspec.convert(tomllib.loads(table)["judges"], list[JudgeSpec])
         assert (served.name, served.adapter, served.model) == ("tiny-server", "openai-compatible", str(model))
         assert served.options == {"structured_outputs": "structured_outputs"} and served.concurrency == 8
@@ -126,10 +180,10 @@ def test_serves_the_judge_until_sigterm_and_leaves_nothing_behind(tmp_path):
         port = int(served.base_url.rsplit(":", 1)[1].split("/")[0])
         server_pids = {p.pid for p in psutil.Process(process.pid).children(recursive=True)}
         assert server_pids and port_open(port)
-        rest = sigterm_and_read(process)
+        rest = sigterm_and_read(process, output)
     finally:
         stop_like_a_user(process)
-    assert process.returncode == 0, "".join(out) + rest
+    assert process.returncode == 0, output.text() + rest
     assert "vLLM server stopped" in rest
     assert not port_open(port)
     assert not survivors(server_pids)
@@ -192,13 +246,12 @@ def test_replicas_are_pinned_to_their_own_gpus_and_ports(tmp_path):
         plan_servers(spec, fleet_args(data_parallel=0))
 
 
-def read_table(process: subprocess.Popen, out: list[str], deadline_s: float) -> str:
+def read_table(output: Output, deadline_s: float) -> str:
     """The printed [[judges]] table (it ends with a blank line)."""
     deadline = time.monotonic() + deadline_s
+    out = output.lines
     while "[[judges]]\n" not in out or out[-1].strip():
-        line = process.stdout.readline()  # type: ignore[union-attr]
-        assert line and time.monotonic() < deadline, "servers did not start:\n" + "".join(out)
-        out.append(line)
+        assert output.readline(deadline), "server(s) did not start:\n" + output.text()
     return "".join(out[out.index("[[judges]]\n") :])
 
 
@@ -206,7 +259,7 @@ class Fleet(NamedTuple):
     """`needlejudge vllm-server --replicas 2` running: its process, output so far, the judge it printed."""
 
     process: subprocess.Popen
-    out: list[str]
+    output: Output
     judge: dict
     model: Path
 
@@ -221,10 +274,10 @@ def two_replicas(tmp_path_factory):
     config = write_config(tmp_path, [{"name": "tiny", "adapter": "vllm", "model": str(model), "concurrency": 8,
                                       "options": ENGINE_OPTIONS}])  # fmt: skip
     process = start_vllm_server_cli(config, "--replicas", "2", "--gpus", "0,1")
-    out: list[str] = []
+    output = Output(process)
     try:
-        (served,) = tomllib.loads(read_table(process, out, 900))["judges"]
-        yield Fleet(process, out, served, model)
+        (served,) = tomllib.loads(read_table(output, 900))["judges"]
+        yield Fleet(process, output, served, model)
     finally:
         stop_like_a_user(process)
 
@@ -235,10 +288,10 @@ def server_ports(judge: dict) -> list[int]:
 
 @pytest.mark.vllm
 def test_two_replicas_come_up_answer_and_are_listed(two_replicas):
-    served, model, out = two_replicas.judge, two_replicas.model, two_replicas.out
+    served, model, out = two_replicas.judge, two_replicas.model, two_replicas.output.text()
     assert (served["name"], served["adapter"], served["model"]) == ("tiny-server", "openai-compatible", str(model))
     assert "base_url" not in served and len(set(served["base_urls"])) == 2
-    assert "on GPU(s) 0 " in "".join(out) and "on GPU(s) 1 " in "".join(out)
+    assert "on GPU(s) 0 " in out and "on GPU(s) 1 " in out
     for url in served["base_urls"]:
         body = json.dumps({"model": str(model), "prompt": "The treaty", "max_tokens": 3, "temperature": 0}).encode()
         request = urllib.request.Request(f"{url}/completions", body, {"Content-Type": "application/json"})
@@ -307,12 +360,12 @@ def test_two_servers_behind_one_judge_share_the_calls_and_match_one_server(
 
 @pytest.mark.vllm
 def test_two_replicas_stop_on_sigterm_and_leave_nothing(two_replicas):
-    process, out = two_replicas.process, two_replicas.out
+    process, output = two_replicas.process, two_replicas.output
     ports = server_ports(two_replicas.judge)
     server_pids = {p.pid for p in psutil.Process(process.pid).children(recursive=True)}
     assert len(server_pids) >= 2 and all(port_open(port) for port in ports)
-    rest = sigterm_and_read(process)
-    assert process.returncode == 0, "".join(out) + rest
+    rest = sigterm_and_read(process, output)
+    assert process.returncode == 0, output.text() + rest
     assert "2 vLLM servers stopped" in rest
     assert not any(port_open(port) for port in ports)
     assert not survivors(server_pids)
