@@ -57,13 +57,22 @@ class ParsedOnce:
             yield (doc, item[1]) if as_tuples else doc
 
 
-def con_refusal(nlp, text):
+def any_shape_swap(sent, **kwargs):
+    """The con rule with `con_shapes = "any"`: the phrase-level rules the tests
+    of their refusal classes exercise (the default, "safe", refuses every
+    phrase-level shape before those rules matter: tests/test_coordination_shape.py)."""
+    from engine.needles.conjunctions import swap_conjunction
+
+    return swap_conjunction(sent, shapes="any", **kwargs)
+
+
+def con_refusal(nlp, text, shapes="any"):
     """(whether the con rule refuses the first sentence of `text`, the set of
-    reasons it gives for its conjunctions)."""
+    reasons it gives for its conjunctions); `shapes` as in any_shape_swap."""
     from engine.needles.conjunctions import conjunction_refusals, swap_conjunction
 
     sent = first_sentence(nlp, text)
-    return swap_conjunction(sent) is None, {reason for _token, reason in conjunction_refusals(sent)}
+    return swap_conjunction(sent, shapes=shapes) is None, {reason for _token, reason in conjunction_refusals(sent, shapes=shapes)}
 
 
 def sentence_entity_options(nlp, document):

@@ -8,10 +8,11 @@ sentence the two models really parse apart."""
 from __future__ import annotations
 
 import pytest
+from needle_helpers import any_shape_swap
 from spacy.tokens import Doc
 
 from engine.needles.agreement import SECOND_MODEL_PARSE, parse_record, second_parse
-from engine.needles.conjunctions import swap_conjunction
+
 from engine.needles.entities import SECOND_MODEL_ENTS
 from engine.needles.negation import negate, refusal
 
@@ -39,7 +40,7 @@ def test_a_second_parse_that_agrees_changes_nothing(nlp):
     doc = _with_second_parse(nlp, text)
     sent = next(iter(doc.sents))
     assert negate(sent).apply(text) == "The author did not publish the book and the essay in 1990."
-    assert swap_conjunction(sent).apply(text) == "The author published the book or the essay in 1990."
+    assert any_shape_swap(sent).apply(text) == "The author published the book or the essay in 1990."
 
 
 def test_neg_refuses_when_the_second_model_has_another_root_or_auxiliaries(nlp):
@@ -62,7 +63,7 @@ def test_con_refuses_when_the_second_model_coordinates_other_conjuncts(nlp):
     assert conjunction.head.i == league.i and cup.dep_ == "conj"
     # the second model joins "cup" to the verb instead of to "league"
     other = _with_second_parse(nlp, text, heads={5: 2, 7: 2})
-    assert swap_conjunction(next(iter(other.sents))) is None
+    assert any_shape_swap(next(iter(other.sents))) is None
 
 
 def test_a_sentence_tokenized_differently_is_refused(nlp):
@@ -80,7 +81,7 @@ def test_the_record_survives_serialisation(nlp):
     doc = _with_second_parse(nlp, text)
     copy = Doc(nlp.vocab).from_bytes(doc.to_bytes())
     assert copy.user_data[SECOND_MODEL_PARSE] == doc.user_data[SECOND_MODEL_PARSE]
-    assert swap_conjunction(next(iter(copy.sents))) == swap_conjunction(next(iter(doc.sents)))
+    assert any_shape_swap(next(iter(copy.sents))) == any_shape_swap(next(iter(doc.sents)))
 
 
 def test_agreed_parser_records_the_second_models_own_parse(agreed_nlp):
@@ -114,8 +115,8 @@ def test_agreed_parser_skips_the_second_models_lemmas_and_records_the_same(agree
     ("rule", "text"),
     [
         (negate, "The ferry carrying tourists docked late."),  # md tags "docked" VBN, sm VBD (which picks "did")
-        (swap_conjunction, "Ministers back plans to cut fuel duty and rail fares."),
-        (swap_conjunction, "The firm builds and repairs ships and boats for the navy."),
+        (any_shape_swap, "Ministers back plans to cut fuel duty and rail fares."),
+        (any_shape_swap, "The firm builds and repairs ships and boats for the navy."),
     ],
 )
 def test_sentences_the_two_models_parse_apart_are_refused_only_with_agreement(nlp, agreed_nlp, rule, text):

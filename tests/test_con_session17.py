@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from engine.needles.binomial_list import OF_TERMS, RELATIONAL_ADJECTIVES
-from engine.needles.conjunctions import swap_conjunction
-from needle_helpers import con_refusal, edited
+
+from needle_helpers import any_shape_swap, con_refusal, edited
 
 REFUSED = {
     # a WordNet term "X of Y" whose object the coordination continues
@@ -73,7 +73,7 @@ def test_session_17_classes_are_refused_with_their_reason(nlp, why, text):
     ],
 )  # fmt: skip
 def test_coordinations_near_the_session_17_classes_are_still_swapped(nlp, text, expected):
-    assert edited(nlp, swap_conjunction, text) == expected
+    assert edited(nlp, any_shape_swap, text) == expected
 
 
 def test_the_wordnet_tables_hold_the_terms_and_adjectives_the_rules_read():

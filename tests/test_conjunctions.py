@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.needles.conjunctions import FIXED_PHRASES, conjunction_refusals, swap_conjunction
-from needle_helpers import con_refusal, edited, first_sentence
+from engine.needles.conjunctions import FIXED_PHRASES, conjunction_refusals
+from needle_helpers import any_shape_swap, con_refusal, edited, first_sentence
 
 
 @pytest.mark.parametrize(
@@ -22,7 +22,7 @@ from needle_helpers import con_refusal, edited, first_sentence
 )
 def test_one_conjunction_swapped_keeping_casing(nlp, text, expected, rule):
     sent = first_sentence(nlp, text)
-    edit = swap_conjunction(sent)
+    edit = any_shape_swap(sent)
     assert edit is not None and edit.apply(text) == expected and edit.rule == rule
     assert text[edit.start : edit.end] == edit.before
 
@@ -30,14 +30,14 @@ def test_one_conjunction_swapped_keeping_casing(nlp, text, expected, rule):
 def test_exactly_one_swap_and_phrases_before_clauses(nlp):
     # bundled sample, doc 8721572: two "and"s; the phrase-level one is swapped, once
     text = "The Chincha fertilized their fields with dead birds and guano, and this knowledge was passed on to later peoples."
-    assert edited(nlp, swap_conjunction, text) == (
+    assert edited(nlp, any_shape_swap, text) == (
         "The Chincha fertilized their fields with dead birds or guano, and this knowledge was passed on to later peoples."
     )
 
 
 def test_the_pick_depends_on_the_sentence_only(nlp):
     text = "He studied law and literature in Dublin, Paris and Rome and later taught history or music."
-    picks = {edited(nlp, swap_conjunction, text) for _ in range(3)}
+    picks = {edited(nlp, any_shape_swap, text) for _ in range(3)}
     assert len(picks) == 1 and None not in picks
 
 
@@ -91,16 +91,16 @@ SKIPPED = {
     "text", [pytest.param(text, id=f"{kind}-{n}") for kind, texts in SKIPPED.items() for n, text in enumerate(texts)]
 )
 def test_conjunctions_that_must_stay_are_not_swapped(nlp, text):
-    assert edited(nlp, swap_conjunction, text) is None
+    assert edited(nlp, any_shape_swap, text) is None
 
 
 def test_a_quotation_opened_in_an_earlier_sentence_is_seen(nlp):
     doc = nlp('He said: "We came here at dawn. He walked in and the temperature of the room changed. Then we left." They left.')
     quoted, last_quoted = list(doc.sents)[1:3]
-    assert swap_conjunction(quoted) is None
-    assert swap_conjunction(quoted, opened="") is not None  # the same sentence out of its quotation is swapped
+    assert any_shape_swap(quoted) is None
+    assert any_shape_swap(quoted, opened="") is not None  # the same sentence out of its quotation is swapped
     closing = nlp('The priest and the mayor spoke first and last."')[:]  # closes a quotation the scan did not see open
-    assert swap_conjunction(closing, opened="") is None
+    assert any_shape_swap(closing, opened="") is None
 
 
 def test_fixed_phrase_list_is_documented():
@@ -146,29 +146,29 @@ ISSUE_27_SKIPPED = {
     "text", [pytest.param(text, id=f"{kind}-{n}") for kind, texts in ISSUE_27_SKIPPED.items() for n, text in enumerate(texts)]
 )
 def test_issue_27_classes_are_not_swapped(nlp, text):
-    assert edited(nlp, swap_conjunction, text) is None
+    assert edited(nlp, any_shape_swap, text) is None
 
 
 def test_a_negation_in_one_conjunct_only_does_not_block_the_swap(nlp):
     # the "not" is inside the first clause; "and" joins the two clauses
-    assert edited(nlp, swap_conjunction, "The ferry was not late, and the passengers boarded at noon.") == (
+    assert edited(nlp, any_shape_swap, "The ferry was not late, and the passengers boarded at noon.") == (
         "The ferry was not late, or the passengers boarded at noon."
     )
 
 
 def test_a_list_after_a_colon_spelling_out_a_plural_is_refused_and_common_nouns_after_of_are_swapped(nlp):
-    assert edited(nlp, swap_conjunction, "The shop sells two kinds of goods: fresh bread, cheese and wine.") is None  # counted
+    assert edited(nlp, any_shape_swap, "The shop sells two kinds of goods: fresh bread, cheese and wine.") is None  # counted
     # uncounted, the plural still names every member (engine.needles.coordination_parts, "members of a plural")
-    assert edited(nlp, swap_conjunction, "The shop sells fresh goods: bread, cheese and wine.") is None
-    assert edited(nlp, swap_conjunction, "The region has large ports in the country: Cork, Cobh and Dublin.") is None
-    assert edited(nlp, swap_conjunction, "The harbour handles the export of timber and coal.") == (
+    assert edited(nlp, any_shape_swap, "The shop sells fresh goods: bread, cheese and wine.") is None
+    assert edited(nlp, any_shape_swap, "The region has large ports in the country: Cork, Cobh and Dublin.") is None
+    assert edited(nlp, any_shape_swap, "The harbour handles the export of timber and coal.") == (
         "The harbour handles the export of timber or coal."
     )
 
 
 def test_predicates_that_share_a_negation_are_not_swapped(nlp):
     # "have not been repaired or repainted" != "have not been repaired and repainted"
-    assert edited(nlp, swap_conjunction, "The old piers have not been repaired and repainted since the war.") is None
+    assert edited(nlp, any_shape_swap, "The old piers have not been repaired and repainted since the war.") is None
 
 
 # -- issue 27, second pass (news tuning part, docs-seed 3127): classes read as
@@ -358,7 +358,7 @@ def test_wrong_swaps_found_on_news_are_refused_with_their_reason(nlp, text, why)
     ],
 )
 def test_coordinations_inside_a_subject_or_beside_a_later_both_are_swapped(nlp, text, expected):
-    assert edited(nlp, swap_conjunction, text) == expected
+    assert edited(nlp, any_shape_swap, text) == expected
 
 
 @pytest.mark.parametrize(
@@ -375,7 +375,7 @@ def test_coordinations_inside_a_subject_or_beside_a_later_both_are_swapped(nlp, 
     ],
 )
 def test_a_singulars_modifiers_are_still_swapped(nlp, text, expected):
-    assert edited(nlp, swap_conjunction, text) == expected
+    assert edited(nlp, any_shape_swap, text) == expected
 
 
 
@@ -393,7 +393,7 @@ def test_a_singulars_modifiers_are_still_swapped(nlp, text, expected):
     ],
 )
 def test_other_collective_predicates_stay_refused(nlp, text):
-    assert edited(nlp, swap_conjunction, text) is None
+    assert edited(nlp, any_shape_swap, text) is None
 
 
 @pytest.mark.parametrize(
@@ -471,13 +471,13 @@ def test_other_collective_predicates_stay_refused(nlp, text):
     ],
 )
 def test_coordinations_near_but_outside_those_classes_are_still_swapped(nlp, text, expected):
-    assert edited(nlp, swap_conjunction, text) == expected
+    assert edited(nlp, any_shape_swap, text) == expected
 
 
 def test_a_verb_after_a_second_conjunction_is_not_the_coordinations_own(nlp):
     # "in winter and spring and are followed": the verb belongs to the clause the second "and" joins
     sent = first_sentence(nlp, "Flowers open in winter and spring and are followed by pods.")
-    reasons = [why for _t, why in conjunction_refusals(sent)]
+    reasons = [why for _t, why in conjunction_refusals(sent, shapes="any")]
     assert "agreement" not in reasons
 
 
@@ -485,7 +485,7 @@ def test_a_coordination_after_as_well_as_is_no_renaming(nlp):
     # "as well as" adds what follows; the parser hangs its "as" on the participle as it does "known as"
     # (issue 27, session 12: the gold con_fresh sentence of this shape was refused as a renaming)
     text = "The weavers had occasionally expressed sympathy for Chartism, as well as Owen and Cobbett for their attacks on the factory owners."
-    assert edited(nlp, swap_conjunction, text) == text.replace("Owen and", "Owen or")
+    assert edited(nlp, any_shape_swap, text) == text.replace("Owen and", "Owen or")
     refused, reasons = con_refusal(nlp, "The island, also known as Inishmore and Aranmore, lies west of the bay.")
     assert refused and "renaming" in reasons  # the participle's own "as" still renames
 
@@ -502,9 +502,9 @@ def test_a_coordination_after_as_well_as_is_no_renaming(nlp):
 )
 def test_a_correlative_word_of_another_clause_does_not_refuse_the_swap(nlp, text, expected):
     sent = first_sentence(nlp, text)
-    reasons = [why for _t, why in conjunction_refusals(sent)]
+    reasons = [why for _t, why in conjunction_refusals(sent, shapes="any")]
     assert "correlative" not in reasons and "negated" not in reasons
-    assert edited(nlp, swap_conjunction, text) == expected
+    assert edited(nlp, any_shape_swap, text) == expected
 
 
 @pytest.mark.parametrize(
@@ -537,7 +537,7 @@ def test_a_gloss_or_under_one_definite_article_is_refused(nlp, text):
 
 def test_alternatives_with_an_article_each_are_no_gloss(nlp):
     text = "The captain chose the knife or the fork."
-    assert edited(nlp, swap_conjunction, text) == "The captain chose the knife and the fork."
+    assert edited(nlp, any_shape_swap, text) == "The captain chose the knife and the fork."
 
 
 @pytest.mark.parametrize(
@@ -561,9 +561,9 @@ def test_the_redone_session_13_classes_are_refused(nlp, text):
 def test_a_contracted_negation_outside_the_coordination_does_not_block_the_swap(nlp):
     # a parsed "n't" is read for its clause like "not" (_negated), not refused wherever it stands
     concessive = "Although the ferry wasn't late, the passengers complained to the captain and the crew."
-    assert edited(nlp, swap_conjunction, concessive) == concessive.replace("captain and", "captain or")
+    assert edited(nlp, any_shape_swap, concessive) == concessive.replace("captain and", "captain or")
     relative = "The mayor, who wasn't at the meeting, praised the engineers and the builders."
-    assert edited(nlp, swap_conjunction, relative) == relative.replace("engineers and", "engineers or")
+    assert edited(nlp, any_shape_swap, relative) == relative.replace("engineers and", "engineers or")
 
 
 def test_a_contracted_negation_over_the_coordination_or_left_unparsed_is_refused(nlp):
@@ -574,7 +574,7 @@ def test_a_contracted_negation_over_the_coordination_or_left_unparsed_is_refused
 def test_a_downward_verb_counts_only_as_a_verb(nlp):
     # issue 27, session 18: "decline" as a noun or "top" as an adjective is no downward operator
     noun = "The decline of coal and steel emptied the valley towns."
-    assert edited(nlp, swap_conjunction, noun) == noun.replace("coal and", "coal or")
+    assert edited(nlp, any_shape_swap, noun) == noun.replace("coal and", "coal or")
     # the verb still is: "declined offers of tea and cake" = "of tea or cake"
     assert con_refusal(nlp, "The villagers declined offers of tea and cake.") == (True, {"downward operator"})
 
@@ -582,7 +582,7 @@ def test_a_downward_verb_counts_only_as_a_verb(nlp):
 def test_before_as_a_member_of_a_coordination_of_periods_scopes_over_nothing(nlp):
     # issue 27, session 19: "before and during the famine" names two periods; "or" makes the time vaguer (M)
     periods = "The mill was run by the monks before and during the famine."
-    assert edited(nlp, swap_conjunction, periods) == periods.replace("before and", "before or")
+    assert edited(nlp, any_shape_swap, periods) == periods.replace("before and", "before or")
     # "before" above the coordination still is an operator: "before the floods or fires" = "... and fires"
     assert con_refusal(nlp, "The mill closed before the floods and fires.") == (True, {"downward operator"})
 
@@ -592,10 +592,10 @@ def test_two_people_named_in_full_by_both_models_are_no_name_holding_and(agreed_
     # "in a name" because capitalised words sit on both sides of "and"; both models end one person
     # right before it and start another right after it
     listed = "The programme was led by Anne Walsh and David Brennan until 2004."
-    assert edited(agreed_nlp, swap_conjunction, listed) == listed.replace("Walsh and", "Walsh or")
+    assert edited(agreed_nlp, any_shape_swap, listed) == listed.replace("Walsh and", "Walsh or")
     # a capitalised word after the second name: one name holding "and"
     expedition = "The museum told the story of the Lewis and Clark Expedition in a new film."
-    assert edited(agreed_nlp, swap_conjunction, expedition) is None
+    assert edited(agreed_nlp, any_shape_swap, expedition) is None
 
 
 
@@ -610,9 +610,9 @@ def test_a_conjunction_in_the_topic_of_a_bodys_name_is_part_of_the_name(agreed_n
     # issue 27, session 21 (read news 5911): the models' entity ends before "and the", yet the run from
     # the capitalised head noun ("Conference") with its topic's preposition to the capitalised "Region" is one name
     named = "The ferry owners sent a letter to the Bergen Maritime Conference on Norway and the Barents Region in March."
-    assert edited(agreed_nlp, swap_conjunction, named) is None
+    assert edited(agreed_nlp, any_shape_swap, named) is None
     assert "in a name" in con_refusal(agreed_nlp, named)[1]
     # lowercase prose around it: "talks" heads no name, and "the Kurdish forces" ends on a lowercase noun
     prose = "The envoys held talks on Syria and the Kurdish forces in the north."
     assert "in a name" not in con_refusal(agreed_nlp, prose)[1]
-    assert edited(agreed_nlp, swap_conjunction, prose) == prose.replace("Syria and", "Syria or")
+    assert edited(agreed_nlp, any_shape_swap, prose) == prose.replace("Syria and", "Syria or")

@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 from engine.needles.binomial_list import ANTONYM_NOUNS, BINOMIALS
-from engine.needles.conjunctions import swap_conjunction
-from needle_helpers import con_refusal, edited, first_sentence
+
+from needle_helpers import any_shape_swap, con_refusal, edited, first_sentence
 
 REFUSED = {
     # the same word on both sides: one phrase of degree or repetition
@@ -154,7 +154,7 @@ def test_fixed_and_joint_coordinations_are_refused_with_their_reason(nlp, why, t
     ],
 )
 def test_coordinations_just_outside_those_classes_are_still_swapped(nlp, text, expected):
-    assert edited(nlp, swap_conjunction, text) == expected
+    assert edited(nlp, any_shape_swap, text) == expected
 
 
 def test_the_pair_lists_are_fixed_common_words():
@@ -171,9 +171,9 @@ def test_the_refusal_reads_no_corpus_state(nlp):
     it: nothing the old corpus count stored on the doc changes the swap."""
     text = "The firm cut its spending on training and equipment last year."
     sent = first_sentence(nlp, text)
-    before = swap_conjunction(sent)
+    before = any_shape_swap(sent)
     sent.doc.user_data["needlejudge_fixed_pairs"] = frozenset({"training and equipment"})
-    assert before is not None and swap_conjunction(sent) == before
+    assert before is not None and any_shape_swap(sent) == before
 
 
 def test_the_derivation_script_reads_wordnet_as_documented(tmp_path):

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.needles.conjunctions import swap_conjunction
+
 from engine.needles.coordination_lists import list_refusal
-from needle_helpers import con_refusal, edited, first_sentence
+from needle_helpers import any_shape_swap, con_refusal, edited, first_sentence
 
 EXAMPLES = [
     # a list of three or more after the marker: "including A, B or C" names nothing
@@ -122,7 +122,7 @@ def test_the_second_model_parse_gives_the_same_refusal(md_nlp, text, why):
     ],
 )
 def test_coordinations_just_outside_those_classes_are_still_swapped(nlp, text, expected):
-    assert edited(nlp, swap_conjunction, text) == expected
+    assert edited(nlp, any_shape_swap, text) == expected
 
 
 def test_a_list_the_parser_hangs_on_the_copula_as_its_conjunct_is_a_complement(nlp):

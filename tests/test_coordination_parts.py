@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.needles.conjunctions import swap_conjunction
-from needle_helpers import con_refusal, edited
+
+from needle_helpers import any_shape_swap, con_refusal, edited
 
 # each class with sentences of our own
 REFUSED = {
@@ -131,7 +131,7 @@ def test_swaps_of_parts_ranges_and_options_are_refused_with_their_reason(nlp, wh
     ],
 )
 def test_coordinations_just_outside_those_classes_are_still_swapped(nlp, text, expected):
-    assert edited(nlp, swap_conjunction, text) == expected
+    assert edited(nlp, any_shape_swap, text) == expected
 
 
 def test_an_example_sentence_opens_with_any_spelling_of_the_one_marker_list(nlp):

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.needles.conjunctions import swap_conjunction
+
 from engine.needles.coordination_polarity import polarity_refusal
-from needle_helpers import con_refusal, edited, first_sentence
+from needle_helpers import any_shape_swap, con_refusal, edited, first_sentence
 
 REFUSED = {
     "downward operator": [
@@ -77,7 +77,7 @@ def test_swaps_under_a_downward_operator_are_refused_with_their_reason(nlp, why,
     ],
 )
 def test_coordinations_outside_the_operators_reach_are_still_swapped(nlp, text, expected):
-    assert edited(nlp, swap_conjunction, text) == expected
+    assert edited(nlp, any_shape_swap, text) == expected
 
 
 def test_the_check_reads_the_conjunction_it_is_given(nlp):
@@ -132,12 +132,12 @@ def test_equatives_hindering_verbs_and_comparative_correlatives_are_refused(nlp,
     ],
 )
 def test_coordinations_beside_equatives_hindering_verbs_and_correlatives_are_still_swapped(nlp, text, expected):
-    assert edited(nlp, swap_conjunction, text) == expected
+    assert edited(nlp, any_shape_swap, text) == expected
 
 
 def test_a_spaced_hyphen_ends_the_standard_of_a_comparison_as_a_dash_does(nlp):
     # issue 27, session 18: one dash rule (coordination_lists.is_dash) for the example frame and the comparison
     # standard: " - " closes the standard like " -- "; a hyphen inside a word ("well-kept") does not
     dashed = "The new ferry is bigger than the old one - it carries cars and bikes to the island."
-    assert edited(nlp, swap_conjunction, dashed) == dashed.replace("cars and", "cars or")
+    assert edited(nlp, any_shape_swap, dashed) == dashed.replace("cars and", "cars or")
     assert con_refusal(nlp, "The new ferry is bigger than the old well-kept boats and barges.") == (True, {"downward operator"})

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.needles.conjunctions import swap_conjunction
-from needle_helpers import con_refusal, edited, first_sentence
+
+from needle_helpers import any_shape_swap, con_refusal, edited, first_sentence
 
 
 # each class with sentences of our own: swaps a reader takes as saying the same, or as no claim at all
@@ -225,12 +225,12 @@ def test_swaps_under_a_scope_or_in_a_count_are_refused_with_their_reason(nlp, wh
     ],
 )
 def test_coordinations_just_outside_those_classes_are_still_swapped(nlp, text, expected):
-    assert edited(nlp, swap_conjunction, text) == expected
+    assert edited(nlp, any_shape_swap, text) == expected
 
 
 def test_and_or_is_never_swapped(nlp):
     sent = first_sentence(nlp, "Pilots and/or engineers must sign the log.")
-    assert swap_conjunction(sent) is None
+    assert any_shape_swap(sent) is None
 
 
 def test_two_adjectives_hung_on_the_first_noun_of_a_longer_modifier_list_are_members_of_its_plural(nlp):
@@ -240,4 +240,4 @@ def test_two_adjectives_hung_on_the_first_noun_of_a_longer_modifier_list_are_mem
 
     sent = first_sentence(nlp, "Current and former port police, customs and harbour officials said the pier was unsafe.")
     assert sent[0].head.text == "police"
-    assert conjunction_refusals(sent)[0][1] == "members of a plural"
+    assert conjunction_refusals(sent, shapes="any")[0][1] == "members of a plural"

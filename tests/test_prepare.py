@@ -92,7 +92,7 @@ def test_prepare_cli_can_stop_the_scan_at_its_radius(tmp_path):
 # one short document that admits all three needle types, and one that is
 # cleaned away (a lone short line without a finite verb reads as a heading)
 TINY = [
-    {"id": "a", "title": "A", "text": "Peter Smith met Anna Jones in London in 1990. Peter Smith wrote books and songs during a stay in Paris in 1991. Anna Jones stayed in London in 1992."},
+    {"id": "a", "title": "A", "text": "Peter Smith met Anna Jones in London in 1990. Peter Smith wrote books and sang songs during a stay in Paris in 1991. Anna Jones stayed in London in 1992."},
     {"id": "b", "title": "B", "text": "Hello there, my friend."},
 ]
 TINY_SETTINGS = CorpusSettings(min_sentences=2, min_chars_per_sentence=10, model="en_core_web_sm")  # the `nlp` fixture's
@@ -226,7 +226,10 @@ def test_a_documents_con_needle_is_fixed_whatever_else_is_prepared_with_it(tmp_p
     songs" below), so a document's needle changed with its companions. The
     rule now reads a fixed list: alone or with three companions that write
     the pair (each in its own words, so that no sentence is boilerplate), the
-    document keeps the same con needle."""
+    document keeps the same con needle. The pair is phrase-level: con_shapes
+    "any" (the default, "safe", refuses bare nouns before the list matters)."""
+    document = {**TINY[0], "text": TINY[0]["text"].replace("books and sang songs", "books and songs")}
+    settings = msgspec.structs.replace(TINY_SETTINGS, con_shapes="any")
     companions = [
         {"id": f"x{k}", "title": f"X{k}", "text": text}
         for k, text in enumerate([
@@ -238,13 +241,13 @@ def test_a_documents_con_needle_is_fixed_whatever_else_is_prepared_with_it(tmp_p
 
     def stored_con(records, folder):
         with Store(tmp_path / folder) as store:
-            prepare_corpus([_write(tmp_path / f"{folder}.jsonl", records)], store, TINY_SETTINGS, nlp=nlp)
+            prepare_corpus([_write(tmp_path / f"{folder}.jsonl", records)], store, settings, nlp=nlp)
             raw = dict(store.items_raw(CORPUS_DB)).get(b"a")
         return None if raw is None else msgspec.msgpack.decode(raw, type=StoredDocument).con
 
-    alone = stored_con([TINY[0]], "alone")
+    alone = stored_con([document], "alone")
     assert alone is not None and "books or songs" in alone.perturbed
-    assert stored_con([TINY[0], *companions], "with") == alone
+    assert stored_con([document, *companions], "with") == alone
 
 
 def test_a_document_beyond_the_parsers_limit_is_dropped_as_too_long_and_the_others_kept(tmp_path, nlp):
@@ -252,7 +255,7 @@ def test_a_document_beyond_the_parsers_limit_is_dropped_as_too_long_and_the_othe
     # three different texts: a sentence in three documents of a corpus is boilerplate and cut (issue 27)
     prose = "The river rose in the spring and the mill stopped for a week. "
     long = {"id": "long", "title": "L", "text": prose * (nlp.max_length // len(prose) + 2)}
-    other = {"id": "a2", "title": "A2", "text": "Maria Lopez met Tom Brown in Madrid in 1980. Maria Lopez wrote plays and poems during a stay in Rome in 1981. Tom Brown stayed in Madrid in 1982."}
+    other = {"id": "a2", "title": "A2", "text": "Maria Lopez met Tom Brown in Madrid in 1980. Maria Lopez wrote plays and staged poems during a stay in Rome in 1981. Tom Brown stayed in Madrid in 1982."}
     path = _write(tmp_path / "mixed.jsonl", [TINY[0], long, other])
     with Store(tmp_path / "store") as store:
         summary = prepare_corpus([path], store, TINY_SETTINGS, nlp=nlp)
@@ -496,7 +499,7 @@ def test_the_scan_goes_past_its_radius_only_to_sentences_with_room_for_every_win
              "stable", "windmill", "cottage", "bakery", "forge", "mooring", "pasture", "meadow")  # fmt: skip
     plain = [f"The old mill stood by the {noun} for many years." for noun in nouns]
     names = "Anna Berg was born in Oslo in 1901. Anna Berg moved to Bergen in 1925. Anna Berg lived in Oslo."
-    coordination = "The miller sold flour and bread to the town."
+    coordination = "The miller sold the flour and the bread to the town."
     settings = CorpusSettings(min_sentences=2, min_chars_per_sentence=10, scan_radius=2, ner_scan_radius=30)
 
     def screened(at: int, **changed):
@@ -505,7 +508,7 @@ def test_the_scan_goes_past_its_radius_only_to_sentences_with_room_for_every_win
 
     kept, _ = screened(10)
     assert kept is not None and kept.middle == 15 and kept.con.sentence == 10
-    assert kept.con.perturbed == "The miller sold flour or bread to the town."
+    assert kept.con.perturbed == "The miller sold the flour or the bread to the town."
     assert abs(kept.neg.sentence - kept.middle) <= 2  # the others still come from the radius first
     paper, reason = screened(10, scan_beyond_radius=False)
     assert paper is None and reason == "no_con"
@@ -575,11 +578,11 @@ def test_a_reported_clause_gives_the_neg_needle_only_where_no_main_clause_does(n
 
     plain = [f"No boat came to the old mill for {line[len('The old mill stood by the water for '):]}" for line in distinct_plain(10)]
     names = "Anna Berg never went to Oslo before 1901. Anna Berg never left Bergen after 1925."  # no neg
-    reported = "The clerk said the mill sold flour and bread to the town."
+    reported = "The clerk said the mill sold the flour and the bread to the town."
     settings = CorpusSettings(min_sentences=2, min_chars_per_sentence=10)
     only, _ = screen_document("d", "t", nlp(" ".join([names, *plain[:5], reported, *plain[5:]])), settings)
     assert only is not None and only.neg.sentence == 7
-    assert only.neg.perturbed == "The clerk said the mill did not sell flour and bread to the town."
+    assert only.neg.perturbed == "The clerk said the mill did not sell the flour and the bread to the town."
     main_clause = "The miller sold flour to the town."
     both, _ = screen_document("d", "t", nlp(" ".join([names, main_clause, *plain[:5], reported, *plain[5:]])), settings)
     assert both is not None and both.neg.perturbed == "The miller did not sell flour to the town."

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.needles.conjunctions import swap_conjunction
-from needle_helpers import con_refusal, edited
+
+from needle_helpers import any_shape_swap, con_refusal, edited
 
 
 @pytest.mark.parametrize(
@@ -28,7 +28,7 @@ from needle_helpers import con_refusal, edited
     ],
 )
 def test_a_subject_whose_verb_keeps_its_agreement_is_swapped(nlp, text, expected):
-    assert edited(nlp, swap_conjunction, text) == expected
+    assert edited(nlp, any_shape_swap, text) == expected
 
 
 @pytest.mark.parametrize(

@@ -56,6 +56,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="stop each needle scan at its radius (the paper's scan); by default it goes on to the farther "
         "sentences that have room for a (9, 9) window",
     )  # fmt: skip
+    parser.add_argument(
+        "--con-shapes", choices=("safe", "any"), default=d.con_shapes,
+        help="con swaps only the coordinations whose shape holds on unseen text (safe: verbs and clauses, a "
+        "verb's determined objects, predicative adjectives) or also the phrase-level ones (any: more documents "
+        "keep a con needle, many more of those needles are wrong; README, Prepare a corpus)",
+    )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument("--no-progress", action="store_true", help="no progress display")
 
@@ -96,6 +102,7 @@ def main(args: argparse.Namespace) -> int:
         scan_radius=args.scan_radius,
         ner_scan_radius=args.ner_scan_radius,
         scan_beyond_radius=args.scan_beyond_radius,
+        con_shapes=args.con_shapes,
     )
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
     settings.validate()

@@ -25,6 +25,7 @@ removed everything, and leaves the store as it was.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import time
 from collections.abc import Callable, Iterator
@@ -37,7 +38,7 @@ from engine.contracts import ConfigError
 from engine.corpus.boilerplate import corpus_boilerplate, remove_pieces
 from engine.corpus.interviews import mark_speech_label
 from engine.corpus.cleaning import clean_text
-from engine.needles.conjunctions import swap_conjunction
+from engine.needles.conjunctions import CON_SHAPES, swap_conjunction
 from engine.corpus.reading import RawDocument, check_inputs, read_documents
 from engine.needles.entities import document_entity_texts, entity_options, with_gazetteer
 from engine.corpus.rules_fingerprint import RULE_MODULES, model_packages, rules_fingerprint  # noqa: F401 (re-exported)
@@ -89,6 +90,12 @@ class CorpusSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw
     # then the rest of the document, nearest first, where WINDOW_ROOM sentences lie
     # either side (every default position holds the window); False: the paper's scan
     scan_beyond_radius: bool = True
+    # con: "safe" swaps only the coordinations whose shape holds on unseen text
+    # (engine.needles.coordination_shape: finite verbs and clauses, determined
+    # noun phrases as a verb's objects, predicative adjectives); "any" also the
+    # phrase-level ones every other con rule lets through: more documents keep a
+    # con needle, far more of those needles are wrong (benchmarks/RESULTS.md, issue 27)
+    con_shapes: str = "safe"
 
     def validate(self) -> None:
         if self.min_sentences < 1:
@@ -106,6 +113,8 @@ class CorpusSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw
             raise ConfigError(f"scan_radius must be >= 0, got {self.scan_radius}")
         if self.ner_scan_radius < 0:
             raise ConfigError(f"ner_scan_radius must be >= 0, got {self.ner_scan_radius}")
+        if self.con_shapes not in CON_SHAPES:
+            raise ConfigError(f"con_shapes must be one of {', '.join(map(repr, CON_SHAPES))}, got {self.con_shapes!r}")
 
 
 class NeedleEdit(msgspec.Struct, frozen=True, array_like=True):
@@ -215,6 +224,7 @@ def inputs_fingerprint(inputs: list[Path], settings: CorpusSettings) -> str:
                 settings.scan_radius,
                 settings.ner_scan_radius,
                 settings.scan_beyond_radius,
+                settings.con_shapes,
             ]
         )
     )
@@ -366,7 +376,8 @@ def screen_document(
         neg = find_needle_sentence(candidates, middle, settings.scan_radius, _unless_refused(lambda s: reported_negation(s)[0]), room=room)
     if neg is None:
         return None, "no_neg"
-    con = find_needle_sentence(candidates, middle, settings.scan_radius, _unless_refused(swap_conjunction), room=room)
+    swap = functools.partial(swap_conjunction, shapes=settings.con_shapes)
+    con = find_needle_sentence(candidates, middle, settings.scan_radius, _unless_refused(swap), room=room)
     if con is None:
         return None, "no_con"
     entity_texts = document_entity_texts(doc, year)

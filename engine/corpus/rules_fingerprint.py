@@ -47,6 +47,7 @@ RULE_MODULES = (
     "engine.needles.conjunctions",
     "engine.needles.subject_swap",
     "engine.needles.coordination_sense",
+    "engine.needles.coordination_shape",
     "engine.needles.coordination_scope",
     "engine.needles.coordination_polarity",
     "engine.needles.coordination_joint",

@@ -9,7 +9,12 @@ between two reported facts reads oddly), and the pick among them is fixed by
 a CRC-32 of the sentence text: the edit depends on the sentence only, never
 on the experiment seed, like neg.
 
-A conjunction is left alone when it is
+With `shapes="safe"` (the corpus setting con_shapes, its default) a
+conjunction is swapped only where engine.needles.coordination_shape finds a
+shape that held on unseen text (finite verbs or clauses, a finite verb's
+determined objects, predicative adjectives), after every refusal below; with
+"any" every coordination no refusal catches. Either way, a conjunction is
+left alone when it is
 - inside a quotation, including one opened in an earlier sentence of the
   paragraph, or inside a named-entity span;
 - sentence-initial ("And the crowd cheered": a discourse connective);
@@ -98,6 +103,7 @@ from engine.needles.agreement import coordination_agrees
 from engine.needles.coordination_joint import joint_verb
 from engine.needles.coordination_polarity import polarity_refusal
 from engine.needles.coordination_sense import sense_refusal
+from engine.needles.coordination_shape import shape_refusal
 from engine.needles.edits import SUBJECT_DEPS, TextEdit, _inside_quotes, _match_case, _offset, quote_open_before, sentence_text
 from engine.needles.entities import SECOND_MODEL_ENTS
 from engine.needles.part_of_a_name import EVENT_NOUNS
@@ -115,6 +121,7 @@ if TYPE_CHECKING:
     from spacy.tokens import Span, Token
 
 _SWAP = {"and": "or", "or": "and"}
+CON_SHAPES = ("safe", "any")  # the corpus setting con_shapes (engine.corpus.prepare.CorpusSettings)
 _CORRELATIVES = frozenset({"both", "either", "neither", "whether"})
 # Fixed phrases whose conjunction cannot take the other one. Matched on
 # lower-cased tokens around the conjunction.
@@ -178,10 +185,13 @@ _AMOUNT_ENTITIES = frozenset({"MONEY", "PERCENT", "QUANTITY"})
 _CONDITION_WORDS = (("if", "not"), ("if", "so"), ("otherwise",), ("or", "else"))
 
 
-def swap_conjunction(sent: Span, *, opened: str | None = None) -> TextEdit | None:
+def swap_conjunction(sent: Span, *, opened: str | None = None, shapes: str = "safe") -> TextEdit | None:
     """The one-conjunction swap of `sent`, or None. `opened`: the mark of a
-    quotation still open at the sentence start (default: read from the document)."""
-    candidates = [t for t, why in conjunction_refusals(sent, opened=opened) if not why]
+    quotation still open at the sentence start (default: read from the document).
+    `shapes`: "safe" swaps only the shapes of engine.needles.coordination_shape;
+    "any" every coordination no refusal catches (the rules before issue 27's
+    session 24, far more defects on unseen text: benchmarks/RESULTS.md)."""
+    candidates = [t for t, why in conjunction_refusals(sent, opened=opened, shapes=shapes) if not why]
     if not candidates:
         return None
     text = sentence_text(sent)
@@ -192,9 +202,11 @@ def swap_conjunction(sent: Span, *, opened: str | None = None) -> TextEdit | Non
     return TextEdit(at, at + len(token.text), token.text, _match_case(swapped, token.text), f"con:{token.lower_}->{swapped}")
 
 
-def conjunction_refusals(sent: Span, *, opened: str | None = None) -> list[tuple[Token, str]]:
+def conjunction_refusals(sent: Span, *, opened: str | None = None, shapes: str = "safe") -> list[tuple[Token, str]]:
     """Each "and"/"or" of `sent` with why it may not be swapped ("" when it
     may): the check that refused, for measuring what refusals cost."""
+    if shapes not in CON_SHAPES:
+        raise ValueError(f"shapes={shapes!r}: expected one of {CON_SHAPES}")
     conjunctions = [t for t in sent if t.pos_ == "CCONJ" and t.lower_ in _SWAP]
     text = sentence_text(sent)
     if opened is None:
@@ -202,7 +214,7 @@ def conjunction_refusals(sent: Span, *, opened: str | None = None) -> list[tuple
     whole = _sentence_refusal(sent, text)
     out = []
     for t in conjunctions:
-        why = whole or _refusal(sent, t)
+        why = whole or _refusal(sent, t) or (shape_refusal(t) if shapes == "safe" else "")
         if not why and any(_inside_quotes(text, _offset(sent, t), opened=mark) for mark in {opened, ""}):
             why = "inside a quotation"
         if not why and not coordination_agrees(sent, t):

@@ -1,0 +1,115 @@
+"""The shapes of coordination the con needle may swap: an allow-list, not one more refusal.
+
+Every hand read of unseen text found the defects of con among phrase-level
+coordinations (noun, adjective, preposition conjuncts), in readings where
+"and" and "or" say the same: one head sorted by two modifiers, bare nouns
+under one restriction, a collective spelled out, a negative or universal
+operator over the pair. Those readings are not visible in a parse, so no
+refusal catches them all. A swap between two finite verbs, each with
+something of its own, has none of them: "A happened and B happened" is two
+claims, "A happened or B happened" one weaker claim, whatever the nouns
+inside. See ARCHITECTURE.md, "con's allow-list", and benchmarks/RESULTS.md.
+
+`shape_refusal(token)` says why the coordination at the conjunction `token`
+has no safe shape ("" when it has one):
+- both conjuncts are verbs, and both finite: by their own tense or a finite
+  auxiliary they share ("has fired and replaced", "will fire and replace");
+  never infinitives or participles ("allowing it to regroup and adapt": free
+  choice under a modal or a permission);
+- each verb has a word of its own beyond a subject, an auxiliary or an
+  adverb ("Wednesday came and passed": two bare verbs name the two ends of
+  one event, or one act);
+- not a question ("is X ..., and could Y ...?");
+- not a relative clause ("those who publish or release": the relative
+  restricts one set, which "or" names again).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.needles.edits import FINITE_TAGS, SUBJECT_DEPS
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
+_AUX_DEPS = frozenset({"aux", "auxpass"})
+# dependents that do not make a verb more than a bare verb
+_BARE_DEPS = SUBJECT_DEPS | _AUX_DEPS | frozenset({"neg", "advmod", "cc", "conj", "punct", "prt", "mark", "dep"})
+
+
+def shape_refusal(token: Token) -> str:
+    """Why the coordination at `token` ("and"/"or") has no safe shape, or ""."""
+    first = token.head
+    second = next((c for c in first.children if c.dep_ == "conj" and c.i > token.i), None)
+    if second is not None and first.pos_ in ("NOUN", "PROPN") and second.pos_ in ("NOUN", "PROPN"):
+        return _noun_phrase_refusal(first, second)
+    if second is not None and first.pos_ == "ADJ" == second.pos_ and first.dep_ == "acomp":
+        return "" if _finite(first.head) else "not finite verbs"  # predicative: "the talks were long and bitter"
+    if second is None or first.pos_ not in ("VERB", "AUX") or second.pos_ not in ("VERB", "AUX"):
+        return "not two verbs"
+    if _question(first) or _question(second):
+        return "question"
+    if not (_finite(first) and (_finite(second) or _sharing_auxiliary(first, second))):
+        return "not finite verbs"
+    if not (_own_word(first, token) and _own_word(second, token)):
+        return "bare verbs"
+    if any(v.dep_ == "relcl" for v in (first, *first.ancestors)):
+        return "relative clause"
+    return ""
+
+
+def _noun_phrase_refusal(first: Token, second: Token) -> str:
+    verb = first.head if first.dep_ in ("dobj", "dative") else first.head.head if first.dep_ == "pobj" else None
+    if verb is None or verb.pos_ not in ("VERB", "AUX"):
+        return "not a verb's object"
+    if not _finite(verb):
+        return "not finite verbs"  # "threw cold water on investigating A and B": the phrase's operator scopes over the pair
+    if verb.lemma_ in _COMPOSITION_VERBS or verb.lemma_ == "make" and any(c.lower_ == "up" for c in verb.children):
+        return "members of a whole"  # "a consortium that comprises a bank and a firm": "or" leaves no membership
+    if not all(_determined(noun) for noun in (first, *first.conjuncts)):
+        return "bare nouns"
+    return ""
+
+
+# verbs whose object spells out the members of their subject ("comprises", "consists of", "is made up of",
+# "is composed of"): WordNet's comprise.v.01 (consist, comprise) and compose.v.02 (compose, make up)
+_COMPOSITION_VERBS = frozenset({"comprise", "consist", "compose", "constitute"})
+
+
+def _determined(noun: Token) -> bool:
+    """A noun phrase that names its own referent: a determiner or possessive of its own, or a proper name."""
+    return noun.pos_ == "PROPN" or any(c.dep_ in ("det", "poss") for c in noun.children)
+
+
+def _finite(verb: Token) -> bool:
+    return verb.tag_ in FINITE_TAGS or any(c.dep_ in _AUX_DEPS and c.tag_ in FINITE_TAGS for c in verb.children)
+
+
+def _sharing_auxiliary(first: Token, second: Token) -> bool:
+    """The second verb takes the first's finite auxiliary ("has fired and replaced")."""
+    own_aux = any(c.dep_ in _AUX_DEPS for c in second.children)
+    return not own_aux and second.tag_ == first.tag_ and first.tag_ in ("VB", "VBN", "VBG")
+
+
+def _own_word(verb: Token, token: Token) -> bool:
+    """A dependent of `verb`'s own beyond its subject, auxiliaries and adverbs
+    (the first verb's words stop at the conjunction)."""
+    return any(
+        c.dep_ not in _BARE_DEPS
+        and not (verb.i < token.i < c.i)
+        # a noun phrase before the verb as a time modifier ("Friday came and passed": a parser's reading of a
+        # subject); after it, a measure is the verb's own ("lasted 281 years")
+        and not (c.dep_ == "npadvmod" and c.i < verb.i)
+        for c in verb.children
+    )
+
+
+def _question(verb: Token) -> bool:
+    """A finite auxiliary before the verb's subject ("could the Hyperloop become"), or a sentence ending in "?"."""
+    subject = next((c for c in verb.children if c.dep_ in SUBJECT_DEPS), None)
+    inverted = subject is not None and any(
+        c.dep_ in _AUX_DEPS and c.i < subject.i for c in verb.children
+    ) or (subject is not None and verb.pos_ == "AUX" and verb.i < subject.i)
+    last = verb.sent[-1]
+    return inverted or last.text == "?"
