@@ -11,17 +11,21 @@ claims, "A happened or B happened" one weaker claim, whatever the nouns
 inside. See ARCHITECTURE.md, "con's allow-list", and benchmarks/RESULTS.md.
 
 `shape_refusal(token)` says why the coordination at the conjunction `token`
-has no safe shape ("" when it has one):
-- both conjuncts are verbs, and both finite: by their own tense or a finite
-  auxiliary they share ("has fired and replaced", "will fire and replace");
-  never infinitives or participles ("allowing it to regroup and adapt": free
-  choice under a modal or a permission);
-- each verb has a word of its own beyond a subject, an auxiliary or an
-  adverb ("Wednesday came and passed": two bare verbs name the two ends of
-  one event, or one act);
-- not a question ("is X ..., and could Y ...?");
-- not a relative clause ("those who publish or release": the relative
-  restricts one set, which "or" names again).
+has no safe shape ("" when it has one). The safe shapes:
+- two verbs, both finite: by their own tense or a finite auxiliary they share
+  ("has fired and replaced"), never infinitives or participles ("allowing it
+  to regroup and adapt": free choice under a permission); each with a word
+  of its own beyond a subject, an auxiliary or an adverb ("Friday came and
+  passed": two bare verbs name the two ends of one event); not a question
+  ("is X ..., and could Y ...?": both are asked either way); not in a
+  relative clause ("farmers who grew wheat and sold barley": the relative
+  restricts one set, which "or" names again);
+- noun phrases that each name their own referent (a determiner or
+  possessive of their own, or a proper name) as the objects of a finite
+  verb, directly or through its preposition ("sold a boat and a trailer");
+  not under a verb of composition ("comprises a bank and a firm": the object
+  spells out a whole's members);
+- two predicative adjectives under a finite copula ("were long and bitter").
 """
 
 from __future__ import annotations
@@ -106,10 +110,10 @@ def _own_word(verb: Token, token: Token) -> bool:
 
 
 def _question(verb: Token) -> bool:
-    """A finite auxiliary before the verb's subject ("could the Hyperloop become"), or a sentence ending in "?"."""
+    """A sentence ending in "?", or an auxiliary (or the verb, itself one) before the verb's subject ("could the Hyperloop become")."""
+    if verb.sent[-1].text == "?":
+        return True
     subject = next((c for c in verb.children if c.dep_ in SUBJECT_DEPS), None)
-    inverted = subject is not None and any(
-        c.dep_ in _AUX_DEPS and c.i < subject.i for c in verb.children
-    ) or (subject is not None and verb.pos_ == "AUX" and verb.i < subject.i)
-    last = verb.sent[-1]
-    return inverted or last.text == "?"
+    if subject is None:
+        return False
+    return verb.pos_ == "AUX" and verb.i < subject.i or any(c.dep_ in _AUX_DEPS and c.i < subject.i for c in verb.children)
