@@ -57,6 +57,8 @@ def test_the_safe_shapes_are_swapped(nlp, text, expected):
         ("The island hosts an annual sporting and cultural festival.", "not two verbs"),
         # the two ends of one motion
         ("Tolls will be charged on goods moving to and from the island.", "not two verbs"),
+        # an adjective before a noun tagged as a verb: two nouns under one preposition
+        ("The order covered abuse by clergy and lay people in the parish.", "nouns read as verbs"),
         # a verb of composition: its object spells out the members of a whole
         ("The deal went to a group that comprises a Latvian bank and a Belarusian firm.", "members of a whole"),
         ("The crew is made up of a pilot and a cook.", "members of a whole"),

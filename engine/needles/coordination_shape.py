@@ -17,7 +17,8 @@ has no safe shape ("" when it has one). The safe shapes:
   to regroup and adapt": free choice under a permission); each with a word
   of its own beyond a subject, an auxiliary or an adverb ("Friday came and
   passed": two bare verbs name the two ends of one event); not a question
-  ("is X ..., and could Y ...?": both are asked either way); not in a
+  ("is X ..., and could Y ...?": both are asked either way); not a noun
+  pair the tagger read as verbs ("abuse by clergy and lay people"); not in a
   relative clause ("farmers who grew wheat and sold barley": the relative
   restricts one set, which "or" names again);
 - noun phrases that each name their own referent (a determiner or
@@ -54,6 +55,8 @@ def shape_refusal(token: Token) -> str:
         return "not two verbs"
     if _question(first) or _question(second):
         return "question"
+    if _nouns_read_as_verbs(token, second):
+        return "nouns read as verbs"
     if not (_finite(first) and (_finite(second) or _sharing_auxiliary(first, second))):
         return "not finite verbs"
     if not (_own_word(first, token) and _own_word(second, token)):
@@ -107,6 +110,19 @@ def _own_word(verb: Token, token: Token) -> bool:
         and not (c.dep_ == "npadvmod" and c.i < verb.i)
         for c in verb.children
     )
+
+
+def _nouns_read_as_verbs(token: Token, second: Token) -> bool:
+    """A bare noun as a preposition's object right before the conjunction, and the second
+    "verb" right after it taking the next noun as its object ("abuse by clergy
+    and lay people", "approached by rabbis and lay leadership"): the tagger's
+    verb is an adjective, the pair two nouns under one preposition."""
+    doc = token.doc
+    if token.i == 0 or second.i != token.i + 1 or second.i + 1 >= len(doc):
+        return False
+    before, after = doc[token.i - 1], doc[second.i + 1]
+    bare = not any(c.dep_ in ("det", "poss", "nummod") for c in before.children)  # not "with an undefeated record and outscored"
+    return bare and before.dep_ == "pobj" and after.tag_ in ("NN", "NNS", "NNP", "NNPS") and after.head.i == second.i
 
 
 def _question(verb: Token) -> bool:
