@@ -19,7 +19,7 @@ HELP = "prepare a corpus (clean, parse once with spaCy, length-filter, screen fo
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    from engine.corpus.prepare import CorpusSettings
+    from engine.corpus.prepare import CON_SHAPES, CorpusSettings
 
     d = CorpusSettings()
     parser.add_argument(
@@ -57,7 +57,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "sentences that have room for a (9, 9) window",
     )  # fmt: skip
     parser.add_argument(
-        "--con-shapes", choices=("safe", "any"), default=d.con_shapes,
+        "--con-shapes", choices=CON_SHAPES, default=d.con_shapes,
         help="con swaps only the coordinations whose shape holds on unseen text (safe: verbs and clauses, a "
         "verb's determined objects, predicative adjectives) or also the phrase-level ones (any: more documents "
         "keep a con needle, many more of those needles are wrong; README, Prepare a corpus)",

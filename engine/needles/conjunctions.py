@@ -104,7 +104,16 @@ from engine.needles.coordination_joint import joint_verb
 from engine.needles.coordination_polarity import polarity_refusal
 from engine.needles.coordination_sense import sense_refusal
 from engine.needles.coordination_shape import shape_refusal
-from engine.needles.edits import SUBJECT_DEPS, TextEdit, _inside_quotes, _match_case, _offset, quote_open_before, sentence_text
+from engine.needles.edits import (
+    SUBJECT_DEPS,
+    TextEdit,
+    _inside_quotes,
+    _match_case,
+    _offset,
+    finite_verb,
+    quote_open_before,
+    sentence_text,
+)
 from engine.needles.entities import SECOND_MODEL_ENTS
 from engine.needles.part_of_a_name import EVENT_NOUNS
 from engine.needles.negation import (
@@ -936,10 +945,7 @@ def _next_verb_joined(head: Token) -> bool:
 
 def _finite_clause(verb: Token) -> bool:
     """`verb` has a subject of its own and is finite, by its tag or an auxiliary's (not "the minister to confer")."""
-    finite = ("VBD", "VBZ", "VBP", "MD")
-    return any(c.dep_ in SUBJECT_DEPS for c in verb.children) and (
-        verb.tag_ in finite or any(c.dep_ in ("aux", "auxpass") and c.tag_ in finite for c in verb.children)
-    )
+    return any(c.dep_ in SUBJECT_DEPS for c in verb.children) and finite_verb(verb)
 
 
 def _symmetric_argument(head: Token) -> bool:

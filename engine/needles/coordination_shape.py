@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine.needles.edits import FINITE_TAGS, SUBJECT_DEPS
+from engine.needles.edits import SUBJECT_DEPS, finite_verb
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -41,6 +41,9 @@ if TYPE_CHECKING:
 _AUX_DEPS = frozenset({"aux", "auxpass"})
 # dependents that do not make a verb more than a bare verb
 _BARE_DEPS = SUBJECT_DEPS | _AUX_DEPS | frozenset({"neg", "advmod", "cc", "conj", "punct", "prt", "mark", "dep"})
+# verbs whose object spells out the members of their subject ("comprises", "consists of", "is composed of"; "is
+# made up of" is matched apart): WordNet's comprise.v.01 (consist, comprise) and compose.v.02 (compose, make up)
+_COMPOSITION_VERBS = frozenset({"comprise", "consist", "compose", "constitute"})
 
 
 def shape_refusal(token: Token) -> str:
@@ -48,16 +51,16 @@ def shape_refusal(token: Token) -> str:
     first = token.head
     second = next((c for c in first.children if c.dep_ == "conj" and c.i > token.i), None)
     if second is not None and first.pos_ in ("NOUN", "PROPN") and second.pos_ in ("NOUN", "PROPN"):
-        return _noun_phrase_refusal(first, second)
+        return _noun_phrase_refusal(first)
     if second is not None and first.pos_ == "ADJ" == second.pos_ and first.dep_ == "acomp":
-        return "" if _finite(first.head) else "not finite verbs"  # predicative: "the talks were long and bitter"
+        return "" if finite_verb(first.head) else "not finite verbs"  # predicative: "the talks were long and bitter"
     if second is None or first.pos_ not in ("VERB", "AUX") or second.pos_ not in ("VERB", "AUX"):
         return "not two verbs"
     if _question(first) or _question(second):
         return "question"
     if _nouns_read_as_verbs(token, second):
         return "nouns read as verbs"
-    if not (_finite(first) and (_finite(second) or _sharing_auxiliary(first, second))):
+    if not (finite_verb(first) and (finite_verb(second) or _sharing_auxiliary(first, second))):
         return "not finite verbs"
     if not (_own_word(first, token) and _own_word(second, token)):
         return "bare verbs"
@@ -66,11 +69,11 @@ def shape_refusal(token: Token) -> str:
     return ""
 
 
-def _noun_phrase_refusal(first: Token, second: Token) -> str:
+def _noun_phrase_refusal(first: Token) -> str:
     verb = first.head if first.dep_ in ("dobj", "dative") else first.head.head if first.dep_ == "pobj" else None
     if verb is None or verb.pos_ not in ("VERB", "AUX"):
         return "not a verb's object"
-    if not _finite(verb):
+    if not finite_verb(verb):
         return "not finite verbs"  # "threw cold water on investigating A and B": the phrase's operator scopes over the pair
     if verb.lemma_ in _COMPOSITION_VERBS or verb.lemma_ == "make" and any(c.lower_ == "up" for c in verb.children):
         return "members of a whole"  # "a consortium that comprises a bank and a firm": "or" leaves no membership
@@ -79,18 +82,9 @@ def _noun_phrase_refusal(first: Token, second: Token) -> str:
     return ""
 
 
-# verbs whose object spells out the members of their subject ("comprises", "consists of", "is made up of",
-# "is composed of"): WordNet's comprise.v.01 (consist, comprise) and compose.v.02 (compose, make up)
-_COMPOSITION_VERBS = frozenset({"comprise", "consist", "compose", "constitute"})
-
-
 def _determined(noun: Token) -> bool:
     """A noun phrase that names its own referent: a determiner or possessive of its own, or a proper name."""
     return noun.pos_ == "PROPN" or any(c.dep_ in ("det", "poss") for c in noun.children)
-
-
-def _finite(verb: Token) -> bool:
-    return verb.tag_ in FINITE_TAGS or any(c.dep_ in _AUX_DEPS and c.tag_ in FINITE_TAGS for c in verb.children)
 
 
 def _sharing_auxiliary(first: Token, second: Token) -> bool:

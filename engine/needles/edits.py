@@ -61,6 +61,11 @@ class TextEdit(msgspec.Struct, frozen=True, array_like=True):
         return text[: self.start] + self.after + text[self.end :]
 
 
+def finite_verb(verb: Token) -> bool:
+    """`verb` is finite by its own tag or an auxiliary's ("has fired", "will fire"; not "to fire", "firing")."""
+    return verb.tag_ in FINITE_TAGS or any(c.dep_ in ("aux", "auxpass") and c.tag_ in FINITE_TAGS for c in verb.children)
+
+
 # ---------------------------------------------------------------------------
 # Sentence text and offsets
 
