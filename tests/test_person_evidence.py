@@ -122,3 +122,36 @@ def test_a_surname_written_after_a_courtesy_title_replaces_only_a_name_after_one
     # "Victor Ortiz, a council member" never becomes "Reyes, a council member": the pool of bare names is as it was
     offered = {r for sentence, found in courtesy.items() if not sentence.startswith(("Mr ", "Ms ")) for rs in found.values() for r in rs}
     assert not offered & {"Hale", "Ortiz", "Reyes"}, offered
+
+
+# an actor and a character, each named in full three times; the second sentence says which is the part
+CAST = (
+    "The new film of the old novel opened in London on Friday. {casting} "
+    "Critics said Oliver Grant was better than Peter Vance in the 1990 version. "
+    "Peter Vance later said the part had made his career. "
+    "In the novel, James Carter marries the daughter of a vicar. James Carter is proud but kind. "
+    "Oliver Grant met Peter Vance at the premiere."
+)
+
+
+@pytest.mark.parametrize(
+    "casting",
+    [
+        "The actor Oliver Grant plays the character James Carter in it.",
+        "The actor Oliver Grant is praised for his role as James Carter in it.",
+        "The actor Oliver Grant starred as James Carter in it.",
+        "The actor Oliver Grant portrayed James Carter in it.",
+    ],
+)
+def test_a_character_in_a_story_is_neither_replaced_nor_a_replacement(nlp, casting):
+    options = sentence_entity_options(nlp, CAST.format(casting=casting))
+    offered = {r for sentence in options.values() for rs in sentence.values() for r in rs}
+    assert "James Carter" not in offered  # offered for both actors without the rule
+    assert all("James Carter" not in sentence for sentence in options.values())
+    assert options["Peter Vance later said the part had made his career."] == {"Peter Vance": ("Oliver Grant",)}
+
+
+def test_a_name_is_a_character_only_by_what_the_document_says_of_it(nlp):
+    # the same people, nothing casting anyone: the third person stays a person to swap
+    options = sentence_entity_options(nlp, CAST.format(casting="The actor Oliver Grant met James Carter in it."))
+    assert "James Carter" in options["James Carter is proud but kind."]

@@ -80,7 +80,7 @@ from engine.needles.place_syntax import article_alone, called_a_dependency, cont
 from engine.needles.place_syntax import country_modifier_fits, is_country, names_an_act, of_polities, party_of_states
 from engine.needles.part_of_a_name import INSTRUMENT_NOUNS, only_titles, part_of_a_name
 from engine.needles.name_kind_nouns import PLACE_FIRST_NOUNS
-from engine.needles.person_evidence import aliases, courtesy_title, not_a_person, quoted_alone, title_before, titled_mentions
+from engine.needles.person_evidence import aliases, character_names, courtesy_title, not_a_person, quoted_alone, title_before, titled_mentions
 from engine.needles.places import NEAR_POPULATION, city_population, country_article, gazetteer_likes, place_of, same_kind_places
 from engine.needles.states_then import countries_not_states_then, states_not_yet_admitted
 
@@ -461,6 +461,7 @@ def document_entity_texts(doc: Doc, year: int | None = None) -> DocumentEntities
         "places": {s.text for s in spans if s.label_ in ("GPE", "LOC", "NORP") and len(s) == 1},
         # a "person" printed alone between quotation marks somewhere: a song's, film's or book's title
         "quoted": {text for text in {s.text for s in spans if s.label_ == "PERSON"} if quoted_alone(text, document)},
+        "characters": character_names([s for s in spans if s.label_ == "PERSON"]),
     }
     labels: dict[str, str] = {}
     support: dict[str, int] = {}

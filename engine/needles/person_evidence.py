@@ -6,6 +6,13 @@
   place's name; a name the document prints alone between quotation marks
   (`quoted_alone`: the title of a song, a film or a book named after
   someone, '"Young Chuck" was his first hit'), whatever its tag there.
+- Characters (`character_names`): a name the document gives a role in a
+  story ("the character Fitzwilliam Darcy", "his role as Hamlet", "starred
+  as Mr Darcy", "portrayed Fitzwilliam Darcy"), and every PERSON name ending
+  in its surname ("Mr Darcy", "Mark Darcy"), is no person: a character put
+  for an actor, or an actor for a character, changes what kind of thing
+  the sentence names. Neither replaced nor a replacement (issue 27: an actor
+  replaced by the character he played, news set-aside read of session 24).
 - Aliases (`aliases`): the names a document gives as another name of the
   same referent ("X, commonly known as Y or Z"): never a replacement for it.
 - For (`title_before`, `titled_mentions`): a name written right after a
@@ -89,6 +96,39 @@ def _link(found: dict[str, set[str]], group: list[Span], name_words: Callable[[s
                 found.setdefault(span.text, set()).update(name_words(other.text))
 
 
+# a noun before a name that makes it a part in a story: "the character X", "the character of X" (not "role"
+# or "part": "the role of Merkel", "part of Irene's policy" name a real person)
+CHARACTER_NOUNS = frozenset({"character", "characters", "persona"})
+# a noun before "as X" that makes X a part: "his role as X"
+ROLE_NOUNS = frozenset({"role", "roles", "part", "character"})
+# verbs whose object is a part played ("portrayed X"); "play" is left out: "Nadal played Federer" names an opponent
+PORTRAYING_VERBS = frozenset({"portray", "depict", "voice", "impersonate"})
+# verbs after which "as X" names the part ("starred as X", "was cast as X", "played as X")
+CASTING_VERBS = frozenset({"star", "cast", "play", "portray", "appear", "return", "reprise", "voice"})
+
+
+def character_names(people: list[Span]) -> set[str]:
+    """The PERSON texts of `people` the document gives a role in a story, and
+    every one ending in such a text's surname (module docstring)."""
+    found: set[str] = set()
+    for span in people:
+        doc = span.doc
+        k = span.start - 1
+        if k >= 0 and doc[k].lower_ == "of":
+            k -= 1
+        role = k >= 0 and doc[k].lower_ in CHARACTER_NOUNS
+        head = span.root
+        portrayed = head.dep_ == "dobj" and head.head.lemma_ in PORTRAYING_VERBS
+        above = head.head.head  # "starred as X", "his role as X"
+        cast = head.dep_ == "pobj" and head.head.lower_ == "as" and (above.lemma_ in CASTING_VERBS or above.lower_ in ROLE_NOUNS)
+        if role or portrayed or cast:
+            found.add(span.text)
+    # the same character's other mentions: a name ending in its surname ("Mr Darcy", "Darcy"); a first name is
+    # shared by too many people to tell
+    surnames = {text.split()[-1] for text in found}
+    return found | {span.text for span in people if span.text.split()[-1] in surnames}
+
+
 def not_a_person(text: str, one_word: bool, full_names: set[str], words: dict[str, set[str]]) -> bool:
     """What the rest of the document says against a PERSON label: a one-word
     "person" the document never names in full ("Pachuca", "Universal"), or
@@ -97,8 +137,9 @@ def not_a_person(text: str, one_word: bool, full_names: set[str], words: dict[st
     starting with an organisation's or place's name or holding a place's
     name ("Byzantium Survives", "Fatimid Egypt"); a name the document prints
     alone between quotation marks at some mention (`quoted_alone`,
-    words["quoted"]: a title, not a person)."""
-    if text in words.get("quoted", ()):
+    words["quoted"]: a title, not a person); a character in a story
+    (words["characters"], `character_names`)."""
+    if text in words.get("quoted", ()) or text in words.get("characters", ()):
         return True
     parts = text.split(" ")
     if one_word:
