@@ -463,11 +463,19 @@ def test_a_window_off_the_middle_never_holds_the_donors_middle_sentence(nlp, no_
     assert not center - 9 <= document.middle <= center + 9
 
 
-def test_a_caption_fused_as_a_second_clause_is_no_needle_sentence(nlp):
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The opening of the new pier at Kinsale by the harbour board is viewed as a boost for the island trade Walsh enjoys the backing of the council.",
+        # a standfirst run onto a sentence reported before its attribution ("..., officials say"): the parser hangs
+        # both clauses under "say", and the standfirst's clause is as main as the attribution's
+        "New harbour rule will lower entry fees in wide range of fields China is opening more berths to visiting yachts and adding moorings, harbour officials say.",
+    ],
+)
+def test_a_caption_fused_as_a_second_clause_is_no_needle_sentence(nlp, text):
     # engine.corpus.sentence_gate refuses the fused forms of hay_check as needles: not one sentence
     from engine.corpus.sentence_gate import needle_refusals
 
-    text = "The opening of the new pier at Kinsale by the harbour board is viewed as a boost for the island trade Walsh enjoys the backing of the council."
     doc = nlp(f"{BEFORE} {text}")
     sentences = document_sentences(doc)
     assert needle_refusals(doc, sentences.spans) == ("", "fused_clause")

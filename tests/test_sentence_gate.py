@@ -530,6 +530,19 @@ def test_a_common_noun_capitalised_before_a_comma_starts_a_second_sentence(nlp):
 
 
 @pytest.mark.parametrize(
+    ("sentence", "kept"),
+    [
+        # a two-word subheading the parser hangs on the capitalised noun that opens the sentence under it
+        ("Growing distrust Voters, the minister says, tend to doubt the new rules on water.", False),
+        # old prose: the capitalised noun's phrase has its article
+        ("The treaty bound the larger States, and the smaller ones signed it in May.", True),
+    ],
+)
+def test_a_capitalised_noun_before_a_comma_after_an_articleless_opening_starts_a_sentence(nlp, sentence, kept):
+    assert (sentence in stored(nlp, f"The ferry left Cork at noon. {sentence} The crew stayed in Cork.")) is kept
+
+
+@pytest.mark.parametrize(
     ("sentence", "refused"),
     [
         # a one-word section heading before a sentence that opens with a place's name
@@ -695,6 +708,8 @@ def test_two_sentences_parted_at_a_unit_are_stored_apart(nlp):
         ("June 12 Mayor Ann Walsh opened the new ferry terminal in Cobh.", "date_label"),
         ("Harbour board meets in Cobh Cobh, the port of the islands, has named two pier wardens.", "name_repeated"),
         ("By Ann Walsh, harbour correspondent Support for the new pier reached a peak in 1990.", "byline_opening"),
+        # a related article's title run onto a quoted sentence (its name would be edited, outside the quotation)
+        ('Cork\'s job offer for Ann Walsh "When I retire I mean to sail the bay every day," the harbour master said.', "quote_after_heading"),
     ],
 )
 def test_headings_fused_onto_a_sentence_are_no_needles(nlp, text, why):

@@ -22,7 +22,9 @@ of its own that is a main clause too: not under a subordinating marker ("As
 the storm hit land Walsh closed the quay" is prose with its comma left out),
 nor a relative, reported, adjectival or complement clause, with no
 conjunction or punctuation mark between its verb and the capitalised word
-("... disliked the wait, and critic Ann Walsh said ..."). A sentence that
+("... disliked the wait, and critic Ann Walsh said ..."). A clause
+reported before its attribution ("..., officials say") is as main as the
+attribution's. A sentence that
 opens with a subject after a fronted phrase ("In the morning Walsh opened
 the hall") has no finite verb before the subject and is not taken.
 
@@ -92,6 +94,10 @@ def _main_clause(verb: Token) -> bool:
     (the parser's way of holding two sentences)."""
     if any(c.dep_ == "mark" for c in verb.children):
         return False
+    if verb.dep_ == "ccomp" and verb.head.i > verb.i:
+        # the words reported before their attribution ("... fields China is opening ..., officials say"):
+        # as main as the attribution's clause
+        return _main_clause(verb.head)
     if verb.dep_ in _EMBEDDED_DEPS:
         return False
     if verb.dep_ == "conj":

@@ -376,7 +376,10 @@ def _dropped_piece(doc: Doc, start: int, end: int) -> list[Token]:
 # the refusals that read a heading, a caption or a timeline's label run onto the sentence after it, from the
 # words (engine.corpus.sentence_gate refuses such a sentence as a needle too: it is not one sentence)
 FUSED_HEADING_FORMS = frozenset(
-    {"date_label", "determiner_mid_sentence", "name_restated", "name_repeated", "wh_heading", "byline_opening", "fused_clause"}
+    {
+        "date_label", "determiner_mid_sentence", "name_restated", "name_repeated", "wh_heading", "byline_opening", "fused_clause",
+        "quote_after_heading",
+    }
 )
 
 

@@ -136,13 +136,19 @@ def capital_determiner(span: Span) -> Token | None:
         if token.dep_ not in ("det", "poss") or not _after_word(token):
             continue
         noun = token.head
-        before = token.doc[token.i - 1].tag_
+        word_before = token.doc[token.i - 1]
+        before = word_before.tag_
         # a heading's particle the tagger took for a preposition, before "The <lowercase word>": "Bomb squad called
         # in The airport was ...": a paper's or a work's name goes on in title case ("in The Irish Times"); not a
         # possessive, which speeches capitalise for God ("for His providence")
         next_lower = token.i + 1 < span.end and token.doc[token.i + 1].is_lower
         particle_end = before in ("IN", "RP") and token.lower_ == "the" and next_lower
-        heading_end = before in _HEADING_END_TAGS or (before in ("VB", "VBN") and noun.dep_ in ("nsubj", "nsubjpass"))
+        # a headline's object the tagger took for a verb and the parser reads as a noun: "Campaign clears
+        # hurdle The Walsh report ..." ("hurdle" tagged VBP, parsed as "clears"'s object)
+        object_noun = before.startswith("VB") and word_before.dep_ in ("dobj", "pobj") and word_before.is_lower
+        heading_end = before in _HEADING_END_TAGS or (
+            (before in ("VB", "VBN") or object_noun) and noun.dep_ in ("nsubj", "nsubjpass")
+        )
         if not (particle_end or heading_end):
             # after a verb or a preposition, a paper's name: "edited The Spectator magazine", "for The Times
             # story"; a heading's last word the tagger took for a verb ("Progress and scope") before a subject

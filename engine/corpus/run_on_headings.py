@@ -207,7 +207,7 @@ def opener_after_word(span: Span) -> Token | None:
             continue  # a whole word: "Cant" is tokenized "Ca" + "nt", as "can't"
         if token.tag_ in ("NNP", "NNPS", "JJ") or token.ent_type_ in _NAME_TYPES:
             continue
-        if _opener_by_punctuation(token, after) or _noun_opener_before_comma(token, after):
+        if _opener_by_punctuation(token, after) or _noun_opener_before_comma(token, after, span.start):
             return token
         if not token.whitespace_ or not after.is_alpha or not _content_word_before(token):
             continue
@@ -217,15 +217,21 @@ def opener_after_word(span: Span) -> Token | None:
     return None
 
 
-def _noun_opener_before_comma(token: Token, after: Token) -> bool:
+def _noun_opener_before_comma(token: Token, after: Token, start: int) -> bool:
     """A capitalised common noun, not in a name, before a comma, after a
     lowercase content word: "... must be challenged Experience, including
     ...". Prose writes a common noun capitalised only at a sentence start,
     save old prose's capitalised nouns, which words before them modify
-    ("the larger States, and", "foreign Governments, through")."""
+    ("the larger States, and", "foreign Governments, through"). Words before
+    it that open the sentence (`start`) without a determiner or a possessive
+    are a heading the parser hung on it ("Alarming radicalization Humans,
+    the author says, ..."): old prose's noun phrase has its article."""
     if token.tag_ not in ("NN", "NNS") or token.ent_type_ or after.text != "," or not _content_word_before(token):
         return False
-    return not any(child.i < token.i for child in token.children)
+    if not any(child.i < token.i for child in token.children):
+        return True
+    opening = token.doc[start : token.i]
+    return token.left_edge.i == start and not any(t.tag_ in ("DT", "PDT", "PRP$", "POS", "WDT", "WP$") for t in opening)
 
 
 def _modifies(before: Token, token: Token, start: int) -> bool:

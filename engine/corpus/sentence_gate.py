@@ -108,7 +108,9 @@ on to the next one:
 - a heading or a timeline's date label run onto the sentence, in the forms
   engine.corpus.hay_check reads from the words
   (hay_check.FUSED_HEADING_FORMS: "June 12 Mayor Ann Walsh opened ...",
-  "Ferry unveiled The harbour board has ..."): the needle "sentence" would
+  "Ferry unveiled The harbour board has ...", a heading run onto a quoted
+  sentence: 'Ferry job for Ann Walsh "When I retire I ...," she said.',
+  whose edit would fall in the heading): the needle "sentence" would
   not be one sentence, and the scan moves on to the next; so is one that
   engine.corpus.parsed_headings reads from the parse ("capital_determiner",
   "indefinite_heading", "descriptive_heading", "plural_heading",
