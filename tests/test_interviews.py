@@ -384,3 +384,27 @@ def test_a_release_label_that_cleaning_drops_still_marks_the_document_as_a_speec
 )
 def test_no_declared_speech_without_an_introduction_that_gives_a_speech_in_full(nlp, text):
     assert "declared_speech" not in refusals(nlp, text).values()
+
+
+PULL_QUOTE_DOCUMENT = (
+    "The council closed the old ferry route to the islands in March. Many families now wait for weeks to see a doctor. "
+    "Where is the danger in this boat? Look at it. If my son does not get to Cork for treatment, his health will fail. "
+    "He needs help now. Ann Walsh, ferry user on Inis Beag While the route was closed for all passengers, the council "
+    "kept a freight service running twice a week. The islanders have asked the minister to restore the service."
+)
+
+
+def test_the_sentences_before_a_dropped_pull_quote_attribution_are_not_needles(nlp):
+    found = refusals(nlp, PULL_QUOTE_DOCUMENT)
+    assert "Ann Walsh, ferry user on Inis Beag" not in " ".join(found)  # the attribution line itself is dropped
+    quoted = ["Where is the danger in this boat?", "Look at it.", "If my son does not get to Cork for treatment, his health will fail.", "He needs help now."]
+    assert [found[s] for s in quoted] == ["pull_quote"] * 4
+    # the writer's sentences before the reach and after the line stay needles
+    assert found["Many families now wait for weeks to see a doctor."] == ""
+    assert found["The islanders have asked the minister to restore the service."] == ""
+
+
+def test_a_name_and_a_description_inside_a_sentence_is_no_attribution_line(nlp):
+    text = PULL_QUOTE_DOCUMENT.replace("Ann Walsh, ferry user on Inis Beag While", "Ann Walsh, a ferry user on Inis Beag, said that while")
+    found = refusals(nlp, text)
+    assert found["He needs help now."] == ""
