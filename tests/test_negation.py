@@ -176,6 +176,13 @@ def test_modifiers_that_read_oddly_under_negation_are_skipped(nlp, text):
         "The bishop defended the new mooring rules, calling them fair and overdue.",
         "The union went on to praise the new owners of the yard.",
         "The fishermen's leaders wrote: the quota is unfair.",
+        # verbs of reporting whose WordNet first sense the first seeds missed (session 25, set-aside read of part 2)
+        "The skipper complained of the difficulty of finding a berth for the night.",
+        "The pilot described, according to the harbour log, steering the ferry through the storm.",
+        "The mayor explained the new mooring fees to the fishermen.",
+        # a speech act said with a light verb and its noun
+        "The skipper paid tribute to the crews who had searched the bay for two days.",
+        "The harbour office issued a warning about the storm on Monday.",
     ],
 )
 def test_a_reporting_verb_is_never_negated(nlp, text):
@@ -187,6 +194,8 @@ def test_a_reporting_verb_is_never_negated(nlp, text):
 
 def test_a_verb_of_doing_beside_them_is_still_negated(nlp):
     assert edited(nlp, negate, "The crew repaired the old pier in May.") == "The crew did not repair the old pier in May."
+    # a light verb with a noun that names no speech act
+    assert edited(nlp, negate, "The council paid the fishermen for the lost nets.") == "The council did not pay the fishermen for the lost nets."
 
 
 def test_an_infinitive_that_reports_nothing_is_still_negated(nlp):

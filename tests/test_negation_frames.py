@@ -107,8 +107,8 @@ def test_a_reduced_relative_with_an_object_is_not_taken_for_the_finite_verb(nlp)
         # (the parser takes the title's "Take" for the complement of "recorded"; capitalised, it is a title's)
         ('The choir recorded "Take Me Home" in the chapel.', 'The choir did not record "Take Me Home" in the chapel.'),
         (
-            'The council thanked the crew, whose skipper called the gale "a brute".',
-            'The council did not thank the crew, whose skipper called the gale "a brute".',
+            'The council hired the crew, whose skipper called the gale "a brute".',
+            'The council did not hire the crew, whose skipper called the gale "a brute".',
         ),
     ],
 )
@@ -118,7 +118,9 @@ def test_ordinary_sentences_are_still_negated(nlp, text, expected):
 
 def test_a_verb_of_saying_before_the_speakers_quotation_is_not_negated(nlp):
     # the next sentence is the report itself: "did not outline" would be contradicted by the quotation
-    quoted = 'On the radio, the captain outlined the changes to the timetable. "We will add two boats," she said.'
+    # (a verb that names the report without being a verb of saying by WordNet: "outlined" is refused anywhere since
+    # session 25, engine.needles.communication_verbs)
+    quoted = 'On the radio, the captain welcomed the changes to the timetable. "We will add two boats," she said.'
     sent = first_sentence(nlp, quoted)
     assert negate(sent) is None
     assert refusal(sent) == "verb introducing the next quotation"
@@ -132,5 +134,5 @@ def test_a_verb_of_saying_before_the_speakers_quotation_is_not_negated(nlp):
     assert edited(nlp, negate, cited) is None  # "did not cite the example", then her words
     pointed = 'Both mayors pointed to the cost of the new bridge. "We cannot pay for it twice," one said.'
     assert edited(nlp, negate, pointed) is None
-    plain = "On the radio, the captain outlined the changes to the timetable. The boats will leave at noon."
-    assert edited(nlp, negate, plain) == "On the radio, the captain did not outline the changes to the timetable."
+    plain = "On the radio, the captain welcomed the changes to the timetable. The boats will leave at noon."
+    assert edited(nlp, negate, plain) == "On the radio, the captain did not welcome the changes to the timetable."

@@ -1,6 +1,7 @@
 """The verbs of saying, judging and urging by WordNet (the seeds "say",
 "speak", "criticize", "praise", "defend", "advocate", "urge", "warn",
-"call_for", ... and every verb whose first sense is a troponym of a seed's):
+"call_for", "complain", "describe", "explain", "admit", "mention", ... and
+every verb whose first sense is a troponym of a seed's):
 the neg needle refuses to negate one (engine.needles.negation), since the
 document usually gives what was said beside it and "not" would deny only the
 saying. The table is engine/needles/communication_verbs.json, derived once by

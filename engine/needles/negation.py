@@ -28,7 +28,9 @@ edit is made only for a reason (`refusal` says which check refused):
     sentence that holds a finite verb (the verb that frames the quotation);
   * a verb of saying, judging or urging by WordNet ("did not chastise", "did
     not speak with fondness about", "did not call for": engine.needles.
-    communication_verbs): the document mostly gives what was said beside it;
+    communication_verbs), or a speech act said with a light verb and its
+    noun ("did not pay tribute to", "did not issue a warning"): the document
+    mostly gives what was said beside it;
   * a verb that labels its object ("described X as", "called it") with a
     quotation after it: the quoted words are someone's ('did not describe
     the plan as "a disaster"' denies only that they were said);
@@ -120,6 +122,13 @@ LABELLING_VERBS = frozenset(
     "describe characterize characterise portray depict call label term dub brand name hail denounce condemn "
     "praise slam blast criticize criticise quote cite refer".split()
 )
+# a speech act said with a light verb and its noun ("paid tribute to X", "offered condolences", "made a
+# statement", "issued a warning"): the document gives what was said beside it, as after a verb of saying
+LIGHT_VERBS = frozenset({"pay", "give", "make", "issue", "offer", "deliver", "extend", "send", "voice"})
+SPEECH_ACT_NOUNS = frozenset(
+    "tribute homage respects compliment compliments condolence condolences thanks apology apologies statement "
+    "speech remarks address testimony warning announcement plea appeal pledge promise vow".split()
+)
 _DEFINITE_DETERMINERS = frozenset({"the", "this", "that", "these", "those"})
 # clauses of their own under a verb: a quotation in one is not what the verb labels its object with
 _OWN_CLAUSE_DEPS = frozenset({"relcl", "acl", "advcl", "conj", "ccomp", "parataxis"})
@@ -210,6 +219,8 @@ def _communicates(root: Token) -> bool:
         after = [f"{lemma}_{c.lower_}" for c in verb.children if c.dep_ in ("prt", "prep") and c.i == verb.i + 1]
         if lemma in COMMUNICATION_VERBS or any(p in COMMUNICATION_VERBS for p in after):
             return True
+        if lemma in LIGHT_VERBS and any(c.dep_ == "dobj" and c.lemma_.lower() in SPEECH_ACT_NOUNS for c in verb.children):
+            return True  # "paid tribute to the donors", next sentence: '"Thank you ...," he said'
     return False
 
 
