@@ -155,3 +155,19 @@ def test_a_name_is_a_character_only_by_what_the_document_says_of_it(nlp):
     # the same people, nothing casting anyone: the third person stays a person to swap
     options = sentence_entity_options(nlp, CAST.format(casting="The actor Oliver Grant met James Carter in it."))
     assert "James Carter" in options["James Carter is proud but kind."]
+
+
+SHARED_SURNAME = (
+    "Julie Bennet and Heather Gallagher ran the harbour cafe for years. Julie Bennet opened it in 1990. "
+    "Heather Gallagher joined in 1995. A photo of Mike and Julie Bennet on the pier was shown at the funeral. "
+    "A photo of Ann Walsh and Julie Bennet hangs in the cafe. Julie Bennet was 80."
+)
+
+
+def test_a_full_name_after_a_lone_first_name_and_and_shares_its_surname(nlp):
+    options = sentence_entity_options(nlp, SHARED_SURNAME)
+    # "Mike and Heather Gallagher" would rename Mike too
+    assert options["A photo of Mike and Julie Bennet on the pier was shown at the funeral."] == {}
+    # after a full name the surname is the second person's own; and the name still replaces elsewhere
+    assert options["A photo of Ann Walsh and Julie Bennet hangs in the cafe."].get("Julie Bennet") == ("Heather Gallagher",)
+    assert "Julie Bennet" in options["Heather Gallagher joined in 1995."]["Heather Gallagher"]

@@ -241,6 +241,19 @@ def _runs_into_a_name(span: Span) -> bool:
     return owner is not None and sent_start < owner.i < span.start and owner.text[:1].isupper() and owner.ent_type_ not in _NAMED_BY_ITSELF
 
 
+def _surname_shared(span: Span) -> bool:
+    """Whether a full name follows a lone first name and "and" ("Mike and
+    Julie Bennet"): the surname is both people's, so a replacement would
+    rename the first one too ("Mike and Heather Gallagher"; issue 27, the
+    set-aside read of news part 2). Not after a full name ("Ann Walsh and
+    Julie Bennet")."""
+    doc, k = span.doc, span.start
+    if len(span) < 2 or k < 2 or doc[k - 1].lower_ not in ("and", "&"):
+        return False
+    first = doc[k - 2]
+    return first.pos_ == "PROPN" and first.is_title and (k < 3 or doc[k - 3].pos_ != "PROPN")
+
+
 def _named_beside_a_kind(span: Span) -> bool:
     """Whether a noun of NOT_NAME_KINDS stands right before the span ("the band
     Hawthorne Heights") or before a comma that sets the span beside it as its
@@ -608,6 +621,8 @@ def entity_options(sent: Span, entities: DocumentEntities) -> tuple[EntityOption
             continue  # "with May saying ...": a month's name the document also gives a person (Theresa May)
         if span.start_char in entities.disputed_at or inside_quotes(text, start) or part_of_a_name(span):  # "United States v. X", "the US dollar"
             continue
+        if label == "PERSON" and _surname_shared(span):
+            continue  # "Mike and Julie Bennet": the surname is Mike's too (it may still replace elsewhere)
         slot = "date" if label == "DATE" else _slot(span)
         if slot is None:
             continue
