@@ -126,6 +126,8 @@ def test_captions_and_list_entries_are_not_sentences(nlp):
         ("The island crews have have been losing their pay for the past ten years.", "missing_word"),
         ("The old pier was rebuilt by by the harbour board in 1890.", "missing_word"),
         ("The skipper sailed to Cobh because because the quay at Kinsale was shut.", "missing_word"),
+        # a phrase of two words written twice (issue 27, the set-aside read of news part 2)
+        ("The mayor spoke of the new pier as well as well as the rise in harbour dues.", "missing_word"),
         # only a subordinate clause: no main clause after it
         ("As has been the rule at the harbour for decades.", "subordinate_clause"),
         ("If to these dues be added the cost of the new pier, to $40,000.", "subordinate_clause"),
@@ -239,6 +241,7 @@ def test_a_word_with_a_hyphen_against_its_end_does_not_end_a_sentence(nlp):
         "The mayor said that that pier would be closed for the winter.",  # a conjunction and a determiner
         "There were many small things like that that worried the crews.",  # two phrases
         "It took a long long while for the ferry to come back to Cobh.",  # an adjective said twice for emphasis
+        "The fares went up and up and up all through the winter.",  # a pair with a conjunction, for emphasis
     ],
 )
 def test_a_word_said_twice_in_two_roles_or_for_emphasis_is_prose(nlp, sentence):

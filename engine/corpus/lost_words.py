@@ -50,6 +50,9 @@ kept only after reading every sentence it refused in tuning documents:
   though the tagger cannot tell it from a slip ("his first first visit"),
   which is kept: an edit goes between two adjectives less often than
   between an auxiliary's copies;
+- "doubled_phrase": two lowercase words written twice in a row with
+  nothing between ("as well as well as the recent rise", "in the in the
+  harbour"), not with a conjunction in the pair ("on and on and on");
 - "full_stop_lost": a comma, then a capitalised function word that opens
   the subject of a finite verb ("two kinds of piers, One is the kind ...",
   "the bonds of 1904, The holders presented them ..."): two sentences fused
@@ -98,6 +101,8 @@ def _adjacent_words_signal(words: list[Token], parsed: bool) -> str | None:
         after = words[k + 2] if k + 2 < len(words) else None
         if parsed and _doubled(first, second):
             return "doubled_word"
+        if _doubled_pair(words, k):
+            return "doubled_phrase"
         if _article_before_impossible(k, first, second, after):
             return "article_before"
         gerund_after = after is not None and after.tag_ == "VBG"
@@ -133,6 +138,19 @@ def _doubled(first: Token, second: Token) -> bool:
         return False  # emphasis: "many many more"
     same_role = first.dep_ == second.dep_ and (first.head.i == second.head.i or first.tag_ == second.tag_)
     return same_role or second.head.i == first.i
+
+
+def _doubled_pair(words: list[Token], k: int) -> bool:
+    """Two lowercase words written twice in a row with nothing between ("as
+    well as well as", "in the in the"): a phrase the source printed twice.
+    Not with a conjunction in the pair ("on and on and on", "down and down
+    and down": a repetition for emphasis)."""
+    pair = words[k : k + 4]
+    if len(pair) < 4 or any(not (t.is_lower and t.is_alpha and t.whitespace_) for t in pair[:3]) or not pair[3].is_lower:
+        return False
+    if pair[0].tag_ == "CC" or pair[1].tag_ == "CC":
+        return False
+    return pair[0].lower_ == pair[2].lower_ and pair[1].lower_ == pair[3].lower_
 
 
 _PROPER_TAGS = frozenset({"NNP", "NNPS"})
