@@ -171,3 +171,19 @@ def test_a_full_name_after_a_lone_first_name_and_and_shares_its_surname(nlp):
     # after a full name the surname is the second person's own; and the name still replaces elsewhere
     assert options["A photo of Ann Walsh and Julie Bennet hangs in the cafe."].get("Julie Bennet") == ("Heather Gallagher",)
     assert "Julie Bennet" in options["Heather Gallagher joined in 1995."]["Heather Gallagher"]
+
+
+GROUP_NAMED_FOR_ITS_CAUSE = (
+    "The watchdog Free Speech for People wrote to Ann Walsh in May. Ann Walsh hired Tom Byrne in June. "
+    "Tom Byrne will work on public corruption cases. Free Speech for People praised the hiring of Tom Byrne. "
+    "Ann Walsh said Tom Byrne would start at once. Free Speech for People has asked for a hearing."
+)
+
+
+def test_a_person_tag_that_runs_on_with_for_and_a_capital_is_a_groups_name(nlp):
+    # the tagger takes "Free Speech" of "Free Speech for People" for a person (issue 27: "McMaster" -> "Free Speech")
+    options = sentence_entity_options(nlp, GROUP_NAMED_FOR_ITS_CAUSE)
+    offered = {r for sentence in options.values() for rs in sentence.values() for r in rs}
+    assert "Free Speech" not in offered
+    assert options["Free Speech for People has asked for a hearing."] == {}
+    assert options["Tom Byrne will work on public corruption cases."] == {"Tom Byrne": ("Ann Walsh",)}

@@ -215,9 +215,15 @@ def _hyphened_to_the_next_word(span: Span) -> bool:
     )  # fmt: skip
 
 
+# prepositions that join a group's name to its cause ("Free Speech for People"); a person's name goes on with
+# "of" or "from" and a place or a body ("Ann Walsh of the Harbour Board"), never with these and a capital
+_CAUSE_WORDS = frozenset({"for", "against", "without"})
+
+
 def _runs_into_a_name(span: Span) -> bool:
     """Whether the span is part of a longer proper name ("Kilij Arslan I",
-    "Estrela da Amadora", "Executive Producer Elwood Reid"), or of a title
+    "Estrela da Amadora", "Executive Producer Elwood Reid", a "person" before
+    "for", "against" or "without" and a capital: "Free Speech for People"), or of a title
     or name joined to it by a preposition ("A Night in Rome", "The Man from
     Laramie": the object of a preposition that hangs on a capitalised word,
     not the sentence's first, that is neither a place nor a person)."""
@@ -230,6 +236,8 @@ def _runs_into_a_name(span: Span) -> bool:
     after = span.end
     if after < len(doc) and (proper(after) or _ROMAN.match(doc[after].text) or (doc[after].lower_ in NAME_PARTICLES and proper(after + 1) and doc[after + 1].ent_type_ != "DATE")):
         return True
+    if span.label_ == "PERSON" and after + 1 < span.sent.end and doc[after].lower_ in _CAUSE_WORDS and proper(after + 1):
+        return True  # "Free Speech for People", "Doctors against Hunger": a group's name, the "person" its first words
     before = span.start - 1
     if before >= sent_start and proper(before) and not (span.label_ == "PERSON" and (title_before(span) or courtesy_title(span))):
         return True  # ... but "Senator Ana Lima", "Mr Hill" are persons after an office or title (engine.needles.person_evidence)
