@@ -589,6 +589,9 @@ def test_a_quotation_whose_close_is_lost_makes_no_later_one_nested(nlp):
 def test_a_lists_lead_in_run_into_its_first_item_is_not_a_sentence(nlp):
     fused = "Mr Byrne set out the plan in a statement, with measures including: New homes, championed by Ann Walsh, will be aimed at families."
     assert fused not in stored(nlp, f"The ferry left Cork at noon. {fused} The council met again in May.")
+    # a conjunction before the colon: lead-ins of bulleted findings run together (issue 27, the read of news part 3)
+    fused = "Skippers said the best help would be a safe berth, but: Separate research on harbour staff found: In May, the board cut the fees."
+    assert fused not in stored(nlp, f"The ferry left Cork at noon. {fused} The council met again in May.")
     # a colon after a clause, before a capital, is prose
     prose = "The rule in the harbour is simple: Nobody sails after dark."
     assert prose in stored(nlp, f"The ferry left Cork at noon. {prose} The council met again in May.")

@@ -238,8 +238,8 @@ def _marked(verb: Token) -> bool:
 
 
 def _list_lead_in(span: Span) -> bool:
-    """A colon right after a preposition ("with measures including:", "such
-    as:"), then a capitalised word: a list's lead-in run into its first
+    """A colon right after a preposition or a conjunction ("with measures
+    including:", "such as:", "... to talk to, but:"), then a capitalised word: a list's lead-in run into its first
     bulleted item, whose own sentence follows ("... including: So-called
     starter homes will be ..."). Prose puts a preposition's object after
     it, not a colon. After "include" in any form ("including:", "Other
@@ -255,7 +255,8 @@ def _list_lead_in(span: Span) -> bool:
             continue
         if before.lower_ == "including" or before.lemma_.lower() == "include" and before.pos_ in ("VERB", "AUX"):
             return True
-        if (before.tag_ in ("IN", "TO") or before.dep_ == "prep") and after.text[:1].isupper():
+        # a preposition or a conjunction before the colon ("such as:", "but:"): prose puts their object or clause there
+        if (before.tag_ in ("IN", "TO", "CC") or before.dep_ == "prep") and after.text[:1].isupper():
             return True
     return False
 
