@@ -84,7 +84,7 @@ from engine.needles.agreement import verb_agrees
 from engine.needles.communication_verbs import COMMUNICATION_VERBS
 from engine.needles.edits import FINITE_TAGS, SUBJECT_DEPS, TextEdit, _inside_quotes, _offset, quote_open_before, sentence_text
 from engine.needles.negation_adverbs import adverb_before, adverbial_in_subject, not_after
-from engine.needles.negation_frames import frame_refusal, idiom_refusal, reduced_relative
+from engine.needles.negation_frames import SPEECH_NOUNS, frame_refusal, idiom_refusal, reduced_relative
 from engine.needles.negation_polarity import polarity_refusal
 
 if TYPE_CHECKING:
@@ -122,13 +122,10 @@ LABELLING_VERBS = frozenset(
     "describe characterize characterise portray depict call label term dub brand name hail denounce condemn "
     "praise slam blast criticize criticise quote cite refer".split()
 )
-# a speech act said with a light verb and its noun ("paid tribute to X", "offered condolences", "made a
-# statement", "issued a warning"): the document gives what was said beside it, as after a verb of saying
+# a speech act said with a light verb and one of negation_frames.SPEECH_NOUNS ("paid tribute to X", "offered
+# condolences", "made a statement", "issued a warning"): the document gives what was said beside it, as after a
+# verb of saying
 LIGHT_VERBS = frozenset({"pay", "give", "make", "issue", "offer", "deliver", "extend", "send", "voice"})
-SPEECH_ACT_NOUNS = frozenset(
-    "tribute homage respects compliment compliments condolence condolences thanks apology apologies statement "
-    "speech remarks address testimony warning announcement plea appeal pledge promise vow".split()
-)
 _DEFINITE_DETERMINERS = frozenset({"the", "this", "that", "these", "those"})
 # clauses of their own under a verb: a quotation in one is not what the verb labels its object with
 _OWN_CLAUSE_DEPS = frozenset({"relcl", "acl", "advcl", "conj", "ccomp", "parataxis"})
@@ -219,7 +216,7 @@ def _communicates(root: Token) -> bool:
         after = [f"{lemma}_{c.lower_}" for c in verb.children if c.dep_ in ("prt", "prep") and c.i == verb.i + 1]
         if lemma in COMMUNICATION_VERBS or any(p in COMMUNICATION_VERBS for p in after):
             return True
-        if lemma in LIGHT_VERBS and any(c.dep_ == "dobj" and c.lemma_.lower() in SPEECH_ACT_NOUNS for c in verb.children):
+        if lemma in LIGHT_VERBS and any(c.dep_ == "dobj" and c.lemma_.lower() in SPEECH_NOUNS for c in verb.children):
             return True  # "paid tribute to the donors", next sentence: '"Thank you ...," he said'
     return False
 

@@ -62,11 +62,13 @@ SPEAKING_VERBS = frozenset(
     "suggest propose recommend reject defend criticise criticize praise welcome agree reply respond add cite quote".split()
 )
 # nouns of a speech act that a light verb reports ("launched a defense of",
-# "issued a warning", "made an appeal"): with the next sentence reporting
-# speech, as much a frame as the verb they are named after
+# "issued a warning", "made an appeal", "paid tribute"): with the next sentence reporting
+# speech, as much a frame as the verb they are named after (after one of
+# engine.needles.negation's LIGHT_VERBS, a frame wherever it stands)
 SPEECH_NOUNS = frozenset(
-    "defense defence statement speech remark comment warning appeal plea denial apology pledge vow promise "
-    "argument criticism rebuttal response reply announcement".split()
+    "defense defence statement speech remark remarks comment warning appeal plea denial apology apologies pledge "
+    "vow promise argument criticism rebuttal response reply announcement tribute homage respects compliment "
+    "compliments condolence condolences thanks address testimony".split()
 )
 _OPENING_QUOTES = ('"', "“", "‘", "«")
 _SAYING = frozenset({"say", "tell", "add", "write"})
