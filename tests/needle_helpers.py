@@ -84,6 +84,11 @@ def sentence_entity_options(nlp, document):
     return {s.text.strip(): {o.text: o.replacements for o in entity_options(s, entities)} for s in doc.sents}
 
 
+def offered_replacements(options) -> set[str]:
+    """Every replacement that `sentence_entity_options`'s result offers, in any sentence."""
+    return {r for sentence in options.values() for rs in sentence.values() for r in rs}
+
+
 def before_parser(nlp, text: str):
     """`text` through the components before the parser: the tagger's output
     and the sentence starts the guards set, as the parser will see them."""

@@ -9,6 +9,7 @@ import pytest
 
 from engine.needles.entities import document_entity_texts, entity_options
 from engine.needles.places import place_of
+from needle_helpers import offered_replacements
 
 # one document of our own: cities, countries, a title naming a city, aliases
 DOCUMENT = (
@@ -361,7 +362,7 @@ def test_a_person_tagged_with_a_courtesy_title_is_neither_span_nor_replacement(n
         "Tom Baker said growth would come. Ms Carla Venn said she saw no conflict. Rosa Lind and Tom Baker agreed."
     )
     options = options_by_sentence(nlp, text)
-    offered = {r for sentence in options.values() for rs in sentence.values() for r in rs}
+    offered = offered_replacements(options)
     assert not any("Ms" in r for r in offered), offered
     assert all("Ms Carla Venn" not in sentence for sentence in options.values())
     assert options["Tom Baker said growth would come."] == {"Tom Baker": ("Rosa Lind",)}

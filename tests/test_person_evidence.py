@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from engine.needles.person_evidence import quoted_alone
-from needle_helpers import sentence_entity_options
+from needle_helpers import offered_replacements, sentence_entity_options
 
 # one document: two people each named once, after an office; one after a gendered title
 DOCUMENT = (
@@ -76,7 +76,7 @@ SONGS = (
 
 def test_a_name_printed_alone_in_quotation_marks_is_a_title_not_a_person(nlp):
     options = sentence_entity_options(nlp, SONGS)
-    offered = {r for sentence in options.values() for rs in sentence.values() for r in rs}
+    offered = offered_replacements(options)
     assert "Johnny Lee Walker" not in offered  # offered for "Helen Marsh" without the rule
     assert all("Johnny Lee Walker" not in sentence for sentence in options.values())  # nor a span
     assert options["Dr. Tomas Ruiz gave the prizes to the young singers that evening."] == {"Tomas Ruiz": ("Helen Marsh",)}
@@ -145,7 +145,7 @@ CAST = (
 )
 def test_a_character_in_a_story_is_neither_replaced_nor_a_replacement(nlp, casting):
     options = sentence_entity_options(nlp, CAST.format(casting=casting))
-    offered = {r for sentence in options.values() for rs in sentence.values() for r in rs}
+    offered = offered_replacements(options)
     assert "James Carter" not in offered  # offered for both actors without the rule
     assert all("James Carter" not in sentence for sentence in options.values())
     assert options["Peter Vance later said the part had made his career."] == {"Peter Vance": ("Oliver Grant",)}
@@ -183,7 +183,7 @@ GROUP_NAMED_FOR_ITS_CAUSE = (
 def test_a_person_tag_that_runs_on_with_for_and_a_capital_is_a_groups_name(nlp):
     # the tagger takes "Free Speech" of "Free Speech for People" for a person (issue 27: "McMaster" -> "Free Speech")
     options = sentence_entity_options(nlp, GROUP_NAMED_FOR_ITS_CAUSE)
-    offered = {r for sentence in options.values() for rs in sentence.values() for r in rs}
+    offered = offered_replacements(options)
     assert "Free Speech" not in offered
     assert options["Free Speech for People has asked for a hearing."] == {}
     assert options["Tom Byrne will work on public corruption cases."] == {"Tom Byrne": ("Ann Walsh",)}

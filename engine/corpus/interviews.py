@@ -259,16 +259,16 @@ def pull_quote_sentences(doc: Doc, spans: Sequence[Span]) -> set[int]:
     """The indices of `spans` that may be a pull-quote's words: up to
     PULL_QUOTE_REACH kept sentences before a dropped attribution line, back
     to an earlier dropped piece (module docstring)."""
-    found: set[int] = set()
     ends = [s.start for s in spans[1:]] + [len(doc)]
-    for k, span in enumerate(spans):
-        if not _attribution_line([t for t in doc[span.end : ends[k]] if not t.is_space]):
+    # what the gate dropped after each kept sentence, up to the next one
+    dropped = [[t for t in doc[span.end : end] if not t.is_space] for span, end in zip(spans, ends)]
+    found: set[int] = set()
+    for k in range(len(spans)):
+        if not _attribution_line(dropped[k]):
             continue
         for back in range(k, max(k - PULL_QUOTE_REACH, -1), -1):
             found.add(back)
-            if back > 0 and spans[back - 1].end < spans[back].start and any(
-                not t.is_space for t in doc[spans[back - 1].end : spans[back].start]
-            ):
+            if back > 0 and dropped[back - 1]:
                 break  # a dropped piece before this sentence: a heading or another line sets the quotation's start
     return found
 
