@@ -41,6 +41,10 @@ class Latency(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=T
 class Fault(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     kind: FaultKind
     rate: float = 0.0  # probability per matching request
+    # what the rate's seeded draw is keyed by: the request's place among the matching
+    # requests, or its content (the same request is always hit or always spared, in any
+    # arrival order: a terminal fault then hits the same items however many calls run at once)
+    draw_by: Literal["arrival", "content"] = "arrival"
     schedule: tuple[int, ...] = ()  # 0-based indices among matching requests
     after: int | None = None  # every matching request from this 0-based index on (0: all of them)
     models: str = "*"  # fnmatch pattern over the model / deployment id

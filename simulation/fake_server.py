@@ -212,6 +212,8 @@ class FakeServer:
 
     def _fault_for(self, call: Call, index: int) -> Fault | None:
         chosen = None
+        by_content = any(fault.draw_by == "content" for fault in self.config.faults)
+        content = "\x1e".join([call.model, *(f"{m.role}\x1f{m.content}" for m in call.messages)]) if by_content else ""
         with self._lock:
             for number, fault in enumerate(self.config.faults):
                 if fault.providers and call.provider not in fault.providers:
@@ -220,7 +222,7 @@ class FakeServer:
                     continue
                 nth = self._fault_counters[number]
                 self._fault_counters[number] += 1
-                if hits(fault, self.config.seed, number, nth) and chosen is None:
+                if hits(fault, self.config.seed, number, nth, content) and chosen is None:
                     chosen = fault
         return chosen
 

@@ -13,12 +13,14 @@ from simulation.fake_config import Fault
 from simulation.wire import JSON, Call, Reject, WireDialect
 
 
-def hits(fault: Fault, seed: int, number: int, nth: int) -> bool:
+def hits(fault: Fault, seed: int, number: int, nth: int, content: str = "") -> bool:
     """Whether the `nth` request matching fault `number` is hit: by schedule,
-    from `after` on, or by rate (a seeded draw, the same on every run)."""
+    from `after` on, or by rate (a seeded draw, the same on every run, of the
+    request's place or, with `draw_by = "content"`, of its `content`)."""
     if nth in fault.schedule or (fault.after is not None and nth >= fault.after):
         return True
-    return fault.rate > 0 and uniform(seed, "fault", number, nth) < fault.rate
+    key = content if fault.draw_by == "content" else nth
+    return fault.rate > 0 and uniform(seed, "fault", number, key) < fault.rate
 
 
 def uniform(*parts: object) -> float:

@@ -130,6 +130,24 @@ async def test_faults_by_schedule_and_by_rate():
         assert 0.22 < share < 0.38  # binomial(400, 0.3): ±4 sd
 
 
+async def test_faults_drawn_by_content_hit_the_same_requests_in_any_order():
+    faults = (Fault(kind="content_filter", rate=0.3, draw_by="content"),)
+    async with serve(FakeConfig(faults=faults, seed=5)) as server, aiohttp.ClientSession() as s:
+        url, auth = f"{server.url}/v1/chat/completions", {"Authorization": "Bearer k"}
+        bodies = [{**OPENAI, "messages": [*MESSAGES[:-1], {"role": "user", "content": f"{MESSAGES[-1]['content']} {k}"}]}
+                  for k in range(200)]
+
+        async def filtered(body):
+            raw = (await post(s, url, body, auth))[2]
+            return msgspec.json.decode(raw)["choices"][0]["finish_reason"] == "content_filter"
+
+        forward = [await filtered(body) for body in bodies]
+        backward = [await filtered(body) for body in reversed(bodies)][::-1]
+        assert forward == backward  # the same requests, whatever their order
+        assert 0.18 < sum(forward) / len(forward) < 0.42  # binomial(200, 0.3): about ±3.5 sd
+        assert server.stats()["requests"] == 400
+
+
 async def test_reset_truncated_and_malformed_faults_break_the_exchange():
     faults = (Fault(kind="reset", schedule=(0,)), Fault(kind="truncated", schedule=(1,)), Fault(kind="malformed", schedule=(2,)))
     async with serve(FakeConfig(faults=faults)) as server, aiohttp.ClientSession() as s:
