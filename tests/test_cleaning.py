@@ -302,6 +302,23 @@ def test_a_lost_paragraph_break_written_as_a_dash_ends_the_sentence(shipped, rep
     assert repair_mojibake(shipped) == repaired
 
 
+@pytest.mark.parametrize(
+    ("shipped", "repaired"),
+    [
+        ('The harbour master replied:-"We will reopen the pier."', 'The harbour master replied: "We will reopen the pier."'),
+        ("Her statement reads:- We will reopen the pier.", "Her statement reads: We will reopen the pier."),
+        ("Source:-Cork Echo", "Source: Cork Echo"),
+        # a list's mark after the colon's space, and a hyphen before a lowercase word, stay
+        ("The council resolved the following: -That the pier reopen in May.", "The council resolved the following: -That the pier reopen in May."),
+        ("They had one thing in common:-urgency.", "They had one thing in common:-urgency."),
+    ],
+)
+def test_the_dash_a_lost_break_left_after_a_colon_is_dropped(shipped, repaired):
+    from engine.corpus.cleaning import repair_mojibake
+
+    assert repair_mojibake(shipped) == repaired
+
+
 def test_a_dash_shipped_with_its_hyphen_or_a_lost_space_is_a_dash_not_a_quotation_mark(nlp):
     from engine.corpus.segmentation import document_sentences
     from engine.corpus.sentence_gate import needle_refusals

@@ -317,6 +317,9 @@ def test_a_speech_an_introduction_declares_in_full_is_not_needles(nlp):
     [
         "The full text of the minister's statement follows:",
         "Below is the transcript of his remarks, in full:",
+        # a "full" statement, with a plural's bare apostrophe, and the news dataset's dash left after the colon
+        "Ana Ruiz's full statement reads:",
+        "The ministers' complete remarks follow:-",
     ],
 )
 def test_other_forms_of_a_declared_full_text_mark_a_speech(nlp, intro):
@@ -377,6 +380,9 @@ def test_a_release_label_that_cleaning_drops_still_marks_the_document_as_a_speec
         # a reporting frame with a colon and no declaration of a full text
         "The harbour master gave a statement to the council on Monday. In her statement she set out three points: "
         "the channel has been dredged, the pier rebuilt and the ferry timetable doubled.",
+        # a full statement that names no one's: a link's label, as "Full transcript:" above
+        "The council met for an hour on Thursday. Read the full statement: "
+        "The council has spent most of its budget on the new pier since it took office in May.",
         # a speech that is the document itself, in its author's voice, with bracketed audience reactions
         "Members of the council, we meet tonight in a port that works again. (Applause.) "
         "We have dredged the channel and rebuilt the north pier over two long winters.",

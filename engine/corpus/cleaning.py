@@ -124,6 +124,11 @@ _NEGATION_APOSTROPHE = re.compile(r'n"t\b')
 # dash's own hyphen left before the mark or the lost space after it ('party -"?the', 'watched "? yet')
 _DASH_AS_QUOTE = re.compile(r'(?<=\w) -?"\??(?= \w)')
 _BREAK_AS_DASH = re.compile(r'(?<=[.!?"])[ \t]*\*?-+(?:[ \t]+|(?=[A-Z"(\[]))(?=[A-Z"(\[])')
+# the same residue right after a colon, the space lost with the break ('Fallon answered:-"We\'ve', 'his statement
+# reads:- I joined'): left there, it hides the colon from the rules that read what a colon introduces (a speech
+# printed in full, an answer without quotation marks). A dash after the colon's space is a list's mark ('the
+# following: -That the Congress', in the addresses), not this residue, and stays.
+_BREAK_AFTER_COLON = re.compile(r'(?<=:)\*?-+[ \t]*(?=[A-Z"(\[])')
 # A picture's caption set off by its layout: a run of spaces before it, the next run after it. China Daily marks it
 # with a dash after the run ("... he sees all.   - A cook at work. Ann Walsh / For Cork Echo  He listens"), which
 # _BREAK_AS_DASH would erase, so captions go before it: a marked one that ends in a photo credit, or a short one (a
@@ -145,7 +150,7 @@ _PLURAL_POSSESSIVE = re.compile(r'(?<=[a-z]s)"(?= (?:[a-z]|\$|\d))')
 
 def repair_mojibake(text: str) -> str:
     """Undo the dataset mojibake above: '"?said' -> '" said', '"\ufffdOr' ->
-    '"Or', 'don"t' -> "don't", 'the farmers" union' -> "the farmers' union", 'word " word' -> 'word \u2014 word', '.- Unlike' -> '. Unlike'.
+    '"Or', 'don"t' -> "don't", 'the farmers" union' -> "the farmers' union", 'word " word' -> 'word \u2014 word', '.- Unlike' -> '. Unlike', 'reads:- I' -> 'reads: I'.
     Text without these forms (the Wikipedia sample) is unchanged."""
     if _SPACE_LOST_AFTER_QUOTE.search(text) or _MARK_BEFORE_LOST.search(text):
         # only in text that shows the mojibake: elsewhere 'the "kathaa"s' is a quotation
@@ -156,7 +161,7 @@ def repair_mojibake(text: str) -> str:
         text = _plural_possessives(text)  # after the dashes: ' " ' is no mark
     else:
         text = _NEGATION_APOSTROPHE.sub("n't", text)  # 'don"t' is never a quotation
-    return _BREAK_AS_DASH.sub(" ", text)
+    return _BREAK_AFTER_COLON.sub(" ", _BREAK_AS_DASH.sub(" ", text))
 
 
 def drop_marked_captions(text: str) -> str:

@@ -41,8 +41,10 @@ question 2).
   declared to be someone's speech given in full: an introduction that ends in
   a colon and names a speech (speech, remarks, statement, address,
   transcript, text, testimony) as given "in full", "in its entirety", as the
-  "full/complete text" or "full/complete transcript of" it, and says whose
-  it is ("Here is the mayor's budget speech in full: Tonight ...").
+  "full/complete text" or "full/complete transcript of" it, or as someone's
+  "full statement" ("full remarks", "full speech") that "reads" or "follows",
+  and says whose it is ("Here is the mayor's budget speech in full: Tonight
+  ...", "Jones' full statement reads: I joined ...").
   Everything from the
   introduction to the document's end is the speaker's words printed without
   marks (where they end is not marked, so the rule abstains on all of it):
@@ -149,10 +151,12 @@ _LIVE = re.compile(
 _SPEECH_NOUN = re.compile(r"\b(?:speech|speeches|remarks|statement|address|transcript|text|testimony)\b", re.I)
 _IN_FULL = re.compile(
     r"(?:\bin\s+full\b|\bin\s+its\s+entirety\b|\b(?:full|complete|entire)\s+(?:text|transcript)\s+of\b"
-    r"|\b(?:full|complete|entire)\s+(?:text|transcript)\s*$)",
+    r"|\b(?:full|complete|entire)\s+(?:text|transcript)\s*$"
+    # "Jones's full statement reads:", "her complete remarks follow:": the whole of it, printed next
+    r"|\b(?:full|complete|entire)\s+(?:statement|remarks|speech|testimony)\s*(?:reads|follows|follow)?\s*$)",
     re.I,
 )
-_WHOSE = re.compile(r"['\u2019]s?\b|\b(?:his|her|their|its)\b|\bof\b")
+_WHOSE = re.compile(r"['\u2019]s?\b|(?<=s)['\u2019](?=\s)|\b(?:his|her|their|its)\b|\bof\b")  # "Jones' full ..." too
 _INTRO = re.compile(r"(?:^|(?<=[.!?\n]))\s*(?P<intro>[^.!?:\n]{3,200}):\s")
 
 
