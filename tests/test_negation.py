@@ -183,6 +183,9 @@ def test_modifiers_that_read_oddly_under_negation_are_skipped(nlp, text):
         # a speech act said with a light verb and its noun
         "The skipper paid tribute to the crews who had searched the bay for two days.",
         "The harbour office issued a warning about the storm on Monday.",
+        # a verb that is one of saying when its object is an audience (session 26, part 3's neg defect)
+        "Mrs Walsh will address staff at the harbour office ahead of a meeting with the council.",
+        "The harbour master will brief reporters on the storm at noon.",
     ],
 )
 def test_a_reporting_verb_is_never_negated(nlp, text):
@@ -196,6 +199,10 @@ def test_a_verb_of_doing_beside_them_is_still_negated(nlp):
     assert edited(nlp, negate, "The crew repaired the old pier in May.") == "The crew did not repair the old pier in May."
     # a light verb with a noun that names no speech act
     assert edited(nlp, negate, "The council paid the fishermen for the lost nets.") == "The council did not pay the fishermen for the lost nets."
+    # the same verb with an issue, not an audience, for its object
+    assert edited(nlp, negate, "The new plan addresses the problem of silt in the channel.") == (
+        "The new plan does not address the problem of silt in the channel."
+    )
 
 
 def test_an_infinitive_that_reports_nothing_is_still_negated(nlp):

@@ -29,8 +29,10 @@ edit is made only for a reason (`refusal` says which check refused):
   * a verb of saying, judging or urging by WordNet ("did not chastise", "did
     not speak with fondness about", "did not call for": engine.needles.
     communication_verbs), or a speech act said with a light verb and its
-    noun ("did not pay tribute to", "did not issue a warning"): the document
-    mostly gives what was said beside it;
+    noun ("did not pay tribute to", "did not issue a warning"), or a verb
+    of speaking to an audience with one for its object ("will not address
+    staff", "did not brief reporters"; "does not address the issue" stays a
+    claim): the document mostly gives what was said beside it;
   * a verb that labels its object ("described X as", "called it") with a
     quotation after it: the quoted words are someone's ('did not describe
     the plan as "a disaster"' denies only that they were said);
@@ -82,6 +84,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.needles.agreement import verb_agrees
 from engine.needles.communication_verbs import COMMUNICATION_VERBS
+from engine.needles.name_kind_nouns import GROUP_FIRST_NOUNS, PERSON_FIRST_NOUNS
 from engine.needles.edits import FINITE_TAGS, SUBJECT_DEPS, TextEdit, _inside_quotes, _offset, quote_open_before, sentence_text
 from engine.needles.negation_adverbs import adverb_before, adverbial_in_subject, not_after
 from engine.needles.negation_frames import SPEECH_NOUNS, frame_refusal, idiom_refusal, reduced_relative
@@ -126,6 +129,11 @@ LABELLING_VERBS = frozenset(
 # condolences", "made a statement", "issued a warning"): the document gives what was said beside it, as after a
 # verb of saying
 LIGHT_VERBS = frozenset({"pay", "give", "make", "issue", "offer", "deliver", "extend", "send", "voice"})
+# verbs that are verbs of saying when their object is an audience ("address the staff", "brief reporters",
+# "lecture the board") and claims of their own otherwise ("address the issue", "brief" as an adjective): the
+# speech is mostly reported next, as after a verb of saying (WordNet's first sense of "address" is not the
+# speaking one, so the communication table leaves it out)
+AUDIENCE_VERBS = frozenset({"address", "brief", "lecture", "harangue"})
 _DEFINITE_DETERMINERS = frozenset({"the", "this", "that", "these", "those"})
 # clauses of their own under a verb: a quotation in one is not what the verb labels its object with
 _OWN_CLAUSE_DEPS = frozenset({"relcl", "acl", "advcl", "conj", "ccomp", "parataxis"})
@@ -218,7 +226,20 @@ def _communicates(root: Token) -> bool:
             return True
         if lemma in LIGHT_VERBS and any(c.dep_ == "dobj" and c.lemma_.lower() in SPEECH_NOUNS for c in verb.children):
             return True  # "paid tribute to the donors", next sentence: '"Thank you ...," he said'
+        if lemma in AUDIENCE_VERBS and any(c.dep_ == "dobj" and _audience(c) for c in verb.children):
+            return True  # "will address staff at the base", then what she will tell them
     return False
+
+
+def _audience(noun: Token) -> bool:
+    """`noun` names people or a body of them: a person's or group's name, a
+    personal pronoun, or a noun whose first WordNet sense is a person or a
+    group ("staff", "peers", "the relatives", "the nation"), not an issue."""
+    if noun.ent_type_ in ("PERSON", "NORP", "ORG"):
+        return True
+    if noun.tag_ == "PRP":
+        return noun.lower_ != "it"
+    return noun.lemma_.lower() in PERSON_FIRST_NOUNS or noun.lemma_.lower() in GROUP_FIRST_NOUNS
 
 
 def negate_verb(
