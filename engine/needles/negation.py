@@ -84,8 +84,8 @@ from typing import TYPE_CHECKING, Any
 
 from engine.needles.agreement import verb_agrees
 from engine.needles.communication_verbs import COMMUNICATION_VERBS
-from engine.needles.name_kind_nouns import GROUP_FIRST_NOUNS, PERSON_FIRST_NOUNS
 from engine.needles.edits import FINITE_TAGS, SUBJECT_DEPS, TextEdit, _inside_quotes, _offset, quote_open_before, sentence_text
+from engine.needles.name_kind_nouns import GROUP_FIRST_NOUNS, PERSON_FIRST_NOUNS
 from engine.needles.negation_adverbs import adverb_before, adverbial_in_subject, not_after
 from engine.needles.negation_frames import SPEECH_NOUNS, frame_refusal, idiom_refusal, reduced_relative
 from engine.needles.negation_polarity import polarity_refusal
