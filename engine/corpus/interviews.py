@@ -153,7 +153,7 @@ _IN_FULL = re.compile(
     r"(?:\bin\s+full\b|\bin\s+its\s+entirety\b|\b(?:full|complete|entire)\s+(?:text|transcript)\s+of\b"
     r"|\b(?:full|complete|entire)\s+(?:text|transcript)\s*$"
     # "Jones's full statement reads:", "her complete remarks follow:": the whole of it, printed next
-    r"|\b(?:full|complete|entire)\s+(?:statement|remarks|speech|testimony)\s*(?:reads|follows|follow)?\s*$)",
+    r"|\b(?:full|complete|entire)\s+(?:statement|remarks|speech|testimony)\s*(?:reads|follows?)?\s*$)",
     re.I,
 )
 _WHOSE = re.compile(r"['\u2019]s?\b|(?<=s)['\u2019](?=\s)|\b(?:his|her|their|its)\b|\bof\b")  # "Jones' full ..." too

@@ -239,7 +239,8 @@ def _audience(noun: Token) -> bool:
         return True
     if noun.tag_ == "PRP":
         return noun.lower_ != "it"
-    return noun.lemma_.lower() in PERSON_FIRST_NOUNS or noun.lemma_.lower() in GROUP_FIRST_NOUNS
+    lemma = noun.lemma_.lower()
+    return lemma in PERSON_FIRST_NOUNS or lemma in GROUP_FIRST_NOUNS
 
 
 def negate_verb(
